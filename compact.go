@@ -1,0 +1,458 @@
+package chitta
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"slices"
+)
+
+// Limits and defaults of [Options].
+const (
+	DefaultTargetRatio    = 0.4  // used when Options.TargetRatio is 0
+	MinTargetRatio        = 0.05 // smallest valid Options.TargetRatio
+	MaxTargetRatio        = 1.0  // largest valid Options.TargetRatio
+	DefaultNovelThreshold = 0.5  // used when Options.NovelThreshold is 0
+	CoverageNeighbours    = 3    // memories recalled per message for coverage
+)
+
+// Options configures [Compact]. A nil *Options, and the zero value of every
+// field, means the documented default. Compact does not modify Options; the
+// Embedder, Store, Tokens and Logger it holds must be safe for concurrent
+// use if the same Options is shared between goroutines.
+type Options struct {
+	// Query is a hint about the upcoming task. When set and an Embedder is
+	// present, messages similar to it score higher. Empty means every
+	// message gets the neutral semantic score 0.5.
+	Query string
+
+	// TargetRatio is the fraction of the input's tokens to keep. 0 means
+	// DefaultTargetRatio (0.4); otherwise it must lie in [0.05, 1.0], or
+	// Compact returns ErrInvalidTargetRatio. The budget is
+	// floor(TargetRatio × before_tokens).
+	TargetRatio float64
+
+	// MaxTokens, when > 0, is an absolute token budget used instead of
+	// TargetRatio. 0 means unused; negative is an error.
+	MaxTokens int
+
+	// KeepLast always keeps the last KeepLast non-system messages (and the
+	// tool-call groups they belong to), even beyond the budget. 0 means none;
+	// negative is an error.
+	KeepLast int
+
+	// Embedder embeds messages and the query. nil means recency +
+	// structural scoring only (Stats.Embedding is false).
+	Embedder Embedder
+
+	// Store is the agent's memory; a message similar to a stored memory is
+	// "covered" and scores lower. nil means coverage 0 for every message.
+	Store MemoryStore
+
+	// DistillNovel, when true and both Embedder and Store are present,
+	// records dropped messages that the store does not yet cover as new
+	// memories (see the package documentation). It never changes which
+	// messages are kept.
+	DistillNovel bool
+
+	// NovelThreshold is the coverage at or above which a dropped message
+	// counts as already known: it is not distilled and it counts towards
+	// Stats.CoveredDroppedPct. 0 means DefaultNovelThreshold (0.5); valid
+	// range (0, 1].
+	NovelThreshold float64
+
+	// RoleWeights overrides or extends the structural weights (user 1.0,
+	// assistant 0.8, tool 0.5). A role absent from both is an error.
+	// Weights must be finite and >= 0; system and developer cannot be given
+	// a weight because they are always kept. nil means the built-in weights.
+	RoleWeights map[Role]float64
+
+	// Tokens counts tokens. nil means EstimateTokens (words × 1.3).
+	Tokens TokenCounter
+
+	// Logger receives warnings (embedder or store failures that Compact
+	// recovers from). nil discards them.
+	Logger *slog.Logger
+}
+
+// Result is the outcome of [Compact]. The caller owns every slice in it;
+// Messages holds the surviving input messages themselves (sharing Raw and
+// the ID slices with the input).
+type Result struct {
+	Messages []Message   // survivors, in original order, verbatim
+	Kept     []int       // indices of the survivors in the input, ascending
+	Scores   []TurnScore // one per input message, in input order
+	Stats    Stats
+
+	// Distilled lists the memories recorded by Options.DistillNovel.
+	Distilled []Distilled
+	// DistillErr is the (joined) store error met while distilling, if any.
+	// Distillation failures never fail Compact.
+	DistillErr error
+}
+
+// TurnScore is the score breakdown of one input message. For system and
+// developer messages only Index, Role, Structural (2.0), Tokens, Pinned and
+// Kept are set.
+type TurnScore struct {
+	Index      int     `json:"index"`
+	Role       Role    `json:"role"`
+	Score      float64 `json:"score"`      // structural × (0.3·recency + 0.4·semantic + 0.3·(1 − coverage))
+	Structural float64 `json:"structural"` // role weight
+	Recency    float64 `json:"recency"`    // 0.1 oldest … 1.0 newest non-system message
+	Semantic   float64 `json:"semantic"`   // cosine to the query in [0, 1]; 0.5 when unknown
+	Coverage   float64 `json:"coverage"`   // best cosine to the 3 nearest memories in [0, 1]
+	Tokens     int     `json:"tokens"`
+	Unit       int     `json:"unit"`   // index of the first message of its tool-call group (Index when alone)
+	Pinned     bool    `json:"pinned"` // kept regardless of budget: system, developer or KeepLast
+	Kept       bool    `json:"kept"`
+}
+
+// Stats summarises a compaction. Dropped counts messages; DroppedPct is a
+// share of tokens.
+type Stats struct {
+	BeforeTokens int     `json:"before_tokens"`
+	AfterTokens  int     `json:"after_tokens"`
+	Dropped      int     `json:"dropped"`     // number of dropped messages
+	DroppedPct   float64 `json:"dropped_pct"` // 100·(before−after)/before; 0 when before is 0
+	Embedding    bool    `json:"embedding"`   // embeddings were computed and used
+
+	Kept         int  `json:"kept"`          // number of kept messages
+	TargetTokens int  `json:"target_tokens"` // the budget
+	OverBudget   bool `json:"over_budget"`   // pinned messages alone exceed the budget
+
+	// CoveredDroppedPct is the share of dropped tokens whose message had
+	// coverage >= NovelThreshold, in percent (0 when nothing was dropped).
+	CoveredDroppedPct float64        `json:"covered_dropped_pct"`
+	Distilled         int            `json:"distilled"`
+	DistilledKinds    map[string]int `json:"distilled_kinds,omitempty"`
+}
+
+// Compact selects the messages of msgs worth keeping under a token budget
+// and returns them verbatim in their original order, with the score of every
+// message and summary stats.
+//
+// Every non-system message is scored
+//
+//	structural × (0.3·recency + 0.4·semantic + 0.3·(1 − coverage))
+//
+// and messages are taken by descending score (ties: later first), first fit,
+// until the budget is filled. System and developer messages are always kept
+// and charged first. A message that issues tool calls and the messages
+// carrying their results are kept or dropped together. See the package
+// documentation for the full rules.
+//
+// Compact returns an error for invalid options (wrapping
+// ErrInvalidTargetRatio or ErrInvalidOption), for a message with an unknown
+// role (a *MessageError wrapping ErrUnknownRole), for a TokenCounter that
+// returns a negative count, and ctx.Err() when ctx is done. Embedder and
+// store failures are logged and degrade the scoring instead. Empty input
+// gives an empty Result and no error.
+func Compact(ctx context.Context, msgs []Message, opts *Options) (*Result, error) {
+	o, err := resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res := &Result{Messages: []Message{}, Kept: []int{}, Scores: make([]TurnScore, len(msgs))}
+	if len(msgs) == 0 {
+		return res, nil
+	}
+	p, err := o.prepare(msgs)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.score(ctx, o); err != nil {
+		return nil, err
+	}
+	p.selectUnits(o)
+
+	st := &res.Stats
+	st.Embedding = p.embedded
+	st.TargetTokens = p.target
+	st.OverBudget = p.pinnedTokens > p.target
+	var droppedTokens, coveredDropped int
+	for i := range msgs {
+		s := &p.scores[i]
+		st.BeforeTokens += s.Tokens
+		if s.Kept {
+			st.AfterTokens += s.Tokens
+			res.Messages = append(res.Messages, msgs[i])
+			res.Kept = append(res.Kept, i)
+			continue
+		}
+		st.Dropped++
+		droppedTokens += s.Tokens
+		if s.Coverage >= o.novelThreshold {
+			coveredDropped += s.Tokens
+		}
+	}
+	st.Kept = len(res.Kept)
+	if st.BeforeTokens > 0 {
+		st.DroppedPct = 100 * float64(st.BeforeTokens-st.AfterTokens) / float64(st.BeforeTokens)
+	}
+	if droppedTokens > 0 {
+		st.CoveredDroppedPct = 100 * float64(coveredDropped) / float64(droppedTokens)
+	}
+	res.Scores = p.scores
+
+	if o.DistillNovel && p.embedded && o.Store != nil {
+		res.Distilled, res.DistillErr = distill(ctx, o, msgs, p)
+		st.Distilled = len(res.Distilled)
+		for _, d := range res.Distilled {
+			if st.DistilledKinds == nil {
+				st.DistilledKinds = map[string]int{}
+			}
+			st.DistilledKinds[d.Kind]++
+		}
+	}
+	return res, nil
+}
+
+// resolved is Options with defaults applied.
+type resolved struct {
+	Options
+	ratio          float64
+	novelThreshold float64
+	log            *slog.Logger
+	tokens         TokenCounter
+}
+
+var defaultWeights = map[Role]float64{
+	RoleUser:      1.0,
+	RoleAssistant: 0.8,
+	RoleTool:      0.5,
+	"function":    0.5,
+	"tool_result": 0.5,
+}
+
+// pinnedWeight is the structural weight reported for system and developer
+// messages.
+const pinnedWeight = 2.0
+
+func resolve(opts *Options) (*resolved, error) {
+	o := &resolved{}
+	if opts != nil {
+		o.Options = *opts
+	}
+	r := o.TargetRatio
+	switch {
+	case r == 0:
+		o.ratio = DefaultTargetRatio
+	case math.IsNaN(r) || r < MinTargetRatio || r > MaxTargetRatio:
+		return nil, fmt.Errorf("%w: TargetRatio %v, want 0 (default %v) or %v–%v", ErrInvalidTargetRatio, r, DefaultTargetRatio, MinTargetRatio, MaxTargetRatio)
+	default:
+		o.ratio = r
+	}
+	if o.MaxTokens < 0 {
+		return nil, fmt.Errorf("%w: MaxTokens %d, want >= 0", ErrInvalidOption, o.MaxTokens)
+	}
+	if o.KeepLast < 0 {
+		return nil, fmt.Errorf("%w: KeepLast %d, want >= 0", ErrInvalidOption, o.KeepLast)
+	}
+	t := o.NovelThreshold
+	switch {
+	case t == 0:
+		o.novelThreshold = DefaultNovelThreshold
+	case math.IsNaN(t) || t < 0 || t > 1:
+		return nil, fmt.Errorf("%w: NovelThreshold %v, want 0 (default %v) or (0, 1]", ErrInvalidOption, t, DefaultNovelThreshold)
+	default:
+		o.novelThreshold = t
+	}
+	for role, w := range o.RoleWeights {
+		if role.Pinned() {
+			return nil, fmt.Errorf("%w: RoleWeights[%q]: %s messages are always kept and take no weight", ErrInvalidOption, role, role)
+		}
+		if math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+			return nil, fmt.Errorf("%w: RoleWeights[%q] %v, want a finite weight >= 0", ErrInvalidOption, role, w)
+		}
+	}
+	o.log = o.Logger
+	if o.log == nil {
+		o.log = slog.New(slog.DiscardHandler)
+	}
+	o.tokens = o.Tokens
+	if o.tokens == nil {
+		o.tokens = TokenCounterFunc(EstimateTokens)
+	}
+	return o, nil
+}
+
+// weight returns the structural weight of a non-pinned message.
+func (o *resolved) weight(m *Message) (float64, bool) {
+	role := m.Role
+	// An Anthropic-style user message carrying tool results is a tool
+	// result: weight it like one so that both formats score alike.
+	if role == RoleUser && len(m.ToolResultIDs) > 0 {
+		role = RoleTool
+	}
+	if w, ok := o.RoleWeights[role]; ok {
+		return w, true
+	}
+	if role == "function" || role == "tool_result" {
+		if w, ok := o.RoleWeights[RoleTool]; ok {
+			return w, true
+		}
+	}
+	w, ok := defaultWeights[role]
+	return w, ok
+}
+
+// pass holds the working state of one Compact call.
+type pass struct {
+	msgs         []Message
+	scores       []TurnScore
+	free         []int // indices of non-pinned messages, ascending
+	vecs         [][]float32
+	embedded     bool
+	target       int
+	pinnedTokens int
+}
+
+func (o *resolved) prepare(msgs []Message) (*pass, error) {
+	p := &pass{msgs: msgs, scores: make([]TurnScore, len(msgs))}
+	before := 0
+	for i := range msgs {
+		m := &msgs[i]
+		s := &p.scores[i]
+		s.Index, s.Role, s.Unit = i, m.Role, i
+		n := o.tokens.CountTokens(m.Content)
+		if n < 0 {
+			return nil, &MessageError{Index: i, Field: "Content", Msg: fmt.Sprintf("token counter returned %d", n), Err: ErrInvalidTokenCount}
+		}
+		s.Tokens = n
+		before += n
+		if m.Role.Pinned() {
+			s.Structural, s.Pinned = pinnedWeight, true
+			continue
+		}
+		w, ok := o.weight(m)
+		if !ok {
+			return nil, &MessageError{Index: i, Field: "role", Msg: fmt.Sprintf("%q has no structural weight (set Options.RoleWeights)", m.Role), Err: ErrUnknownRole}
+		}
+		s.Structural = w
+		p.free = append(p.free, i)
+	}
+	if o.MaxTokens > 0 {
+		p.target = o.MaxTokens
+	} else {
+		p.target = int(math.Floor(o.ratio * float64(before)))
+	}
+	return p, nil
+}
+
+// selectUnits groups tool calls with their results and fills the budget.
+func (p *pass) selectUnits(o *resolved) {
+	units := p.groupUnits()
+	used := 0
+	for i := range p.scores {
+		if p.scores[i].Pinned {
+			p.scores[i].Kept = true
+			used += p.scores[i].Tokens
+		}
+	}
+	// KeepLast: pin the last N non-system messages and their groups.
+	pinnedUnit := make(map[int]bool)
+	for j := max(0, len(p.free)-o.KeepLast); j < len(p.free); j++ {
+		pinnedUnit[p.scores[p.free[j]].Unit] = true
+	}
+	type unit struct {
+		members []int
+		score   float64
+		cost    int
+		last    int
+	}
+	var cands []unit
+	for _, members := range units {
+		u := unit{members: members, score: math.Inf(-1)}
+		for _, i := range members {
+			s := &p.scores[i]
+			u.score = max(u.score, s.Score)
+			u.cost += s.Tokens
+			u.last = max(u.last, i)
+		}
+		if pinnedUnit[members[0]] {
+			for _, i := range members {
+				p.scores[i].Kept, p.scores[i].Pinned = true, true
+			}
+			used += u.cost
+			continue
+		}
+		cands = append(cands, u)
+	}
+	p.pinnedTokens = used
+	slices.SortFunc(cands, func(a, b unit) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.last, a.last)
+	})
+	for _, u := range cands {
+		if used+u.cost > p.target {
+			continue
+		}
+		used += u.cost
+		for _, i := range u.members {
+			p.scores[i].Kept = true
+		}
+	}
+}
+
+// groupUnits returns the tool-call groups of the non-pinned messages, each
+// sorted ascending and keyed (via scores[i].Unit) by its first member.
+func (p *pass) groupUnits() [][]int {
+	parent := make(map[int]int, len(p.free))
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	union := func(a, b int) {
+		ra, rb := find(a), find(b)
+		if ra == rb {
+			return
+		}
+		if ra > rb {
+			ra, rb = rb, ra
+		}
+		parent[rb] = ra // the root is the smallest index
+	}
+	callers := make(map[string]int)
+	for _, i := range p.free {
+		parent[i] = i
+		for _, id := range p.msgs[i].ToolCallIDs {
+			if _, ok := callers[id]; !ok {
+				callers[id] = i
+			}
+		}
+	}
+	for _, i := range p.free {
+		for _, id := range p.msgs[i].ToolResultIDs {
+			if c, ok := callers[id]; ok {
+				union(c, i)
+			}
+		}
+	}
+	byRoot := make(map[int][]int)
+	var roots []int
+	for _, i := range p.free {
+		r := find(i)
+		if _, ok := byRoot[r]; !ok {
+			roots = append(roots, r)
+		}
+		byRoot[r] = append(byRoot[r], i)
+		p.scores[i].Unit = r
+	}
+	out := make([][]int, 0, len(roots))
+	for _, r := range roots {
+		out = append(out, byRoot[r])
+	}
+	return out
+}

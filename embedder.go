@@ -1,0 +1,20 @@
+package chitta
+
+import "context"
+
+// Embedder turns texts into vectors. Embed must return exactly one vector
+// per text, in order, all of the same non-zero length; [Compact] checks this
+// and falls back to recency + structural scoring (logging a warning) when an
+// embedder misbehaves. Implementations must be safe for concurrent use. The
+// returned slices belong to the caller.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// EmbedderFunc adapts a function to [Embedder].
+type EmbedderFunc func(ctx context.Context, texts []string) ([][]float32, error)
+
+// Embed returns f(ctx, texts).
+func (f EmbedderFunc) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return f(ctx, texts)
+}

@@ -1,0 +1,81 @@
+package chitta
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Errors returned by this package wrap one of these with a
+// short phrase naming the field or value at fault; test with [errors.Is].
+var (
+	// ErrInvalidTargetRatio reports an [Options.TargetRatio] that is NaN,
+	// infinite, or outside [MinTargetRatio, MaxTargetRatio] (0 means the
+	// default and is valid).
+	ErrInvalidTargetRatio = errors.New("chitta: target ratio out of range")
+
+	// ErrInvalidOption reports any other option outside its allowed range
+	// (negative MaxTokens or KeepLast, a NovelThreshold outside [0, 1], a
+	// RoleWeights entry that is negative, NaN or infinite).
+	ErrInvalidOption = errors.New("chitta: invalid option")
+
+	// ErrUnknownRole reports a message whose role has no structural weight:
+	// not one of the built-in roles and not in [Options.RoleWeights].
+	ErrUnknownRole = errors.New("chitta: unknown role")
+
+	// ErrInvalidMessages reports input that [ParseMessages] cannot read:
+	// malformed JSON, a non-array, a message without a role, or content of
+	// the wrong type. The error is a [*MessageError] when one message is at
+	// fault.
+	ErrInvalidMessages = errors.New("chitta: invalid messages")
+
+	// ErrInvalidTokenCount reports a [TokenCounter] that returned a negative
+	// count.
+	ErrInvalidTokenCount = errors.New("chitta: invalid token count")
+
+	// ErrDimensionMismatch reports a vector whose length differs from the
+	// dimension a store or embedder was created with.
+	ErrDimensionMismatch = errors.New("chitta: vector dimension mismatch")
+
+	// ErrInvalidVector reports a vector that cannot be stored or compared:
+	// empty, all zeros, or with a NaN or infinite component.
+	ErrInvalidVector = errors.New("chitta: invalid vector")
+
+	// ErrInvalidMemory reports a memory that cannot be stored (for example a
+	// confidence outside [0, 1]).
+	ErrInvalidMemory = errors.New("chitta: invalid memory")
+
+	// ErrNotFound reports a memory ID that is not in the store.
+	ErrNotFound = errors.New("chitta: memory not found")
+
+	// ErrCorruptStore reports a store file that is truncated, fails its
+	// checksum, or is otherwise unreadable.
+	ErrCorruptStore = errors.New("chitta: corrupt store file")
+
+	// ErrUnsupportedVersion reports a store file with a wrong magic number
+	// or a format version this build cannot read.
+	ErrUnsupportedVersion = errors.New("chitta: unsupported store file")
+)
+
+// MessageError reports a problem with one message of the input: which
+// message, which field, and the sentinel it wraps (usually
+// [ErrInvalidMessages] or [ErrUnknownRole]).
+type MessageError struct {
+	Index int    // index of the message in the input; -1 for a lone message
+	Field string // offending JSON field or Go field, e.g. "role" or "content"
+	Msg   string // what is wrong, in a short phrase
+	Err   error  // the sentinel
+}
+
+func (e *MessageError) Error() string {
+	where := fmt.Sprintf("message %d", e.Index)
+	if e.Index < 0 { // a single message, from Message.UnmarshalJSON
+		where = "message"
+	}
+	if e.Field != "" {
+		where += ": " + e.Field
+	}
+	return fmt.Sprintf("%v: %s: %s", e.Err, where, e.Msg)
+}
+
+// Unwrap returns the sentinel.
+func (e *MessageError) Unwrap() error { return e.Err }

@@ -1,0 +1,408 @@
+package chitta
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Role is the author of a message. The built-in roles are the constants
+// below; "function" and "tool_result" are accepted as aliases of
+// [RoleTool]. Any other role needs a weight in [Options.RoleWeights].
+type Role string
+
+// Built-in roles.
+const (
+	RoleSystem    Role = "system"    // always kept; bypasses the budget
+	RoleDeveloper Role = "developer" // OpenAI's newer name for system; always kept
+	RoleUser      Role = "user"      // structural weight 1.0
+	RoleAssistant Role = "assistant" // structural weight 0.8
+	RoleTool      Role = "tool"      // structural weight 0.5
+)
+
+// Pinned reports whether messages of role r are always kept (system and
+// developer).
+func (r Role) Pinned() bool { return r == RoleSystem || r == RoleDeveloper }
+
+// Message is one turn of a conversation.
+//
+// Content is what chitta scores, embeds and counts tokens of. For a message
+// read by [ParseMessages] it is all the text the model will read: string
+// content, text and thinking blocks, tool call names and arguments, and tool
+// result content (nested blocks too).
+//
+// ToolCallIDs and ToolResultIDs link an assistant message that issues tool
+// calls to the messages carrying their results; [Compact] keeps or drops such
+// a group together. Raw, when set, is the message's original JSON object:
+// [Message.MarshalJSON] returns it unchanged, so a compacted conversation
+// goes back to the provider byte for byte as it came.
+//
+// The zero value is a message with an empty role, which [Compact] rejects.
+// A Message is a plain value; [Compact] never modifies the messages it is
+// given, and survivors share Raw and the ID slices with the input.
+type Message struct {
+	Role    Role
+	Content string
+
+	// ToolCallIDs are the IDs of the tool calls this message issues
+	// (OpenAI tool_calls[].id, Anthropic tool_use.id).
+	ToolCallIDs []string
+	// ToolResultIDs are the IDs of the tool calls whose results this message
+	// carries (OpenAI tool_call_id, Anthropic tool_result.tool_use_id,
+	// SWE-agent tool_call_ids).
+	ToolResultIDs []string
+	// Raw is the original JSON object, or nil for a message built in Go.
+	Raw json.RawMessage
+}
+
+// MarshalJSON returns m.Raw unchanged when it is set. Otherwise it encodes
+// {"role", "content"} plus the tool linkage in OpenAI form ("tool_calls"
+// with ids, "tool_call_id", or "tool_call_ids" for several results), which
+// [ParseMessages] reads back to an equal Message.
+func (m Message) MarshalJSON() ([]byte, error) {
+	if len(m.Raw) > 0 {
+		return m.Raw, nil
+	}
+	type call struct {
+		ID   string `json:"id"`
+		Type string `json:"type"`
+	}
+	w := struct {
+		Role        Role     `json:"role"`
+		Content     string   `json:"content"`
+		ToolCalls   []call   `json:"tool_calls,omitempty"`
+		ToolCallID  string   `json:"tool_call_id,omitempty"`
+		ToolCallIDs []string `json:"tool_call_ids,omitempty"`
+	}{Role: m.Role, Content: m.Content}
+	for _, id := range m.ToolCallIDs {
+		w.ToolCalls = append(w.ToolCalls, call{ID: id, Type: "function"})
+	}
+	switch len(m.ToolResultIDs) {
+	case 0:
+	case 1:
+		w.ToolCallID = m.ToolResultIDs[0]
+	default:
+		w.ToolCallIDs = m.ToolResultIDs
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads one OpenAI- or Anthropic-format message object, as
+// [ParseMessages] does for each element of an array (legacy function_call
+// linkage, which spans two messages, needs ParseMessages).
+func (m *Message) UnmarshalJSON(data []byte) error {
+	var p parser
+	msg, err := p.parse(-1, data)
+	if err != nil {
+		return err
+	}
+	*m = msg
+	return nil
+}
+
+// ParseMessages reads a JSON array of chat messages in OpenAI format
+// (string or part-array content, tool_calls / tool_call_id, legacy
+// function_call), Anthropic format (text, thinking, tool_use and tool_result
+// blocks) or SWE-agent format (tool_call_ids), mixed freely. Each returned
+// Message keeps its original JSON object in Raw.
+//
+// Errors wrap [ErrInvalidMessages]; when one message is at fault the error
+// is a [*MessageError] naming its index and field. Unknown block types and
+// unknown fields are tolerated; text-bearing fields of the wrong type are
+// not. A role is any non-empty string here; [Compact] decides whether it
+// has a weight.
+func ParseMessages(data []byte) ([]Message, error) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil, fmt.Errorf("%w: empty input, want a JSON array", ErrInvalidMessages)
+	}
+	if data[0] != '[' {
+		return nil, fmt.Errorf("%w: want a JSON array of messages", ErrInvalidMessages)
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(data, &raws); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidMessages, err)
+	}
+	msgs := make([]Message, len(raws))
+	var p parser
+	for i, raw := range raws {
+		m, err := p.parse(i, raw)
+		if err != nil {
+			return nil, err
+		}
+		msgs[i] = m
+	}
+	return msgs, nil
+}
+
+// wireMessage holds the fields chitta reads; each is kept raw so that a
+// wrong type is reported against its field.
+type wireMessage struct {
+	Role         json.RawMessage `json:"role"`
+	Content      json.RawMessage `json:"content"`
+	ToolCalls    json.RawMessage `json:"tool_calls"`
+	ToolCallID   json.RawMessage `json:"tool_call_id"`
+	ToolCallIDs  json.RawMessage `json:"tool_call_ids"`
+	FunctionCall json.RawMessage `json:"function_call"`
+}
+
+// parser carries state across messages: the pending legacy function_call
+// that the next "function" message answers.
+type parser struct {
+	pendingFunction string
+}
+
+func (p *parser) parse(index int, raw json.RawMessage) (Message, error) {
+	fail := func(field, format string, args ...any) (Message, error) {
+		return Message{}, &MessageError{Index: index, Field: field, Msg: fmt.Sprintf(format, args...), Err: ErrInvalidMessages}
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return fail("", "want a JSON object")
+	}
+	var w wireMessage
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return fail("", "%v", err)
+	}
+	var role string
+	if isNull(w.Role) {
+		return fail("role", "missing")
+	}
+	if err := json.Unmarshal(w.Role, &role); err != nil {
+		return fail("role", "want a string")
+	}
+	if role == "" {
+		return fail("role", "empty")
+	}
+	m := Message{Role: Role(role), Raw: raw}
+	var b strings.Builder
+	if err := appendContent(&b, &m, w.Content, "content"); err != nil {
+		return fail(err.field, "%s", err.msg)
+	}
+	if !isNull(w.ToolCalls) {
+		var calls []json.RawMessage
+		if err := json.Unmarshal(w.ToolCalls, &calls); err != nil {
+			return fail("tool_calls", "want an array")
+		}
+		for j, c := range calls {
+			var call struct {
+				ID       json.RawMessage `json:"id"`
+				Function struct {
+					Name      json.RawMessage `json:"name"`
+					Arguments json.RawMessage `json:"arguments"`
+				} `json:"function"`
+			}
+			field := "tool_calls[" + strconv.Itoa(j) + "]"
+			if err := json.Unmarshal(c, &call); err != nil || !isObject(c) {
+				return fail(field, "want an object")
+			}
+			id, ok := optString(call.ID)
+			if !ok {
+				return fail(field+".id", "want a string")
+			}
+			if id != "" {
+				m.ToolCallIDs = append(m.ToolCallIDs, id)
+			}
+			name, ok := optString(call.Function.Name)
+			if !ok {
+				return fail(field+".function.name", "want a string")
+			}
+			addText(&b, name+" "+argumentsText(call.Function.Arguments))
+		}
+	}
+	if !isNull(w.FunctionCall) {
+		var fc struct {
+			Name      json.RawMessage `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if err := json.Unmarshal(w.FunctionCall, &fc); err != nil || !isObject(w.FunctionCall) {
+			return fail("function_call", "want an object")
+		}
+		name, ok := optString(fc.Name)
+		if !ok {
+			return fail("function_call.name", "want a string")
+		}
+		addText(&b, name+" "+argumentsText(fc.Arguments))
+		p.pendingFunction = "function_call@" + strconv.Itoa(index)
+		m.ToolCallIDs = append(m.ToolCallIDs, p.pendingFunction)
+	}
+	if !isNull(w.ToolCallID) {
+		id, ok := optString(w.ToolCallID)
+		if !ok {
+			return fail("tool_call_id", "want a string")
+		}
+		if id != "" {
+			m.ToolResultIDs = append(m.ToolResultIDs, id)
+		}
+	}
+	if !isNull(w.ToolCallIDs) {
+		var ids []string
+		if err := json.Unmarshal(w.ToolCallIDs, &ids); err != nil {
+			return fail("tool_call_ids", "want an array of strings")
+		}
+		for _, id := range ids {
+			if id != "" {
+				m.ToolResultIDs = append(m.ToolResultIDs, id)
+			}
+		}
+	}
+	if m.Role == "function" && len(m.ToolResultIDs) == 0 && p.pendingFunction != "" {
+		m.ToolResultIDs = append(m.ToolResultIDs, p.pendingFunction)
+		p.pendingFunction = ""
+	}
+	m.Content = b.String()
+	return m, nil
+}
+
+type contentError struct{ field, msg string }
+
+// appendContent renders content (null, a string, or an array of blocks) into
+// b and collects tool linkage from tool_use and tool_result blocks.
+func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field string) *contentError {
+	if isNull(raw) {
+		return nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return &contentError{field, "invalid string"}
+		}
+		addText(b, s)
+		return nil
+	case '[':
+	default:
+		return &contentError{field, "want a string, an array of blocks, or null"}
+	}
+	var blocks []json.RawMessage
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return &contentError{field, "invalid array"}
+	}
+	for j, blk := range blocks {
+		f := field + "[" + strconv.Itoa(j) + "]"
+		blk = bytes.TrimSpace(blk)
+		if len(blk) > 0 && blk[0] == '"' { // a bare string part
+			if err := appendContent(b, m, blk, f); err != nil {
+				return err
+			}
+			continue
+		}
+		if !isObject(blk) {
+			return &contentError{f, "want a block object"}
+		}
+		var block struct {
+			Type      json.RawMessage `json:"type"`
+			Text      json.RawMessage `json:"text"`
+			Thinking  json.RawMessage `json:"thinking"`
+			ID        json.RawMessage `json:"id"`
+			Name      json.RawMessage `json:"name"`
+			Input     json.RawMessage `json:"input"`
+			ToolUseID json.RawMessage `json:"tool_use_id"`
+			Content   json.RawMessage `json:"content"`
+		}
+		if err := json.Unmarshal(blk, &block); err != nil {
+			return &contentError{f, "invalid block"}
+		}
+		typ, ok := optString(block.Type)
+		if !ok {
+			return &contentError{f + ".type", "want a string"}
+		}
+		switch typ {
+		case "thinking":
+			s, ok := optString(block.Thinking)
+			if !ok {
+				return &contentError{f + ".thinking", "want a string"}
+			}
+			addText(b, s)
+		case "redacted_thinking":
+			addText(b, "[redacted thinking]")
+		case "tool_use", "server_tool_use":
+			id, ok := optString(block.ID)
+			if !ok {
+				return &contentError{f + ".id", "want a string"}
+			}
+			if id != "" {
+				m.ToolCallIDs = append(m.ToolCallIDs, id)
+			}
+			name, ok := optString(block.Name)
+			if !ok {
+				return &contentError{f + ".name", "want a string"}
+			}
+			addText(b, name+" "+argumentsText(block.Input))
+		case "tool_result", "web_search_tool_result":
+			id, ok := optString(block.ToolUseID)
+			if !ok {
+				return &contentError{f + ".tool_use_id", "want a string"}
+			}
+			if id != "" {
+				m.ToolResultIDs = append(m.ToolResultIDs, id)
+			}
+			if err := appendContent(b, m, block.Content, f+".content"); err != nil {
+				return err
+			}
+		case "image", "image_url", "input_image":
+			addText(b, "[image]")
+		case "document", "file", "input_file":
+			addText(b, "[document]")
+		default: // text, input_text, output_text and unknown types with text
+			if !isNull(block.Text) {
+				s, ok := optString(block.Text)
+				if !ok {
+					return &contentError{f + ".text", "want a string"}
+				}
+				addText(b, s)
+			}
+		}
+	}
+	return nil
+}
+
+func addText(b *strings.Builder, s string) {
+	if strings.TrimSpace(s) == "" {
+		return
+	}
+	if b.Len() > 0 {
+		b.WriteByte('\n')
+	}
+	b.WriteString(s)
+}
+
+// argumentsText renders tool arguments: a JSON string (OpenAI encodes
+// arguments as a string) is unquoted, anything else is compacted.
+func argumentsText(raw json.RawMessage) string {
+	if isNull(raw) {
+		return ""
+	}
+	if s, ok := optString(raw); ok {
+		return s
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return string(raw)
+	}
+	return buf.String()
+}
+
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+func isObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{'
+}
+
+// optString decodes a JSON string; absent or null is "" and ok.
+func optString(raw json.RawMessage) (string, bool) {
+	if isNull(raw) {
+		return "", true
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}

@@ -1,0 +1,213 @@
+package chitta
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/chitta-go/chitta/internal/vecmath"
+)
+
+// Weights of the three score terms.
+const (
+	recencyWeight   = 0.3
+	semanticWeight  = 0.4
+	noveltyWeight   = 0.3 // applied to 1 − coverage
+	neutralSemantic = 0.5
+	oldestRecency   = 0.1
+)
+
+// score fills Recency, Semantic, Coverage and Score of every non-pinned
+// message.
+func (p *pass) score(ctx context.Context, o *resolved) error {
+	n := len(p.free)
+	for j, i := range p.free {
+		s := &p.scores[i]
+		s.Recency = 1
+		if n > 1 {
+			s.Recency = oldestRecency + (1-oldestRecency)*float64(j)/float64(n-1)
+		}
+		s.Semantic = neutralSemantic
+	}
+	if err := p.embed(ctx, o); err != nil {
+		return err
+	}
+	if err := p.cover(ctx, o); err != nil {
+		return err
+	}
+	for _, i := range p.free {
+		s := &p.scores[i]
+		s.Score = s.Structural * (recencyWeight*s.Recency + semanticWeight*s.Semantic + noveltyWeight*(1-s.Coverage))
+	}
+	return nil
+}
+
+// embed embeds every non-empty non-pinned message and the query in one
+// call and fills Semantic. Embedder failures degrade to no embeddings; only
+// a done ctx is an error.
+func (p *pass) embed(ctx context.Context, o *resolved) error {
+	if o.Embedder == nil {
+		return nil
+	}
+	var texts []string
+	var owners []int // message index per text; -1 for the query
+	for _, i := range p.free {
+		if strings.TrimSpace(p.msgs[i].Content) != "" {
+			texts = append(texts, p.msgs[i].Content)
+			owners = append(owners, i)
+		}
+	}
+	if len(texts) == 0 {
+		return nil
+	}
+	if strings.TrimSpace(o.Query) != "" {
+		texts = append(texts, o.Query)
+		owners = append(owners, -1)
+	}
+	vecs, err := o.Embedder.Embed(ctx, texts)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
+		o.log.Warn("chitta: embedder failed; scoring by recency and structure only", "err", err)
+		return nil
+	}
+	if err := checkVectors(vecs, len(texts)); err != nil {
+		o.log.Warn("chitta: embedder returned unusable vectors; scoring by recency and structure only", "err", err)
+		return nil
+	}
+	p.vecs = make([][]float32, len(p.msgs))
+	var query []float32
+	for k, i := range owners {
+		v := vecs[k]
+		if vecmath.Norm(v) == 0 {
+			continue // a zero vector carries no direction: treat as no embedding
+		}
+		if i < 0 {
+			query = v
+		} else {
+			p.vecs[i] = v
+		}
+	}
+	for _, v := range p.vecs {
+		if v != nil {
+			p.embedded = true
+			break
+		}
+	}
+	if !p.embedded {
+		p.vecs = nil
+		return nil
+	}
+	if query != nil {
+		for _, i := range p.free {
+			if v := p.vecs[i]; v != nil {
+				p.scores[i].Semantic = clamp01(float64(vecmath.Cosine(v, query)))
+			}
+		}
+	}
+	return nil
+}
+
+var errVectors = errors.New("bad vectors")
+
+// checkVectors verifies an embedder's answer: one finite vector per text,
+// all of one non-zero length.
+func checkVectors(vecs [][]float32, want int) error {
+	if len(vecs) != want {
+		return &vectorError{"got " + itoa(len(vecs)) + " vectors for " + itoa(want) + " texts"}
+	}
+	dims := -1
+	for k, v := range vecs {
+		if len(v) == 0 {
+			return &vectorError{"vector " + itoa(k) + " is empty"}
+		}
+		if dims < 0 {
+			dims = len(v)
+		} else if len(v) != dims {
+			return &vectorError{"vector " + itoa(k) + " has " + itoa(len(v)) + " dimensions, want " + itoa(dims)}
+		}
+		if !vecmath.AllFinite(v) {
+			return &vectorError{"vector " + itoa(k) + " has a NaN or infinite component"}
+		}
+	}
+	return nil
+}
+
+type vectorError struct{ msg string }
+
+func (e *vectorError) Error() string { return e.msg }
+func (e *vectorError) Unwrap() error { return errVectors }
+
+// cover fills Coverage from the store: the best similarity among the
+// CoverageNeighbours nearest memories. Store failures leave coverage 0 and
+// are logged; only a done ctx is an error.
+func (p *pass) cover(ctx context.Context, o *resolved) error {
+	if o.Store == nil || p.vecs == nil {
+		return nil
+	}
+	var idx []int
+	var queries [][]float32
+	for _, i := range p.free {
+		if p.vecs[i] != nil {
+			idx = append(idx, i)
+			queries = append(queries, p.vecs[i])
+		}
+	}
+	if br, ok := o.Store.(BatchRecaller); ok {
+		hits, err := br.RecallBatch(ctx, queries, CoverageNeighbours)
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return ctxErr
+			}
+			o.log.Warn("chitta: memory recall failed; coverage 0", "err", err)
+			return nil
+		}
+		for k, i := range idx {
+			if k < len(hits) {
+				p.scores[i].Coverage = bestSimilarity(hits[k])
+			}
+		}
+		return nil
+	}
+	for k, i := range idx {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hits, err := o.Store.Recall(ctx, queries[k], CoverageNeighbours)
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return ctxErr
+			}
+			o.log.Warn("chitta: memory recall failed; coverage 0 for this message", "index", i, "err", err)
+			continue
+		}
+		p.scores[i].Coverage = bestSimilarity(hits)
+	}
+	return nil
+}
+
+func bestSimilarity(hits []Hit) float64 {
+	best := 0.0
+	for _, h := range hits {
+		if s := clamp01(h.Similarity); s > best {
+			best = s
+		}
+	}
+	return best
+}
+
+// clamp01 clamps x to [0, 1], mapping NaN to 0.
+func clamp01(x float64) float64 {
+	switch {
+	case math.IsNaN(x) || x < 0:
+		return 0
+	case x > 1:
+		return 1
+	}
+	return x
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
