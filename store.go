@@ -175,7 +175,7 @@ type HNSWStore struct {
 	live   []bool    // per slot
 	recs   []record  // per slot
 	index  map[string]int32
-	free   []int32 // dead slots to reuse, LIFO
+	free   []int32              // dead slots to reuse, LIFO
 	graphs []*hnsw.Graph[int32] // nil until Crossover is reached
 
 	graphBroken bool // coder/hnsw panicked: stay exact
