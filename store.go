@@ -397,7 +397,7 @@ func (s *HNSWStore) Recall(ctx context.Context, vector []float32, k int) ([]Hit,
 		}
 		best = tops[0].h
 	}
-	return s.hits(q, best), nil
+	return s.hits(vector, best), nil
 }
 
 // RecallBatch answers one exact Recall per vector in a single pass over the
@@ -433,17 +433,19 @@ func (s *HNSWStore) RecallBatch(ctx context.Context, vectors [][]float32, k int)
 		return nil, err
 	}
 	for i := range qs {
-		out[i] = s.hits(qs[i], tops[i].h)
+		out[i] = s.hits(vectors[i], tops[i].h)
 	}
 	return out, nil
 }
 
-// hits turns candidates into Hits with recomputed similarities, sorted.
-// The caller holds a lock.
+// hits turns candidates into Hits with their similarity recomputed in
+// float64 from the caller's query q (cosine is scale-invariant, so this
+// avoids the rounding of the normalised copy), sorted. The caller holds a
+// lock.
 func (s *HNSWStore) hits(q []float32, cands []cand) []Hit {
 	out := make([]Hit, len(cands))
 	for i, c := range cands {
-		out[i] = Hit{Memory: s.memory(c.slot), Similarity: float64(vecmath.RefCosine(q, s.row(c.slot)))}
+		out[i] = Hit{Memory: s.memory(c.slot), Similarity: cosine64(q, s.row(c.slot))}
 	}
 	slices.SortFunc(out, func(a, b Hit) int {
 		if c := cmp.Compare(b.Similarity, a.Similarity); c != 0 {
@@ -452,6 +454,22 @@ func (s *HNSWStore) hits(q []float32, cands []cand) []Hit {
 		return strings.Compare(a.ID, b.ID)
 	})
 	return out
+}
+
+// cosine64 is the cosine of two equal-length non-zero vectors, accumulated
+// and returned in float64 and clamped to [-1, 1].
+func cosine64(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot += x * y
+		na += x * x
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return max(-1, min(1, dot/math.Sqrt(na*nb)))
 }
 
 // Scan tuning: rows per ctx check and the smallest matrix worth splitting
