@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chitta-go/chitta/internal/scan"
 	"github.com/chitta-go/chitta/internal/vecmath"
 	"github.com/coder/hnsw"
 	"github.com/viterin/vek/vek32"
@@ -476,6 +477,7 @@ func cosine64(a, b []float32) float64 {
 // across goroutines.
 const (
 	scanChunk       = 4096
+	scanBlock       = 32      // rows per blocked-kernel call
 	parallelScanMin = 1 << 20 // rows × queries × dims
 )
 
@@ -518,19 +520,48 @@ func (s *HNSWStore) scan(ctx context.Context, qs [][]float32, k int) ([]topK, er
 	return tops, nil
 }
 
+// scanRange offers every live slot in [lo, hi) to the top-k of every
+// query. Three or more queries go through the register-blocked kernel of
+// internal/scan, a block of rows at a time; fewer use one vek dot product
+// per row and query.
 func (s *HNSWStore) scanRange(ctx context.Context, qs [][]float32, tops []topK, lo, hi int) error {
-	d := s.dims
+	d, nq := s.dims, len(qs)
+	var flat, buf []float32
+	if nq >= 3 {
+		flat = make([]float32, 0, nq*d)
+		for _, q := range qs {
+			flat = append(flat, q...)
+		}
+		buf = make([]float32, scanBlock*nq)
+	}
 	for start := lo; start < hi; start += scanChunk {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		for slot := start; slot < min(hi, start+scanChunk); slot++ {
-			if !s.live[slot] {
-				continue
+		end := min(hi, start+scanChunk)
+		if flat == nil {
+			for slot := start; slot < end; slot++ {
+				if !s.live[slot] {
+					continue
+				}
+				row := s.vecs[slot*d : (slot+1)*d]
+				for i, q := range qs {
+					tops[i].offer(int32(slot), vek32.Dot(q, row))
+				}
 			}
-			row := s.vecs[slot*d : (slot+1)*d]
-			for i, q := range qs {
-				tops[i].offer(int32(slot), vek32.Dot(q, row))
+			continue
+		}
+		for b := start; b < end; b += scanBlock {
+			e := min(end, b+scanBlock)
+			dots := scan.Dots(buf, flat, s.vecs[b*d:e*d], d)
+			for slot := b; slot < e; slot++ {
+				if !s.live[slot] {
+					continue
+				}
+				row := dots[(slot-b)*nq : (slot-b+1)*nq]
+				for i := range tops {
+					tops[i].offer(int32(slot), row[i])
+				}
 			}
 		}
 	}

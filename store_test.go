@@ -352,11 +352,17 @@ func TestHNSWStoreRecallBatchMatchesRecall(t *testing.T) {
 	vecs, draw := synth.Clustered(synth.Spec{Seed: 5, Dims: 16}, 9000)
 	s := newStore(t, 16, nil)
 	ms := fill(t, s, vecs)
+	// Holes in the slot table must be skipped by the blocked kernel too.
+	for _, i := range []int{8999, 4500, 100, 7} { // descending: ms shrinks
+		require.NoError(t, s.Delete(ms[i].ID))
+		ms = slices.Delete(ms, i, i+1)
+	}
 	qs := make([][]float32, 10)
 	for i := range qs {
 		qs[i] = draw()
 	}
-	qs[3] = vecs[42] // a stored vector finds itself first
+	qs[3] = vecs[42]  // a stored vector finds itself first
+	qs[4] = vecs[100] // a deleted one does not
 	batch, err := s.RecallBatch(ctx, qs, 3)
 	require.NoError(t, err)
 	require.Len(t, batch, len(qs))
@@ -368,6 +374,7 @@ func TestHNSWStoreRecallBatchMatchesRecall(t *testing.T) {
 		assert.Equal(t, one, batch[i])
 	}
 	assert.Equal(t, "m0042", batch[3][0].ID)
+	assert.NotContains(t, ids(batch[4]), "m0100")
 
 	empty, err := s.RecallBatch(ctx, qs, 0)
 	require.NoError(t, err)
