@@ -316,5 +316,11 @@ func (d *decoder) record(dims int) (record, []float32, error) {
 	if err := checkVector(vec); err != nil {
 		return r, nil, fmt.Errorf("%w: vector %s", ErrCorruptStore, err)
 	}
+	// SaveFile writes unit vectors, kept bit for bit; a vector written by
+	// anything else is normalised so that the scan's dot products rank by
+	// cosine.
+	if math.Abs(sumSquares(vec)-1) > 1e-4 {
+		_ = normalise(vec) // cannot fail: checked above
+	}
 	return r, vec, nil
 }

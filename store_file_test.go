@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -319,4 +320,25 @@ func crashChild(t *testing.T, path string) {
 		require.NoError(t, s.SaveFile(path))
 		fmt.Println("saved")
 	}
+}
+
+func TestLoadHNSWStoreNormalisesForeignVectors(t *testing.T) {
+	t.Parallel()
+	good := savedBytes(t, 1)
+	// The single record's vector is the last 6 float32s before the CRC.
+	b := append([]byte(nil), good...)
+	vec := b[len(b)-4-6*4 : len(b)-4]
+	for j := range 6 {
+		x := math.Float32frombits(binary.LittleEndian.Uint32(vec[4*j:]))
+		binary.LittleEndian.PutUint32(vec[4*j:], math.Float32bits(3*x))
+	}
+	s, err := loadBytes(t, reseal(b))
+	require.NoError(t, err)
+	m, ok := s.Get("id-0-ß")
+	require.True(t, ok)
+	var norm float64
+	for _, x := range m.Vector {
+		norm += float64(x) * float64(x)
+	}
+	assert.InDelta(t, 1, norm, 1e-6, "a scaled vector is normalised on load")
 }
