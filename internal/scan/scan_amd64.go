@@ -9,3 +9,9 @@ var accelerated = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //
 //go:noescape
 func dot3x4(q0, q1, q2, r0, r1, r2, r3 *float32, n int, out *[12]float32)
+
+// dot1x4 sets out[r] to the dot product of the first n components (n a
+// multiple of 8) of row r (r0…r3) and q.
+//
+//go:noescape
+func dot1x4(q, r0, r1, r2, r3 *float32, n int, out *[4]float32)

@@ -75,3 +75,62 @@ done:
 	REDUCE(Y11, X11, 44)
 	VZEROUPPER
 	RET
+
+// func dot1x4(q, r0, r1, r2, r3 *float32, n int, out *[4]float32)
+// Two accumulators per row (16 components per step) hide the FMA latency.
+TEXT ·dot1x4(SB), NOSPLIT, $0-56
+	MOVQ q+0(FP), AX
+	MOVQ r0+8(FP), DX
+	MOVQ r1+16(FP), SI
+	MOVQ r2+24(FP), DI
+	MOVQ r3+32(FP), R8
+	MOVQ n+40(FP), R9
+	MOVQ out+48(FP), R10
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	SHLQ $2, R9
+	XORQ R11, R11
+
+pairs:
+	LEAQ        64(R11), R12
+	CMPQ        R12, R9
+	JGT         single
+	VMOVUPS     (AX)(R11*1), Y8
+	VMOVUPS     32(AX)(R11*1), Y9
+	VFMADD231PS (DX)(R11*1), Y8, Y0
+	VFMADD231PS 32(DX)(R11*1), Y9, Y4
+	VFMADD231PS (SI)(R11*1), Y8, Y1
+	VFMADD231PS 32(SI)(R11*1), Y9, Y5
+	VFMADD231PS (DI)(R11*1), Y8, Y2
+	VFMADD231PS 32(DI)(R11*1), Y9, Y6
+	VFMADD231PS (R8)(R11*1), Y8, Y3
+	VFMADD231PS 32(R8)(R11*1), Y9, Y7
+	MOVQ        R12, R11
+	JMP         pairs
+
+single:
+	CMPQ        R11, R9
+	JGE         sum
+	VMOVUPS     (AX)(R11*1), Y8
+	VFMADD231PS (DX)(R11*1), Y8, Y0
+	VFMADD231PS (SI)(R11*1), Y8, Y1
+	VFMADD231PS (DI)(R11*1), Y8, Y2
+	VFMADD231PS (R8)(R11*1), Y8, Y3
+
+sum:
+	VADDPS Y4, Y0, Y0
+	VADDPS Y5, Y1, Y1
+	VADDPS Y6, Y2, Y2
+	VADDPS Y7, Y3, Y3
+	REDUCE(Y0, X0, 0)
+	REDUCE(Y1, X1, 4)
+	REDUCE(Y2, X2, 8)
+	REDUCE(Y3, X3, 12)
+	VZEROUPPER
+	RET

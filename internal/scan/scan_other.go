@@ -7,3 +7,7 @@ const accelerated = false
 func dot3x4(q0, q1, q2, r0, r1, r2, r3 *float32, n int, out *[12]float32) {
 	panic("scan: no accelerated kernel on this architecture")
 }
+
+func dot1x4(q, r0, r1, r2, r3 *float32, n int, out *[4]float32) {
+	panic("scan: no accelerated kernel on this architecture")
+}

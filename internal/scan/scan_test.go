@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -23,6 +24,7 @@ func randVec(r *rand.Rand, n int) []float32 {
 // counts not a multiple of 3, row counts not a multiple of 4.
 func TestDotsMatchesReference(t *testing.T) {
 	t.Parallel()
+	t.Logf("accelerated kernels: %v", accelerated)
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 400 {
 		d, nq, nr := 1+r.IntN(70), 1+r.IntN(8), 1+r.IntN(10)
@@ -81,28 +83,31 @@ func TestDotsDegenerate(t *testing.T) {
 	}
 }
 
-// BenchmarkDots scores 60 queries against 4096 rows of 384 dimensions: the
-// blocked kernel against a loop of vek32.Dot calls (the baseline).
+// BenchmarkDots scores 60 queries (a Compact's coverage batch) and 1 query
+// (a Recall) against 4096 rows of 384 dimensions: the blocked kernels
+// against a loop of vek32.Dot calls (the baseline).
 func BenchmarkDots(b *testing.B) {
-	const d, nq, nr = 384, 60, 4096
-	r := rand.New(rand.NewPCG(3, 4))
-	qs, rows := randVec(r, nq*d), randVec(r, nr*d)
-	dst := make([]float32, nq*nr)
-	b.Run("kernel=blocked", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			Dots(dst, qs, rows, d)
-		}
-	})
-	b.Run("kernel=vek-dot", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			for i := range nr {
-				row := rows[i*d : (i+1)*d]
-				for j := range nq {
-					dst[i*nq+j] = vek32.Dot(qs[j*d:(j+1)*d], row)
+	const d, nr = 384, 4096
+	for _, nq := range []int{60, 1} {
+		r := rand.New(rand.NewPCG(3, 4))
+		qs, rows := randVec(r, nq*d), randVec(r, nr*d)
+		dst := make([]float32, nq*nr)
+		b.Run(fmt.Sprintf("queries=%d/kernel=blocked", nq), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Dots(dst, qs, rows, d)
+			}
+		})
+		b.Run(fmt.Sprintf("queries=%d/kernel=vek-dot", nq), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for i := range nr {
+					row := rows[i*d : (i+1)*d]
+					for j := range nq {
+						dst[i*nq+j] = vek32.Dot(qs[j*d:(j+1)*d], row)
+					}
 				}
 			}
-		}
-	})
+		})
+	}
 }
