@@ -35,7 +35,8 @@ const (
 //     "parse config" all yield the words parse and config; HTTPServer
 //     yields http and server). Han, Hiragana and Katakana characters are
 //     words of their own. Each word is lightly stemmed (plurals, -ing, -ed,
-//     -ation, -ion, final -e, for ASCII words), and English stop words
+//     -ation, -ion, final -e, for ASCII words), and English stop words and
+//     the words of JSON object keys ("command": in tool-call arguments)
 //     weigh 0.1 instead of 1;
 //   - the whole identifier, as its stemmed parts, when it has two or more
 //     parts, so that exact identifiers match more strongly than their words;
@@ -146,6 +147,7 @@ type hashState struct {
 	pos   []int32 // rune offsets in gram
 
 	prev uint64 // hash of the previous non-stop word, 0 if none
+	key  bool   // the current chunk is a JSON key: its words weigh like stop words
 }
 
 // wordPart is one part of an identifier chunk, as a span of hashState.low.
@@ -362,7 +364,9 @@ func (s *hashState) tokenize(text string) {
 		switch cls {
 		case classSep:
 			if start >= 0 {
+				s.key = isJSONKey(text, start, i)
 				s.chunk(text[start:i])
+				s.key = false
 				start = -1
 			}
 		case classIdeo:
@@ -381,6 +385,12 @@ func (s *hashState) tokenize(text string) {
 	if start >= 0 {
 		s.chunk(text[start:])
 	}
+}
+
+// isJSONKey reports whether text[start:end] is a JSON object key: quoted
+// and followed by a colon, as in the arguments of a tool call.
+func isJSONKey(text string, start, end int) bool {
+	return start > 0 && text[start-1] == '"' && end+1 < len(text) && text[end] == '"' && text[end+1] == ':'
 }
 
 // chunk splits an identifier chunk (word and join runes) into lower-cased
@@ -456,7 +466,7 @@ func (s *hashState) chunk(c string) {
 	for _, p := range s.parts {
 		whole = mix(whole, s.part(p))
 	}
-	if n := len(s.parts); n >= 2 && n <= maxWholeParts {
+	if n := len(s.parts); n >= 2 && n <= maxWholeParts && !s.key {
 		s.add(whole, wholeWeight)
 	}
 }
@@ -473,7 +483,7 @@ func nextIsLower(rest string) bool {
 // its stem.
 func (s *hashState) part(p wordPart) uint64 {
 	w := s.low[p.start:p.end]
-	if isStopWord(w) {
+	if s.key || isStopWord(w) {
 		h := hashBytes(nsWord, w)
 		s.add(h, stopWeight)
 		return h
