@@ -132,13 +132,11 @@ const (
 
 // hashState is the scratch space of one embedding, pooled.
 type hashState struct {
-	// Open-addressing table of features: keys (0 = empty slot), summed
-	// weights and counts, and the occupied slots in insertion order (for a
-	// deterministic summation order and a cheap reset).
-	keys []uint64
-	sumw []float32
-	cnt  []float32
-	used []int32
+	// Open-addressing table of features and the occupied slots in
+	// insertion order (for a deterministic summation order and a cheap
+	// reset).
+	slots []featureSlot
+	used  []int32
 
 	acc   []float64 // the vector being built
 	low   []byte    // lower-cased bytes of the current chunk
@@ -148,6 +146,13 @@ type hashState struct {
 
 	prev uint64 // hash of the previous non-stop word, 0 if none
 	key  bool   // the current chunk is a JSON key: its words weigh like stop words
+}
+
+// featureSlot is one entry of the feature table: a feature's hash (0 =
+// empty), its summed weight and its count.
+type featureSlot struct {
+	key       uint64
+	sumw, cnt float32
 }
 
 // wordPart is one part of an identifier chunk, as a span of hashState.low.
@@ -167,7 +172,7 @@ var hashStatePool = sync.Pool{New: func() any {
 const maxPooledSlots = 1 << 15
 
 func (s *hashState) release() {
-	if len(s.keys) > maxPooledSlots {
+	if len(s.slots) > maxPooledSlots {
 		s.resetTable(256)
 	}
 	if cap(s.low) > 1<<16 {
@@ -177,9 +182,7 @@ func (s *hashState) release() {
 }
 
 func (s *hashState) resetTable(n int) {
-	s.keys = make([]uint64, n)
-	s.sumw = make([]float32, n)
-	s.cnt = make([]float32, n)
+	s.slots = make([]featureSlot, n)
 	s.used = make([]int32, 0, n/2)
 }
 
@@ -188,17 +191,18 @@ func (s *hashState) add(h uint64, w float32) {
 	if h == 0 {
 		h = 1
 	}
-	mask := uint64(len(s.keys) - 1)
+	mask := uint64(len(s.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
-		switch s.keys[i] {
+		sl := &s.slots[i]
+		switch sl.key {
 		case h:
-			s.sumw[i] += w
-			s.cnt[i]++
+			sl.sumw += w
+			sl.cnt++
 			return
 		case 0:
-			s.keys[i], s.sumw[i], s.cnt[i] = h, w, 1
+			*sl = featureSlot{key: h, sumw: w, cnt: 1}
 			s.used = append(s.used, int32(i))
-			if 2*len(s.used) > len(s.keys) {
+			if 2*len(s.used) > len(s.slots) {
 				s.grow()
 			}
 			return
@@ -207,16 +211,15 @@ func (s *hashState) add(h uint64, w float32) {
 }
 
 func (s *hashState) grow() {
-	keys, sumw, cnt, used := s.keys, s.sumw, s.cnt, s.used
-	s.resetTable(2 * len(keys))
-	mask := uint64(len(s.keys) - 1)
+	slots, used := s.slots, s.used
+	s.resetTable(2 * len(slots))
+	mask := uint64(len(s.slots) - 1)
 	for _, j := range used {
-		h := keys[j]
-		i := h & mask
-		for s.keys[i] != 0 {
+		i := slots[j].key & mask
+		for s.slots[i].key != 0 {
 			i = (i + 1) & mask
 		}
-		s.keys[i], s.sumw[i], s.cnt[i] = h, sumw[j], cnt[j]
+		s.slots[i] = slots[j]
 		s.used = append(s.used, int32(i))
 	}
 }
@@ -232,14 +235,14 @@ func (s *hashState) embed(text string, v []float32) {
 	acc := s.acc[:d]
 	clear(acc)
 	for _, i := range s.used {
-		h := s.keys[i]
-		c := s.cnt[i]
-		w := float64(s.sumw[i]/c) * sublinear(c)
+		sl := &s.slots[i]
+		h, c := sl.key, sl.cnt
+		w := float64(sl.sumw/c) * sublinear(c)
 		if h&1 != 0 {
 			w = -w
 		}
 		acc[((h>>32)*uint64(d))>>32] += w
-		s.keys[i] = 0
+		sl.key = 0
 	}
 	s.used = s.used[:0]
 	var sq float64
