@@ -39,7 +39,8 @@ const (
 //     the words of JSON object keys ("command": in tool-call arguments)
 //     weigh 0.1 instead of 1;
 //   - the whole identifier, as its stemmed parts, when it has two or more
-//     parts, so that exact identifiers match more strongly than their words;
+//     parts that are not stop words (so not contractions like don't), so
+//     that exact identifiers match more strongly than their words;
 //   - bigrams of consecutive non-stop words, across identifiers and prose;
 //   - character trigrams (with word-boundary markers) of letter-only words
 //     of 4 to 32 characters, together weighing as much as one
@@ -466,10 +467,16 @@ func (s *hashState) chunk(c string) {
 		return
 	}
 	whole := uint64(nsWhole)
+	content := 0 // parts that are not stop words
 	for _, p := range s.parts {
-		whole = mix(whole, s.part(p))
+		h, stop := s.part(p)
+		whole = mix(whole, h)
+		if !stop {
+			content++
+		}
 	}
-	if n := len(s.parts); n >= 2 && n <= maxWholeParts && !s.key {
+	// Contractions and possessives (don't, Ann's) are not identifiers.
+	if content >= 2 && len(s.parts) <= maxWholeParts && !s.key {
 		s.add(whole, wholeWeight)
 	}
 }
@@ -483,13 +490,13 @@ func nextIsLower(rest string) bool {
 }
 
 // part adds the features of one lower-cased word and returns the hash of
-// its stem.
-func (s *hashState) part(p wordPart) uint64 {
+// its stem and whether it weighed as a stop word.
+func (s *hashState) part(p wordPart) (uint64, bool) {
 	w := s.low[p.start:p.end]
 	if s.key || isStopWord(w) {
 		h := hashBytes(nsWord, w)
 		s.add(h, stopWeight)
-		return h
+		return h, true
 	}
 	if p.letters && p.runes >= minGramRunes && p.runes <= maxGramRunes {
 		s.trigrams(w, p.runes)
@@ -503,7 +510,7 @@ func (s *hashState) part(p wordPart) uint64 {
 		s.add(mix(mix(nsBigram, s.prev), h), bigramWeight)
 	}
 	s.prev = h
-	return h
+	return h, false
 }
 
 // trigrams adds the character trigrams of word w (runes runes long), with

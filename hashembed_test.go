@@ -118,6 +118,7 @@ func TestHashEmbedderSimilarity(t *testing.T) {
 		{"unrelated code", "func (s *Store) Recall(ctx context.Context, q []float32)", "Remember to water the tomatoes every evening", -0.2, 0.2},
 		{"JSON keys barely count", `Bash {"command":"act -j test","timeout":300000,"description":"Run the CI workflow"}`, `Bash {"command":"ls -la /tmp","description":"List temporary files"}`, -0.2, 0.25},
 		{"JSON values count", `Read {"file_path":"/src/claude_code_log/converter.py"}`, "the converter.py file in claude_code_log", 0.5, 1},
+		{"contractions are not identifiers", "I'm sure it's red, don't you think", "I'm told it's blue, don't you see", -0.15, 0.15},
 		{"stop words alone barely count", "the cat sat on the mat", "the dog ran in the park", -0.3, 0.3},
 	}
 	for _, tt := range tests {
