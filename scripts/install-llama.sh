@@ -25,9 +25,20 @@ MARKER="$PREFIX/.installed"
 log() { printf 'install-llama: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
+# prepend DIR LIST: DIR followed by LIST without DIR (so re-running eval in
+# the same shell does not grow the variable).
+prepend() {
+	local dir="$1" list="$2" out="$1" item
+	local IFS=:
+	for item in $list; do
+		[ -n "$item" ] && [ "$item" != "$dir" ] && out="$out:$item"
+	done
+	printf '%s' "$out"
+}
+
 print_env() {
-	printf 'export PKG_CONFIG_PATH=%q\n' "$PREFIX/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-	printf 'export LD_LIBRARY_PATH=%q\n' "$PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+	printf 'export PKG_CONFIG_PATH=%q\n' "$(prepend "$PREFIX/lib/pkgconfig" "${PKG_CONFIG_PATH:-}")"
+	printf 'export LD_LIBRARY_PATH=%q\n' "$(prepend "$PREFIX/lib" "${LD_LIBRARY_PATH:-}")"
 	printf 'export CHITTA_LLAMA_DIR=%q\n' "$PREFIX"
 	printf 'export CHITTA_LLAMA_VOCAB=%q\n' "$PREFIX/models/ggml-vocab-bert-bge.gguf"
 }
