@@ -26,11 +26,17 @@ import (
 // without it, in CI (CI=true) they fail.
 
 var (
-	modelOnce sync.Once
-	modelDir  string
-	modelPath string
-	modelErr  error
+	modelDirOnce sync.Once
+	modelDir     string
+	modelDirErr  error
+	models       sync.Map // model name → *modelFile
 )
+
+type modelFile struct {
+	once sync.Once
+	path string
+	err  error
+}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -40,8 +46,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// tinyModel returns the path of the shared test model.
+// tinyModel returns the path of the shared tiny BERT test model.
 func tinyModel(t testing.TB) string {
+	t.Helper()
+	return testModel(t, "tiny-bert", tinybert.Config{Seed: 1})
+}
+
+// testModel builds the named model once per test binary and returns its
+// path.
+func testModel(t testing.TB, name string, cfg tinybert.Config) string {
 	t.Helper()
 	vocab := os.Getenv("CHITTA_LLAMA_VOCAB")
 	if vocab == "" {
@@ -50,16 +63,16 @@ func tinyModel(t testing.TB) string {
 		}
 		t.Skip("CHITTA_LLAMA_VOCAB not set: run eval \"$(scripts/install-llama.sh)\" to enable llama.cpp tests")
 	}
-	modelOnce.Do(func() {
-		modelDir, modelErr = os.MkdirTemp("", "chitta-llamacpp-test-")
-		if modelErr != nil {
-			return
-		}
-		modelPath = filepath.Join(modelDir, "tiny-bert.gguf")
-		modelErr = tinybert.Write(modelPath, vocab, tinybert.Config{Seed: 1})
+	modelDirOnce.Do(func() { modelDir, modelDirErr = os.MkdirTemp("", "chitta-llamacpp-test-") })
+	require.NoError(t, modelDirErr)
+	v, _ := models.LoadOrStore(name, &modelFile{})
+	mf := v.(*modelFile)
+	mf.once.Do(func() {
+		mf.path = filepath.Join(modelDir, name+".gguf")
+		mf.err = tinybert.Write(mf.path, vocab, cfg)
 	})
-	require.NoError(t, modelErr, "build tiny model from %s", vocab)
-	return modelPath
+	require.NoError(t, mf.err, "build model %s from %s", name, vocab)
+	return mf.path
 }
 
 // newTiny opens the test model with opts and closes it at the end of the
@@ -435,4 +448,47 @@ func TestEmbedCancel(t *testing.T) {
 		require.NoError(t, err)
 		assert.Len(t, vecs, 3)
 	})
+}
+
+// TestDecoderModel runs a decoder-only model (tiny llama architecture with
+// the same vocabulary) through the llama_decode path.
+func TestDecoderModel(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := testModel(t, "tiny-llama", tinybert.Config{Seed: 2, Decoder: true})
+	for _, pooling := range []Pooling{PoolingMean, PoolingModel} {
+		t.Run(string(pooling), func(t *testing.T) {
+			t.Parallel()
+			e, err := New(path, &Options{Threads: 1, Pooling: pooling, BatchSize: 256})
+			require.NoError(t, err)
+			t.Cleanup(func() { e.Close() })
+			require.Equal(t, 64, e.Dimensions())
+			require.False(t, e.encoder, "decoder-only model uses llama_decode")
+
+			texts := append(sampleTexts(60), longText(5000), "")
+			batched, err := e.Embed(ctx, texts)
+			require.NoError(t, err)
+			for i, text := range texts {
+				assert.InDelta(t, 1, norm(batched[i]), 1e-4, "text %d", i)
+				one, err := e.Embed(ctx, []string{text})
+				require.NoError(t, err)
+				assert.GreaterOrEqual(t, cosine(batched[i], one[0]), 0.9999, "text %d", i)
+			}
+
+			cctx, cancel := context.WithCancel(ctx)
+			e.beforeRun = func() {
+				cancel()
+				for !e.aborting() {
+					runtime.Gosched()
+				}
+			}
+			_, err = e.Embed(cctx, texts)
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Equal(t, 2, e.lastStatus, "llama_decode reported an abort")
+			e.beforeRun = nil
+			again, err := e.Embed(ctx, texts[:5])
+			require.NoError(t, err)
+			assert.GreaterOrEqual(t, cosine(again[4], batched[4]), 0.9999, "memory cleared after abort")
+		})
+	}
 }

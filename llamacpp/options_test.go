@@ -94,7 +94,7 @@ func TestConfigLimits(t *testing.T) {
 func TestPlanProperties(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
-	for range 2000 {
+	for range 500 {
 		maxTokens := 1 + rng.IntN(600)
 		maxSeqs := 1 + rng.IntN(40)
 		counts := make([]int, rng.IntN(120))

@@ -97,3 +97,25 @@ func TestWriteRealVocab(t *testing.T) {
 
 	require.Error(t, Write(path, filepath.Join(t.TempDir(), "missing.gguf"), Config{}))
 }
+
+func TestBuildDecoder(t *testing.T) {
+	t.Parallel()
+	kvs, tensors, err := Build(fakeVocab(40), Config{Decoder: true, Layers: 2})
+	require.NoError(t, err)
+	h := gguf.Header{KVs: kvs}
+	arch, ok := h.Lookup("general.architecture")
+	require.True(t, ok)
+	assert.Equal(t, "llama", arch.Data)
+	rope, ok := h.Lookup("llama.rope.dimension_count")
+	require.True(t, ok)
+	assert.Equal(t, uint32(16), rope.Data)
+	_, ok = h.Lookup("llama.attention.layer_norm_rms_epsilon")
+	assert.True(t, ok)
+	names := map[string]bool{}
+	for _, tt := range tensors {
+		names[tt.Name] = true
+	}
+	assert.Len(t, tensors, 2+9*2)
+	assert.True(t, names["blk.1.ffn_gate.weight"])
+	assert.False(t, names["position_embd.weight"], "rotary positions need no table")
+}
