@@ -18,29 +18,29 @@ package llamacpp
 #include "llama.h"
 
 // Log sink: llama.cpp and ggml log through this callback once chitta_init
-// has run. Everything is dropped except the last error line, kept so that
-// Go can put it into error messages.
+// has run. Everything is dropped except the first error line since the
+// last chitta_take_error (usually the most specific one), kept so that Go
+// can put it into error messages.
 static pthread_mutex_t chitta_log_mu = PTHREAD_MUTEX_INITIALIZER;
 static char chitta_last_error[512];
 static enum ggml_log_level chitta_prev_level = GGML_LOG_LEVEL_NONE;
 
 static void chitta_log(enum ggml_log_level level, const char *text, void *ud) {
 	(void)ud;
+	pthread_mutex_lock(&chitta_log_mu);
 	if (level == GGML_LOG_LEVEL_CONT) {
 		level = chitta_prev_level;
 	} else {
 		chitta_prev_level = level;
 	}
-	if (level != GGML_LOG_LEVEL_ERROR || text == NULL) {
-		return;
+	if (level == GGML_LOG_LEVEL_ERROR && text != NULL && chitta_last_error[0] == 0) {
+		strncpy(chitta_last_error, text, sizeof chitta_last_error - 1);
+		chitta_last_error[sizeof chitta_last_error - 1] = 0;
 	}
-	pthread_mutex_lock(&chitta_log_mu);
-	strncpy(chitta_last_error, text, sizeof chitta_last_error - 1);
-	chitta_last_error[sizeof chitta_last_error - 1] = 0;
 	pthread_mutex_unlock(&chitta_log_mu);
 }
 
-// chitta_take_error copies the last error line into buf (empty if none)
+// chitta_take_error copies the kept error line into buf (empty if none)
 // and clears it.
 static void chitta_take_error(char *buf, size_t n) {
 	pthread_mutex_lock(&chitta_log_mu);
@@ -246,8 +246,9 @@ func initBackends(dir string) error {
 	return nil
 }
 
-// lastError returns llama.cpp's last logged error line, if any, as a
-// suffix for an error message.
+// lastError returns the first error line llama.cpp logged since the last
+// call, if any, as a suffix for an error message. The buffer is process
+// wide, so concurrent failures may report each other's message.
 func lastError() string {
 	var buf [512]C.char
 	C.chitta_take_error(&buf[0], C.size_t(len(buf)))
