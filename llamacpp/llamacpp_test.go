@@ -195,7 +195,7 @@ func TestEmbedBatchedMatchesSingle(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	texts := sampleTexts(40)
-	texts = append(texts, longText(600)) // a full 512-token batch of its own
+	texts = append(texts, longText(600)) // a full 512-token call of its own
 	for _, batch := range []int{0, 64} { // 64: many small batches
 		t.Run(fmt.Sprintf("batch=%d", batch), func(t *testing.T) {
 			t.Parallel()
