@@ -424,30 +424,34 @@ func TestEmbedCancel(t *testing.T) {
 		assert.Equal(t, 2, batches, "no batch runs after cancellation")
 	})
 
-	t.Run("during encode", func(t *testing.T) {
-		t.Parallel()
-		e := newTiny(t, nil)
-		ctx, cancel := context.WithCancel(t.Context())
-		// Cancel after the abort callback is armed, just before llama.cpp
-		// runs, and wait until the flag is up: llama.cpp must stop the
-		// running graph and report an abort.
-		e.beforeRun = func() {
-			cancel()
-			for !e.aborting() {
-				// context.AfterFunc runs in its own goroutine
-				runtime.Gosched()
+	for _, threads := range []int{1, 2} { // 2: a persistent thread pool
+		t.Run(fmt.Sprintf("during encode/threads=%d", threads), func(t *testing.T) {
+			t.Parallel()
+			e := newTiny(t, &Options{Threads: threads})
+			if threads > 1 {
+				require.NotNil(t, e.pool, "multi-threaded context has a thread pool")
 			}
-		}
-		_, err := e.Embed(ctx, texts)
-		require.ErrorIs(t, err, context.Canceled)
-		assert.Equal(t, 2, e.lastStatus, "llama.cpp reported an aborted compute")
+			ctx, cancel := context.WithCancel(t.Context())
+			// Cancel after the abort callback is armed, just before
+			// llama.cpp runs, and wait until the flag is up: llama.cpp must
+			// stop the running graph and report an abort.
+			e.beforeRun = func() {
+				cancel()
+				for !e.aborting() {
+					runtime.Gosched() // context.AfterFunc runs in its own goroutine
+				}
+			}
+			_, err := e.Embed(ctx, texts)
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Equal(t, 2, e.lastStatus, "llama.cpp reported an aborted compute")
 
-		// The context is usable again afterwards.
-		e.beforeRun = nil
-		vecs, err := e.Embed(t.Context(), texts[:3])
-		require.NoError(t, err)
-		assert.Len(t, vecs, 3)
-	})
+			// The context is usable again afterwards.
+			e.beforeRun = nil
+			vecs, err := e.Embed(t.Context(), texts[:3])
+			require.NoError(t, err)
+			assert.Len(t, vecs, 3)
+		})
+	}
 }
 
 // TestDecoderModel runs a decoder-only model (tiny llama architecture with
