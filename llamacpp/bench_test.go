@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkEmbed compares embedding 256 texts in one call (packed into
-// batches of DefaultBatchSize tokens) with one call per text (the
+// calls of DefaultBatchSize tokens) with one call per text (the
 // baseline, mode=single), on the tiny test model with one thread. texts/s
 // is the figure to compare. "short" texts are 1–3 words (acknowledgements,
 // tool names), "medium" ones 3–19 words.

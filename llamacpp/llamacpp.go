@@ -215,6 +215,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -295,23 +296,19 @@ func lastError() string {
 	var buf [512]C.char
 	C.chitta_take_error(&buf[0], C.size_t(len(buf)))
 	if msg := C.GoString(&buf[0]); msg != "" {
-		return ": " + trimSpace(msg)
+		return ": " + strings.TrimSpace(msg)
 	}
 	return ""
-}
-
-func trimSpace(s string) string {
-	for len(s) > 0 && (s[len(s)-1] == '\n' || s[len(s)-1] == ' ') {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 // New loads the GGUF embedding model at modelPath and creates a context for
 // it. A nil opts means all defaults. It returns an error wrapping
 // [fs.ErrNotExist] for a missing file, [ErrInvalidModel] for a file
-// llama.cpp cannot use for embeddings, and [ErrInvalidOption] for bad
-// options; it never lets llama.cpp abort the process on such input.
+// llama.cpp cannot use for embeddings (with llama.cpp's reason when it
+// logged one), and [ErrInvalidOption] for bad options. New checks the GGUF
+// magic before llama.cpp sees the file; missing, truncated or mismatched
+// tensors and unknown architectures are reported by llama.cpp as errors,
+// not aborts.
 func New(modelPath string, opts *Options) (*Embedder, error) {
 	cfg, err := opts.config()
 	if err != nil {

@@ -195,8 +195,8 @@ func TestEmbedBatchedMatchesSingle(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	texts := sampleTexts(40)
-	texts = append(texts, longText(600)) // a full 512-token call of its own
-	for _, batch := range []int{0, 64} { // 64: many small batches
+	texts = append(texts, longText(600))       // a full 512-token call of its own
+	for _, batch := range []int{0, 16, 1024} { // 16: one text per call mostly; 1024: big packs
 		t.Run(fmt.Sprintf("batch=%d", batch), func(t *testing.T) {
 			t.Parallel()
 			e := newTiny(t, &Options{BatchSize: batch})

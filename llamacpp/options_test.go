@@ -72,13 +72,13 @@ func TestConfigLimits(t *testing.T) {
 		batch, maxTok, train       int
 		wantPack, wantMax, wantCtx int
 	}{
-		{"bert defaults", 0, 0, 512, 512, 512, 512},
-		{"short context", 0, 0, 128, 512, 128, 512},
-		{"long context", 0, 0, 8192, 512, 8192, 8192},
-		{"very long context capped", 0, 0, 32768, 512, 8192, 8192},
-		{"explicit max tokens beyond default cap", 0, 16384, 32768, 512, 16384, 16384},
-		{"max tokens below context", 0, 128, 512, 512, 128, 512},
-		{"max tokens above context clamped", 0, 4096, 512, 512, 512, 512},
+		{"bert defaults", 0, 0, 512, 128, 512, 512},
+		{"short context", 0, 0, 64, 128, 64, 128},
+		{"long context", 0, 0, 8192, 128, 8192, 8192},
+		{"very long context capped", 0, 0, 32768, 128, 8192, 8192},
+		{"explicit max tokens beyond default cap", 0, 16384, 32768, 128, 16384, 16384},
+		{"max tokens below context", 0, 100, 512, 128, 100, 128},
+		{"max tokens above context clamped", 0, 4096, 512, 128, 512, 512},
 		{"small batch", 64, 0, 512, 64, 512, 512},
 		{"large batch", 4096, 0, 512, 4096, 512, 4096},
 	}
