@@ -217,6 +217,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/chitta-go/chitta"
@@ -523,10 +524,15 @@ func (e *Embedder) embed(ctx context.Context, texts []string) ([][]float32, erro
 }
 
 // tokenize returns the text's tokens with the model's special tokens,
-// truncated to maxTokens.
+// truncated to maxTokens. Invalid UTF-8 is replaced by U+FFFD first: some
+// llama.cpp tokenizers throw C++ exceptions on it, which would abort the
+// process.
 func (e *Embedder) tokenize(text string) ([]int32, error) {
 	if len(text) > 1<<31-1 {
 		return nil, fmt.Errorf("%w: %d bytes exceeds 2 GiB", ErrInvalidText, len(text))
+	}
+	if !utf8.ValidString(text) {
+		text = strings.ToValidUTF8(text, "\uFFFD")
 	}
 	var empty byte
 	ptr := &empty

@@ -184,11 +184,13 @@ func TestEmbedEmpty(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, vecs)
 
-	vecs, err = e.Embed(ctx, []string{"", "   ", "hello"})
+	vecs, err = e.Embed(ctx, []string{"", "   ", "hello", "bad \xff\xfe utf8 \xc3", "bad \uFFFD utf8 \uFFFD", "nul\x00byte"})
 	require.NoError(t, err)
 	assert.InDelta(t, 1, norm(vecs[0]), 1e-5)
 	assert.InDelta(t, 1, cosine(vecs[0], vecs[1]), 1e-6, "whitespace tokenizes to nothing, like empty")
 	assert.Less(t, cosine(vecs[0], vecs[2]), 0.9999)
+	assert.InDelta(t, 1, cosine(vecs[3], vecs[4]), 1e-6, "invalid UTF-8 is replaced by U+FFFD")
+	assert.InDelta(t, 1, norm(vecs[5]), 1e-5)
 }
 
 func TestEmbedBatchedMatchesSingle(t *testing.T) {
@@ -495,4 +497,20 @@ func TestDecoderModel(t *testing.T) {
 			assert.GreaterOrEqual(t, cosine(again[4], batched[4]), 0.9999, "memory cleared after abort")
 		})
 	}
+}
+
+// FuzzEmbed feeds arbitrary bytes to the tokenizer and encoder: any input
+// must give a unit vector or an error, never a crash in C.
+func FuzzEmbed(f *testing.F) {
+	for _, s := range []string{"", " ", "hello world", "\xff\xfe\xfd", "a\x00b", "[CLS] [SEP] [MASK]",
+		"<s></s><|endoftext|>", strings.Repeat("ab ", 700), "日本語のテキスト", "\u202e\u0301\u200d"} {
+		f.Add(s)
+	}
+	e := newTiny(f, &Options{BatchSize: 64})
+	f.Fuzz(func(t *testing.T, text string) {
+		vecs, err := e.Embed(t.Context(), []string{text, "fixed companion text"})
+		require.NoError(t, err)
+		require.Len(t, vecs, 2)
+		assert.InDelta(t, 1, norm(vecs[0]), 1e-4)
+	})
 }
