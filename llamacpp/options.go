@@ -34,7 +34,8 @@ const (
 // whole packed batch (masking other texts), so that cost grows with the
 // square of the batch while the per-call overhead it amortises is fixed;
 // 128 tokens was fastest for both short and medium texts in BenchmarkEmbed,
-// and keeps the cross-text attention of larger models to a few per cent.
+// and should keep the cross-text attention of larger models to a few per
+// cent of their compute.
 const DefaultBatchSize = 128
 
 // DefaultMaxTokens caps the default per-text token limit (the model's
