@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sync"
 	"testing"
 
@@ -325,4 +326,39 @@ func vecNorm(v []float32) float64 {
 		s += float64(x) * float64(x)
 	}
 	return math.Sqrt(s)
+}
+
+// TestCachedEmbedderProperty drives one cache with random batches (repeats
+// included) and checks every answer against the uncached embedder, the
+// capacity bound, and that each distinct text reaches the wrapped embedder
+// at most once per call.
+func TestCachedEmbedderProperty(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	pool := chitta.SynthTurns(21, 60)
+	direct := chitta.NewHashEmbedder(32)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, capacity := range []int{1, 7, 64} {
+		f := &fakes.CountingEmbedder{Next: direct}
+		c := chitta.NewCachedEmbedder(f, capacity)
+		for range 40 {
+			batch := make([]string, rng.IntN(20))
+			for i := range batch {
+				batch[i] = pool[rng.IntN(len(pool))]
+			}
+			before := len(f.Texts())
+			got, err := c.Embed(ctx, batch)
+			require.NoError(t, err)
+			want, err := direct.Embed(ctx, batch)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "capacity %d", capacity)
+			sent := f.Texts()[before:]
+			seen := map[string]bool{}
+			for _, s := range sent {
+				require.False(t, seen[s], "text sent twice in one call")
+				seen[s] = true
+			}
+			assert.LessOrEqual(t, c.Stats().Len, capacity)
+		}
+	}
 }

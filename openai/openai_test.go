@@ -563,3 +563,34 @@ func FuzzServerMessage(f *testing.F) {
 		assert.NotContains(t, msg, "\n")
 	})
 }
+
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		`{"data":[{"index":0,"embedding":[1,2]},{"index":1,"embedding":[3,4]}]}`,
+		`{"data":[{"index":1,"embedding":[1,2]},{"index":0,"embedding":[3,4]}]}`,
+		`{"data":[{"embedding":"AADAPwAAAMA="},{"embedding":"AADAPwAAAMA="}]}`,
+		`{"data":[{"index":-1,"embedding":[1]}]}`, `{"data":null}`, `[]`, `{`, `{"data":[{"index":0,"embedding":[1e39]}]}`,
+	} {
+		f.Add([]byte(s), 2)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, want int) {
+		if want < 0 || want > 64 {
+			return
+		}
+		e, err := New(&Options{Model: "m"})
+		require.NoError(t, err)
+		vecs, err := e.decode(body, want)
+		if err != nil {
+			assert.Nil(t, vecs)
+			return
+		}
+		require.Len(t, vecs, want)
+		for _, v := range vecs {
+			require.NotEmpty(t, v)
+			assert.Len(t, v, len(vecs[0]))
+			for _, x := range v {
+				assert.False(t, math.IsNaN(float64(x)) || math.IsInf(float64(x), 0))
+			}
+		}
+	})
+}
