@@ -43,8 +43,8 @@ const (
 //     that exact identifiers match more strongly than their words;
 //   - bigrams of consecutive non-stop words, across identifiers and prose;
 //   - character trigrams (with word-boundary markers) of letter-only words
-//     of 4 to 32 characters, together weighing as much as one
-//     word, so that misspellings and inflections still overlap.
+//     of 4 to 32 characters, together weighing as much as one word, so
+//     that misspellings and inflections still overlap.
 //
 // Each feature's weight is scaled by 1 + ln(tf) (sublinear term frequency),
 // hashed with FNV-1a 64 and a fixed 64-bit finaliser to a dimension and a
