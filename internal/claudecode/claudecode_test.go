@@ -15,6 +15,7 @@ import (
 
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/internal/claudecode"
+	"github.com/chitta-go/chitta/internal/shareddata"
 )
 
 func TestReadFileFixture(t *testing.T) {
@@ -451,28 +452,12 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// sharedData walks up from the working directory to the first directory
-// holding shared/data/<name>.
-func sharedData(t *testing.T, name string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		p := filepath.Join(dir, "shared", "data", name)
-		if info, err := os.Stat(p); err == nil && info.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skipf("shared/data/%s not found above the working directory", name)
-		}
-		dir = parent
-	}
-}
-
 func TestRealTranscripts(t *testing.T) {
 	t.Parallel()
-	dir := sharedData(t, "claude-transcripts")
+	dir, ok := shareddata.Dir("claude-transcripts")
+	if !ok {
+		t.Skip("shared/data/claude-transcripts not found above the working directory")
+	}
 	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
