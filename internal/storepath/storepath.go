@@ -37,6 +37,22 @@ func defaultFrom(xdg string, home func() (string, error)) (string, error) {
 	return filepath.Join(h, ".local", "share", "chitta", FileName), nil
 }
 
+// FlagUsage is the usage text of a --store flag whose empty value means
+// [Default].
+const FlagUsage = "memory store `file` (default $XDG_DATA_HOME/chitta/memory.chitta or ~/.local/share/chitta/memory.chitta)"
+
+// Resolve returns flag when it is not empty, else [Default].
+func Resolve(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	p, err := Default()
+	if err != nil {
+		return "", fmt.Errorf("%w; pass --store", err)
+	}
+	return p, nil
+}
+
 // Open loads the store at path. A missing file gives a new empty store of
 // dims dimensions (nothing is written until [Save]). A file that cannot be
 // read, is corrupt, or holds vectors of another dimension is an error: the

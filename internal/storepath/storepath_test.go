@@ -108,3 +108,14 @@ func TestOpenRefusesCorruptFile(t *testing.T) {
 		})
 	}
 }
+
+func TestResolve(t *testing.T) {
+	got, err := Resolve("/tmp/x.chitta")
+	require.NoError(t, err)
+	assert.Equal(t, "/tmp/x.chitta", got)
+
+	t.Setenv("XDG_DATA_HOME", "/data")
+	got, err = Resolve("")
+	require.NoError(t, err)
+	assert.Equal(t, "/data/chitta/memory.chitta", got)
+}
