@@ -15,6 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
 )
 
 // binary is the chitta command built once by TestMain.
@@ -228,4 +230,68 @@ func TestServeExec(t *testing.T) {
 	var wire *jsonrpc.Error
 	require.ErrorAs(t, err, &wire)
 	assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code)
+}
+
+// TestSampleRequest runs the README's sample request: the response keeps
+// the system message and the last prompt, in order, with tool pairs whole,
+// under the budget.
+func TestSampleRequest(t *testing.T) {
+	t.Parallel()
+	req, err := os.ReadFile(filepath.Join("testdata", "compact.json"))
+	require.NoError(t, err)
+	r := runChitta(t, t.TempDir(), string(req))
+	require.Equal(t, 0, r.code, r.stderr)
+	var resp struct {
+		Result struct {
+			StructuredContent struct {
+				Messages []json.RawMessage `json:"messages"`
+				Stats    struct {
+					BeforeTokens int  `json:"before_tokens"`
+					AfterTokens  int  `json:"after_tokens"`
+					TargetTokens int  `json:"target_tokens"`
+					Embedding    bool `json:"embedding"`
+				} `json:"stats"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &resp))
+	out := resp.Result.StructuredContent
+	var req2 struct {
+		Params struct {
+			Arguments struct {
+				Messages []json.RawMessage `json:"messages"`
+			} `json:"arguments"`
+		} `json:"params"`
+	}
+	require.NoError(t, json.Unmarshal(req, &req2))
+	in := req2.Params.Arguments.Messages
+	inVals := decodedMessages(t, mustJSON(t, in))
+	outVals := decodedMessages(t, mustJSON(t, out.Messages))
+	require.NotEmpty(t, outVals)
+	assert.Equal(t, inVals[0], outVals[0], "system message kept")
+	assert.Equal(t, inVals[len(inVals)-1], outVals[len(outVals)-1], "last prompt kept")
+	assert.Less(t, len(outVals), len(inVals))
+	assert.True(t, out.Stats.Embedding)
+	assert.LessOrEqual(t, out.Stats.AfterTokens, out.Stats.TargetTokens)
+	assert.Equal(t, out.Stats.BeforeTokens*2/5, out.Stats.TargetTokens)
+
+	kept, err := chitta.ParseMessages(mustJSON(t, out.Messages))
+	require.NoError(t, err)
+	calls, results := map[string]bool{}, map[string]bool{}
+	for _, m := range kept {
+		for _, id := range m.ToolCallIDs {
+			calls[id] = true
+		}
+		for _, id := range m.ToolResultIDs {
+			results[id] = true
+		}
+	}
+	assert.Equal(t, calls, results, "tool calls and results kept together")
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	data, err := json.Marshal(v)
+	require.NoError(t, err)
+	return data
 }
