@@ -283,9 +283,13 @@ func TestHashEmbedderHugeAndInvalid(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	b := make([]byte, size)
 	for i := range b {
-		b[i] = byte(0x80 + rng.UintN(128)) // mostly invalid UTF-8
-		if i%64 == 0 {
+		switch {
+		case i%4096 < 64:
+			b[i] = byte(0x80 + rng.UintN(128)) // random high bytes: invalid or valid runes
+		case i%32 == 0:
 			b[i] = 'a' + byte(rng.UintN(26))
+		default:
+			b[i] = 0xff // never valid UTF-8
 		}
 	}
 	const small = 256 << 10
@@ -426,7 +430,7 @@ func (w whitespaceEmbedder) Embed(_ context.Context, texts []string) ([][]float3
 	return out, nil
 }
 
-func BenchmarkEmbed(b *testing.B) {
+func BenchmarkHashEmbedder(b *testing.B) {
 	texts := synthTurns(42, 256)
 	total := 0
 	for _, t := range texts {
@@ -437,9 +441,9 @@ func BenchmarkEmbed(b *testing.B) {
 		e    Embedder
 	}{
 		{"baseline=whitespace", whitespaceEmbedder{DefaultHashDimensions}},
-		{"hash/dims=256", NewHashEmbedder(256)},
-		{"hash/dims=512", NewHashEmbedder(512)},
-		{"hash/dims=1024", NewHashEmbedder(1024)},
+		{"dims=256", NewHashEmbedder(256)},
+		{"dims=512", NewHashEmbedder(512)},
+		{"dims=1024", NewHashEmbedder(1024)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ctx := b.Context()
