@@ -8,7 +8,10 @@
 //	llamacpp:PATH      a GGUF embedding model run by llama.cpp (build with -tags llamacpp)
 //	openai:URL#MODEL   an OpenAI-compatible /embeddings endpoint at URL serving MODEL
 //
-// The empty spec means hash.
+// The empty spec means hash. An openai: embedder sends $OPENAI_API_KEY as
+// its bearer token when set, and embeds one probe text when opened to learn
+// its dimension; llamacpp and openai embedders sit behind a
+// chitta.CachedEmbedder.
 package embedspec
 
 import (
