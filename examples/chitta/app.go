@@ -19,7 +19,8 @@ type memoryStore interface {
 type app struct {
 	store    memoryStore
 	embedder chitta.Embedder
-	persist  func() error // writes the store file atomically; nil keeps it in memory
+	persist  func() error         // writes the store file atomically; nil keeps it in memory
+	refresh  func() (bool, error) // picks up another process's writes; nil for none
 	log      *slog.Logger
 	now      func() time.Time
 	toolset  []tool
@@ -38,6 +39,20 @@ func newApp(store memoryStore, embedder chitta.Embedder, persist func() error, l
 	a := &app{store: store, embedder: embedder, persist: persist, log: log, now: time.Now}
 	a.toolset = a.tools()
 	return a
+}
+
+// sync picks up memories other processes (the PreCompact hook, a one-shot
+// chitta) saved to the store file since this one last read or wrote it. A
+// failure is logged: the tools go on with the store in memory.
+func (a *app) sync() {
+	if a.refresh == nil {
+		return
+	}
+	if reloaded, err := a.refresh(); err != nil {
+		a.log.Warn("reload store", "err", err)
+	} else if reloaded {
+		a.log.Debug("reloaded store", "memories", a.store.Len())
+	}
 }
 
 // save persists the store; the caller holds a.mu.

@@ -117,12 +117,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	defer emb.Close()
-	store, err := storepath.Open(cfg.store, emb.Dims)
+	store, err := storepath.OpenShared(cfg.store, emb.Dims)
 	if err != nil {
 		return err
 	}
 	log.Debug("ready", "store", cfg.store, "memories", store.Len(), "embedder", emb.Name)
-	a := newApp(store, emb, func() error { return storepath.Save(store, cfg.store) }, log)
+	a := newApp(store, emb, store.Save, log)
+	a.refresh = store.Refresh
 
 	if cfg.mode == "serve" {
 		return a.serve(ctx, stdin, stdout)

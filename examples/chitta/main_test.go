@@ -208,7 +208,9 @@ func TestRefusesToStart(t *testing.T) {
 func TestServeExec(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	cmd := exec.Command(binary, "--store", filepath.Join(t.TempDir(), "m.chitta"))
+	home := t.TempDir()
+	store := filepath.Join(home, "m.chitta")
+	cmd := exec.Command(binary, "--store", store)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	t.Cleanup(func() { t.Log(stderr.String()) })
@@ -230,6 +232,23 @@ func TestServeExec(t *testing.T) {
 	var wire *jsonrpc.Error
 	require.ErrorAs(t, err, &wire)
 	assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code)
+
+	// Another process (here a one-shot chitta, in practice the PreCompact
+	// hook) writes the same store while the session is open: the session
+	// sees its memory, and the session's next write keeps it.
+	r := runChitta(t, home, call(1, "remember", `{"text":"Release branches are cut on the first Monday of the month."}`), "--store", store)
+	require.Equal(t, 0, r.code, r.stderr)
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "recall", Arguments: map[string]any{"text": "when are release branches cut?", "k": 1}})
+	require.NoError(t, err)
+	assert.Contains(t, textOf(t, res), "first Monday")
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "remember", Arguments: map[string]any{"text": "Feature flags live in config/flags.yaml."}})
+	require.NoError(t, err)
+	require.False(t, res.IsError)
+	r = runChitta(t, home, call(2, "recall", `{"text":"x","k":10}`), "--store", store)
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, text := range []string{"read-only on Fridays", "first Monday", "config/flags.yaml"} {
+		assert.Contains(t, r.stdout, text)
+	}
 }
 
 // TestSampleRequest runs the README's sample request: the response keeps

@@ -127,6 +127,7 @@ func (a *app) tools() []tool {
 func (a *app) callTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	for _, t := range a.toolset {
 		if t.def.Name == name {
+			a.sync()
 			return t.call(ctx, args)
 		}
 	}

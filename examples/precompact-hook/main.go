@@ -160,7 +160,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) 
 		return "", err
 	}
 	defer emb.Close()
-	store, err := storepath.Open(cfg.store, emb.Dims)
+	store, err := storepath.OpenShared(cfg.store, emb.Dims)
 	if err != nil {
 		return "", err
 	}
@@ -178,7 +178,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) 
 	if err != nil {
 		return "", err
 	}
-	if err := storepath.Save(store, cfg.store); err != nil {
+	if err := store.Save(); err != nil {
 		return "", err
 	}
 

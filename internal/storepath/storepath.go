@@ -54,7 +54,7 @@ func Resolve(flag string) (string, error) {
 }
 
 // Open loads the store at path. A missing file gives a new empty store of
-// dims dimensions (nothing is written until [Save]). A file that cannot be
+// dims dimensions (nothing is written). A file that cannot be
 // read, is corrupt, or holds vectors of another dimension is an error: the
 // caller must refuse to start and never overwrite it.
 func Open(path string, dims int) (*chitta.HNSWStore, error) {
@@ -74,16 +74,4 @@ func Open(path string, dims int) (*chitta.HNSWStore, error) {
 			path, s.Dims(), dims, chitta.ErrDimensionMismatch)
 	}
 	return s, nil
-}
-
-// Save writes s to path atomically (see [chitta.HNSWStore.SaveFile]),
-// creating the parent directory with mode 0700 first if needed.
-func Save(s *chitta.HNSWStore, path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("create store directory: %w", err)
-	}
-	if err := s.SaveFile(path); err != nil {
-		return err
-	}
-	return nil
 }

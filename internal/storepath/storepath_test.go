@@ -52,7 +52,7 @@ func TestDefault(t *testing.T) {
 	assert.ErrorIs(t, err, os.ErrNotExist, "Default creates nothing")
 }
 
-func TestOpenSave(t *testing.T) {
+func TestOpenAndShared(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "nested", "dir", FileName)
@@ -64,8 +64,10 @@ func TestOpenSave(t *testing.T) {
 	_, err = os.Stat(path)
 	require.ErrorIs(t, err, os.ErrNotExist, "Open writes nothing")
 
-	require.NoError(t, s.Add(ctx, chitta.Memory{Text: "tabs, not spaces", Kind: chitta.KindPreference, Confidence: 1, Vector: []float32{1, 0, 0, 0}}))
-	require.NoError(t, Save(s, path))
+	sh, err := OpenShared(path, 4)
+	require.NoError(t, err)
+	require.NoError(t, sh.Add(ctx, chitta.Memory{Text: "tabs, not spaces", Kind: chitta.KindPreference, Confidence: 1, Vector: []float32{1, 0, 0, 0}}))
+	require.NoError(t, sh.Save())
 	info, err := os.Stat(filepath.Dir(path))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o700), info.Mode().Perm())
