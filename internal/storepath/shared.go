@@ -37,6 +37,9 @@ type Shared struct {
 	stamp   stamp           // the file as last loaded or saved
 }
 
+// lockTimeout bounds the wait for another process's save.
+const lockTimeout = 10 * time.Second
+
 // stamp identifies a version of the store file.
 type stamp struct {
 	size int64
