@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chitta-go/chitta/internal/scan"
 	"github.com/chitta-go/chitta/internal/vecmath"
 	"github.com/coder/hnsw"
 	"github.com/viterin/vek/vek32"
@@ -397,7 +398,7 @@ func (s *HNSWStore) Recall(ctx context.Context, vector []float32, k int) ([]Hit,
 		}
 		best = tops[0].h
 	}
-	return s.hits(q, best), nil
+	return s.hits(vector, best), nil
 }
 
 // RecallBatch answers one exact Recall per vector in a single pass over the
@@ -433,17 +434,19 @@ func (s *HNSWStore) RecallBatch(ctx context.Context, vectors [][]float32, k int)
 		return nil, err
 	}
 	for i := range qs {
-		out[i] = s.hits(qs[i], tops[i].h)
+		out[i] = s.hits(vectors[i], tops[i].h)
 	}
 	return out, nil
 }
 
-// hits turns candidates into Hits with recomputed similarities, sorted.
-// The caller holds a lock.
+// hits turns candidates into Hits with their similarity recomputed in
+// float64 from the caller's query q (cosine is scale-invariant, so this
+// avoids the rounding of the normalised copy), sorted. The caller holds a
+// lock.
 func (s *HNSWStore) hits(q []float32, cands []cand) []Hit {
 	out := make([]Hit, len(cands))
 	for i, c := range cands {
-		out[i] = Hit{Memory: s.memory(c.slot), Similarity: float64(vecmath.RefCosine(q, s.row(c.slot)))}
+		out[i] = Hit{Memory: s.memory(c.slot), Similarity: cosine64(q, s.row(c.slot))}
 	}
 	slices.SortFunc(out, func(a, b Hit) int {
 		if c := cmp.Compare(b.Similarity, a.Similarity); c != 0 {
@@ -454,10 +457,27 @@ func (s *HNSWStore) hits(q []float32, cands []cand) []Hit {
 	return out
 }
 
+// cosine64 is the cosine of two equal-length non-zero vectors, accumulated
+// and returned in float64 and clamped to [-1, 1].
+func cosine64(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot += x * y
+		na += x * x
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return max(-1, min(1, dot/math.Sqrt(na*nb)))
+}
+
 // Scan tuning: rows per ctx check and the smallest matrix worth splitting
 // across goroutines.
 const (
 	scanChunk       = 4096
+	scanBlock       = 32      // rows per blocked-kernel call
 	parallelScanMin = 1 << 20 // rows × queries × dims
 )
 
@@ -479,6 +499,10 @@ func (s *HNSWStore) scan(ctx context.Context, qs [][]float32, k int) ([]topK, er
 		for i := range parts[w] {
 			parts[w][i] = topK{k: k, s: s}
 		}
+		if workers == 1 {
+			errs[w] = s.scanRange(ctx, qs, parts[w], lo, hi)
+			break
+		}
 		wg.Go(func() { errs[w] = s.scanRange(ctx, qs, parts[w], lo, hi) })
 	}
 	wg.Wait()
@@ -496,19 +520,48 @@ func (s *HNSWStore) scan(ctx context.Context, qs [][]float32, k int) ([]topK, er
 	return tops, nil
 }
 
+// scanRange offers every live slot in [lo, hi) to the top-k of every
+// query. Three or more queries go through the register-blocked kernel of
+// internal/scan, a block of rows at a time; fewer use one vek dot product
+// per row and query.
 func (s *HNSWStore) scanRange(ctx context.Context, qs [][]float32, tops []topK, lo, hi int) error {
-	d := s.dims
+	d, nq := s.dims, len(qs)
+	var flat, buf []float32
+	if nq >= 3 {
+		flat = make([]float32, 0, nq*d)
+		for _, q := range qs {
+			flat = append(flat, q...)
+		}
+		buf = make([]float32, scanBlock*nq)
+	}
 	for start := lo; start < hi; start += scanChunk {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		for slot := start; slot < min(hi, start+scanChunk); slot++ {
-			if !s.live[slot] {
-				continue
+		end := min(hi, start+scanChunk)
+		if flat == nil {
+			for slot := start; slot < end; slot++ {
+				if !s.live[slot] {
+					continue
+				}
+				row := s.vecs[slot*d : (slot+1)*d]
+				for i, q := range qs {
+					tops[i].offer(int32(slot), vek32.Dot(q, row))
+				}
 			}
-			row := s.vecs[slot*d : (slot+1)*d]
-			for i, q := range qs {
-				tops[i].offer(int32(slot), vek32.Dot(q, row))
+			continue
+		}
+		for b := start; b < end; b += scanBlock {
+			e := min(end, b+scanBlock)
+			dots := scan.Dots(buf, flat, s.vecs[b*d:e*d], d)
+			for slot := b; slot < e; slot++ {
+				if !s.live[slot] {
+					continue
+				}
+				row := dots[(slot-b)*nq : (slot-b+1)*nq]
+				for i := range tops {
+					tops[i].offer(int32(slot), row[i])
+				}
 			}
 		}
 	}
