@@ -18,8 +18,8 @@
 // It never gets in the way of Claude Code's own compaction: whatever
 // happens (bad flags, malformed input, a missing transcript, a corrupt
 // store, a timeout) it writes one line to stderr and exits 0. Exit code 2
-// would block the compaction, so it is never used. Claude Code shows hook
-// stderr in verbose mode (ctrl-o).
+// would block the compaction, so it is never used. Claude Code shows a
+// hook's stderr in its debug output (claude --debug).
 //
 // Usage:
 //
