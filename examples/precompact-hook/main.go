@@ -58,11 +58,16 @@ func main() {
 	summary, err := run(ctx, os.Args[1:], os.Stdin, os.Stderr)
 	stop()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "chitta precompact: skipped:", err)
+		fmt.Fprintln(os.Stderr, "chitta precompact: skipped:", oneLine(err.Error()))
 	} else if summary != "" {
-		fmt.Fprintln(os.Stderr, "chitta precompact:", summary)
+		fmt.Fprintln(os.Stderr, "chitta precompact:", oneLine(summary))
 	}
 	// Always 0: a PreCompact hook must never block Claude Code's compaction.
+}
+
+// oneLine joins the lines of s (errors.Join separates errors by newlines).
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ; ")), " ")
 }
 
 // hookInput is what Claude Code writes on a PreCompact hook's stdin.

@@ -125,6 +125,12 @@ func TestRunRecordsEpisode(t *testing.T) {
 	assert.Contains(t, summary, fmt.Sprintf("(%d memories)", n))
 }
 
+func TestOneLine(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "store a: disk full ; store b: disk full", oneLine("store a: disk full\nstore b: disk full"))
+	assert.Equal(t, "kept 3 of 5 turns", oneLine("kept 3 of 5 turns"))
+}
+
 func TestQueryFor(t *testing.T) {
 	t.Parallel()
 	tr, err := claudecode.ReadFile(writeTranscript(t, 3), nil)
