@@ -54,7 +54,7 @@ type CachedEmbedder struct {
 // CacheStats counts the work of a [CachedEmbedder].
 type CacheStats struct {
 	Hits      uint64 // texts answered from the cache (including repeats within one call)
-	Misses    uint64 // distinct texts sent to the wrapped embedder
+	Misses    uint64 // distinct texts embedded by the wrapped embedder (failed calls not counted)
 	Evictions uint64 // vectors dropped to stay within capacity
 	Len       int    // vectors cached now
 	Capacity  int    // the most vectors kept

@@ -35,10 +35,12 @@ const (
 //     "parse config" all yield the words parse and config; HTTPServer
 //     yields http and server). Han, Hiragana and Katakana characters are
 //     words of their own. Each word is lightly stemmed (plurals, -ing, -ed,
-//     -ation, -ion, final -e, for ASCII words), and English stop words
+//     -ation, -ion, final -e, for ASCII words), and English stop words and
+//     the words of JSON object keys ("command": in tool-call arguments)
 //     weigh 0.1 instead of 1;
 //   - the whole identifier, as its stemmed parts, when it has two or more
-//     parts, so that exact identifiers match more strongly than their words;
+//     parts that are not stop words (so not contractions like don't), so
+//     that exact identifiers match more strongly than their words;
 //   - bigrams of consecutive non-stop words, across identifiers and prose;
 //   - character trigrams (with word-boundary markers) of letter-only words
 //     of 4 to 32 characters, together weighing as much as one
@@ -131,13 +133,11 @@ const (
 
 // hashState is the scratch space of one embedding, pooled.
 type hashState struct {
-	// Open-addressing table of features: keys (0 = empty slot), summed
-	// weights and counts, and the occupied slots in insertion order (for a
-	// deterministic summation order and a cheap reset).
-	keys []uint64
-	sumw []float32
-	cnt  []float32
-	used []int32
+	// Open-addressing table of features and the occupied slots in
+	// insertion order (for a deterministic summation order and a cheap
+	// reset).
+	slots []featureSlot
+	used  []int32
 
 	acc   []float64 // the vector being built
 	low   []byte    // lower-cased bytes of the current chunk
@@ -146,6 +146,14 @@ type hashState struct {
 	pos   []int32 // rune offsets in gram
 
 	prev uint64 // hash of the previous non-stop word, 0 if none
+	key  bool   // the current chunk is a JSON key: its words weigh like stop words
+}
+
+// featureSlot is one entry of the feature table: a feature's hash (0 =
+// empty), its summed weight and its count.
+type featureSlot struct {
+	key       uint64
+	sumw, cnt float32
 }
 
 // wordPart is one part of an identifier chunk, as a span of hashState.low.
@@ -165,7 +173,7 @@ var hashStatePool = sync.Pool{New: func() any {
 const maxPooledSlots = 1 << 15
 
 func (s *hashState) release() {
-	if len(s.keys) > maxPooledSlots {
+	if len(s.slots) > maxPooledSlots {
 		s.resetTable(256)
 	}
 	if cap(s.low) > 1<<16 {
@@ -175,9 +183,7 @@ func (s *hashState) release() {
 }
 
 func (s *hashState) resetTable(n int) {
-	s.keys = make([]uint64, n)
-	s.sumw = make([]float32, n)
-	s.cnt = make([]float32, n)
+	s.slots = make([]featureSlot, n)
 	s.used = make([]int32, 0, n/2)
 }
 
@@ -186,17 +192,18 @@ func (s *hashState) add(h uint64, w float32) {
 	if h == 0 {
 		h = 1
 	}
-	mask := uint64(len(s.keys) - 1)
+	mask := uint64(len(s.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
-		switch s.keys[i] {
+		sl := &s.slots[i]
+		switch sl.key {
 		case h:
-			s.sumw[i] += w
-			s.cnt[i]++
+			sl.sumw += w
+			sl.cnt++
 			return
 		case 0:
-			s.keys[i], s.sumw[i], s.cnt[i] = h, w, 1
+			*sl = featureSlot{key: h, sumw: w, cnt: 1}
 			s.used = append(s.used, int32(i))
-			if 2*len(s.used) > len(s.keys) {
+			if 2*len(s.used) > len(s.slots) {
 				s.grow()
 			}
 			return
@@ -205,16 +212,15 @@ func (s *hashState) add(h uint64, w float32) {
 }
 
 func (s *hashState) grow() {
-	keys, sumw, cnt, used := s.keys, s.sumw, s.cnt, s.used
-	s.resetTable(2 * len(keys))
-	mask := uint64(len(s.keys) - 1)
+	slots, used := s.slots, s.used
+	s.resetTable(2 * len(slots))
+	mask := uint64(len(s.slots) - 1)
 	for _, j := range used {
-		h := keys[j]
-		i := h & mask
-		for s.keys[i] != 0 {
+		i := slots[j].key & mask
+		for s.slots[i].key != 0 {
 			i = (i + 1) & mask
 		}
-		s.keys[i], s.sumw[i], s.cnt[i] = h, sumw[j], cnt[j]
+		s.slots[i] = slots[j]
 		s.used = append(s.used, int32(i))
 	}
 }
@@ -230,14 +236,14 @@ func (s *hashState) embed(text string, v []float32) {
 	acc := s.acc[:d]
 	clear(acc)
 	for _, i := range s.used {
-		h := s.keys[i]
-		c := s.cnt[i]
-		w := float64(s.sumw[i]/c) * sublinear(c)
+		sl := &s.slots[i]
+		h, c := sl.key, sl.cnt
+		w := float64(sl.sumw/c) * sublinear(c)
 		if h&1 != 0 {
 			w = -w
 		}
 		acc[((h>>32)*uint64(d))>>32] += w
-		s.keys[i] = 0
+		sl.key = 0
 	}
 	s.used = s.used[:0]
 	var sq float64
@@ -276,6 +282,7 @@ const (
 	classJoin         // joins the parts of an identifier: _ - . / \ : '
 	classIdeo         // Han, Hiragana, Katakana: a word of its own
 	classUpper        // upper-case letter (a classWord for chunking)
+	classDigit        // non-ASCII digit or number (a classWord for chunking)
 )
 
 var asciiClass = func() (t [utf8.RuneSelf]uint8) {
@@ -294,8 +301,35 @@ var asciiClass = func() (t [utf8.RuneSelf]uint8) {
 	return t
 }()
 
+// runeClass returns the tokenizer class of a non-ASCII rune. Runes below
+// U+3400 (every alphabet, Hiragana, Katakana) come from a table built on
+// first use; the CJK ideograph blocks are recognised by range.
 func runeClass(r rune) uint8 {
 	switch {
+	case r < utf8.RuneSelf:
+		return asciiClass[r]
+	case r < bmpClassSize:
+		return bmpClass()[r]
+	case r <= 0x4dbf || (r >= 0x4e00 && r <= 0x9fff):
+		return classIdeo
+	}
+	return slowRuneClass(r)
+}
+
+const bmpClassSize = 0x3400
+
+var bmpClass = sync.OnceValue(func() *[bmpClassSize]uint8 {
+	t := new([bmpClassSize]uint8)
+	for r := range t {
+		t[r] = slowRuneClass(rune(r))
+	}
+	return t
+})
+
+func slowRuneClass(r rune) uint8 {
+	switch {
+	case r < utf8.RuneSelf:
+		return asciiClass[r]
 	case r == utf8.RuneError:
 		return classSep
 	case unicode.IsLetter(r):
@@ -306,7 +340,9 @@ func runeClass(r rune) uint8 {
 			return classUpper
 		}
 		return classWord
-	case unicode.IsDigit(r) || unicode.IsMark(r) || unicode.IsNumber(r):
+	case unicode.IsDigit(r) || unicode.IsNumber(r):
+		return classDigit
+	case unicode.IsMark(r):
 		return classWord
 	case r == '’' || r == '‐' || r == '‑':
 		return classJoin
@@ -332,7 +368,9 @@ func (s *hashState) tokenize(text string) {
 		switch cls {
 		case classSep:
 			if start >= 0 {
+				s.key = isJSONKey(text, start, i)
 				s.chunk(text[start:i])
+				s.key = false
 				start = -1
 			}
 		case classIdeo:
@@ -351,6 +389,12 @@ func (s *hashState) tokenize(text string) {
 	if start >= 0 {
 		s.chunk(text[start:])
 	}
+}
+
+// isJSONKey reports whether text[start:end] is a JSON object key: quoted
+// and followed by a colon, as in the arguments of a tool call.
+func isJSONKey(text string, start, end int) bool {
+	return start > 0 && text[start-1] == '"' && end+1 < len(text) && text[end] == '"' && text[end+1] == ':'
 }
 
 // chunk splits an identifier chunk (word and join runes) into lower-cased
@@ -407,10 +451,9 @@ func (s *hashState) chunk(c string) {
 			}
 			prevLower = !isUpper
 		} else {
-			lr := unicode.ToLower(r)
-			s.low = utf8.AppendRune(s.low, lr)
+			s.low = utf8.AppendRune(s.low, unicode.ToLower(r))
 			cur.ascii = false
-			if unicode.IsDigit(r) || unicode.IsNumber(r) {
+			if cls == classDigit {
 				cur.letters = false
 			}
 			prevLower = !isUpper // lower-case, caseless letter, digit or mark
@@ -424,10 +467,16 @@ func (s *hashState) chunk(c string) {
 		return
 	}
 	whole := uint64(nsWhole)
+	content := 0 // parts that are not stop words
 	for _, p := range s.parts {
-		whole = mix(whole, s.part(p))
+		h, stop := s.part(p)
+		whole = mix(whole, h)
+		if !stop {
+			content++
+		}
 	}
-	if n := len(s.parts); n >= 2 && n <= maxWholeParts {
+	// Contractions and possessives (don't, Ann's) are not identifiers.
+	if content >= 2 && len(s.parts) <= maxWholeParts && !s.key {
 		s.add(whole, wholeWeight)
 	}
 }
@@ -441,13 +490,13 @@ func nextIsLower(rest string) bool {
 }
 
 // part adds the features of one lower-cased word and returns the hash of
-// its stem.
-func (s *hashState) part(p wordPart) uint64 {
+// its stem and whether it weighed as a stop word.
+func (s *hashState) part(p wordPart) (uint64, bool) {
 	w := s.low[p.start:p.end]
-	if isStopWord(w) {
+	if s.key || isStopWord(w) {
 		h := hashBytes(nsWord, w)
 		s.add(h, stopWeight)
-		return h
+		return h, true
 	}
 	if p.letters && p.runes >= minGramRunes && p.runes <= maxGramRunes {
 		s.trigrams(w, p.runes)
@@ -461,7 +510,7 @@ func (s *hashState) part(p wordPart) uint64 {
 		s.add(mix(mix(nsBigram, s.prev), h), bigramWeight)
 	}
 	s.prev = h
-	return h
+	return h, false
 }
 
 // trigrams adds the character trigrams of word w (runes runes long), with

@@ -116,6 +116,9 @@ func TestHashEmbedderSimilarity(t *testing.T) {
 		{"unrelated", "The build failed because the config file is missing", "I love hiking in the mountains with my dog", -0.2, 0.2},
 		{"unrelated identifiers", "parseConfig", "renderTemplate", -0.2, 0.2},
 		{"unrelated code", "func (s *Store) Recall(ctx context.Context, q []float32)", "Remember to water the tomatoes every evening", -0.2, 0.2},
+		{"JSON keys barely count", `Bash {"command":"act -j test","timeout":300000,"description":"Run the CI workflow"}`, `Bash {"command":"ls -la /tmp","description":"List temporary files"}`, -0.2, 0.25},
+		{"JSON values count", `Read {"file_path":"/src/claude_code_log/converter.py"}`, "the converter.py file in claude_code_log", 0.5, 1},
+		{"contractions are not identifiers", "I'm sure it's red, don't you think", "I'm told it's blue, don't you see", -0.15, 0.15},
 		{"stop words alone barely count", "the cat sat on the mat", "the dog ran in the park", -0.3, 0.3},
 	}
 	for _, tt := range tests {
@@ -430,21 +433,43 @@ func (w whitespaceEmbedder) Embed(_ context.Context, texts []string) ([][]float3
 	return out, nil
 }
 
-func BenchmarkHashEmbedder(b *testing.B) {
-	texts := synthTurns(42, 256)
-	total := 0
-	for _, t := range texts {
-		total += len(t)
+// multilingualTurns returns n texts mixing German, Russian, Greek and
+// Japanese words with identifiers, from a fixed seed.
+func multilingualTurns(seed uint64, n int) []string {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	words := strings.Fields(`Größe Änderung Prüfung über Fehler Datei Konfiguration ошибка файл конфигурация
+		проверка сервер запрос ответ σφάλμα αρχείο ρύθμιση διακομιστής 設定 ファイル エラー 確認 サーバー
+		parseConfig HTTPServer user_id`)
+	out := make([]string, n)
+	for i := range out {
+		k := 20 + rng.IntN(120)
+		ws := make([]string, k)
+		for j := range ws {
+			ws[j] = words[rng.IntN(len(words))]
+		}
+		out[i] = strings.Join(ws, " ")
 	}
+	return out
+}
+
+func BenchmarkHashEmbedder(b *testing.B) {
 	for _, bc := range []struct {
-		name string
-		e    Embedder
+		name  string
+		e     Embedder
+		texts []string
 	}{
-		{"baseline=whitespace", whitespaceEmbedder{DefaultHashDimensions}},
-		{"dims=256", NewHashEmbedder(256)},
-		{"dims=512", NewHashEmbedder(512)},
-		{"dims=1024", NewHashEmbedder(1024)},
+		{"baseline=whitespace", whitespaceEmbedder{DefaultHashDimensions}, synthTurns(42, 256)},
+		{"dims=256", NewHashEmbedder(256), synthTurns(42, 256)},
+		{"dims=512", NewHashEmbedder(512), synthTurns(42, 256)},
+		{"dims=1024", NewHashEmbedder(1024), synthTurns(42, 256)},
+		{"baseline=whitespace/multilingual", whitespaceEmbedder{DefaultHashDimensions}, multilingualTurns(42, 256)},
+		{"dims=512/multilingual", NewHashEmbedder(512), multilingualTurns(42, 256)},
 	} {
+		texts := bc.texts
+		total := 0
+		for _, t := range texts {
+			total += len(t)
+		}
 		b.Run(bc.name, func(b *testing.B) {
 			ctx := b.Context()
 			b.SetBytes(int64(total))
@@ -455,5 +480,24 @@ func BenchmarkHashEmbedder(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestRuneClassTable checks the table and range shortcuts against the
+// unicode-package definition over the whole BMP and the supplementary
+// ideograph planes' edges.
+func TestRuneClassTable(t *testing.T) {
+	t.Parallel()
+	for r := rune(0); r <= 0x10ffff; r++ {
+		if r > 0xffff && r%97 != 0 {
+			continue // sample the supplementary planes
+		}
+		fast, slow := runeClass(r), slowRuneClass(r)
+		if fast == slow {
+			continue
+		}
+		// The CJK blocks are claimed whole, unassigned code points included.
+		inCJK := (r >= 0x3400 && r <= 0x4dbf) || (r >= 0x4e00 && r <= 0x9fff)
+		require.True(t, inCJK && fast == classIdeo && slow == classSep, "runeClass(%U) = %d, slowRuneClass = %d", r, fast, slow)
 	}
 }

@@ -402,10 +402,15 @@ func retryable(err error) bool {
 
 // backoff returns the jittered wait before retry number attempt+1.
 func (e *Embedder) backoff(attempt int) time.Duration {
-	d := e.maxBackoff
-	if attempt < 32 {
-		d = min(e.maxBackoff, e.minBackoff<<attempt)
+	d := e.minBackoff
+	for range attempt {
+		if d > e.maxBackoff/2 {
+			d = e.maxBackoff
+			break
+		}
+		d *= 2
 	}
+	d = min(d, e.maxBackoff)
 	if d <= 0 {
 		return 0
 	}

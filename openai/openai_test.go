@@ -524,6 +524,18 @@ func TestEmbedConcurrent(t *testing.T) {
 	}
 }
 
+func TestBackoffNoOverflow(t *testing.T) {
+	t.Parallel()
+	e, err := New(&Options{Model: "m", MinBackoff: 30 * time.Second, MaxBackoff: time.Hour})
+	require.NoError(t, err)
+	for attempt := range 100 {
+		d := e.backoff(attempt)
+		assert.GreaterOrEqual(t, d, 15*time.Second, "attempt %d", attempt)
+		assert.LessOrEqual(t, d, time.Hour, "attempt %d", attempt)
+	}
+	assert.GreaterOrEqual(t, e.backoff(99), 30*time.Minute, "capped at MaxBackoff, with jitter in [d/2, d]")
+}
+
 func TestRetryAfterParse(t *testing.T) {
 	t.Parallel()
 	for h, want := range map[string]time.Duration{
