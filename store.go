@@ -68,12 +68,12 @@ type BatchRecaller interface {
 
 // Defaults and limits of [HNSWOptions] and [NewHNSWStore].
 const (
-	DefaultHNSWM              = 16  // used when HNSWOptions.M is 0
-	DefaultHNSWEfSearch       = 64  // used when HNSWOptions.EfSearch is 0
-	DefaultHNSWEfConstruction = 200 // used when HNSWOptions.EfConstruction is 0
-	DefaultHNSWShards         = 1   // used when HNSWOptions.Shards is 0
-	DefaultHNSWOverfetch      = 8   // used when HNSWOptions.Overfetch is 0
-	MaxStoreDims              = 1 << 16
+	DefaultHNSWM              = 16      // used when HNSWOptions.M is 0
+	DefaultHNSWEfSearch       = 64      // used when HNSWOptions.EfSearch is 0
+	DefaultHNSWEfConstruction = 200     // used when HNSWOptions.EfConstruction is 0
+	DefaultHNSWShards         = 1       // used when HNSWOptions.Shards is 0
+	DefaultHNSWOverfetch      = 8       // used when HNSWOptions.Overfetch is 0
+	MaxStoreDims              = 1 << 16 // largest dims NewHNSWStore accepts
 )
 
 // HNSWOptions configures an [HNSWStore]. A nil *HNSWOptions, and the zero
@@ -85,8 +85,10 @@ type HNSWOptions struct {
 	// HNSW graphs (github.com/coder/hnsw) instead of scanning every vector.
 	// 0 means never: Recall is always exact. Measured on clustered 384-d
 	// data, coder/hnsw reaches a recall@3 far below 0.95 (see the README),
-	// so an approximate Recall is opt-in. RecallBatch is always exact.
-	// Negative is an error.
+	// so an approximate Recall is opt-in. RecallBatch is always exact. The
+	// Add that brings the store to Crossover builds the graphs over every
+	// memory while holding the write lock (tens of seconds at 100 000
+	// memories); later Adds and Deletes update them. Negative is an error.
 	Crossover int
 
 	// M is the number of neighbours per graph node. 0 means
@@ -111,8 +113,9 @@ type HNSWOptions struct {
 	// DefaultHNSWOverfetch (8); valid range 1–1000.
 	Overfetch int
 
-	// Seed seeds the graphs' level generators, making graph construction
-	// deterministic for a given sequence of Adds. 0 means 1.
+	// Seed seeds the graphs' level generators. 0 means 1. coder/hnsw also
+	// picks layer entry points by map iteration, so graphs, and therefore
+	// approximate results, still vary from run to run.
 	Seed int64
 }
 
