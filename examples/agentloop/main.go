@@ -1,0 +1,376 @@
+// Command agentloop shows chitta inside a Go agent loop, with no network and
+// no model: a scripted "model" fixes a bug in a repository with tool calls
+// (one parallel pair among them), the loop appends the tool results, and
+// before every model call it checks the context size and calls
+// chitta.Compact when it exceeds the budget. The model also calls a remember
+// tool, which the loop executes against a memory store, so that later
+// compactions drop first the turns the memory already covers.
+//
+//	go run ./examples/agentloop
+//
+// It prints every step, and at each compaction what was kept and dropped
+// (role, tokens, score, memory coverage), and checks that no tool call was
+// separated from its results. The output is deterministic.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/chitta-go/chitta"
+)
+
+// The loop's context policy: when the estimated context exceeds budget
+// tokens, compact it to at most target tokens, always keeping the last
+// keepLast turns (and the tool-call groups they belong to).
+const (
+	budget   = 700
+	target   = 350
+	keepLast = 4
+)
+
+func main() {
+	if err := run(context.Background(), os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "agentloop:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, w io.Writer) error {
+	_, err := simulate(ctx, w)
+	return err
+}
+
+// compaction records one Compact call of the loop, for the report and the
+// tests.
+type compaction struct {
+	Input         []chitta.Message
+	Result        *chitta.Result
+	WithoutMemory *chitta.Result // the same call with no store, for contrast
+}
+
+// agent is the loop's state: the conversation as the provider sees it, the
+// memory, and the embedder shared by every compaction.
+type agent struct {
+	w        io.Writer
+	history  []chitta.Message
+	store    chitta.MemoryStore
+	emb      chitta.Embedder
+	counts   *counts
+	query    string // the latest user prompt: what the next turns are about
+	calls    int    // tool calls issued, for IDs
+	memories int
+	produced int // messages appended over the whole session
+	log      []compaction
+}
+
+// counts tallies texts asked of the cached embedder and texts it passed
+// through to the HashEmbedder behind it.
+type counts struct{ requested, embedded int }
+
+// simulate runs the scripted session, writing the report to w.
+func simulate(ctx context.Context, w io.Writer) ([]compaction, error) {
+	emb, c, dims := newEmbedder()
+	store, err := newStore(dims)
+	if err != nil {
+		return nil, err
+	}
+	a := &agent{w: w, store: store, emb: emb, counts: c}
+	fmt.Fprintf(w, "chitta agent loop · scripted coding agent, no network\n")
+	fmt.Fprintf(w, "context budget %d tokens; over it, Compact to %d keeping the last %d turns\n", budget, target, keepLast)
+	fmt.Fprintf(w, "embedder %s · memory %s, filled by the remember tool\n\n", embedderName, storeName)
+
+	if err := a.append(wire{Role: "system", Content: ptr(systemPrompt)}); err != nil {
+		return nil, err
+	}
+	for _, ex := range script {
+		a.query = ex.user
+		if err := a.append(wire{Role: "user", Content: ptr(ex.user)}); err != nil {
+			return nil, err
+		}
+		a.event("user", quote(ex.user, 52))
+		for _, st := range ex.steps {
+			// Before each model call: is the context over budget?
+			if a.tokens() > budget {
+				if err := a.compact(ctx); err != nil {
+					return nil, err
+				}
+			}
+			if err := a.model(ctx, st); err != nil {
+				return nil, err
+			}
+		}
+	}
+	fmt.Fprintf(w, "\ndone · %d compactions · %d messages produced, %d in context (%d tokens) · %d memories\n",
+		len(a.log), a.produced, len(a.history), a.tokens(), a.memories)
+	fmt.Fprintf(w, "CachedEmbedder: %d texts requested, %d embedded (each new turn once)\n", c.requested, c.embedded)
+	return a.log, nil
+}
+
+// model plays one scripted step: the assistant message, then its tool
+// results.
+func (a *agent) model(ctx context.Context, st step) error {
+	msg := wire{Role: "assistant"}
+	if st.text != "" {
+		msg.Content = ptr(st.text)
+	}
+	var shown []string
+	for _, c := range st.calls {
+		a.calls++
+		args, err := json.Marshal(map[string]string{argName(c.name): c.arg})
+		if err != nil {
+			return err
+		}
+		wc := wireCall{ID: fmt.Sprintf("call_%d", a.calls), Type: "function"}
+		wc.Function.Name, wc.Function.Arguments = c.name, string(args)
+		msg.ToolCalls = append(msg.ToolCalls, wc)
+		shown = append(shown, c.name+"("+preview(c.arg, 14)+")")
+	}
+	if err := a.append(msg); err != nil {
+		return err
+	}
+	for i, c := range st.calls {
+		result := c.result
+		if c.name == "remember" {
+			id, err := a.remember(ctx, c.arg)
+			if err != nil {
+				return err
+			}
+			result = "stored memory " + id
+			shown[i] = "remember → " + id + " " + quote(c.arg, 40)
+		}
+		if err := a.append(wire{Role: "tool", Content: ptr(result), ToolCallID: msg.ToolCalls[i].ID}); err != nil {
+			return err
+		}
+	}
+	if len(shown) == 0 {
+		a.event("model", quote(st.text, 52))
+		return nil
+	}
+	if len(shown) > 1 {
+		shown[len(shown)-1] += "  (parallel)"
+	}
+	a.event("model", strings.Join(shown, " ‖ "))
+	return nil
+}
+
+// remember stores a fact the model asked to keep and returns its ID.
+func (a *agent) remember(ctx context.Context, text string) (string, error) {
+	vecs, err := a.emb.Embed(ctx, []string{text})
+	if err != nil {
+		return "", fmt.Errorf("embed memory: %w", err)
+	}
+	a.memories++
+	id := fmt.Sprintf("m%d", a.memories)
+	m := chitta.Memory{
+		ID:         id,
+		Text:       text,
+		Kind:       chitta.KindFact,
+		Confidence: 0.9,
+		Vector:     vecs[0],
+		CreatedAt:  time.Date(2026, 1, 1, 0, a.memories, 0, 0, time.UTC), // fixed: the output is deterministic
+		Source:     "agentloop",
+	}
+	if err := a.store.Add(ctx, m); err != nil {
+		return "", fmt.Errorf("remember %s: %w", id, err)
+	}
+	return id, nil
+}
+
+// compact replaces the history with what chitta keeps and reports it.
+func (a *agent) compact(ctx context.Context) error {
+	opts := &chitta.Options{
+		Query:     a.query,
+		MaxTokens: target,
+		KeepLast:  keepLast,
+		Embedder:  a.emb,
+		Store:     a.store,
+	}
+	res, err := chitta.Compact(ctx, a.history, opts)
+	if err != nil {
+		return fmt.Errorf("compact: %w", err)
+	}
+	noMem := *opts
+	noMem.Store = nil
+	without, err := chitta.Compact(ctx, a.history, &noMem)
+	if err != nil {
+		return fmt.Errorf("compact without memory: %w", err)
+	}
+	if err := checkPairs(res.Messages); err != nil {
+		return fmt.Errorf("compaction %d: %w", len(a.log)+1, err)
+	}
+	a.log = append(a.log, compaction{Input: a.history, Result: res, WithoutMemory: without})
+	a.report(res, without)
+	a.history = res.Messages
+	return nil
+}
+
+// report prints one compaction: a row per message and a summary.
+func (a *agent) report(res, without *chitta.Result) {
+	w, st := a.w, res.Stats
+	fmt.Fprintf(w, "\n── compaction %d · context %d > %d tokens · query %s\n", len(a.log), st.BeforeTokens, budget, quote(a.query, 30))
+	fmt.Fprintf(w, "   #  role       tok  score  cover\n")
+	groups := groupMarks(res.Scores)
+	covered, changed := 0, []string{}
+	for _, s := range res.Scores {
+		status := "kept"
+		switch {
+		case s.Role.Pinned():
+			status = "kept  (system)"
+		case s.Kept && s.Pinned:
+			status = "kept  (last 4)"
+		case !s.Kept && s.Coverage >= chitta.DefaultNovelThreshold:
+			status = "drop  covered by memory"
+			covered++
+		case !s.Kept:
+			status = "drop"
+		}
+		if !s.Kept && without.Scores[s.Index].Kept {
+			changed = append(changed, fmt.Sprintf("#%d", s.Index))
+		}
+		score, cover := "    -", "    -"
+		if !s.Role.Pinned() {
+			score, cover = fmt.Sprintf("%.2f", s.Score), fmt.Sprintf("%.2f", s.Coverage)
+		}
+		fmt.Fprintf(w, "  %2d  %-9s %4d  %5s  %5s %s %s\n", s.Index, s.Role, s.Tokens, score, cover, groups[s.Index], status)
+	}
+	fmt.Fprintf(w, "   → %d tokens (target %d), %d of %d turns dropped, %d covered by memory; tool pairs intact ✓\n",
+		st.AfterTokens, st.TargetTokens, st.Dropped, len(res.Scores), covered)
+	if len(changed) > 0 {
+		fmt.Fprintf(w, "   memory made the difference: %s would have been kept without it\n", strings.Join(changed, " "))
+	}
+	fmt.Fprintln(w)
+}
+
+// groupMarks draws a bracket beside the members of each tool-call group.
+func groupMarks(scores []chitta.TurnScore) []string {
+	marks := make([]string, len(scores))
+	size := map[int]int{}
+	for _, s := range scores {
+		size[s.Unit]++
+	}
+	seen := map[int]int{}
+	for _, s := range scores {
+		marks[s.Index] = " "
+		if s.Role.Pinned() || size[s.Unit] < 2 {
+			continue
+		}
+		seen[s.Unit]++
+		switch seen[s.Unit] {
+		case 1:
+			marks[s.Index] = "┐"
+		case size[s.Unit]:
+			marks[s.Index] = "┘"
+		default:
+			marks[s.Index] = "│"
+		}
+	}
+	return marks
+}
+
+var errBrokenPair = errors.New("tool call separated from its result")
+
+// checkPairs reports a kept tool call whose result was dropped, or a kept
+// result whose call was dropped: what a provider would reject.
+func checkPairs(msgs []chitta.Message) error {
+	calls, results := map[string]bool{}, map[string]bool{}
+	for _, m := range msgs {
+		for _, id := range m.ToolCallIDs {
+			calls[id] = true
+		}
+		for _, id := range m.ToolResultIDs {
+			results[id] = true
+		}
+	}
+	for id := range calls {
+		if !results[id] {
+			return fmt.Errorf("%w: call %s kept without its result", errBrokenPair, id)
+		}
+	}
+	for id := range results {
+		if !calls[id] {
+			return fmt.Errorf("%w: result of %s kept without its call", errBrokenPair, id)
+		}
+	}
+	return nil
+}
+
+// tokens estimates the context the next model call would send.
+func (a *agent) tokens() int {
+	n := 0
+	for _, m := range a.history {
+		n += chitta.EstimateTokens(m.Content)
+	}
+	return n
+}
+
+// event prints one line of the session with the context size after it.
+func (a *agent) event(who, what string) {
+	fmt.Fprintf(a.w, "%-5s  %-62s ctx %4d\n", who, what, a.tokens())
+}
+
+// wire is a chat message in OpenAI's wire format, as an agent holds it.
+type wire struct {
+	Role       string     `json:"role"`
+	Content    *string    `json:"content"`
+	ToolCalls  []wireCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+}
+
+type wireCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+// append adds a wire message to the history. chitta keeps the JSON in
+// Message.Raw and hands it back verbatim, so what survives compaction goes
+// back to the provider byte for byte.
+func (a *agent) append(wm wire) error {
+	data, err := json.Marshal(wm)
+	if err != nil {
+		return err
+	}
+	var m chitta.Message
+	if err := json.Unmarshal(data, &m); err != nil {
+		return fmt.Errorf("message %d: %w", a.produced, err)
+	}
+	a.history = append(a.history, m)
+	a.produced++
+	return nil
+}
+
+func argName(tool string) string {
+	switch tool {
+	case "remember":
+		return "text"
+	case "grep":
+		return "pattern"
+	case "go_test":
+		return "packages"
+	}
+	return "path"
+}
+
+func ptr(s string) *string { return &s }
+
+// preview collapses white space and cuts s to max runes.
+func preview(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	return string([]rune(s)[:max-1]) + "…"
+}
+
+func quote(s string, max int) string { return "“" + preview(s, max) + "”" }
