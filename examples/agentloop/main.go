@@ -31,8 +31,8 @@ import (
 // tokens, compact it to at most target tokens, always keeping the last
 // keepLast turns (and the tool-call groups they belong to).
 const (
-	budget   = 700
-	target   = 350
+	budget   = 450
+	target   = 250
 	keepLast = 4
 )
 
@@ -212,67 +212,89 @@ func (a *agent) compact(ctx context.Context) error {
 	return nil
 }
 
-// report prints one compaction: a row per message and a summary.
+// report prints one compaction: a row per kept-or-dropped unit (a lone
+// message, or a tool call with its results) and a summary.
 func (a *agent) report(res, without *chitta.Result) {
 	w, st := a.w, res.Stats
-	fmt.Fprintf(w, "\n── compaction %d · context %d > %d tokens · query %s\n", len(a.log), st.BeforeTokens, budget, quote(a.query, 30))
-	fmt.Fprintf(w, "   #  role       tok  score  cover\n")
-	groups := groupMarks(res.Scores)
-	covered, changed := 0, []string{}
-	for _, s := range res.Scores {
+	fmt.Fprintf(w, "\n── compaction %d · context %d > %d tokens · query %s\n", len(a.log), st.BeforeTokens, budget, quote(a.query, 34))
+	fmt.Fprintf(w, "   turns    role               tok  score  cover\n")
+	covered := 0
+	var changed []string
+	for _, u := range units(res.Scores) {
+		first, last := res.Scores[u[0]], res.Scores[u[len(u)-1]]
+		tok, score, cover, isCovered := 0, 0.0, 0.0, false
+		for _, i := range u {
+			s := res.Scores[i]
+			tok += s.Tokens
+			score, cover = max(score, s.Score), max(cover, s.Coverage)
+			if !s.Kept && s.Coverage >= chitta.DefaultNovelThreshold {
+				isCovered = true
+			}
+			if !s.Kept && without.Scores[i].Kept {
+				changed = append(changed, fmt.Sprintf("#%d", i))
+			}
+		}
+		span := fmt.Sprintf("#%d", first.Index)
+		if len(u) > 1 {
+			span += fmt.Sprintf("-%d", last.Index)
+		}
 		status := "kept"
 		switch {
-		case s.Role.Pinned():
+		case first.Role.Pinned():
 			status = "kept  (system)"
-		case s.Kept && s.Pinned:
-			status = "kept  (last 4)"
-		case !s.Kept && s.Coverage >= chitta.DefaultNovelThreshold:
+		case first.Pinned:
+			status = fmt.Sprintf("kept  (last %d)", keepLast)
+		case isCovered:
 			status = "drop  covered by memory"
-			covered++
-		case !s.Kept:
+			covered += len(u)
+		case !first.Kept:
 			status = "drop"
 		}
-		if !s.Kept && without.Scores[s.Index].Kept {
-			changed = append(changed, fmt.Sprintf("#%d", s.Index))
+		sc, cv := "    -", "    -"
+		if !first.Role.Pinned() {
+			sc, cv = fmt.Sprintf("%.2f", score), fmt.Sprintf("%.2f", cover)
 		}
-		score, cover := "    -", "    -"
-		if !s.Role.Pinned() {
-			score, cover = fmt.Sprintf("%.2f", s.Score), fmt.Sprintf("%.2f", s.Coverage)
-		}
-		fmt.Fprintf(w, "  %2d  %-9s %4d  %5s  %5s %s %s\n", s.Index, s.Role, s.Tokens, score, cover, groups[s.Index], status)
+		fmt.Fprintf(w, "   %-8s %-17s %4d  %5s  %5s  %s\n", span, unitRole(res.Scores, u), tok, sc, cv, status)
 	}
-	fmt.Fprintf(w, "   → %d tokens (target %d), %d of %d turns dropped, %d covered by memory; tool pairs intact ✓\n",
+	fmt.Fprintf(w, "   → %d tokens (target %d), %d of %d messages dropped, %d covered by memory; tool pairs intact ✓\n",
 		st.AfterTokens, st.TargetTokens, st.Dropped, len(res.Scores), covered)
 	if len(changed) > 0 {
-		fmt.Fprintf(w, "   memory made the difference: %s would have been kept without it\n", strings.Join(changed, " "))
+		fmt.Fprintf(w, "   memory made the difference: without it %s would have been kept\n", strings.Join(changed, " "))
 	}
 	fmt.Fprintln(w)
 }
 
-// groupMarks draws a bracket beside the members of each tool-call group.
-func groupMarks(scores []chitta.TurnScore) []string {
-	marks := make([]string, len(scores))
-	size := map[int]int{}
+// units returns the messages grouped as Compact keeps or drops them: system
+// messages alone, a tool call with its results together; in input order.
+func units(scores []chitta.TurnScore) [][]int {
+	var out [][]int
+	at := map[int]int{} // unit → position in out
 	for _, s := range scores {
-		size[s.Unit]++
-	}
-	seen := map[int]int{}
-	for _, s := range scores {
-		marks[s.Index] = " "
-		if s.Role.Pinned() || size[s.Unit] < 2 {
+		if s.Role.Pinned() {
+			out = append(out, []int{s.Index})
 			continue
 		}
-		seen[s.Unit]++
-		switch seen[s.Unit] {
-		case 1:
-			marks[s.Index] = "┐"
-		case size[s.Unit]:
-			marks[s.Index] = "┘"
-		default:
-			marks[s.Index] = "│"
+		if k, ok := at[s.Unit]; ok {
+			out[k] = append(out[k], s.Index)
+			continue
 		}
+		at[s.Unit] = len(out)
+		out = append(out, []int{s.Index})
 	}
-	return marks
+	return out
+}
+
+// unitRole names a unit: "user", or "assistant+tool" for a call and its
+// result, "assistant+2 tools" for a parallel pair.
+func unitRole(scores []chitta.TurnScore, u []int) string {
+	r := string(scores[u[0]].Role)
+	switch len(u) {
+	case 1:
+		return r
+	case 2:
+		return r + "+" + string(scores[u[1]].Role)
+	}
+	return fmt.Sprintf("%s+%d %ss", r, len(u)-1, scores[u[1]].Role)
 }
 
 var errBrokenPair = errors.New("tool call separated from its result")

@@ -6,9 +6,7 @@ import (
 	"context"
 	"hash/fnv"
 	"math"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/chitta-go/chitta"
 )
@@ -49,41 +47,4 @@ func (fakeEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error
 	return out, nil
 }
 
-type fakeStore struct {
-	mu  sync.Mutex
-	mem []chitta.Memory
-}
-
-func newStore(int) (*fakeStore, error) { return &fakeStore{}, nil }
-
-func (s *fakeStore) Add(_ context.Context, m chitta.Memory) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.mem = append(s.mem, m)
-	return nil
-}
-
-func (s *fakeStore) Recall(_ context.Context, v []float32, k int) ([]chitta.Hit, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var hits []chitta.Hit
-	for _, m := range s.mem {
-		var d float64
-		for j := range v {
-			d += float64(v[j] * m.Vector[j])
-		}
-		hits = append(hits, chitta.Hit{Memory: m, Similarity: d})
-	}
-	slices.SortFunc(hits, func(a, b chitta.Hit) int { return -cmpF(a.Similarity, b.Similarity) })
-	return hits[:min(k, len(hits))], nil
-}
-
-func cmpF(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
+func newStore(dims int) (*chitta.HNSWStore, error) { return chitta.NewHNSWStore(dims, nil) }
