@@ -403,56 +403,69 @@ func (p *pass) selectUnits(o *resolved) {
 }
 
 // groupUnits returns the tool-call groups of the non-pinned messages, each
-// sorted ascending and keyed (via scores[i].Unit) by its first member.
+// ascending, in order of their first member; scores[i].Unit is set to that
+// first member. Union-find over message indices, roots always the smallest.
 func (p *pass) groupUnits() [][]int {
-	parent := make(map[int]int, len(p.free))
-	var find func(int) int
-	find = func(i int) int {
+	parent := make([]int, len(p.msgs))
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
 		}
 		return i
 	}
-	union := func(a, b int) {
-		ra, rb := find(a), find(b)
-		if ra == rb {
-			return
-		}
-		if ra > rb {
-			ra, rb = rb, ra
-		}
-		parent[rb] = ra // the root is the smallest index
-	}
-	callers := make(map[string]int)
+	callers := make(map[string][]int) // message indices issuing each ID, ascending
 	for _, i := range p.free {
 		parent[i] = i
 		for _, id := range p.msgs[i].ToolCallIDs {
-			if _, ok := callers[id]; !ok {
-				callers[id] = i
+			callers[id] = append(callers[id], i)
+		}
+	}
+	if len(callers) > 0 {
+		for _, i := range p.free {
+			for _, id := range p.msgs[i].ToolResultIDs {
+				c, ok := answeredCall(callers[id], i)
+				if !ok {
+					continue
+				}
+				ra, rb := find(c), find(i)
+				if ra > rb {
+					ra, rb = rb, ra
+				}
+				parent[rb] = ra
 			}
 		}
 	}
-	for _, i := range p.free {
-		for _, id := range p.msgs[i].ToolResultIDs {
-			if c, ok := callers[id]; ok {
-				union(c, i)
-			}
-		}
-	}
-	byRoot := make(map[int][]int)
-	var roots []int
+	slot := make(map[int]int) // root → index in out
+	out := make([][]int, 0, len(p.free))
 	for _, i := range p.free {
 		r := find(i)
-		if _, ok := byRoot[r]; !ok {
-			roots = append(roots, r)
-		}
-		byRoot[r] = append(byRoot[r], i)
 		p.scores[i].Unit = r
-	}
-	out := make([][]int, 0, len(roots))
-	for _, r := range roots {
-		out = append(out, byRoot[r])
+		if r == i {
+			slot[r] = len(out)
+			out = append(out, []int{i})
+			continue
+		}
+		k := slot[r]
+		out[k] = append(out[k], i)
 	}
 	return out
+}
+
+// answeredCall picks the call a result at index i answers among the
+// messages issuing its ID (ascending): the nearest one before i, because
+// real trajectories reuse IDs (tau-bench does), or the first one when none
+// precedes it.
+func answeredCall(calls []int, i int) (int, bool) {
+	if len(calls) == 0 {
+		return 0, false
+	}
+	c := calls[0]
+	for _, k := range calls {
+		if k >= i {
+			break
+		}
+		c = k
+	}
+	return c, true
 }
