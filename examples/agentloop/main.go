@@ -32,7 +32,7 @@ import (
 // keepLast turns (and the tool-call groups they belong to).
 const (
 	budget   = 450
-	target   = 250
+	target   = 300
 	keepLast = 4
 )
 
@@ -83,10 +83,8 @@ func simulate(ctx context.Context, w io.Writer) ([]compaction, error) {
 		return nil, err
 	}
 	a := &agent{w: w, store: store, emb: emb, counts: c}
-	fmt.Fprintf(w, "chitta agent loop · scripted coding agent, no network\n")
-	fmt.Fprintf(w, "context budget %d tokens; over it, Compact to %d keeping the last %d turns\n", budget, target, keepLast)
-	fmt.Fprintf(w, "embedder %s · memory %s, filled by the remember tool\n\n", embedderName, storeName)
-
+	fmt.Fprintf(w, "chitta agent loop · scripted coding agent, no network · %s, %s\n", embedderName, storeName)
+	fmt.Fprintf(w, "budget %d tokens: over it, Compact to %d, keeping the last %d turns; a remember tool fills the memory\n\n", budget, target, keepLast)
 	if err := a.append(wire{Role: "system", Content: ptr(systemPrompt)}); err != nil {
 		return nil, err
 	}
@@ -108,7 +106,7 @@ func simulate(ctx context.Context, w io.Writer) ([]compaction, error) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "\ndone · %d compactions · %d messages produced, %d in context (%d tokens) · %d memories\n",
+	fmt.Fprintf(w, "done · %d compactions · %d messages produced, %d in context (%d tokens) · %d memories\n",
 		len(a.log), a.produced, len(a.history), a.tokens(), a.memories)
 	fmt.Fprintf(w, "CachedEmbedder: %d texts requested, %d embedded (each new turn once)\n", c.requested, c.embedded)
 	return a.log, nil
@@ -217,7 +215,7 @@ func (a *agent) compact(ctx context.Context) error {
 func (a *agent) report(res, without *chitta.Result) {
 	w, st := a.w, res.Stats
 	fmt.Fprintf(w, "\n── compaction %d · context %d > %d tokens · query %s\n", len(a.log), st.BeforeTokens, budget, quote(a.query, 34))
-	fmt.Fprintf(w, "   turns    role               tok  score  cover\n")
+	fmt.Fprintf(w, "   turns    role               tok  score  cover   (system prompt always kept)\n")
 	covered := 0
 	var changed []string
 	for _, u := range units(res.Scores) {
@@ -238,10 +236,11 @@ func (a *agent) report(res, without *chitta.Result) {
 		if len(u) > 1 {
 			span += fmt.Sprintf("-%d", last.Index)
 		}
+		if first.Role.Pinned() {
+			continue // system: always kept, said in the header
+		}
 		status := "kept"
 		switch {
-		case first.Role.Pinned():
-			status = "kept  (system)"
 		case first.Pinned:
 			status = fmt.Sprintf("kept  (last %d)", keepLast)
 		case isCovered:
@@ -250,11 +249,7 @@ func (a *agent) report(res, without *chitta.Result) {
 		case !first.Kept:
 			status = "drop"
 		}
-		sc, cv := "    -", "    -"
-		if !first.Role.Pinned() {
-			sc, cv = fmt.Sprintf("%.2f", score), fmt.Sprintf("%.2f", cover)
-		}
-		fmt.Fprintf(w, "   %-8s %-17s %4d  %5s  %5s  %s\n", span, unitRole(res.Scores, u), tok, sc, cv, status)
+		fmt.Fprintf(w, "   %-8s %-17s %4d  %5.2f  %5.2f  %s\n", span, unitRole(res.Scores, u), tok, score, cover, status)
 	}
 	fmt.Fprintf(w, "   → %d tokens (target %d), %d of %d messages dropped, %d covered by memory; tool pairs intact ✓\n",
 		st.AfterTokens, st.TargetTokens, st.Dropped, len(res.Scores), covered)

@@ -157,6 +157,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return nil
 }
 
+// newEmbedder returns the embedder scoreviz scores with: the embedded
+// default, a HashEmbedder of the default size.
+func newEmbedder() *chitta.HashEmbedder { return chitta.NewHashEmbedder(0) }
+
 func readInput(name string, stdin io.Reader) ([]byte, error) {
 	if name == "-" {
 		data, err := io.ReadAll(stdin)
@@ -188,7 +192,7 @@ func budgetLabel(c *config) string {
 
 // loadMemory stores every fact of the file (one per non-empty line; # starts
 // a comment line) in a new store and returns it with the number of facts.
-func loadMemory(ctx context.Context, path string, emb embedder) (chitta.MemoryStore, int, error) {
+func loadMemory(ctx context.Context, path string, emb *chitta.HashEmbedder) (chitta.MemoryStore, int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, err
@@ -209,7 +213,7 @@ func loadMemory(ctx context.Context, path string, emb embedder) (chitta.MemorySt
 	if err := sc.Err(); err != nil {
 		return nil, 0, fmt.Errorf("read memory %s: %w", path, err)
 	}
-	store, err := newStore(emb.Dimensions())
+	store, err := chitta.NewHNSWStore(emb.Dimensions(), nil)
 	if err != nil {
 		return nil, 0, err
 	}
