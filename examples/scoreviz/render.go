@@ -204,6 +204,7 @@ func writeSVG(w io.Writer, c *chart, header bool) {
 		fmt.Fprintf(w, `<text x="%s" y="%s" text-anchor="end">%s</text>`+"\n", px(padL-8), px(y+4), f2(v))
 	}
 	fmt.Fprintf(w, `<text transform="translate(16 %s) rotate(-90)" text-anchor="middle" font-size="12">score</text>`+"\n", px(top+plotH/2))
+	fmt.Fprintf(w, `<text x="%s" y="%s" text-anchor="end">S system · U user · A assistant · T tool — hover a bar for its score breakdown</text>`+"\n", px(width-padR), px(top-9))
 	fmt.Fprintf(w, "</g>\n")
 
 	// Bars.
@@ -281,14 +282,19 @@ func writeLegend(w io.Writer, c *chart, x, y float64) {
 	sw := func(fill, extra string) string {
 		return `<rect y="-11" width="14" height="14" rx="2" fill="` + fill + `"` + extra + `/>`
 	}
-	items := []item{
-		{sw(colKept, ""), "kept"},
-		{sw(colKept, "") + `<rect y="-11" width="14" height="4" fill="` + colKeptDark + `"/>`, "pinned (KeepLast)"},
+	items := []item{{sw(colKept, ""), "kept"}}
+	for _, s := range c.Res.Scores {
+		if c.status(s) == stPinned {
+			items = append(items, item{sw(colKept, "") + `<rect y="-11" width="14" height="4" fill="` + colKeptDark + `"/>`, "pinned (KeepLast)"})
+			break
+		}
+	}
+	items = append(items, []item{
 		{sw(colDropped, ` fill-opacity="0.55"`), "dropped"},
 		{sw("url(#hatch)", ` stroke="`+colCovered+`"`), "dropped, covered by memory (coverage ≥ " + f2(c.Threshold) + ")"},
 		{sw(colSystemBg, ` stroke="`+colSystem+`"`), "system, always kept"},
 		{`<path d="M0 -2H14M1 -2v-5M13 -2v-5" stroke="` + colKept + `" stroke-width="2" fill="none"/>`, "tool call + its results"},
-	}
+	}...)
 	fmt.Fprintf(w, `<g class="legend" font-size="12" fill="%s">`, colText)
 	for _, it := range items {
 		fmt.Fprintf(w, `<g transform="translate(%s %s)">%s<text x="20">%s</text></g>`, px(x), px(y), it.swatch, esc(it.label))
@@ -388,7 +394,7 @@ func writeHTML(w io.Writer, c *chart) {
 	stat("stat-before", strconv.Itoa(st.BeforeTokens), "tokens before")
 	stat("stat-after", strconv.Itoa(st.AfterTokens), "tokens after (budget "+strconv.Itoa(st.TargetTokens)+")")
 	stat("stat-dropped", strconv.Itoa(st.Dropped), "of "+strconv.Itoa(n)+" turns dropped · "+strconv.FormatFloat(st.DroppedPct, 'f', 1, 64)+"% of tokens")
-	stat("stat-covered", strconv.FormatFloat(st.CoveredDroppedPct, 'f', 0, 64)+"%", "of dropped tokens already covered by memory")
+	stat("stat-covered", strconv.FormatFloat(st.CoveredDroppedPct, 'f', 0, 64)+"%", "of dropped tokens covered by memory")
 	fmt.Fprintf(w, "</div>\n<div class=\"chart\">\n")
 	writeSVG(w, c, false)
 	fmt.Fprintf(w, "</div>\n<h2>Turns</h2>\n<table>\n<thead><tr><th>#</th><th class=\"t\">role</th><th>tokens</th><th>score</th><th>recency</th><th>semantic</th><th>coverage</th><th>weight</th><th class=\"t\">status</th><th class=\"t\">content</th></tr></thead>\n<tbody>\n")
