@@ -30,7 +30,7 @@ const (
 //
 //   - words: maximal runs of Unicode letters, digits and marks, lower-cased
 //     (simple Unicode case folding), with identifiers split into their parts
-//     at '_', '-', '.', '/', '\', ':' and '\” and at case changes
+//     at '_', '-', '.', '/', backslash, ':', apostrophes and case changes
 //     (parseConfig, ParseConfig, parse_config, parse-config and
 //     "parse config" all yield the words parse and config; HTTPServer
 //     yields http and server). Han, Hiragana and Katakana characters are
