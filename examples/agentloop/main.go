@@ -62,8 +62,7 @@ type agent struct {
 	w        io.Writer
 	history  []chitta.Message
 	store    chitta.MemoryStore
-	emb      chitta.Embedder
-	counts   *counts
+	emb      *chitta.CachedEmbedder
 	query    string // the latest user prompt: what the next turns are about
 	calls    int    // tool calls issued, for IDs
 	memories int
@@ -71,19 +70,25 @@ type agent struct {
 	log      []compaction
 }
 
-// counts tallies texts asked of the cached embedder and texts it passed
-// through to the HashEmbedder behind it.
-type counts struct{ requested, embedded int }
+// session is what simulate returns for the tests.
+type session struct {
+	Compactions []compaction
+	Cache       chitta.CacheStats
+}
 
 // simulate runs the scripted session, writing the report to w.
-func simulate(ctx context.Context, w io.Writer) ([]compaction, error) {
-	emb, c, dims := newEmbedder()
-	store, err := newStore(dims)
+func simulate(ctx context.Context, w io.Writer) (*session, error) {
+	// The embedded defaults: a HashEmbedder behind a CachedEmbedder, so
+	// that each compaction embeds only the turns added since the last one,
+	// and an in-memory HNSWStore for what the model remembers.
+	hash := chitta.NewHashEmbedder(0)
+	emb := chitta.NewCachedEmbedder(hash, 0)
+	store, err := chitta.NewHNSWStore(hash.Dimensions(), nil)
 	if err != nil {
 		return nil, err
 	}
-	a := &agent{w: w, store: store, emb: emb, counts: c}
-	fmt.Fprintf(w, "chitta agent loop · scripted coding agent, no network · %s, %s\n", embedderName, storeName)
+	a := &agent{w: w, store: store, emb: emb}
+	fmt.Fprintf(w, "chitta agent loop · scripted coding agent, no network · CachedEmbedder over HashEmbedder, HNSWStore\n")
 	fmt.Fprintf(w, "budget %d tokens: over it, Compact to %d, keeping the last %d turns; a remember tool fills the memory\n\n", budget, target, keepLast)
 	if err := a.append(wire{Role: "system", Content: ptr(systemPrompt)}); err != nil {
 		return nil, err
@@ -108,8 +113,9 @@ func simulate(ctx context.Context, w io.Writer) ([]compaction, error) {
 	}
 	fmt.Fprintf(w, "done · %d compactions · %d messages produced, %d in context (%d tokens) · %d memories\n",
 		len(a.log), a.produced, len(a.history), a.tokens(), a.memories)
-	fmt.Fprintf(w, "CachedEmbedder: %d texts requested, %d embedded (each new turn once)\n", c.requested, c.embedded)
-	return a.log, nil
+	cs := emb.Stats()
+	fmt.Fprintf(w, "CachedEmbedder: %d texts asked for, %d embedded: each text once, however many compactions see it\n", cs.Hits+cs.Misses, cs.Misses)
+	return &session{Compactions: a.log, Cache: cs}, nil
 }
 
 // model plays one scripted step: the assistant message, then its tool

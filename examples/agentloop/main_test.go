@@ -28,9 +28,12 @@ func TestRunIsShortAndDeterministic(t *testing.T) {
 
 func TestCompactions(t *testing.T) {
 	t.Parallel()
-	log, err := simulate(t.Context(), io.Discard)
+	sess, err := simulate(t.Context(), io.Discard)
 	require.NoError(t, err)
+	log := sess.Compactions
 	require.GreaterOrEqual(t, len(log), 2, "the script must compact more than once")
+	assert.Positive(t, sess.Cache.Hits, "later compactions reuse cached vectors")
+	assert.Less(t, sess.Cache.Misses, sess.Cache.Hits, "most texts come from the cache")
 
 	memoryDecided := 0
 	for n, c := range log {
