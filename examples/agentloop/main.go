@@ -61,6 +61,7 @@ type compaction struct {
 type agent struct {
 	w        io.Writer
 	history  []chitta.Message
+	seq      []int // seq[i]: the session-wide number of history[i], stable across compactions
 	store    chitta.MemoryStore
 	emb      *chitta.CachedEmbedder
 	query    string // the latest user prompt: what the next turns are about
@@ -135,7 +136,7 @@ func (a *agent) model(ctx context.Context, st step) error {
 		wc := wireCall{ID: fmt.Sprintf("call_%d", a.calls), Type: "function"}
 		wc.Function.Name, wc.Function.Arguments = c.name, string(args)
 		msg.ToolCalls = append(msg.ToolCalls, wc)
-		shown = append(shown, c.name+"("+preview(c.arg, 14)+")")
+		shown = append(shown, c.name+"("+preview(c.arg, 22)+")")
 	}
 	if err := a.append(msg); err != nil {
 		return err
@@ -213,11 +214,18 @@ func (a *agent) compact(ctx context.Context) error {
 	a.log = append(a.log, compaction{Input: a.history, Result: res, WithoutMemory: without})
 	a.report(res, without)
 	a.history = res.Messages
+	seq := make([]int, len(res.Kept))
+	for j, i := range res.Kept {
+		seq[j] = a.seq[i]
+	}
+	a.seq = seq
 	return nil
 }
 
 // report prints one compaction: a row per kept-or-dropped unit (a lone
-// message, or a tool call with its results) and a summary.
+// message, or a tool call with its results) and a summary. Messages are
+// numbered by their place in the whole session, so a number means the same
+// message in every compaction.
 func (a *agent) report(res, without *chitta.Result) {
 	w, st := a.w, res.Stats
 	fmt.Fprintf(w, "\n── compaction %d · context %d > %d tokens · query %s\n", len(a.log), st.BeforeTokens, budget, quote(a.query, 34))
@@ -235,12 +243,12 @@ func (a *agent) report(res, without *chitta.Result) {
 				isCovered = true
 			}
 			if !s.Kept && without.Scores[i].Kept {
-				changed = append(changed, fmt.Sprintf("#%d", i))
+				changed = append(changed, fmt.Sprintf("#%d", a.seq[i]))
 			}
 		}
-		span := fmt.Sprintf("#%d", first.Index)
+		span := fmt.Sprintf("#%d", a.seq[first.Index])
 		if len(u) > 1 {
-			span += fmt.Sprintf("-%d", last.Index)
+			span += fmt.Sprintf("-%d", a.seq[last.Index])
 		}
 		if first.Role.Pinned() {
 			continue // system: always kept, said in the header
@@ -260,7 +268,7 @@ func (a *agent) report(res, without *chitta.Result) {
 	fmt.Fprintf(w, "   → %d tokens (target %d), %d of %d messages dropped, %d covered by memory; tool pairs intact ✓\n",
 		st.AfterTokens, st.TargetTokens, st.Dropped, len(res.Scores), covered)
 	if len(changed) > 0 {
-		fmt.Fprintf(w, "   memory made the difference: without it %s would have been kept\n", strings.Join(changed, " "))
+		fmt.Fprintf(w, "   memory changed the choice: without it %s would have been kept\n", strings.Join(changed, " "))
 	}
 	fmt.Fprintln(w)
 }
@@ -369,6 +377,7 @@ func (a *agent) append(wm wire) error {
 		return fmt.Errorf("message %d: %w", a.produced, err)
 	}
 	a.history = append(a.history, m)
+	a.seq = append(a.seq, a.produced)
 	a.produced++
 	return nil
 }
