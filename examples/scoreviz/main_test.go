@@ -377,3 +377,27 @@ func FuzzRender(f *testing.F) {
 		parseXML(t, page.Bytes())
 	})
 }
+
+func TestKeepLastIsMarked(t *testing.T) {
+	t.Parallel()
+	for _, keep := range []int{0, 3} {
+		svg := parseXML(t, render(t, "pass.svg", "-in", sampleConv, "-ratio", "0.2", "-keep-last", strconv.Itoa(keep)))
+		bars := find(svg, func(n *node) bool { return n.Name == "g" && hasClass(n, "turn") })
+		require.NotEmpty(t, bars)
+		pinned := 0
+		for _, b := range bars {
+			if hasClass(b, "pinned") {
+				pinned++
+				assert.Equal(t, "true", b.Attr["data-kept"])
+			}
+		}
+		legend := text(find(svg, func(n *node) bool { return n.Name == "g" && hasClass(n, "legend") })[0])
+		if keep == 0 {
+			assert.Zero(t, pinned)
+			assert.NotContains(t, legend, "KeepLast")
+		} else {
+			assert.GreaterOrEqual(t, pinned, keep, "the last %d turns and their tool groups", keep)
+			assert.Contains(t, legend, "KeepLast")
+		}
+	}
+}
