@@ -85,6 +85,9 @@ func format(out string) (string, error) {
 	return "", fmt.Errorf("%w: -o %q: want a .html or .svg file, or - for HTML on stdout", errUsage, out)
 }
 
+// run is the whole command: it parses args, reads the conversation (and the
+// memory file), compacts it once with the embedded defaults and writes the
+// picture to the -o file or stdout. Progress goes to stderr.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	c, err := parseFlags(args, stderr)
 	if err != nil {
@@ -116,7 +119,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	facts := 0
 	if c.memory != "" {
-		store, n, err := loadMemory(ctx, c.memory, emb)
+		store, n, err := loadMemory(ctx, c.memory, emb, stderr)
 		if err != nil {
 			return err
 		}
@@ -191,8 +194,10 @@ func budgetLabel(c *config) string {
 }
 
 // loadMemory stores every fact of the file (one per non-empty line; # starts
-// a comment line) in a new store and returns it with the number of facts.
-func loadMemory(ctx context.Context, path string, emb *chitta.HashEmbedder) (chitta.MemoryStore, int, error) {
+// a comment line) in a new store and returns it with the number of facts
+// stored. A fact the embedder finds no feature in (its vector is zero) is
+// skipped with a warning on warn.
+func loadMemory(ctx context.Context, path string, emb *chitta.HashEmbedder, warn io.Writer) (chitta.MemoryStore, int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, 0, err
@@ -224,6 +229,7 @@ func loadMemory(ctx context.Context, path string, emb *chitta.HashEmbedder) (chi
 	if err != nil {
 		return nil, 0, fmt.Errorf("embed memory: %w", err)
 	}
+	stored := 0
 	for i, text := range facts {
 		m := chitta.Memory{
 			ID:         fmt.Sprintf("fact-%d", lines[i]),
@@ -233,9 +239,13 @@ func loadMemory(ctx context.Context, path string, emb *chitta.HashEmbedder) (chi
 			Vector:     vecs[i],
 			Source:     fmt.Sprintf("%s:%d", filepath.Base(path), lines[i]),
 		}
-		if err := store.Add(ctx, m); err != nil {
+		if err := store.Add(ctx, m); errors.Is(err, chitta.ErrInvalidVector) {
+			fmt.Fprintf(warn, "scoreviz: %s line %d: skipped, nothing to embed\n", path, lines[i])
+			continue
+		} else if err != nil {
 			return nil, 0, fmt.Errorf("memory %s line %d: %w", path, lines[i], err)
 		}
+		stored++
 	}
-	return store, len(facts), nil
+	return store, stored, nil
 }
