@@ -43,6 +43,7 @@ func main() {
 	}
 }
 
+// run plays the scripted session and writes the report to w.
 func run(ctx context.Context, w io.Writer) error {
 	_, err := simulate(ctx, w)
 	return err
@@ -189,7 +190,9 @@ func (a *agent) remember(ctx context.Context, text string) (string, error) {
 	return id, nil
 }
 
-// compact replaces the history with what chitta keeps and reports it.
+// compact replaces the history with what chitta keeps and reports it. This
+// is the pattern to copy: Compact the provider's messages and carry on with
+// res.Messages, which are the caller's messages, verbatim and in order.
 func (a *agent) compact(ctx context.Context) error {
 	opts := &chitta.Options{
 		Query:     a.query,
@@ -202,6 +205,8 @@ func (a *agent) compact(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("compact: %w", err)
 	}
+	// For the report only: the same call without the memory, to show which
+	// decisions the memory changed. A real loop stops at the call above.
 	noMem := *opts
 	noMem.Store = nil
 	without, err := chitta.Compact(ctx, a.history, &noMem)
