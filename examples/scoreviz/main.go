@@ -5,7 +5,8 @@
 //	scoreviz -in conversation.json -query "fix the retry test" -ratio 0.4 -o pass.html
 //	scoreviz -in - -memory facts.txt -o pass.svg < conversation.json
 //
-// The input is a JSON array of OpenAI- or Anthropic-format messages. The
+// The input is a JSON array of OpenAI- or Anthropic-format messages (or an
+// object holding one under "messages", like a chat request body). The
 // output format follows the extension of -o (.html or .svg; "-" writes HTML
 // to stdout). With -memory, each non-empty line of the file (lines starting
 // with # are comments) is stored as a memory first, so that turns the memory
@@ -16,6 +17,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -104,7 +106,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	msgs, err := chitta.ParseMessages(data)
+	msgs, err := chitta.ParseMessages(unwrap(data))
 	if err != nil {
 		return fmt.Errorf("read %s: %w", c.in, err)
 	}
@@ -173,6 +175,23 @@ func readInput(name string, stdin io.Reader) ([]byte, error) {
 		return data, nil
 	}
 	return os.ReadFile(name)
+}
+
+// unwrap returns the "messages" array of a {"messages": [...]} request body
+// (the shape of a chat completion request or of the chitta tool call), and
+// data itself otherwise.
+func unwrap(data []byte) []byte {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return data
+	}
+	var body struct {
+		Messages json.RawMessage `json:"messages"`
+	}
+	if json.Unmarshal(trimmed, &body) != nil || len(body.Messages) == 0 {
+		return data
+	}
+	return body.Messages
 }
 
 func displayName(in string) string {

@@ -402,3 +402,30 @@ func TestKeepLastIsMarked(t *testing.T) {
 		}
 	}
 }
+
+func TestAnthropicBlocksAndRequestBody(t *testing.T) {
+	t.Parallel()
+	body := `{"model": "claude", "messages": [
+	 {"role": "user", "content": "List the files, then read go.mod."},
+	 {"role": "assistant", "content": [{"type": "text", "text": "Listing."},
+	   {"type": "tool_use", "id": "tu_1", "name": "ls", "input": {"path": "."}},
+	   {"type": "tool_use", "id": "tu_2", "name": "read", "input": {"path": "go.mod"}}]},
+	 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "go.mod main.go"},
+	   {"type": "tool_result", "tool_use_id": "tu_2", "content": [{"type": "text", "text": "module example.com/x"}]}]},
+	 {"role": "assistant", "content": "Two files; the module is example.com/x."}]}`
+	in := filepath.Join(t.TempDir(), "body.json")
+	require.NoError(t, os.WriteFile(in, []byte(body), 0o644))
+	svg := parseXML(t, render(t, "pass.svg", "-in", in, "-ratio", "1"))
+	bars := find(svg, func(n *node) bool { return n.Name == "g" && hasClass(n, "turn") })
+	require.Len(t, bars, 4)
+	for _, b := range bars {
+		assert.Equal(t, "true", b.Attr["data-kept"], "ratio 1 keeps everything")
+	}
+	roles := find(svg, func(n *node) bool { return n.Name == "g" && hasClass(n, "roles") })
+	require.Len(t, roles, 1)
+	assert.Equal(t, "UATA", strings.ReplaceAll(text(roles[0]), " ", ""), "a user message of tool results is drawn as T")
+	groups := find(svg, func(n *node) bool { return n.Name == "g" && hasClass(n, "groups") })
+	require.Len(t, groups, 1)
+	// One bracket (a line and two ticks) joins the call to its results.
+	assert.Len(t, groups[0].Children, 3)
+}
