@@ -159,7 +159,7 @@ func writeSVG(w io.Writer, c *chart, header bool) {
 	}
 	top := headH + 22
 	base := top + plotH
-	height := base + 104
+	height := base + 90
 
 	// The axis ends at the first quarter above the best score, so that low
 	// scoring passes still fill the plot; the labels keep it honest.
