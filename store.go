@@ -1,8 +1,22 @@
 package chitta
 
 import (
+	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
 	"time"
+
+	"github.com/chitta-go/chitta/internal/vecmath"
+	"github.com/coder/hnsw"
+	"github.com/viterin/vek/vek32"
 )
 
 // Memory kinds used by chitta itself. A [Memory.Kind] may be any string.
@@ -51,4 +65,530 @@ type MemoryStore interface {
 // hits per vector, in order.
 type BatchRecaller interface {
 	RecallBatch(ctx context.Context, vectors [][]float32, k int) ([][]Hit, error)
+}
+
+// Defaults and limits of [HNSWOptions] and [NewHNSWStore].
+const (
+	DefaultHNSWM              = 16  // used when HNSWOptions.M is 0
+	DefaultHNSWEfSearch       = 64  // used when HNSWOptions.EfSearch is 0
+	DefaultHNSWEfConstruction = 200 // used when HNSWOptions.EfConstruction is 0
+	DefaultHNSWShards         = 1   // used when HNSWOptions.Shards is 0
+	DefaultHNSWOverfetch      = 8   // used when HNSWOptions.Overfetch is 0
+	MaxStoreDims              = 1 << 16
+)
+
+// HNSWOptions configures an [HNSWStore]. A nil *HNSWOptions, and the zero
+// value of every field, means the documented default. With the defaults the
+// store never builds a graph: every Recall is an exact scan (see
+// [HNSWOptions.Crossover] for why).
+type HNSWOptions struct {
+	// Crossover is the number of memories at or above which Recall searches
+	// HNSW graphs (github.com/coder/hnsw) instead of scanning every vector.
+	// 0 means never: Recall is always exact. Measured on clustered 384-d
+	// data, coder/hnsw reaches a recall@3 far below 0.95 (see the README),
+	// so an approximate Recall is opt-in. RecallBatch is always exact.
+	// Negative is an error.
+	Crossover int
+
+	// M is the number of neighbours per graph node. 0 means
+	// DefaultHNSWM (16); valid range 2–256.
+	M int
+
+	// EfSearch bounds the candidate queue of a graph search. 0 means
+	// DefaultHNSWEfSearch (64); valid range 1–10000.
+	EfSearch int
+
+	// EfConstruction is the EfSearch used while inserting into a graph.
+	// 0 means DefaultHNSWEfConstruction (200); valid range 1–10000.
+	EfConstruction int
+
+	// Shards is the number of independent graphs memories are spread over
+	// (by slot); a Recall searches every shard and re-ranks the union
+	// exactly. 0 means DefaultHNSWShards (1); valid range 1–1024.
+	Shards int
+
+	// Overfetch multiplies k for each shard's search: a Recall for k
+	// memories asks each graph for Overfetch·k candidates. 0 means
+	// DefaultHNSWOverfetch (8); valid range 1–1000.
+	Overfetch int
+
+	// Seed seeds the graphs' level generators, making graph construction
+	// deterministic for a given sequence of Adds. 0 means 1.
+	Seed int64
+}
+
+// resolve returns o with defaults applied, or an error naming the first
+// field out of range.
+func (o *HNSWOptions) resolve() (HNSWOptions, error) {
+	var r HNSWOptions
+	if o != nil {
+		r = *o
+	}
+	if r.Crossover < 0 {
+		return r, fmt.Errorf("%w: HNSWOptions.Crossover %d, want >= 0", ErrInvalidOption, r.Crossover)
+	}
+	for _, f := range []struct {
+		name     string
+		v        *int
+		def, max int
+		min      int
+	}{
+		{"M", &r.M, DefaultHNSWM, 256, 2},
+		{"EfSearch", &r.EfSearch, DefaultHNSWEfSearch, 10000, 1},
+		{"EfConstruction", &r.EfConstruction, DefaultHNSWEfConstruction, 10000, 1},
+		{"Shards", &r.Shards, DefaultHNSWShards, 1024, 1},
+		{"Overfetch", &r.Overfetch, DefaultHNSWOverfetch, 1000, 1},
+	} {
+		switch {
+		case *f.v == 0:
+			*f.v = f.def
+		case *f.v < f.min || *f.v > f.max:
+			return r, fmt.Errorf("%w: HNSWOptions.%s %d, want 0 (default %d) or %d–%d", ErrInvalidOption, f.name, *f.v, f.def, f.min, f.max)
+		}
+	}
+	if r.Seed == 0 {
+		r.Seed = 1
+	}
+	return r, nil
+}
+
+// HNSWStore is an in-memory [MemoryStore] and [BatchRecaller] that can be
+// saved to and loaded from a file.
+//
+// Vectors are copied and normalised on insert and kept in one contiguous
+// matrix, so an exact scan is a single pass of SIMD dot products; Recall
+// scans exactly unless [HNSWOptions.Crossover] enables the coder/hnsw
+// graphs, and RecallBatch always scans exactly. Every returned
+// [Hit.Similarity] is the cosine between the query and the stored vector,
+// recomputed in float64 for the returned memories. Hits are ordered most
+// similar first, ties by ascending ID.
+//
+// The zero value is not usable; create one with [NewHNSWStore] or
+// [LoadHNSWStore]. An HNSWStore is safe for concurrent use: reads share a
+// read lock, Add and Delete take the write lock. Every Memory and Hit it
+// returns is a copy that the caller owns.
+type HNSWStore struct {
+	mu     sync.RWMutex
+	dims   int
+	opts   HNSWOptions
+	vecs   []float32 // slot s holds vecs[s*dims:(s+1)*dims], unit length
+	live   []bool    // per slot
+	recs   []record  // per slot
+	index  map[string]int32
+	free   []int32              // dead slots to reuse, LIFO
+	graphs []*hnsw.Graph[int32] // nil until Crossover is reached
+
+	graphBroken bool // coder/hnsw panicked: stay exact
+}
+
+// record is a memory without its vector.
+type record struct {
+	id, text, kind, source string
+	confidence             float64
+	createdAt              time.Time
+}
+
+// NewHNSWStore returns an empty store for vectors of dims components
+// (1–MaxStoreDims). A nil opts means all defaults. It returns an error
+// wrapping ErrInvalidOption for a bad dims or option.
+func NewHNSWStore(dims int, opts *HNSWOptions) (*HNSWStore, error) {
+	if dims < 1 || dims > MaxStoreDims {
+		return nil, fmt.Errorf("%w: dims %d, want 1–%d", ErrInvalidOption, dims, MaxStoreDims)
+	}
+	o, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	return &HNSWStore{dims: dims, opts: o, index: make(map[string]int32)}, nil
+}
+
+// Dims returns the vector length the store was created with.
+func (s *HNSWStore) Dims() int { return s.dims }
+
+// Len returns the number of memories in the store.
+func (s *HNSWStore) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.index)
+}
+
+// MemoryID returns the ID [HNSWStore.Add] assigns to a memory without one:
+// the lower-case hex of the first 16 bytes of SHA-256(kind + "\x00" + text).
+// Adding the same text and kind twice without an ID therefore replaces the
+// first memory instead of duplicating it.
+func MemoryID(kind, text string) string {
+	h := sha256.New()
+	h.Write([]byte(kind))
+	h.Write([]byte{0})
+	h.Write([]byte(text))
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Add stores a copy of m, replacing any memory with the same ID. An empty
+// ID is replaced by [MemoryID](m.Kind, m.Text); a zero CreatedAt by the
+// current time; CreatedAt is stored in UTC without its monotonic reading.
+// The vector is copied and normalised; the caller keeps m.Vector.
+//
+// Add returns an error wrapping ErrDimensionMismatch when len(m.Vector)
+// differs from Dims, ErrInvalidVector for an empty or zero vector or one
+// with a NaN or infinite component, ErrInvalidMemory for a Confidence that
+// is NaN or outside [0, 1], and ctx.Err() when ctx is done. On error the
+// store is unchanged.
+func (s *HNSWStore) Add(ctx context.Context, m Memory) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	vec, err := s.prepare(m.Vector, "Memory.Vector")
+	if err != nil {
+		return err
+	}
+	if math.IsNaN(m.Confidence) || m.Confidence < 0 || m.Confidence > 1 {
+		return fmt.Errorf("%w: Confidence %v, want 0–1", ErrInvalidMemory, m.Confidence)
+	}
+	if m.ID == "" {
+		m.ID = MemoryID(m.Kind, m.Text)
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = time.Now()
+	}
+	rec := record{id: m.ID, text: m.Text, kind: m.Kind, source: m.Source, confidence: m.Confidence, createdAt: m.CreatedAt.UTC()}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.put(rec, vec)
+	return nil
+}
+
+// put inserts or replaces rec with the unit vector vec. The caller holds
+// the write lock.
+func (s *HNSWStore) put(rec record, vec []float32) {
+	slot, exists := s.index[rec.id]
+	if exists {
+		s.graphDelete(slot)
+	} else {
+		if n := len(s.free); n > 0 {
+			slot = s.free[n-1]
+			s.free = s.free[:n-1]
+		} else {
+			slot = int32(len(s.recs))
+			s.recs = append(s.recs, record{})
+			s.live = append(s.live, false)
+			s.vecs = slices.Grow(s.vecs, s.dims)[:len(s.vecs)+s.dims]
+		}
+		s.index[rec.id] = slot
+	}
+	s.recs[slot] = rec
+	s.live[slot] = true
+	copy(s.row(slot), vec)
+	s.graphAdd(slot)
+}
+
+// row returns the stored vector of slot (aliasing the matrix).
+func (s *HNSWStore) row(slot int32) []float32 {
+	return s.vecs[int(slot)*s.dims : (int(slot)+1)*s.dims]
+}
+
+// prepare validates v against the store's dimension and returns a
+// normalised copy. field names v in errors.
+func (s *HNSWStore) prepare(v []float32, field string) ([]float32, error) {
+	if len(v) == 0 {
+		return nil, fmt.Errorf("%w: %s is empty", ErrInvalidVector, field)
+	}
+	if len(v) != s.dims {
+		return nil, fmt.Errorf("%w: %s has %d dimensions, want %d", ErrDimensionMismatch, field, len(v), s.dims)
+	}
+	out := slices.Clone(v)
+	if err := normalise(out); err != nil {
+		return nil, fmt.Errorf("%w: %s %s", ErrInvalidVector, field, err)
+	}
+	return out, nil
+}
+
+// normalise scales v in place to unit length, summing in float64 so that
+// no finite float32 input overflows.
+func normalise(v []float32) error {
+	if err := checkVector(v); err != nil {
+		return err
+	}
+	inv := 1 / math.Sqrt(sumSquares(v))
+	for i, x := range v {
+		v[i] = float32(float64(x) * inv)
+	}
+	return nil
+}
+
+// checkVector reports a vector with a NaN or infinite component or with
+// zero norm.
+func checkVector(v []float32) error {
+	if !vecmath.AllFinite(v) {
+		return errors.New("has a NaN or infinite component")
+	}
+	if sumSquares(v) == 0 {
+		return errors.New("is a zero vector")
+	}
+	return nil
+}
+
+func sumSquares(v []float32) float64 {
+	var ss float64
+	for _, x := range v {
+		ss += float64(x) * float64(x)
+	}
+	return ss
+}
+
+// Delete removes the memory with the given ID. It returns an error wrapping
+// ErrNotFound when there is none.
+func (s *HNSWStore) Delete(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	slot, ok := s.index[id]
+	if !ok {
+		return fmt.Errorf("%w: ID %q", ErrNotFound, id)
+	}
+	s.graphDelete(slot)
+	delete(s.index, id)
+	s.live[slot] = false
+	s.recs[slot] = record{}
+	clear(s.row(slot))
+	s.free = append(s.free, slot)
+	return nil
+}
+
+// Get returns a copy of the memory with the given ID (its Vector is the
+// stored, normalised one, owned by the caller) and whether it exists.
+func (s *HNSWStore) Get(id string) (Memory, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	slot, ok := s.index[id]
+	if !ok {
+		return Memory{}, false
+	}
+	return s.memory(slot), true
+}
+
+// memory returns a copy of slot's memory. The caller holds a lock.
+func (s *HNSWStore) memory(slot int32) Memory {
+	r := &s.recs[slot]
+	return Memory{
+		ID: r.id, Text: r.text, Kind: r.kind, Confidence: r.confidence,
+		Vector: slices.Clone(s.row(slot)), CreatedAt: r.createdAt, Source: r.source,
+	}
+}
+
+// Recall returns up to k memories most similar to vector, most similar
+// first (ties by ascending ID), with their cosine similarity. It does not
+// modify the store. k <= 0 or an empty store gives no hits and no error;
+// a vector of the wrong length gives ErrDimensionMismatch, an empty or zero
+// vector or one with a NaN or infinite component ErrInvalidVector, and a
+// done ctx ctx.Err(). The caller owns the returned hits.
+func (s *HNSWStore) Recall(ctx context.Context, vector []float32, k int) ([]Hit, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if k <= 0 {
+		return []Hit{}, nil
+	}
+	q, err := s.prepare(vector, "query vector")
+	if err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	k = min(k, len(s.index))
+	if k == 0 {
+		return []Hit{}, nil
+	}
+	var best []cand
+	if s.graphs != nil && len(s.index) >= s.opts.Crossover {
+		best, err = s.graphSearch(q, k)
+	}
+	if best == nil || err != nil {
+		var tops []topK
+		tops, err = s.scan(ctx, [][]float32{q}, k)
+		if err != nil {
+			return nil, err
+		}
+		best = tops[0].h
+	}
+	return s.hits(q, best), nil
+}
+
+// RecallBatch answers one exact Recall per vector in a single pass over the
+// stored vectors, so Compact's per-message coverage costs one scan. The
+// result has one slice of hits per vector, in order; k <= 0 gives empty
+// slices. A bad vector fails the whole batch with an error naming its index.
+// The caller owns the returned slices.
+func (s *HNSWStore) RecallBatch(ctx context.Context, vectors [][]float32, k int) ([][]Hit, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([][]Hit, len(vectors))
+	qs := make([][]float32, len(vectors))
+	for i, v := range vectors {
+		q, err := s.prepare(v, fmt.Sprintf("query vector %d", i))
+		if err != nil {
+			return nil, err
+		}
+		qs[i] = q
+		out[i] = []Hit{}
+	}
+	if k <= 0 || len(vectors) == 0 {
+		return out, nil
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	k = min(k, len(s.index))
+	if k == 0 {
+		return out, nil
+	}
+	tops, err := s.scan(ctx, qs, k)
+	if err != nil {
+		return nil, err
+	}
+	for i := range qs {
+		out[i] = s.hits(qs[i], tops[i].h)
+	}
+	return out, nil
+}
+
+// hits turns candidates into Hits with recomputed similarities, sorted.
+// The caller holds a lock.
+func (s *HNSWStore) hits(q []float32, cands []cand) []Hit {
+	out := make([]Hit, len(cands))
+	for i, c := range cands {
+		out[i] = Hit{Memory: s.memory(c.slot), Similarity: float64(vecmath.RefCosine(q, s.row(c.slot)))}
+	}
+	slices.SortFunc(out, func(a, b Hit) int {
+		if c := cmp.Compare(b.Similarity, a.Similarity); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// Scan tuning: rows per ctx check and the smallest matrix worth splitting
+// across goroutines.
+const (
+	scanChunk       = 4096
+	parallelScanMin = 1 << 20 // rows × queries × dims
+)
+
+// scan computes the exact top k of every query over all live slots. The
+// caller holds a lock.
+func (s *HNSWStore) scan(ctx context.Context, qs [][]float32, k int) ([]topK, error) {
+	n := len(s.recs)
+	workers := 1
+	if n*len(qs)*s.dims >= parallelScanMin {
+		workers = min(runtime.GOMAXPROCS(0), max(1, n/scanChunk))
+	}
+	parts := make([][]topK, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	per := (n + workers - 1) / workers
+	for w := range workers {
+		lo, hi := w*per, min(n, (w+1)*per)
+		parts[w] = make([]topK, len(qs))
+		for i := range parts[w] {
+			parts[w][i] = topK{k: k, s: s}
+		}
+		wg.Go(func() { errs[w] = s.scanRange(ctx, qs, parts[w], lo, hi) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	tops := parts[0]
+	for _, p := range parts[1:] {
+		for i := range tops {
+			for _, c := range p[i].h {
+				tops[i].push(c)
+			}
+		}
+	}
+	return tops, nil
+}
+
+func (s *HNSWStore) scanRange(ctx context.Context, qs [][]float32, tops []topK, lo, hi int) error {
+	d := s.dims
+	for start := lo; start < hi; start += scanChunk {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for slot := start; slot < min(hi, start+scanChunk); slot++ {
+			if !s.live[slot] {
+				continue
+			}
+			row := s.vecs[slot*d : (slot+1)*d]
+			for i, q := range qs {
+				tops[i].offer(int32(slot), vek32.Dot(q, row))
+			}
+		}
+	}
+	return nil
+}
+
+// cand is a scored slot.
+type cand struct {
+	slot  int32
+	score float32
+}
+
+// topK keeps the k best candidates seen, as a heap with the worst at h[0].
+// Order: higher score first, then ascending ID.
+type topK struct {
+	k int
+	h []cand
+	s *HNSWStore
+}
+
+// worse reports whether a ranks below b.
+func (t *topK) worse(a, b cand) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return t.s.recs[a.slot].id > t.s.recs[b.slot].id
+}
+
+// offer considers slot with score, rejecting it cheaply when the heap is
+// full and it scores below the worst kept.
+func (t *topK) offer(slot int32, score float32) {
+	if len(t.h) == t.k && score < t.h[0].score {
+		return
+	}
+	t.push(cand{slot, score})
+}
+
+func (t *topK) push(c cand) {
+	if len(t.h) < t.k {
+		t.h = append(t.h, c)
+		for i := len(t.h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !t.worse(t.h[i], t.h[p]) {
+				break
+			}
+			t.h[i], t.h[p] = t.h[p], t.h[i]
+			i = p
+		}
+		return
+	}
+	if !t.worse(t.h[0], c) {
+		return
+	}
+	t.h[0] = c
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(t.h) && t.worse(t.h[l], t.h[m]) {
+			m = l
+		}
+		if r < len(t.h) && t.worse(t.h[r], t.h[m]) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		t.h[i], t.h[m] = t.h[m], t.h[i]
+		i = m
+	}
 }

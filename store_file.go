@@ -1,0 +1,320 @@
+package chitta
+
+import (
+	"bufio"
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Store file format, version 1. All integers are little-endian.
+//
+//	header:  magic "CHITTAMS" | version uint32 | dims uint32 | count uint64
+//	record:  ID, Text, Kind, Source (each uvarint length + UTF-8 bytes)
+//	         | confidence float64 | created seconds int64 | nanoseconds uint32
+//	         | dims × float32 (the normalised vector)
+//	trailer: CRC-32C (Castagnoli) of every preceding byte, uint32
+const (
+	storeMagic   = "CHITTAMS"
+	storeVersion = 1
+	headerSize   = 8 + 4 + 4 + 8
+	// minRecordSize is a record's size with empty strings, not counting
+	// its vector: 4 one-byte lengths, confidence, seconds, nanoseconds.
+	minRecordSize = 4 + 8 + 8 + 4
+	maxStringLen  = 1 << 26 // 64 MiB per string
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// SaveFile writes the store to path atomically: it writes a temporary file
+// in the same directory, syncs it, renames it over path and syncs the
+// directory, so a crash at any point leaves either the old file or the new
+// one. The file is created with mode 0600. SaveFile holds the read lock
+// while it writes: concurrent Recalls proceed, Adds and Deletes wait.
+func (s *HNSWStore) SaveFile(path string) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("save store: %w", err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	crc := crc32.New(castagnoli)
+	w := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
+	s.mu.RLock()
+	err = s.encode(w)
+	s.mu.RUnlock()
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		_, err = f.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if err == nil {
+		err = f.Close()
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		return fmt.Errorf("save store: %w", err)
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("save store: sync directory: %w", err)
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// encode writes the header and records (not the checksum). The caller
+// holds a lock.
+func (s *HNSWStore) encode(w *bufio.Writer) error {
+	b := make([]byte, 0, headerSize+s.dims*4)
+	b = append(b, storeMagic...)
+	b = binary.LittleEndian.AppendUint32(b, storeVersion)
+	b = binary.LittleEndian.AppendUint32(b, uint32(s.dims))
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(s.index)))
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	for slot, ok := range s.live {
+		if !ok {
+			continue
+		}
+		r := &s.recs[slot]
+		b = b[:0]
+		for _, str := range []string{r.id, r.text, r.kind, r.source} {
+			b = binary.AppendUvarint(b, uint64(len(str)))
+			b = append(b, str...)
+		}
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(r.confidence))
+		b = binary.LittleEndian.AppendUint64(b, uint64(r.createdAt.Unix()))
+		b = binary.LittleEndian.AppendUint32(b, uint32(r.createdAt.Nanosecond()))
+		for _, x := range s.row(int32(slot)) {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LoadHNSWStore reads a store written by [HNSWStore.SaveFile], with default
+// options. See [LoadHNSWStoreOptions].
+func LoadHNSWStore(path string) (*HNSWStore, error) {
+	return LoadHNSWStoreOptions(path, nil)
+}
+
+// LoadHNSWStoreOptions reads a store written by [HNSWStore.SaveFile] and
+// configures it with opts (nil means defaults); graphs, if opts enable
+// them, are rebuilt. A file with a wrong magic number or version gives an
+// error wrapping ErrUnsupportedVersion; a truncated file, a checksum
+// mismatch, trailing bytes, a duplicate ID or an invalid record gives one
+// wrapping ErrCorruptStore. On error no store is returned.
+func LoadHNSWStoreOptions(path string, opts *HNSWOptions) (*HNSWStore, error) {
+	if _, err := opts.resolve(); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("load store: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("load store: %w", err)
+	}
+	s, err := decodeStore(f, fi.Size(), opts)
+	if err != nil {
+		return nil, fmt.Errorf("load store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// decoder reads a store file of known size, hashing what it reads.
+type decoder struct {
+	r    *bufio.Reader
+	crc  hash.Hash32
+	left int64 // bytes not yet read, including the checksum
+	buf  []byte
+}
+
+var errTruncated = fmt.Errorf("%w: truncated", ErrCorruptStore)
+
+func (d *decoder) read(n int64) ([]byte, error) {
+	if n > d.left-4 {
+		return nil, errTruncated
+	}
+	if int64(cap(d.buf)) < n {
+		d.buf = make([]byte, n)
+	}
+	b := d.buf[:n]
+	if _, err := io.ReadFull(d.r, b); err != nil {
+		return nil, errTruncated
+	}
+	d.crc.Write(b)
+	d.left -= n
+	return b, nil
+}
+
+func (d *decoder) uvarint() (uint64, error) {
+	var b [binary.MaxVarintLen64]byte
+	for i := range b {
+		c, err := d.read(1)
+		if err != nil {
+			return 0, err
+		}
+		b[i] = c[0]
+		if c[0] < 0x80 {
+			v, n := binary.Uvarint(b[:i+1])
+			if n <= 0 {
+				return 0, fmt.Errorf("%w: bad length", ErrCorruptStore)
+			}
+			return v, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: bad length", ErrCorruptStore)
+}
+
+func (d *decoder) string() (string, error) {
+	n, err := d.uvarint()
+	if err != nil {
+		return "", err
+	}
+	if n > maxStringLen || int64(n) > d.left-4 {
+		return "", fmt.Errorf("%w: string length %d exceeds the file", ErrCorruptStore, n)
+	}
+	b, err := d.read(int64(n))
+	return string(b), err
+}
+
+// decodeStore parses a whole store file of size bytes from r.
+func decodeStore(r io.Reader, size int64, opts *HNSWOptions) (*HNSWStore, error) {
+	d := &decoder{r: bufio.NewReaderSize(r, 1<<20), crc: crc32.New(castagnoli), left: size}
+	if size < headerSize+4 {
+		h := make([]byte, min(size, int64(len(storeMagic))))
+		if _, err := io.ReadFull(d.r, h); err == nil && string(h) != storeMagic[:len(h)] {
+			return nil, fmt.Errorf("%w: bad magic number", ErrUnsupportedVersion)
+		}
+		return nil, errTruncated
+	}
+	h, err := d.read(headerSize)
+	if err != nil {
+		return nil, err
+	}
+	if string(h[:8]) != storeMagic {
+		return nil, fmt.Errorf("%w: bad magic number", ErrUnsupportedVersion)
+	}
+	if v := binary.LittleEndian.Uint32(h[8:]); v != storeVersion {
+		return nil, fmt.Errorf("%w: version %d, want %d", ErrUnsupportedVersion, v, storeVersion)
+	}
+	dims := int(binary.LittleEndian.Uint32(h[12:]))
+	count := binary.LittleEndian.Uint64(h[16:])
+	if dims < 1 || dims > MaxStoreDims {
+		return nil, fmt.Errorf("%w: dims %d, want 1–%d", ErrCorruptStore, dims, MaxStoreDims)
+	}
+	recSize := uint64(minRecordSize + 4*dims)
+	if count > uint64(d.left-4)/recSize {
+		return nil, fmt.Errorf("%w: count %d exceeds the file size", ErrCorruptStore, count)
+	}
+	s, err := NewHNSWStore(dims, opts)
+	if err != nil {
+		return nil, err
+	}
+	crossover := s.opts.Crossover
+	s.opts.Crossover = 0 // build graphs once, after the last record
+	s.recs = make([]record, 0, count)
+	s.live = make([]bool, 0, count)
+	s.vecs = make([]float32, 0, count*uint64(dims))
+	s.index = make(map[string]int32, count)
+	for i := range count {
+		rec, vec, err := d.record(dims)
+		if err != nil {
+			return nil, fmt.Errorf("record %d: %w", i, err)
+		}
+		if _, dup := s.index[rec.id]; dup {
+			return nil, fmt.Errorf("%w: record %d: duplicate ID %q", ErrCorruptStore, i, rec.id)
+		}
+		s.put(rec, vec)
+	}
+	if d.left != 4 {
+		return nil, fmt.Errorf("%w: %d bytes after the last record", ErrCorruptStore, d.left-4)
+	}
+	want := d.crc.Sum32()
+	var sum [4]byte
+	if _, err := io.ReadFull(d.r, sum[:]); err != nil {
+		return nil, errTruncated
+	}
+	if got := binary.LittleEndian.Uint32(sum[:]); got != want {
+		return nil, fmt.Errorf("%w: checksum %08x, want %08x", ErrCorruptStore, got, want)
+	}
+	if crossover > 0 {
+		s.opts.Crossover = crossover
+		if len(s.index) >= crossover {
+			s.buildGraphs()
+		}
+	}
+	return s, nil
+}
+
+// record reads one record and validates it.
+func (d *decoder) record(dims int) (record, []float32, error) {
+	var r record
+	var err error
+	for _, p := range []*string{&r.id, &r.text, &r.kind, &r.source} {
+		if *p, err = d.string(); err != nil {
+			return r, nil, err
+		}
+	}
+	if r.id == "" {
+		return r, nil, fmt.Errorf("%w: empty ID", ErrCorruptStore)
+	}
+	b, err := d.read(20 + 4*int64(dims))
+	if err != nil {
+		return r, nil, err
+	}
+	r.confidence = math.Float64frombits(binary.LittleEndian.Uint64(b))
+	if math.IsNaN(r.confidence) || r.confidence < 0 || r.confidence > 1 {
+		return r, nil, fmt.Errorf("%w: confidence %v", ErrCorruptStore, r.confidence)
+	}
+	sec := int64(binary.LittleEndian.Uint64(b[8:]))
+	nsec := binary.LittleEndian.Uint32(b[16:])
+	if nsec >= 1e9 {
+		return r, nil, fmt.Errorf("%w: nanoseconds %d", ErrCorruptStore, nsec)
+	}
+	r.createdAt = time.Unix(sec, int64(nsec)).UTC()
+	vec := make([]float32, dims)
+	for j := range vec {
+		vec[j] = math.Float32frombits(binary.LittleEndian.Uint32(b[20+4*j:]))
+	}
+	if err := checkVector(vec); err != nil {
+		return r, nil, fmt.Errorf("%w: vector %s", ErrCorruptStore, err)
+	}
+	return r, vec, nil
+}
