@@ -1,6 +1,33 @@
 package chitta
 
-import "context"
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Distillation limits.
+const (
+	// DistillMinRunes is the shortest message text, in runes, that
+	// DistillNovel records.
+	DistillMinRunes = 40
+	// DistillMaxRunes is how much of a message's text a distilled memory
+	// keeps, in runes.
+	DistillMaxRunes = 600
+	// DistillPrefix starts the text of every distilled memory, followed by
+	// the message's role and "] ".
+	DistillPrefix = "[distill-on-drop:"
+	// distillConfidenceBase and distillConfidenceSpan give a distilled
+	// memory's confidence: base + span·(1 − coverage).
+	distillConfidenceBase = 0.5
+	distillConfidenceSpan = 0.25
+)
 
 // Distilled describes one memory recorded by [Options.DistillNovel].
 type Distilled struct {
@@ -10,7 +37,172 @@ type Distilled struct {
 	ID    string `json:"id"`
 }
 
-// distill is implemented with the memory issue.
+// distillRules are tried in order; the first whose phrase occurs as whole
+// words wins. assistantOnly rules apply to assistant messages only.
+var distillRules = []struct {
+	kind          string
+	assistantOnly bool
+	phrases       []string
+}{
+	{KindCorrection, false, []string{"wrong", "mistake", "incorrect", "that's not", "not what i", "should be", "actually, "}},
+	{KindPreference, false, []string{"i prefer", "i always", "please always", "please don't", "from now on", "in the future", "never do", "stop doing"}},
+	{KindHabit, false, []string{"every time", "whenever", "habit", "convention"}},
+	{KindWisdom, true, []string{"the reason", "because", "the fix", "the way to", "the correct", "you should", "best practice", "important:"}},
+}
+
+// ClassifyNovel returns the memory kind DistillNovel gives a message of the
+// given role and text: correction, preference, habit, wisdom (assistant
+// messages only) or episode. Phrases match case-insensitively as whole
+// words, so "standard library" is not a habit; a typographic apostrophe
+// matches a straight one.
+func ClassifyNovel(role Role, text string) string {
+	t := strings.ToLower(strings.ReplaceAll(text, "’", "'"))
+	for _, r := range distillRules {
+		if r.assistantOnly && role != RoleAssistant {
+			continue
+		}
+		for _, p := range r.phrases {
+			if containsPhrase(t, p) {
+				return r.kind
+			}
+		}
+	}
+	return KindEpisode
+}
+
+// containsPhrase reports whether phrase occurs in t with word boundaries:
+// no letter or digit right before it, and none right after it when the
+// phrase ends in a letter or digit.
+func containsPhrase(t, phrase string) bool {
+	for off := 0; off <= len(t)-len(phrase); {
+		i := strings.Index(t[off:], phrase)
+		if i < 0 {
+			return false
+		}
+		start, end := off+i, off+i+len(phrase)
+		before, _ := utf8.DecodeLastRuneInString(t[:start])
+		after, _ := utf8.DecodeRuneInString(t[end:])
+		last, _ := utf8.DecodeLastRuneInString(phrase)
+		okBefore := start == 0 || !isWordRune(before)
+		okAfter := end == len(t) || !isWordRune(last) || !isWordRune(after)
+		if okBefore && okAfter {
+			return true
+		}
+		off = start + 1
+	}
+	return false
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// MemoryID returns the deterministic ID chitta gives a memory that has none:
+// the hex of the first 16 bytes of SHA-256(kind + "\x00" + text). Adding the
+// same kind and text twice therefore replaces rather than duplicates.
+func MemoryID(kind, text string) string {
+	sum := sha256.Sum256([]byte(kind + "\x00" + text))
+	return hex.EncodeToString(sum[:16])
+}
+
+// distillText is the text of the memory distilled from a message: the
+// prefix, the role, and the first DistillMaxRunes runes of valid UTF-8.
+func distillText(role Role, content string) string {
+	content = strings.ToValidUTF8(strings.TrimSpace(content), "\uFFFD")
+	if utf8.RuneCountInString(content) > DistillMaxRunes {
+		n := 0
+		for i := range content {
+			if n == DistillMaxRunes {
+				content = content[:i]
+				break
+			}
+			n++
+		}
+	}
+	return DistillPrefix + string(role) + "] " + content
+}
+
+// distill records the dropped, uncovered, long-enough messages as memories.
+// Store failures are logged and joined into the returned error; they never
+// change the selection.
 func distill(ctx context.Context, o *resolved, msgs []Message, p *pass) ([]Distilled, error) {
-	return nil, nil
+	var out []Distilled
+	var errs []error
+	now := time.Now().UTC()
+	for _, i := range p.free {
+		s := &p.scores[i]
+		v := p.vecs[i]
+		if s.Kept || v == nil || s.Coverage >= o.novelThreshold {
+			continue
+		}
+		m := &msgs[i]
+		if utf8.RuneCountInString(strings.TrimSpace(m.Content)) < DistillMinRunes {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, err)
+			break
+		}
+		kind := ClassifyNovel(m.Role, m.Content)
+		text := distillText(m.Role, m.Content)
+		mem := Memory{
+			ID:         MemoryID(kind, text),
+			Text:       text,
+			Kind:       kind,
+			Confidence: distillConfidenceBase + distillConfidenceSpan*(1-s.Coverage),
+			Vector:     append([]float32(nil), v...),
+			CreatedAt:  now,
+			Source:     fmt.Sprintf("distill-on-drop: message %d", i),
+		}
+		if err := o.Store.Add(ctx, mem); err != nil {
+			o.log.Warn("chitta: distill: store write failed", "index", i, "err", err)
+			errs = append(errs, fmt.Errorf("distill message %d: %w", i, err))
+			continue
+		}
+		out = append(out, Distilled{Index: i, Kind: kind, Text: text, ID: mem.ID})
+	}
+	return out, errors.Join(errs...)
+}
+
+// EpisodeConfidence is the confidence of a compaction episode memory.
+const EpisodeConfidence = 0.7
+
+// EpisodeText returns the text [RecordEpisode] stores for a compaction, e.g.
+//
+//	[pre-compact] Memory-aware compaction: 48200→18600 tokens (61.4% dropped,
+//	38.0% of dropped tokens memory-covered). Session: abc
+func EpisodeText(stats Stats, session string) string {
+	return fmt.Sprintf("[pre-compact] Memory-aware compaction: %d→%d tokens (%.1f%% dropped, %.1f%% of dropped tokens memory-covered). Session: %s",
+		stats.BeforeTokens, stats.AfterTokens, stats.DroppedPct, stats.CoveredDroppedPct, session)
+}
+
+// RecordEpisode writes a memory of kind "episode" (confidence 0.7) that
+// describes a compaction with [EpisodeText], embedded with embedder, and
+// returns it. The covered share it reports is Stats.CoveredDroppedPct: the
+// share of dropped tokens whose coverage reached the novelty threshold.
+// It returns an error wrapping ErrInvalidOption if store or embedder is nil,
+// and the embedder's or store's error otherwise.
+func RecordEpisode(ctx context.Context, store MemoryStore, embedder Embedder, stats Stats, session string) (Memory, error) {
+	if store == nil || embedder == nil {
+		return Memory{}, fmt.Errorf("%w: RecordEpisode needs a store and an embedder", ErrInvalidOption)
+	}
+	text := EpisodeText(stats, session)
+	vecs, err := embedder.Embed(ctx, []string{text})
+	if err != nil {
+		return Memory{}, fmt.Errorf("embed episode: %w", err)
+	}
+	if err := checkVectors(vecs, 1); err != nil {
+		return Memory{}, fmt.Errorf("embed episode: %w: %v", ErrInvalidVector, err)
+	}
+	m := Memory{
+		ID:         MemoryID(KindEpisode, text),
+		Text:       text,
+		Kind:       KindEpisode,
+		Confidence: EpisodeConfidence,
+		Vector:     vecs[0],
+		CreatedAt:  time.Now().UTC(),
+		Source:     "pre-compact: session " + session,
+	}
+	if err := store.Add(ctx, m); err != nil {
+		return Memory{}, fmt.Errorf("store episode: %w", err)
+	}
+	return m, nil
 }

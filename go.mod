@@ -3,7 +3,7 @@ module github.com/chitta-go/chitta
 go 1.25
 
 require (
-	github.com/coder/hnsw v0.6.1
+	github.com/coder/hnsw v0.6.2-0.20250730165321-c271e58cdc9a
 	github.com/stretchr/testify v1.12.1
 	github.com/viterin/vek v0.4.3
 )

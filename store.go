@@ -3,8 +3,6 @@ package chitta
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -210,18 +208,6 @@ func (s *HNSWStore) Len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return len(s.index)
-}
-
-// MemoryID returns the ID [HNSWStore.Add] assigns to a memory without one:
-// the lower-case hex of the first 16 bytes of SHA-256(kind + "\x00" + text).
-// Adding the same text and kind twice without an ID therefore replaces the
-// first memory instead of duplicating it.
-func MemoryID(kind, text string) string {
-	h := sha256.New()
-	h.Write([]byte(kind))
-	h.Write([]byte{0})
-	h.Write([]byte(text))
-	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // Add stores a copy of m, replacing any memory with the same ID. An empty

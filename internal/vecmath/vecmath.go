@@ -37,11 +37,14 @@ func Cosine(a, b []float32) float32 {
 	if len(a) == 0 || len(a) != len(b) {
 		return 0
 	}
-	na, nb := Norm(a), Norm(b)
-	if na == 0 || nb == 0 {
-		return 0
+	// One fused float32 pass. A zero vector (0/0), or components so large
+	// or small that float32 squares overflow or underflow, give NaN or ±Inf:
+	// then recompute in float64, which handles the range (zero → 0).
+	c := vek32.CosineSimilarity(a, b)
+	if math.IsNaN(float64(c)) || math.IsInf(float64(c), 0) {
+		return RefCosine(a, b)
 	}
-	return clampUnit(Dot(a, b) / (na * nb))
+	return clampUnit(c)
 }
 
 // Normalize scales a in place to unit length and reports whether it could:
@@ -51,9 +54,21 @@ func Normalize(a []float32) bool {
 	if len(a) == 0 || !AllFinite(a) {
 		return false
 	}
-	n := Norm(a)
-	if n == 0 {
-		return false
+	n := vek32.Norm(a)
+	if n == 0 || math.IsInf(float64(n), 0) || math.IsNaN(float64(n)) {
+		// float32 squares under- or overflowed: scale in float64.
+		var s float64
+		for _, x := range a {
+			s += float64(x) * float64(x)
+		}
+		if s == 0 || math.IsInf(s, 0) {
+			return false
+		}
+		inv := 1 / math.Sqrt(s)
+		for i, x := range a {
+			a[i] = float32(float64(x) * inv)
+		}
+		return true
 	}
 	vek32.MulNumber_Inplace(a, 1/n)
 	return true

@@ -1,0 +1,157 @@
+package chitta_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+)
+
+func TestParseMessagesFormats(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		in      string
+		role    chitta.Role
+		content string
+		calls   []string
+		results []string
+	}{
+		{"openai string", `{"role":"user","content":"hello there"}`, "user", "hello there", nil, nil},
+		{"null content", `{"role":"assistant","content":null}`, "assistant", "", nil, nil},
+		{"no content", `{"role":"assistant"}`, "assistant", "", nil, nil},
+		{"openai parts", `{"role":"user","content":[{"type":"text","text":"look"},{"type":"image_url","image_url":{"url":"x"}}]}`, "user", "look\n[image]", nil, nil},
+		{"openai tool calls", `{"role":"assistant","content":"checking","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_user","arguments":"{\"id\":\"u7\"}"}},{"id":"call_2","type":"function","function":{"name":"ls","arguments":"{}"}}]}`,
+			"assistant", "checking\nget_user {\"id\":\"u7\"}\nls {}", []string{"call_1", "call_2"}, nil},
+		{"openai tool result", `{"role":"tool","tool_call_id":"call_1","name":"get_user","content":"{\"name\":\"Ann\"}"}`, "tool", `{"name":"Ann"}`, nil, []string{"call_1"}},
+		{"swe-agent results", `{"role":"tool","content":[{"type":"text","text":"out"}],"tool_call_ids":["a","b"]}`, "tool", "out", nil, []string{"a", "b"}},
+		{"anthropic blocks", `{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"s"},{"type":"text","text":"Let me look."},{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/a/b.go"}}]}`,
+			"assistant", "hmm\nLet me look.\nRead {\"file_path\":\"/a/b.go\"}", []string{"toolu_1"}, nil},
+		{"anthropic tool result nested", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"package b"},{"type":"image","source":{}}]},{"type":"tool_result","tool_use_id":"toolu_2","content":"done","is_error":true}]}`,
+			"user", "package b\n[image]\ndone", nil, []string{"toolu_1", "toolu_2"}},
+		{"redacted thinking and unknown block", `{"role":"assistant","content":[{"type":"redacted_thinking","data":"xx"},{"type":"mystery","text":"kept"},{"type":"mystery2"}]}`,
+			"assistant", "[redacted thinking]\nkept", nil, nil},
+		{"developer role", `{"role":"developer","content":"rules"}`, "developer", "rules", nil, nil},
+		{"custom role survives parsing", `{"role":"critic","content":"meh"}`, "critic", "meh", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			msgs, err := chitta.ParseMessages([]byte("[" + tt.in + "]"))
+			require.NoError(t, err)
+			require.Len(t, msgs, 1)
+			m := msgs[0]
+			assert.Equal(t, tt.role, m.Role)
+			assert.Equal(t, tt.content, m.Content)
+			assert.Equal(t, tt.calls, m.ToolCallIDs)
+			assert.Equal(t, tt.results, m.ToolResultIDs)
+			assert.Equal(t, tt.in, string(m.Raw))
+
+			var single chitta.Message
+			require.NoError(t, json.Unmarshal([]byte(tt.in), &single))
+			assert.Equal(t, m, single)
+		})
+	}
+}
+
+func TestParseMessagesLegacyFunctionCall(t *testing.T) {
+	t.Parallel()
+	in := `[{"role":"user","content":"weather?"},
+	{"role":"assistant","content":null,"function_call":{"name":"weather","arguments":"{\"city\":\"Oslo\"}"}},
+	{"role":"function","name":"weather","content":"rain"},
+	{"role":"function","name":"weather","content":"stray"}]`
+	msgs, err := chitta.ParseMessages([]byte(in))
+	require.NoError(t, err)
+	require.Len(t, msgs[1].ToolCallIDs, 1)
+	assert.Equal(t, msgs[1].ToolCallIDs, msgs[2].ToolResultIDs)
+	assert.Empty(t, msgs[3].ToolResultIDs, "one call answers once")
+	assert.Equal(t, `weather {"city":"Oslo"}`, msgs[1].Content)
+}
+
+func TestParseMessagesErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		in      string
+		index   int // -1: not a MessageError
+		mention string
+	}{
+		{"empty", ``, -1, "empty input"},
+		{"malformed", `[{"role":"user"`, -1, "unexpected end"},
+		{"object not array", `{"role":"user","content":"x"}`, -1, "JSON array"},
+		{"number element", `[{"role":"user","content":"ok"}, 5]`, 1, "message 1: want a JSON object"},
+		{"missing role", `[{"content":"x"}]`, 0, "message 0: role: missing"},
+		{"null role", `[{"role":null}]`, 0, "role: missing"},
+		{"numeric role", `[{"role":1}]`, 0, "role: want a string"},
+		{"empty role", `[{"role":""}]`, 0, "role: empty"},
+		{"numeric content", `[{"role":"user","content":"a"},{"role":"user","content":42}]`, 1, "message 1: content: want a string"},
+		{"object content", `[{"role":"user","content":{"text":"x"}}]`, 0, "content: want a string"},
+		{"bad block", `[{"role":"user","content":[7]}]`, 0, "content[0]: want a block object"},
+		{"bad text type", `[{"role":"user","content":[{"type":"text","text":3}]}]`, 0, "content[0].text: want a string"},
+		{"bad nested result", `[{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":false}]}]`, 0, "content[0].content"},
+		{"bad tool_calls", `[{"role":"assistant","tool_calls":{}}]`, 0, "tool_calls: want an array"},
+		{"bad tool call id", `[{"role":"assistant","tool_calls":[{"id":5}]}]`, 0, "tool_calls[0].id"},
+		{"bad tool_call_id", `[{"role":"tool","tool_call_id":[1]}]`, 0, "tool_call_id: want a string"},
+		{"bad tool_call_ids", `[{"role":"tool","tool_call_ids":"a"}]`, 0, "tool_call_ids"},
+		{"bad tool_use id", `[{"role":"assistant","content":[{"type":"tool_use","id":1}]}]`, 0, "content[0].id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := chitta.ParseMessages([]byte(tt.in))
+			require.ErrorIs(t, err, chitta.ErrInvalidMessages)
+			assert.Contains(t, err.Error(), tt.mention)
+			var me *chitta.MessageError
+			if tt.index >= 0 {
+				require.ErrorAs(t, err, &me)
+				assert.Equal(t, tt.index, me.Index)
+			} else {
+				assert.NotErrorAs(t, err, &me)
+			}
+		})
+	}
+}
+
+func TestParseMessagesEmptyArray(t *testing.T) {
+	t.Parallel()
+	msgs, err := chitta.ParseMessages([]byte(" [ ] "))
+	require.NoError(t, err)
+	assert.Empty(t, msgs)
+}
+
+func TestMessageMarshalRoundTrip(t *testing.T) {
+	t.Parallel()
+	msgs := []chitta.Message{
+		{Role: chitta.RoleUser, Content: "hi"},
+		{Role: chitta.RoleAssistant, Content: "calling", ToolCallIDs: []string{"a", "b"}},
+		{Role: chitta.RoleTool, Content: "A", ToolResultIDs: []string{"a"}},
+		{Role: chitta.RoleTool, Content: "B and C", ToolResultIDs: []string{"b", "c"}},
+	}
+	data, err := json.Marshal(msgs)
+	require.NoError(t, err)
+	back, err := chitta.ParseMessages(data)
+	require.NoError(t, err)
+	require.Len(t, back, len(msgs))
+	for i := range msgs {
+		assert.Equal(t, msgs[i].Role, back[i].Role)
+		assert.Equal(t, msgs[i].ToolCallIDs, back[i].ToolCallIDs)
+		assert.Equal(t, msgs[i].ToolResultIDs, back[i].ToolResultIDs)
+		if len(msgs[i].ToolCallIDs) == 0 {
+			assert.Equal(t, msgs[i].Content, back[i].Content)
+		} else {
+			assert.True(t, strings.HasPrefix(back[i].Content, msgs[i].Content))
+		}
+	}
+}
+
+func TestMessageUnmarshalErrorHasNoIndex(t *testing.T) {
+	t.Parallel()
+	var m chitta.Message
+	err := json.Unmarshal([]byte(`{"content":"x"}`), &m)
+	require.ErrorIs(t, err, chitta.ErrInvalidMessages)
+	assert.Equal(t, "chitta: invalid messages: message: role: missing", err.Error())
+}

@@ -1,0 +1,250 @@
+package chitta_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/internal/fakes"
+)
+
+// randomConversation builds a conversation with system messages, plain
+// turns, OpenAI-style and Anthropic-style tool groups (parallel calls
+// included), orphan results and empty messages.
+func randomConversation(r *rand.Rand) []chitta.Message {
+	var msgs []chitta.Message
+	vocab := []string{"deploy", "config", "parseConfig", "error", "the", "test", "fix", "user", "memory", "go", "build", "ok"}
+	say := func() string {
+		n := r.IntN(40)
+		w := make([]string, n)
+		for i := range w {
+			w[i] = vocab[r.IntN(len(vocab))]
+		}
+		return strings.Join(w, " ")
+	}
+	n := 1 + r.IntN(40)
+	call := 0
+	for len(msgs) < n {
+		switch r.IntN(10) {
+		case 0:
+			msgs = append(msgs, msg([]chitta.Role{chitta.RoleSystem, chitta.RoleDeveloper}[r.IntN(2)], say()))
+		case 1, 2:
+			k := 1 + r.IntN(3)
+			a := chitta.Message{Role: chitta.RoleAssistant, Content: say()}
+			var results []chitta.Message
+			anthropic := r.IntN(2) == 0
+			for range k {
+				call++
+				id := fmt.Sprintf("c%d", call)
+				a.ToolCallIDs = append(a.ToolCallIDs, id)
+				role := chitta.RoleTool
+				if anthropic {
+					role = chitta.RoleUser
+				}
+				results = append(results, chitta.Message{Role: role, Content: say(), ToolResultIDs: []string{id}})
+			}
+			msgs = append(msgs, a)
+			if anthropic && k > 1 && r.IntN(2) == 0 { // all results in one message
+				m := chitta.Message{Role: chitta.RoleUser, Content: say()}
+				for _, res := range results {
+					m.ToolResultIDs = append(m.ToolResultIDs, res.ToolResultIDs...)
+				}
+				results = []chitta.Message{m}
+			}
+			msgs = append(msgs, results...)
+		case 3:
+			msgs = append(msgs, chitta.Message{Role: chitta.RoleTool, Content: say(), ToolResultIDs: []string{"missing"}})
+		default:
+			msgs = append(msgs, msg([]chitta.Role{chitta.RoleUser, chitta.RoleAssistant}[r.IntN(2)], say()))
+		}
+	}
+	return msgs
+}
+
+func randomOptions(r *rand.Rand) *chitta.Options {
+	o := &chitta.Options{TargetRatio: 0.05 + 0.95*r.Float64()}
+	if r.IntN(4) == 0 {
+		o.TargetRatio = 0
+	}
+	if r.IntN(5) == 0 {
+		o.MaxTokens = r.IntN(200)
+	}
+	if r.IntN(3) == 0 {
+		o.KeepLast = r.IntN(4)
+	}
+	if r.IntN(3) > 0 {
+		o.Embedder = fakes.SeededEmbedder{Dims: 8}
+		o.Query = "fix the config error"
+	}
+	if r.IntN(2) == 0 {
+		st := &fakes.Store{}
+		for i := range r.IntN(5) {
+			st.Memories = append(st.Memories, chitta.Memory{ID: fmt.Sprint(i), Vector: fakes.SeededVector(fmt.Sprint("mem", i), 8)})
+		}
+		o.Store = st
+	}
+	return o
+}
+
+// checkInvariants asserts every property a compaction must have.
+func checkInvariants(t *testing.T, msgs []chitta.Message, res *chitta.Result) {
+	t.Helper()
+	st := res.Stats
+	require.Len(t, res.Scores, len(msgs))
+	require.Len(t, res.Messages, len(res.Kept))
+	kept := make([]bool, len(msgs))
+	for i, k := range res.Kept {
+		if i > 0 {
+			require.Greater(t, k, res.Kept[i-1], "kept indices ascend (original order)")
+		}
+		require.Equal(t, msgs[k].Content, res.Messages[i].Content, "survivors are verbatim")
+		require.Equal(t, msgs[k].Role, res.Messages[i].Role)
+		kept[k] = true
+	}
+	before, after, pinned := 0, 0, 0
+	for i, s := range res.Scores {
+		require.Equal(t, i, s.Index)
+		require.Equal(t, kept[i], s.Kept)
+		require.False(t, math.IsNaN(s.Score))
+		before += s.Tokens
+		if s.Kept {
+			after += s.Tokens
+		}
+		if s.Pinned {
+			pinned += s.Tokens
+			require.True(t, s.Kept, "pinned messages are kept")
+		}
+		if msgs[i].Role.Pinned() {
+			require.True(t, s.Kept, "system and developer messages are kept")
+		} else {
+			require.GreaterOrEqual(t, s.Semantic, 0.0)
+			require.LessOrEqual(t, s.Semantic, 1.0)
+			require.GreaterOrEqual(t, s.Coverage, 0.0)
+			require.LessOrEqual(t, s.Coverage, 1.0)
+		}
+	}
+	require.Equal(t, before, st.BeforeTokens)
+	require.Equal(t, after, st.AfterTokens)
+	require.Equal(t, len(msgs)-len(res.Kept), st.Dropped)
+	if pinned <= st.TargetTokens {
+		require.LessOrEqual(t, after, st.TargetTokens, "budget respected")
+		require.False(t, st.OverBudget)
+	} else {
+		require.True(t, st.OverBudget)
+	}
+	// Tool groups are intact: a kept result has its call, a kept call has
+	// its results (among non-system messages of the input).
+	caller := map[string]int{}
+	for i, m := range msgs {
+		if m.Role.Pinned() {
+			continue
+		}
+		for _, id := range m.ToolCallIDs {
+			if _, ok := caller[id]; !ok {
+				caller[id] = i
+			}
+		}
+	}
+	unitCost := map[int]int{}
+	unitKept := map[int]bool{}
+	for i, m := range msgs {
+		if m.Role.Pinned() {
+			continue
+		}
+		unitCost[res.Scores[i].Unit] += res.Scores[i].Tokens
+		unitKept[res.Scores[i].Unit] = kept[i]
+		for _, id := range m.ToolResultIDs {
+			if c, ok := caller[id]; ok {
+				require.Equal(t, kept[c], kept[i], "call %d and result %d stay together", c, i)
+				require.Equal(t, res.Scores[c].Unit, res.Scores[i].Unit)
+			}
+		}
+	}
+	// First fit: a dropped group did not fit when it was considered, and
+	// the budget only fills up, so it cannot fit now either.
+	for u, cost := range unitCost {
+		if !unitKept[u] {
+			require.Greater(t, after+cost, st.TargetTokens, "dropped group %d would have fit", u)
+		}
+	}
+	if st.BeforeTokens > 0 {
+		require.InDelta(t, 100*float64(before-after)/float64(before), st.DroppedPct, 1e-9)
+	}
+}
+
+func TestCompactProperties(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 42))
+		msgs := randomConversation(r)
+		opts := randomOptions(r)
+		res, err := chitta.Compact(t.Context(), msgs, opts)
+		require.NoError(t, err, "seed %d", seed)
+		checkInvariants(t, msgs, res)
+		again, err := chitta.Compact(t.Context(), msgs, opts)
+		require.NoError(t, err)
+		require.Equal(t, res.Kept, again.Kept, "deterministic (seed %d)", seed)
+		require.Equal(t, res.Scores, again.Scores)
+	}
+}
+
+func FuzzCompact(f *testing.F) {
+	f.Add([]byte(`[{"role":"system","content":"s"},{"role":"user","content":"hello world"},{"role":"assistant","content":"x","tool_calls":[{"id":"a","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"r"}]`), 0.4, uint8(1))
+	f.Add([]byte(`[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":{}}]}]`), 0.05, uint8(0))
+	f.Add([]byte(`[]`), 1.0, uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, ratio float64, keep uint8) {
+		msgs, err := chitta.ParseMessages(data)
+		if err != nil {
+			return
+		}
+		opts := &chitta.Options{TargetRatio: ratio, KeepLast: int(keep % 8), Embedder: fakes.SeededEmbedder{Dims: 4}, Query: "q", Store: &fakes.Store{}}
+		res, err := chitta.Compact(t.Context(), msgs, opts)
+		if err != nil {
+			valid := ratio == 0 || (ratio >= chitta.MinTargetRatio && ratio <= chitta.MaxTargetRatio)
+			if !valid {
+				require.ErrorIs(t, err, chitta.ErrInvalidTargetRatio)
+				return
+			}
+			require.ErrorIs(t, err, chitta.ErrUnknownRole)
+			return
+		}
+		checkInvariants(t, msgs, res)
+	})
+}
+
+func FuzzParseMessages(f *testing.F) {
+	for _, s := range []string{
+		`[{"role":"user","content":"hi"}]`,
+		`[{"role":"assistant","content":null,"tool_calls":[{"id":"1","type":"function","function":{"name":"x","arguments":"{}"}}]},{"role":"tool","tool_call_id":"1","content":"ok"}]`,
+		`[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"Read","input":{"p":1}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"x"}]}]}]`,
+		`[{"role":"assistant","function_call":{"name":"f","arguments":"{}"}},{"role":"function","content":"r"}]`,
+		`[{"role":"tool","tool_call_ids":["a"],"content":"x"}]`,
+		`{"role":"user"}`, `[1]`, `[{"role":5}]`, "[{\"role\":\"user\",\"content\":\"\xff\"}]",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		msgs, err := chitta.ParseMessages(data)
+		if err != nil {
+			require.ErrorIs(t, err, chitta.ErrInvalidMessages)
+			return
+		}
+		out, err := json.Marshal(msgs)
+		require.NoError(t, err)
+		back, err := chitta.ParseMessages(out)
+		require.NoError(t, err)
+		require.Len(t, back, len(msgs))
+		for i := range msgs {
+			require.Equal(t, msgs[i].Role, back[i].Role)
+			require.Equal(t, msgs[i].Content, back[i].Content)
+			require.Equal(t, msgs[i].ToolCallIDs, back[i].ToolCallIDs)
+			require.Equal(t, msgs[i].ToolResultIDs, back[i].ToolResultIDs)
+		}
+	})
+}
