@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/internal/claudecode"
 )
 
 // Session is one Claude Code session as a conversation: its messages (tool
@@ -337,4 +339,45 @@ func (e *Evaluator) Claude(ctx context.Context, sessions []Session, o *CutOption
 	}
 	e.Results.Note(Claude, fmt.Sprintf("%d sessions, %d cuts, %d needed turns out of %d prefix turns (%.1f%%)", len(sessions), nCuts, nNeeded, nPrefix, 100*float64(nNeeded)/float64(max(nPrefix, 1))))
 	return nil
+}
+
+// SessionFromTranscript converts a parsed Claude Code transcript.
+func SessionFromTranscript(id string, tr *claudecode.Transcript) Session {
+	s := Session{ID: id}
+	for _, t := range tr.Turns {
+		s.Messages = append(s.Messages, t.Message)
+		s.Prompts = append(s.Prompts, t.IsPrompt())
+		var uses []ToolUse
+		for _, u := range t.ToolUses {
+			uses = append(uses, ToolUse{Name: u.Name, Input: u.Input})
+		}
+		s.ToolUses = append(s.ToolUses, uses)
+	}
+	return s
+}
+
+// LoadClaudeDir reads every *.jsonl transcript of dir, in name order, one
+// session per file named after the file. A file with no main-chain turn (a
+// sub-agent transcript, all side-chain) is read with its side-chain
+// entries.
+func LoadClaudeDir(dir string) ([]Session, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("claude: %w", err)
+	}
+	slices.Sort(names)
+	var out []Session
+	for _, name := range names {
+		tr, err := claudecode.ReadFile(name, nil)
+		if err != nil {
+			return nil, fmt.Errorf("claude %s: %w", filepath.Base(name), err)
+		}
+		if len(tr.Turns) == 0 {
+			if tr, err = claudecode.ReadFile(name, &claudecode.Options{IncludeSidechains: true}); err != nil {
+				return nil, fmt.Errorf("claude %s: %w", filepath.Base(name), err)
+			}
+		}
+		out = append(out, SessionFromTranscript(strings.TrimSuffix(filepath.Base(name), ".jsonl"), tr))
+	}
+	return out, nil
 }
