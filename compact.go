@@ -424,18 +424,25 @@ func (p *pass) groupUnits() [][]int {
 		}
 		parent[rb] = ra // the root is the smallest index
 	}
-	callers := make(map[string]int)
+	callers := make(map[string][]int) // ascending
 	for _, i := range p.free {
 		parent[i] = i
 		for _, id := range p.msgs[i].ToolCallIDs {
-			if _, ok := callers[id]; !ok {
-				callers[id] = i
-			}
+			callers[id] = append(callers[id], i)
 		}
 	}
 	for _, i := range p.free {
 		for _, id := range p.msgs[i].ToolResultIDs {
-			if c, ok := callers[id]; ok {
+			// A result answers the nearest call before it with its ID: real
+			// trajectories reuse IDs (tau-bench does). With no call before
+			// it, the first call with the ID.
+			if cs := callers[id]; len(cs) > 0 {
+				c := cs[0]
+				for _, k := range cs {
+					if k < i {
+						c = k
+					}
+				}
 				union(c, i)
 			}
 		}
