@@ -403,63 +403,63 @@ func (p *pass) selectUnits(o *resolved) {
 }
 
 // groupUnits returns the tool-call groups of the non-pinned messages, each
-// sorted ascending and keyed (via scores[i].Unit) by its first member.
+// ascending, in order of their first member; scores[i].Unit is set to that
+// first member. Union-find over message indices, roots always the smallest.
 func (p *pass) groupUnits() [][]int {
-	parent := make(map[int]int, len(p.free))
-	var find func(int) int
-	find = func(i int) int {
+	parent := make([]int, len(p.msgs))
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
 		}
 		return i
 	}
-	union := func(a, b int) {
-		ra, rb := find(a), find(b)
-		if ra == rb {
-			return
-		}
-		if ra > rb {
-			ra, rb = rb, ra
-		}
-		parent[rb] = ra // the root is the smallest index
-	}
-	callers := make(map[string][]int) // ascending
+	callers := make(map[string]int)
 	for _, i := range p.free {
 		parent[i] = i
 		for _, id := range p.msgs[i].ToolCallIDs {
-			callers[id] = append(callers[id], i)
-		}
-	}
-	for _, i := range p.free {
-		for _, id := range p.msgs[i].ToolResultIDs {
-			// A result answers the nearest call before it with its ID: real
-			// trajectories reuse IDs (tau-bench does). With no call before
-			// it, the first call with the ID.
-			if cs := callers[id]; len(cs) > 0 {
-				c := cs[0]
-				for _, k := range cs {
-					if k < i {
-						c = k
-					}
-				}
-				union(c, i)
+			if _, ok := callers[id]; !ok {
+				callers[id] = i
 			}
 		}
 	}
-	byRoot := make(map[int][]int)
-	var roots []int
+	if len(callers) > 0 {
+		// A result answers the nearest call before it with its ID: real
+		// trajectories reuse IDs (tau-bench does). With no call before it,
+		// the first call with the ID.
+		latest := make(map[string]int, len(callers))
+		for _, i := range p.free {
+			for _, id := range p.msgs[i].ToolResultIDs {
+				c, ok := latest[id]
+				if !ok {
+					c, ok = callers[id]
+				}
+				if !ok {
+					continue
+				}
+				ra, rb := find(c), find(i)
+				if ra > rb {
+					ra, rb = rb, ra
+				}
+				parent[rb] = ra
+			}
+			for _, id := range p.msgs[i].ToolCallIDs {
+				latest[id] = i
+			}
+		}
+	}
+	slot := make(map[int]int) // root → index in out
+	out := make([][]int, 0, len(p.free))
 	for _, i := range p.free {
 		r := find(i)
-		if _, ok := byRoot[r]; !ok {
-			roots = append(roots, r)
-		}
-		byRoot[r] = append(byRoot[r], i)
 		p.scores[i].Unit = r
-	}
-	out := make([][]int, 0, len(roots))
-	for _, r := range roots {
-		out = append(out, byRoot[r])
+		if r == i {
+			slot[r] = len(out)
+			out = append(out, []int{i})
+			continue
+		}
+		k := slot[r]
+		out[k] = append(out[k], i)
 	}
 	return out
 }

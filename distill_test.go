@@ -1,0 +1,201 @@
+package chitta_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/internal/fakes"
+)
+
+func TestClassifyNovel(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		role chitta.Role
+		text string
+		want string
+	}{
+		{"user", "No, that is WRONG, the port is 8080", chitta.KindCorrection},
+		{"user", "That’s not what I asked for", chitta.KindCorrection},
+		{"user", "Actually, use the staging cluster", chitta.KindCorrection},
+		{"user", "the timeout should be 30s", chitta.KindCorrection},
+		{"assistant", "I made a mistake in the migration", chitta.KindCorrection},
+		{"user", "I prefer tabs over spaces", chitta.KindPreference},
+		{"user", "From now on run the linter first", chitta.KindPreference},
+		{"user", "please don't push to main", chitta.KindPreference},
+		{"user", "Every time you deploy, tag the release", chitta.KindHabit},
+		{"user", "Our convention is kebab-case file names", chitta.KindHabit},
+		{"assistant", "The fix is to close the body before returning", chitta.KindWisdom},
+		{"assistant", "It fails because the cache is stale", chitta.KindWisdom},
+		{"assistant", "IMPORTANT: never log the token", chitta.KindWisdom},
+		{"user", "It fails because the cache is stale", chitta.KindEpisode}, // wisdom is assistant-only
+		{"assistant", "We used the standard library and pattern matching", chitta.KindEpisode},
+		{"user", "the wrongful-termination case", chitta.KindEpisode},       // "wrong" is not a whole word
+		{"user", "mistakes were made", chitta.KindEpisode},                  // neither is "mistake"
+		{"assistant", "Habits form; the habitual path", chitta.KindEpisode}, // nor "habit"
+		{"user", "habit: run tests", chitta.KindHabit},
+		{"tool", "error: wrong argument", chitta.KindCorrection},
+		{"assistant", "Actually,the comma needs a space", chitta.KindEpisode},
+		{"user", "ran the deploy", chitta.KindEpisode},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, chitta.ClassifyNovel(tt.role, tt.text), "%s: %q", tt.role, tt.text)
+	}
+}
+
+func TestDistillNovel(t *testing.T) {
+	t.Parallel()
+	long := func(s string) string { return s + " " + strings.Repeat("padding words here ", 3) }
+	covered := long("the cluster runs on kubernetes version one point thirty")
+	msgs := []chitta.Message{
+		msg(chitta.RoleSystem, "system prompt that is long enough to be distilled if it were not system"),
+		msg(chitta.RoleUser, long("No, that is wrong: the database is postgres fifteen")),
+		msg(chitta.RoleAssistant, long("The fix is to retry the request because the server drops idle connections")),
+		msg(chitta.RoleUser, "too short to keep"),
+		msg(chitta.RoleUser, covered),
+		msg(chitta.RoleAssistant, long("We ran the deployment script and it printed ok")),
+		msg(chitta.RoleUser, "what next? "+strings.Repeat("x", 30)),
+	}
+	store := &fakes.Store{Memories: []chitta.Memory{{ID: "known", Vector: fakes.SeededVector(covered, 16)}}}
+	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{
+		Embedder: fakes.SeededEmbedder{Dims: 16}, Store: store, DistillNovel: true, MaxTokens: 1, KeepLast: 1, Tokens: words,
+	})
+	require.NoError(t, err)
+	require.NoError(t, res.DistillErr)
+	assert.Equal(t, []int{0, 6}, res.Kept)
+	assert.InDelta(t, 1.0, res.Scores[4].Coverage, 1e-6)
+
+	got := map[int]string{}
+	for _, d := range res.Distilled {
+		got[d.Index] = d.Kind
+		assert.Equal(t, chitta.MemoryID(d.Kind, d.Text), d.ID)
+	}
+	assert.Equal(t, map[int]string{1: chitta.KindCorrection, 2: chitta.KindWisdom, 5: chitta.KindEpisode}, got,
+		"dropped, long enough, not covered")
+	assert.Equal(t, 3, res.Stats.Distilled)
+	assert.Equal(t, map[string]int{"correction": 1, "wisdom": 1, "episode": 1}, res.Stats.DistilledKinds)
+
+	require.Len(t, store.Memories, 4)
+	m := store.Memories[1]
+	assert.Equal(t, "[distill-on-drop:user] "+strings.TrimSpace(msgs[1].Content), m.Text)
+	assert.Equal(t, chitta.KindCorrection, m.Kind)
+	assert.InDelta(t, 0.5+0.25*(1-res.Scores[1].Coverage), m.Confidence, 1e-12)
+	assert.Equal(t, fakes.SeededVector(msgs[1].Content, 16), m.Vector)
+	assert.Contains(t, m.Source, "message 1")
+	assert.False(t, m.CreatedAt.IsZero())
+
+	// Selection never changes because of distillation.
+	plain, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 16}, Store: &fakes.Store{Memories: store.Memories[:1]}, MaxTokens: 1, KeepLast: 1, Tokens: words})
+	require.NoError(t, err)
+	assert.Equal(t, plain.Kept, res.Kept)
+}
+
+func TestDistillThresholdAndRequirements(t *testing.T) {
+	t.Parallel()
+	text := "a dropped message that is certainly longer than forty characters"
+	other := "the newest message, kept by KeepLast, also long enough to matter"
+	msgs := []chitta.Message{msg(chitta.RoleUser, text), msg(chitta.RoleUser, other)}
+	// A memory at cosine ~0.6 to the dropped message.
+	v := fakes.SeededVector(text, 8)
+	w := fakes.SeededVector("unrelated", 8)
+	mix := make([]float32, 8)
+	for i := range mix {
+		mix[i] = 0.75*v[i] + 0.5*w[i]
+	}
+	for _, tt := range []struct {
+		name      string
+		threshold float64
+		want      int
+	}{{"default 0.5: covered", 0, 0}, {"0.99: novel", 0.99, 1}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			store := &fakes.Store{Memories: []chitta.Memory{{ID: "m", Vector: mix}}}
+			res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 8}, Store: store,
+				DistillNovel: true, NovelThreshold: tt.threshold, KeepLast: 1, MaxTokens: 1})
+			require.NoError(t, err)
+			cov := res.Scores[0].Coverage
+			require.Greater(t, cov, 0.5)
+			require.Less(t, cov, 0.99)
+			assert.Len(t, res.Distilled, tt.want)
+		})
+	}
+	// No store or no embedder: nothing happens, no error.
+	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 8}, DistillNovel: true, KeepLast: 1, MaxTokens: 1})
+	require.NoError(t, err)
+	assert.Empty(t, res.Distilled)
+	store := &fakes.Store{}
+	res, err = chitta.Compact(t.Context(), msgs, &chitta.Options{Store: store, DistillNovel: true, KeepLast: 1, MaxTokens: 1})
+	require.NoError(t, err)
+	assert.Empty(t, res.Distilled)
+	assert.Empty(t, store.Memories)
+}
+
+func TestDistillStoreErrorIsReported(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("read-only store")
+	msgs := []chitta.Message{msg(chitta.RoleUser, strings.Repeat("novel words ", 10)), msg(chitta.RoleUser, "kept")}
+	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 8},
+		Store: &fakes.Store{AddErr: boom}, DistillNovel: true, KeepLast: 1, MaxTokens: 1})
+	require.NoError(t, err, "distillation failures are not fatal")
+	require.ErrorIs(t, res.DistillErr, boom)
+	assert.Contains(t, res.DistillErr.Error(), "distill message 0")
+	assert.Empty(t, res.Distilled)
+	assert.Equal(t, []int{1}, res.Kept)
+}
+
+func TestDistillTextCutsOnRuneBoundary(t *testing.T) {
+	t.Parallel()
+	content := strings.Repeat("é", 599) + "日本語" + "\xff tail"
+	msgs := []chitta.Message{msg(chitta.RoleAssistant, content), msg(chitta.RoleUser, "kept")}
+	store := &fakes.Store{}
+	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 8},
+		Store: store, DistillNovel: true, KeepLast: 1, MaxTokens: 1})
+	require.NoError(t, err)
+	require.Len(t, res.Distilled, 1)
+	txt := res.Distilled[0].Text
+	assert.True(t, utf8.ValidString(txt))
+	body := strings.TrimPrefix(txt, "[distill-on-drop:assistant] ")
+	assert.Equal(t, chitta.DistillMaxRunes, utf8.RuneCountInString(body))
+	assert.Equal(t, strings.Repeat("é", 599)+"日", body)
+}
+
+func TestRecordEpisode(t *testing.T) {
+	t.Parallel()
+	st := chitta.Stats{BeforeTokens: 48200, AfterTokens: 18600, DroppedPct: 61.41078838174274, CoveredDroppedPct: 38.04}
+	want := "[pre-compact] Memory-aware compaction: 48200→18600 tokens (61.4% dropped, 38.0% of dropped tokens memory-covered). Session: abc"
+	assert.Equal(t, want, chitta.EpisodeText(st, "abc"))
+
+	store := &fakes.Store{}
+	m, err := chitta.RecordEpisode(t.Context(), store, fakes.SeededEmbedder{Dims: 8}, st, "abc")
+	require.NoError(t, err)
+	assert.Equal(t, want, m.Text)
+	assert.Equal(t, chitta.KindEpisode, m.Kind)
+	assert.InDelta(t, 0.7, m.Confidence, 0)
+	assert.Equal(t, fakes.SeededVector(want, 8), m.Vector)
+	require.Len(t, store.Memories, 1)
+	assert.Equal(t, m.ID, store.Memories[0].ID)
+
+	_, err = chitta.RecordEpisode(t.Context(), nil, fakes.SeededEmbedder{Dims: 8}, st, "abc")
+	require.ErrorIs(t, err, chitta.ErrInvalidOption)
+	_, err = chitta.RecordEpisode(t.Context(), store, chitta.EmbedderFunc(func(ctx context.Context, s []string) ([][]float32, error) {
+		return nil, errors.New("offline")
+	}), st, "abc")
+	require.ErrorContains(t, err, "embed episode: offline")
+}
+
+func TestCoveredDroppedPct(t *testing.T) {
+	t.Parallel()
+	a, b, c := text("a", 10), text("b", 30), text("c", 5)
+	store := &fakes.Store{Memories: []chitta.Memory{{ID: "a", Vector: fakes.SeededVector(a, 8)}}}
+	msgs := []chitta.Message{msg(chitta.RoleUser, a), msg(chitta.RoleUser, b), msg(chitta.RoleUser, c)}
+	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 8}, Store: store, KeepLast: 1, MaxTokens: 1, Tokens: words})
+	require.NoError(t, err)
+	// Dropped: a (10 tokens, covered) and b (30 tokens, novel).
+	assert.InDelta(t, 25.0, res.Stats.CoveredDroppedPct, 1e-9)
+}

@@ -1,0 +1,34 @@
+// Package chitta compacts the conversation history of a long-running AI
+// agent in process. It keeps the turns that carry information the agent has
+// not yet learned, drops the ones its persistent memory already covers, and
+// never breaks the conversation it returns.
+//
+// [Compact] scores every non-system message
+//
+//	score = structural × (0.3·recency + 0.4·semantic + 0.3·(1 − coverage))
+//
+// where structural is the role weight (user 1.0, assistant 0.8, tool 0.5),
+// recency runs linearly from 0.1 (oldest) to 1.0 (newest), semantic is the
+// cosine similarity to [Options.Query] clamped to [0, 1] (0.5 when unknown),
+// and coverage is the best cosine similarity among the 3 nearest memories
+// in [Options.Store]. Messages are kept greedily by score, first fit, until
+// [Options.TargetRatio] of the input's tokens (≈ words × 1.3, see
+// [EstimateTokens]) is used; system and developer messages are always kept.
+// An assistant message that issues tool calls and the messages carrying
+// their results are kept or dropped together, so the output never holds a
+// tool result without its call. Survivors come back verbatim, in order:
+// a [Message] read by [ParseMessages] marshals back to its original JSON.
+//
+// Without an [Embedder] the score degrades to recency and structure, and
+// [Stats.Embedding] says so. [HashEmbedder] is a zero-download default;
+// [CachedEmbedder] makes repeated compactions in an agent loop cheap; the
+// llamacpp and openai subpackages embed with real models.
+//
+// [HNSWStore] is the in-memory, persistent memory store. With
+// [Options.DistillNovel], dropped messages that the store does not yet cover
+// are recorded as new memories (corrections, preferences, habits, wisdom,
+// episodes), and [RecordEpisode] remembers each compaction itself.
+//
+// All functions are safe for concurrent use; Compact never modifies its
+// input and the caller owns everything it returns.
+package chitta
