@@ -74,10 +74,12 @@ func (t *Tally) Get(metric string) Frac {
 	return Frac{}
 }
 
-// Pairs counts the tool-call pairs of msgs (a message issuing call ID x and
-// a message carrying the result of x) that the selection touches (at least
-// one side kept) and keeps intact (both sides kept). Pairs whose other side
-// is not in msgs are ignored.
+// Pairs counts the tool-call pairs of msgs that the selection touches (at
+// least one side kept) and keeps intact (both sides kept). A pair is a
+// message carrying the result of call ID x and the call it answers: the
+// nearest message before it that issues x (real trajectories reuse IDs),
+// or the first one when none precedes it. Results whose call is not in
+// msgs are ignored.
 func Pairs(msgs []chitta.Message, kept []bool) (intact, touched int) {
 	callers := map[string][]int{}
 	for i, m := range msgs {
@@ -87,14 +89,22 @@ func Pairs(msgs []chitta.Message, kept []bool) (intact, touched int) {
 	}
 	for j, m := range msgs {
 		for _, id := range m.ToolResultIDs {
-			for _, i := range callers[id] {
-				if !kept[i] && !kept[j] {
-					continue
+			cs := callers[id]
+			if len(cs) == 0 {
+				continue
+			}
+			i := cs[0]
+			for _, k := range cs {
+				if k < j {
+					i = k
 				}
-				touched++
-				if kept[i] && kept[j] {
-					intact++
-				}
+			}
+			if !kept[i] && !kept[j] {
+				continue
+			}
+			touched++
+			if kept[i] && kept[j] {
+				intact++
 			}
 		}
 	}

@@ -40,6 +40,35 @@ func TestPairs(t *testing.T) {
 	}
 }
 
+// reusedIDs has two different calls sharing the ID "x", as tau-bench
+// trajectories do.
+var reusedIDs = []chitta.Message{
+	{Role: chitta.RoleAssistant, Content: "lookup", ToolCallIDs: []string{"x"}},
+	{Role: chitta.RoleTool, Content: "first result", ToolResultIDs: []string{"x"}},
+	{Role: chitta.RoleAssistant, Content: "calculate", ToolCallIDs: []string{"x"}},
+	{Role: chitta.RoleTool, Content: "second result", ToolResultIDs: []string{"x"}},
+}
+
+func TestPairsReusedIDs(t *testing.T) {
+	t.Parallel()
+	intact, touched := Pairs(reusedIDs, []bool{true, true, false, false})
+	assert.Equal(t, 1, intact)
+	assert.Equal(t, 1, touched, "the second result does not answer the first call")
+	intact, touched = Pairs(reusedIDs, []bool{true, false, false, true})
+	assert.Equal(t, 0, intact)
+	assert.Equal(t, 2, touched)
+	// Every method keeps the reused-ID groups whole.
+	for _, m := range []Method{Chitta{}, Recency{}, Random{Seed: 2}} {
+		for _, ratio := range []float64{0.3, 0.5, 0.7} {
+			out, err := m.Select(t.Context(), Env{Embedder: &bagEmbedder{dims: 16}, Tokens: wordTokens}, Task{Messages: reusedIDs, Ratio: ratio}, 0)
+			if assert.NoError(t, err) {
+				intact, touched := Pairs(reusedIDs, out.Kept)
+				assert.Equal(t, touched, intact, "%s at %v", m.Name(), ratio)
+			}
+		}
+	}
+}
+
 func TestAddPairsEmptyIsWhole(t *testing.T) {
 	t.Parallel()
 	var r Results

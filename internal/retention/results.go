@@ -107,7 +107,7 @@ func (r *Results) Rows() []Row {
 				continue
 			}
 			n := int(f.Den)
-			if m == MsPerCompaction || m == AllEvidenceKept {
+			if m == MsPerCompaction || m == AllEvidenceKept || m == CoveredTokenShare {
 				n = f.N
 			}
 			rows = append(rows, Row{
