@@ -27,6 +27,11 @@ type Evaluator struct {
 	// after each Claude Code cut compacted by a chitta method that uses
 	// memory (chitta.RecordEpisode has this shape). nil records nothing.
 	RecordEpisode func(ctx context.Context, store chitta.MemoryStore, emb chitta.Embedder, stats chitta.Stats, session string) error
+	// TauDropSystem removes the system prompt from every tau-bench prefix
+	// before compacting, so that the budget is a share of the conversation
+	// alone (tau-bench's policy prompt is about half of a run's tokens and
+	// every method must keep it). false follows the protocol.
+	TauDropSystem bool
 	// Progress receives one line per dataset, ratio and method; nil
 	// discards them.
 	Progress io.Writer
@@ -46,6 +51,14 @@ func (e *Evaluator) check() error {
 		return fmt.Errorf("%w: NewStore is nil", ErrInvalidConfig)
 	}
 	return nil
+}
+
+// tokens returns the token count of text by the shared counter.
+func (e *Evaluator) tokens(text string) int {
+	if e.Env.Tokens != nil {
+		return e.Env.Tokens.CountTokens(text)
+	}
+	return chitta.EstimateTokens(text)
 }
 
 func (e *Evaluator) progress(format string, args ...any) {

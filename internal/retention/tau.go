@@ -213,10 +213,29 @@ func (e *Evaluator) Tau(ctx context.Context, runs []Run) error {
 				}
 			}
 			nValues += len(vals)
+			if e.TauDropSystem {
+				prefix = slices.DeleteFunc(slices.Clone(prefix), func(m chitta.Message) bool { return m.Role.Pinned() })
+			}
 			cases = append(cases, cutCase{Task{Messages: prefix, Query: lastUser(prefix)}, vals})
 		}
 	}
+	var over []string
 	for _, ratio := range e.Ratios {
+		n := 0
+		for _, c := range cases {
+			pinned, total := 0, 0
+			for _, m := range c.task.Messages {
+				k := e.tokens(m.Content)
+				total += k
+				if m.Role.Pinned() {
+					pinned += k
+				}
+			}
+			if pinned > int(ratio*float64(total)) {
+				n++
+			}
+		}
+		over = append(over, fmt.Sprintf("%d at %v", n, ratio))
 		for _, m := range e.Methods {
 			start := time.Now()
 			t := e.Results.Tally(Tau, m.Name(), ratio, 0)
@@ -244,6 +263,11 @@ func (e *Evaluator) Tau(ctx context.Context, runs []Run) error {
 			}
 			e.progress("tau ratio %.2f %-14s %d cuts × %d runs  %v", ratio, m.Name(), len(cases), m.Runs(), time.Since(start).Round(time.Millisecond))
 		}
+	}
+	if e.TauDropSystem {
+		e.Results.Note(Tau, "the system prompt was removed from every prefix (-tau-system drop): the budget is a share of the conversation alone")
+	} else {
+		e.Results.Note(Tau, fmt.Sprintf("cuts where the system prompt alone exceeds the budget, so that no method keeps anything else: %s (of %d)", strings.Join(over, ", "), len(cases)))
 	}
 	e.Results.Note(Tau, fmt.Sprintf("%d runs, %d gold actions matched to a tool call (%d never issued by the run), %d argument values measured; %d values already in the system prompt and %d never seen in the prefix were left out", len(runs), nCuts, nMissing, nValues, inSystem, unseen))
 	return nil

@@ -117,3 +117,31 @@ func TestEvaluatorTau(t *testing.T) {
 	assert.InDelta(t, 0.5, vals["recency/"+ArgumentRecall+"/0.6"].Value, 1e-12)
 	assert.NotEmpty(t, e.Results.Notes[Tau])
 }
+
+func TestEvaluatorTauDropSystem(t *testing.T) {
+	t.Parallel()
+	run := loadTauFixture(t)
+	// Ratio 0.4, recency, cut 7. With the system prompt (51 tokens, budget
+	// 20): system 12 + confirmation 4, the answer (10) no longer fits: 0 of
+	// 4 values. Without it (39 tokens, budget 15): confirmation and answer
+	// (14) fit: the cancel's 2 values, 2 of 4.
+	for _, tt := range []struct {
+		drop bool
+		want float64
+		note string
+	}{
+		{false, 0, "system prompt alone exceeds the budget"},
+		{true, 0.5, "system prompt was removed"},
+	} {
+		e := &Evaluator{
+			Env:           Env{Embedder: &bagEmbedder{dims: 64}, Tokens: wordTokens},
+			Methods:       []Method{Recency{}},
+			Ratios:        []float64{0.4},
+			NewStore:      newSliceStore,
+			TauDropSystem: tt.drop,
+		}
+		require.NoError(t, e.Tau(t.Context(), []Run{run}))
+		assert.InDelta(t, tt.want, e.Results.Tally(Tau, "recency", 0.4, 0).Get(ArgumentRecall).Value(-1), 1e-12, "drop %v", tt.drop)
+		assert.Contains(t, strings.Join(e.Results.Notes[Tau], "\n"), tt.note)
+	}
+}
