@@ -414,26 +414,17 @@ func (p *pass) groupUnits() [][]int {
 		}
 		return i
 	}
-	callers := make(map[string]int)
+	callers := make(map[string][]int) // message indices issuing each ID, ascending
 	for _, i := range p.free {
 		parent[i] = i
 		for _, id := range p.msgs[i].ToolCallIDs {
-			if _, ok := callers[id]; !ok {
-				callers[id] = i
-			}
+			callers[id] = append(callers[id], i)
 		}
 	}
 	if len(callers) > 0 {
-		// A result answers the nearest call before it with its ID: real
-		// trajectories reuse IDs (tau-bench does). With no call before it,
-		// the first call with the ID.
-		latest := make(map[string]int, len(callers))
 		for _, i := range p.free {
 			for _, id := range p.msgs[i].ToolResultIDs {
-				c, ok := latest[id]
-				if !ok {
-					c, ok = callers[id]
-				}
+				c, ok := answeredCall(callers[id], i)
 				if !ok {
 					continue
 				}
@@ -442,9 +433,6 @@ func (p *pass) groupUnits() [][]int {
 					ra, rb = rb, ra
 				}
 				parent[rb] = ra
-			}
-			for _, id := range p.msgs[i].ToolCallIDs {
-				latest[id] = i
 			}
 		}
 	}
@@ -462,4 +450,22 @@ func (p *pass) groupUnits() [][]int {
 		out[k] = append(out[k], i)
 	}
 	return out
+}
+
+// answeredCall picks the call a result at index i answers among the
+// messages issuing its ID (ascending): the nearest one before i, because
+// real trajectories reuse IDs (tau-bench does), or the first one when none
+// precedes it.
+func answeredCall(calls []int, i int) (int, bool) {
+	if len(calls) == 0 {
+		return 0, false
+	}
+	c := calls[0]
+	for _, k := range calls {
+		if k >= i {
+			break
+		}
+		c = k
+	}
+	return c, true
 }

@@ -42,6 +42,9 @@ func randomConversation(r *rand.Rand) []chitta.Message {
 			for range k {
 				call++
 				id := fmt.Sprintf("c%d", call)
+				if r.IntN(8) == 0 {
+					id = "reused" // real trajectories reuse IDs
+				}
 				a.ToolCallIDs = append(a.ToolCallIDs, id)
 				role := chitta.RoleTool
 				if anthropic {
@@ -140,16 +143,28 @@ func checkInvariants(t *testing.T, msgs []chitta.Message, res *chitta.Result) {
 	}
 	// Tool groups are intact: a kept result has its call, a kept call has
 	// its results (among non-system messages of the input).
-	caller := map[string]int{}
+	// A result answers the nearest earlier call with its ID (or the first
+	// call when none precedes it).
+	callers := map[string][]int{}
 	for i, m := range msgs {
-		if m.Role.Pinned() {
-			continue
-		}
-		for _, id := range m.ToolCallIDs {
-			if _, ok := caller[id]; !ok {
-				caller[id] = i
+		if !m.Role.Pinned() {
+			for _, id := range m.ToolCallIDs {
+				callers[id] = append(callers[id], i)
 			}
 		}
+	}
+	answered := func(id string, i int) (int, bool) {
+		cs := callers[id]
+		if len(cs) == 0 {
+			return 0, false
+		}
+		c := cs[0]
+		for _, k := range cs {
+			if k < i {
+				c = k
+			}
+		}
+		return c, true
 	}
 	unitCost := map[int]int{}
 	unitKept := map[int]bool{}
@@ -160,7 +175,7 @@ func checkInvariants(t *testing.T, msgs []chitta.Message, res *chitta.Result) {
 		unitCost[res.Scores[i].Unit] += res.Scores[i].Tokens
 		unitKept[res.Scores[i].Unit] = kept[i]
 		for _, id := range m.ToolResultIDs {
-			if c, ok := caller[id]; ok {
+			if c, ok := answered(id, i); ok {
 				require.Equal(t, kept[c], kept[i], "call %d and result %d stay together", c, i)
 				require.Equal(t, res.Scores[c].Unit, res.Scores[i].Unit)
 			}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The whole chitta test suite, as CI runs it (.ci/run calls this script):
+# gofmt, go vet, staticcheck and `go test -race` for the root module and each
+# nested example module, then the llama.cpp adapter tests (which install
+# llama.cpp's headers and prebuilt libraries from npm into a cache first).
+# Needs only Go, git, and the Go/npm/Debian package registries.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+STATICCHECK=honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# Nested modules (own go.mod, `replace github.com/chitta-go/chitta => ../..`).
+MODULES=(.)
+for m in examples/*/go.mod; do
+  [ -e "$m" ] && MODULES+=("$(dirname "$m")")
+done
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "gofmt"
+unformatted=$(gofmt -l .)
+if [ -n "$unformatted" ]; then
+  echo "gofmt -l lists files that need formatting:"; echo "$unformatted"; exit 1
+fi
+
+for m in "${MODULES[@]}"; do
+  step "go vet ($m)"
+  go -C "$m" vet ./...
+  step "staticcheck ($m)"
+  go -C "$m" run "$STATICCHECK" ./...
+  step "go test -race ($m)"
+  go -C "$m" test -race -count=1 ./...
+done
+
+if [ -f scripts/test-llamacpp.sh ]; then
+  step "llama.cpp adapter (build tag llamacpp)"
+  bash scripts/test-llamacpp.sh
+fi
+step "all tests passed"
