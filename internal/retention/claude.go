@@ -296,6 +296,19 @@ func (e *Evaluator) Claude(ctx context.Context, sessions []Session, o *CutOption
 		nCuts += len(cuts)
 		all = append(all, sessionCuts{s, cuts})
 	}
+	var texts []string
+	for _, sc := range all {
+		var queries []string
+		for _, c := range sc.cuts {
+			queries = append(queries, c.Query)
+		}
+		texts = append(texts, distinct(sc.s.Messages, queries)...)
+	}
+	texts = distinct(nil, texts)
+	cold, err := e.warm(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("claude: %w", err)
+	}
 	for _, ratio := range e.Ratios {
 		for _, m := range e.Methods {
 			start := time.Now()
@@ -338,6 +351,7 @@ func (e *Evaluator) Claude(ctx context.Context, sessions []Session, o *CutOption
 		}
 	}
 	e.Results.Note(Claude, fmt.Sprintf("%d sessions, %d cuts, %d needed turns out of %d prefix turns (%.1f%%)", len(sessions), nCuts, nNeeded, nPrefix, 100*float64(nNeeded)/float64(max(nPrefix, 1))))
+	e.Results.Note(Claude, coldNote(cold, len(texts)))
 	return nil
 }
 

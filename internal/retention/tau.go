@@ -219,6 +219,15 @@ func (e *Evaluator) Tau(ctx context.Context, runs []Run) error {
 			cases = append(cases, cutCase{Task{Messages: prefix, Query: lastUser(prefix)}, vals})
 		}
 	}
+	var texts []string
+	for _, c := range cases {
+		texts = append(texts, distinct(c.task.Messages, []string{c.task.Query})...)
+	}
+	texts = distinct(nil, texts)
+	cold, err := e.warm(ctx, texts)
+	if err != nil {
+		return fmt.Errorf("tau: %w", err)
+	}
 	var over []string
 	for _, ratio := range e.Ratios {
 		n := 0
@@ -270,6 +279,7 @@ func (e *Evaluator) Tau(ctx context.Context, runs []Run) error {
 		e.Results.Note(Tau, fmt.Sprintf("cuts where the system prompt alone exceeds the budget, so that no method keeps anything else: %s (of %d)", strings.Join(over, ", "), len(cases)))
 	}
 	e.Results.Note(Tau, fmt.Sprintf("%d runs, %d gold actions matched to a tool call (%d never issued by the run), %d argument values measured; %d values already in the system prompt and %d never seen in the prefix were left out", len(runs), nCuts, nMissing, nValues, inSystem, unseen))
+	e.Results.Note(Tau, coldNote(cold, len(texts)))
 	return nil
 }
 
