@@ -248,7 +248,7 @@ func WriteSVG(w io.Writer, rows []Row) error {
 	const (
 		pw, ph       = 300.0, 220.0 // plot area
 		left, top    = 56.0, 40.0
-		gap          = 40.0
+		gap          = 72.0
 		legendLine   = 18.0
 		bottomMargin = 48.0
 	)
