@@ -1,0 +1,319 @@
+package chitta
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta/internal/fakes"
+)
+
+func newCounting() *fakes.CountingEmbedder {
+	return &fakes.CountingEmbedder{Next: NewHashEmbedder(64)}
+}
+
+func TestCachedEmbedderBatchesMissesOnce(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	f := newCounting()
+	c := NewCachedEmbedder(f, 0)
+	direct := NewHashEmbedder(64)
+
+	texts := []string{"alpha", "beta", "alpha", "gamma", "beta"}
+	got, err := c.Embed(ctx, texts)
+	require.NoError(t, err)
+	want, err := direct.Embed(ctx, texts)
+	require.NoError(t, err)
+	assert.Equal(t, want, got, "same vectors, same order as the wrapped embedder")
+	assert.Equal(t, 1, f.Calls())
+	assert.Equal(t, []string{"alpha", "beta", "gamma"}, f.Texts(), "distinct misses in first-appearance order")
+	assert.Equal(t, CacheStats{Hits: 2, Misses: 3, Len: 3, Capacity: DefaultCacheCapacity}, c.Stats())
+
+	f.Reset()
+	texts = []string{"gamma", "delta", "alpha", "delta"}
+	got, err = c.Embed(ctx, texts)
+	require.NoError(t, err)
+	want, err = direct.Embed(ctx, texts)
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Equal(t, []string{"delta"}, f.Texts())
+
+	f.Reset()
+	_, err = c.Embed(ctx, []string{"alpha", "delta", "gamma"})
+	require.NoError(t, err)
+	assert.Zero(t, f.Calls(), "all cached: the wrapped embedder is not called")
+
+	got, err = c.Embed(ctx, nil)
+	require.NoError(t, err)
+	assert.Empty(t, got)
+	assert.Zero(t, f.Calls())
+}
+
+// TestCachedEmbedderRecompact is the agent-loop property: re-compacting a
+// conversation that grew by ten turns embeds only those turns, plus the
+// query when it changed, and scores exactly as without the cache.
+func TestCachedEmbedderRecompact(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	turns := synthTurns(11, 110)
+	msgs := make([]Message, len(turns))
+	for i, s := range turns {
+		msgs[i] = Message{Role: []Role{RoleUser, RoleAssistant}[i%2], Content: s}
+	}
+	f := newCounting()
+	cached := &Options{Embedder: NewCachedEmbedder(f, 0), Query: "why does parseConfig fail"}
+	plain := &Options{Embedder: NewHashEmbedder(64), Query: cached.Query}
+
+	res, err := Compact(ctx, msgs[:100], cached)
+	require.NoError(t, err)
+	require.True(t, res.Stats.Embedding)
+	assert.Len(t, f.Texts(), 101, "cold: 100 messages and the query")
+
+	f.Reset()
+	res, err = Compact(ctx, msgs, cached)
+	require.NoError(t, err)
+	assert.Equal(t, 1, f.Calls())
+	assert.Equal(t, turns[100:], f.Texts(), "grown by 10 turns: only they are embedded")
+	ref, err := Compact(ctx, msgs, plain)
+	require.NoError(t, err)
+	assert.Equal(t, ref.Scores, res.Scores, "the cache does not change scoring")
+	assert.Equal(t, ref.Kept, res.Kept)
+
+	f.Reset()
+	cached.Query = "which flight was rebooked"
+	_, err = Compact(ctx, msgs, cached)
+	require.NoError(t, err)
+	assert.Equal(t, []string{cached.Query}, f.Texts(), "a new query is the only miss")
+}
+
+func TestCachedEmbedderReturnsCopies(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	c := NewCachedEmbedder(NewHashEmbedder(16), 0)
+	first, err := c.Embed(ctx, []string{"alpha beta", "gamma"})
+	require.NoError(t, err)
+	want := append([]float32(nil), first[0]...)
+	for i := range first[0] {
+		first[0][i] = 42
+	}
+	_ = append(first[0], 7) // capped: must not spill into first[1]
+	again, err := c.Embed(ctx, []string{"alpha beta"})
+	require.NoError(t, err)
+	assert.Equal(t, want, again[0])
+	assert.NotEqual(t, float32(7), first[1][0])
+}
+
+func TestCachedEmbedderLRU(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	f := newCounting()
+	c := NewCachedEmbedder(f, 2)
+	embed := func(texts ...string) {
+		t.Helper()
+		_, err := c.Embed(ctx, texts)
+		require.NoError(t, err)
+	}
+	embed("a", "b")
+	embed("a") // a is now the most recent
+	embed("c") // evicts b
+	f.Reset()
+	embed("a", "c")
+	assert.Zero(t, f.Calls(), "a and c are cached")
+	embed("b")
+	assert.Equal(t, []string{"b"}, f.Texts(), "b was evicted")
+	st := c.Stats()
+	assert.Equal(t, 2, st.Len)
+	assert.Equal(t, uint64(2), st.Evictions)
+
+	// More distinct misses than capacity in one call: the answer is still
+	// complete and the cache holds the last ones.
+	got, err := c.Embed(ctx, []string{"p", "q", "r", "s"})
+	require.NoError(t, err)
+	require.Len(t, got, 4)
+	for _, v := range got {
+		assert.InDelta(t, 1, norm(v), 1e-5)
+	}
+	assert.Equal(t, 2, c.Stats().Len)
+}
+
+func TestCachedEmbedderCapacity(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want int }{{0, DefaultCacheCapacity}, {-3, DefaultCacheCapacity}, {1, 1}, {10, 10}} {
+		assert.Equal(t, tt.want, NewCachedEmbedder(NewHashEmbedder(8), tt.in).Stats().Capacity, "capacity %d", tt.in)
+	}
+}
+
+func TestCachedEmbedderBadAnswers(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("boom")
+	tests := []struct {
+		name    string
+		err     error
+		corrupt func([][]float32) [][]float32
+		want    error
+	}{
+		{"embedder error", boom, nil, boom},
+		{"too few vectors", nil, func(v [][]float32) [][]float32 { return v[:1] }, ErrInvalidEmbedding},
+		{"too many vectors", nil, func(v [][]float32) [][]float32 { return append(v, v[0]) }, ErrInvalidEmbedding},
+		{"empty vector", nil, func(v [][]float32) [][]float32 { v[1] = nil; return v }, ErrInvalidEmbedding},
+		{"mixed lengths", nil, func(v [][]float32) [][]float32 { v[1] = v[1][:3]; return v }, ErrInvalidEmbedding},
+		{"NaN", nil, func(v [][]float32) [][]float32 { v[0][2] = float32(math.NaN()); return v }, ErrInvalidEmbedding},
+		{"Inf", nil, func(v [][]float32) [][]float32 { v[1][0] = float32(math.Inf(1)); return v }, ErrInvalidEmbedding},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			f := &fakes.CountingEmbedder{Next: NewHashEmbedder(8), Err: tt.err, Corrupt: tt.corrupt}
+			c := NewCachedEmbedder(f, 0)
+			got, err := c.Embed(ctx, []string{"one", "two"})
+			require.ErrorIs(t, err, tt.want)
+			assert.Nil(t, got)
+			assert.Zero(t, c.Stats().Len, "nothing cached")
+			// A healthy embedder afterwards is called again: the bad answer was not cached.
+			f.Err, f.Corrupt = nil, nil
+			got, err = c.Embed(ctx, []string{"one", "two"})
+			require.NoError(t, err)
+			assert.Len(t, got, 2)
+			assert.Equal(t, 2, f.Calls())
+		})
+	}
+}
+
+func TestCachedEmbedderDimensionChange(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dims := 8
+	e := EmbedderFunc(func(ctx context.Context, texts []string) ([][]float32, error) {
+		return NewHashEmbedder(dims).Embed(ctx, texts)
+	})
+	c := NewCachedEmbedder(e, 0)
+	assert.Zero(t, c.Dimensions(), "unknown before the first call")
+	_, err := c.Embed(ctx, []string{"one"})
+	require.NoError(t, err)
+	assert.Equal(t, 8, c.Dimensions())
+	dims = 16 // the wrapped embedder changes model
+	_, err = c.Embed(ctx, []string{"two"})
+	require.ErrorIs(t, err, ErrDimensionMismatch)
+	assert.Equal(t, 32, NewCachedEmbedder(NewHashEmbedder(32), 0).Dimensions(), "taken from the wrapped embedder")
+}
+
+func TestCachedEmbedderInvalid(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	for name, c := range map[string]*CachedEmbedder{"nil embedder": NewCachedEmbedder(nil, 0), "zero value": {}, "nil pointer": nil} {
+		_, err := c.Embed(ctx, []string{"x"})
+		require.ErrorIs(t, err, ErrInvalidOption, name)
+	}
+	f := newCounting()
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err := NewCachedEmbedder(f, 0).Embed(canceled, []string{"x"})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Zero(t, f.Calls())
+}
+
+func TestCachedEmbedderConcurrent(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	texts := synthTurns(5, 40)
+	want, err := NewHashEmbedder(64).Embed(ctx, texts)
+	require.NoError(t, err)
+	c := NewCachedEmbedder(NewHashEmbedder(64), 25) // small: forces evictions
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for r := range 20 {
+				lo := (g*7 + r*3) % len(texts)
+				hi := min(len(texts), lo+1+(g+r)%15)
+				got, err := c.Embed(ctx, texts[lo:hi])
+				if err != nil {
+					errs <- err
+					return
+				}
+				for k := range got {
+					if !assert.ObjectsAreEqual(want[lo+k], got[k]) {
+						errs <- fmt.Errorf("text %d: wrong vector", lo+k)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	assert.LessOrEqual(t, c.Stats().Len, 25)
+}
+
+// BenchmarkRecompact measures the agent loop: a conversation of 1 000
+// messages grows by 10 new turns and is compacted again. "cold" embeds
+// everything each time (HashEmbedder alone); "cached" puts a CachedEmbedder
+// in front, warmed by earlier compactions, so only the 10 new turns are
+// embedded. Each iteration uses 10 turns never seen before. The compact/*
+// pair times the whole Compact call; the embed/* pair times only the
+// embedder call Compact makes (1 010 texts and the query).
+func BenchmarkRecompact(b *testing.B) {
+	base := synthTurns(42, 1000)
+	fresh := synthTurns(43, 10)
+	msgs := make([]Message, 1010)
+	for i, s := range base {
+		msgs[i] = Message{Role: []Role{RoleUser, RoleAssistant}[i%2], Content: s}
+	}
+	const query = "why does parseConfig fail on the HTTPServer config"
+	texts := func() []string {
+		out := make([]string, 0, len(msgs)+1)
+		for _, m := range msgs {
+			out = append(out, m.Content)
+		}
+		return append(out, query)
+	}
+	for _, bc := range []struct {
+		name    string
+		e       func() Embedder
+		compact bool
+	}{
+		{"compact/msgs=1000+10/cold", func() Embedder { return NewHashEmbedder(0) }, true},
+		{"compact/msgs=1000+10/cached", func() Embedder { return NewCachedEmbedder(NewHashEmbedder(0), 0) }, true},
+		{"embed/msgs=1000+10/cold", func() Embedder { return NewHashEmbedder(0) }, false},
+		{"embed/msgs=1000+10/cached", func() Embedder { return NewCachedEmbedder(NewHashEmbedder(0), 0) }, false},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			ctx := b.Context()
+			opts := &Options{Embedder: bc.e(), Query: query}
+			if _, err := Compact(ctx, msgs[:1000], opts); err != nil { // warm-up
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			iter := 0
+			for b.Loop() {
+				b.StopTimer()
+				iter++
+				for k, s := range fresh {
+					msgs[1000+k] = Message{Role: []Role{RoleUser, RoleAssistant}[k%2], Content: fmt.Sprintf("%s (turn %d)", s, iter)}
+				}
+				in := texts()
+				b.StartTimer()
+				if !bc.compact {
+					if _, err := opts.Embedder.Embed(ctx, in); err != nil {
+						b.Fatal(err)
+					}
+					continue
+				}
+				res, err := Compact(ctx, msgs, opts)
+				if err != nil || !res.Stats.Embedding {
+					b.Fatal(err, res.Stats.Embedding)
+				}
+			}
+		})
+	}
+}
