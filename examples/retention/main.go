@@ -101,9 +101,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	return c, nil
 }
 
-// methods returns the compared methods: the four of the issue, then the
-// variants.
-func methods(c *config) ([]retention.Method, []string) {
+// methods returns the compared methods for a dataset: the four of the
+// issue, then the variants (chitta-plan only for the agent datasets, whose
+// assistant turns state the agent's plan), and one line describing each.
+func methods(c *config, dataset string) ([]retention.Method, []string) {
 	ms := []retention.Method{
 		retention.Chitta{},
 		retention.Chitta{Label: "chitta-nomem", NoMemory: true},
@@ -116,18 +117,23 @@ func methods(c *config) ([]retention.Method, []string) {
 		"`recency`: newest tool-call groups first, first fit (truncation)",
 		"`random`: tool-call groups in seeded random order, first fit; mean of 5 seeds",
 	}
-	if c.variants {
-		flat := map[chitta.Role]float64{chitta.RoleUser: 1, chitta.RoleAssistant: 1, chitta.RoleTool: 1}
-		ms = append(ms,
-			retention.Chitta{Label: "chitta-norm", Rescale: true},
-			retention.Chitta{Label: "chitta-flat", RoleWeights: flat},
-			retention.Chitta{Label: "chitta-norm-flat", Rescale: true, RoleWeights: flat},
-		)
-		desc = append(desc,
-			"`chitta-norm` (variant): Compact's score breakdown re-ranked with the semantic and coverage terms min–max rescaled over the conversation (a proposed option; same groups, budget and first-fit rule)",
-			"`chitta-flat` (variant): chitta.Compact with Options.RoleWeights user = assistant = tool = 1.0, with the memory store",
-			"`chitta-norm-flat` (variant): both of the above",
-		)
+	if !c.variants {
+		return ms, desc
+	}
+	flat := map[chitta.Role]float64{chitta.RoleUser: 1, chitta.RoleAssistant: 1, chitta.RoleTool: 1}
+	ms = append(ms,
+		retention.Chitta{Label: "chitta-norm", Rescale: true},
+		retention.Chitta{Label: "chitta-flat", RoleWeights: flat},
+		retention.Chitta{Label: "chitta-norm-flat", Rescale: true, RoleWeights: flat},
+	)
+	desc = append(desc,
+		"`chitta-norm` (variant): Compact's score breakdown re-ranked with the semantic and coverage terms min–max rescaled over the conversation (a proposed option; same groups, budget and first-fit rule)",
+		"`chitta-flat` (variant): chitta.Compact with Options.RoleWeights user = assistant = tool = 1.0, with the memory store",
+		"`chitta-norm-flat` (variant): both of the above",
+	)
+	if dataset != retention.LoCoMo {
+		ms = append(ms, retention.Chitta{Label: "chitta-plan", PlanQuery: true})
+		desc = append(desc, "`chitta-plan` (variant, tau and claude only): chitta with the query extended by the last assistant message that issues no tool call (the agent's latest stated plan)")
 	}
 	return ms, desc
 }
@@ -147,7 +153,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ms, desc := methods(c)
+	ms, desc := methods(c, retention.Claude)
 	ev := &retention.Evaluator{
 		Env:     retention.Env{Embedder: emb},
 		Methods: ms,
@@ -173,6 +179,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		ev.Methods, _ = methods(c, retention.LoCoMo)
 		if err := ev.LoCoMo(ctx, convs); err != nil {
 			return err
 		}
@@ -182,6 +189,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		ev.Methods, _ = methods(c, retention.Tau)
 		if err := ev.Tau(ctx, runs); err != nil {
 			return err
 		}
@@ -191,6 +199,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		ev.Methods, _ = methods(c, retention.Claude)
 		if err := ev.Claude(ctx, sessions, nil); err != nil {
 			return err
 		}

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/chitta-go/chitta"
 )
@@ -73,6 +74,9 @@ type Chitta struct {
 	// groups and the same first-fit rule. It models a proposed option, not
 	// the library's current behaviour.
 	Rescale bool
+	// PlanQuery, when true, appends to the task's query the last assistant
+	// message that issues no tool call (the agent's latest stated plan).
+	PlanQuery bool
 }
 
 // Name returns the label.
@@ -88,8 +92,14 @@ func (c Chitta) Runs() int { return 1 }
 
 // Select runs chitta.Compact on the task.
 func (c Chitta) Select(ctx context.Context, env Env, t Task, _ int) (Outcome, error) {
+	query := t.Query
+	if c.PlanQuery {
+		if plan := lastAssistantText(t.Messages); plan != "" {
+			query = strings.TrimSpace(query + "\n" + plan)
+		}
+	}
 	opts := &chitta.Options{
-		Query:       t.Query,
+		Query:       query,
 		TargetRatio: t.Ratio,
 		KeepLast:    c.KeepLast,
 		Embedder:    env.Embedder,
@@ -115,6 +125,18 @@ func (c Chitta) Select(ctx context.Context, env Env, t Task, _ int) (Outcome, er
 		out.Kept[i] = true
 	}
 	return out, nil
+}
+
+// lastAssistantText returns the content of the last assistant message of
+// msgs that issues no tool call, or "".
+func lastAssistantText(msgs []chitta.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role == chitta.RoleAssistant && len(m.ToolCallIDs) == 0 && strings.TrimSpace(m.Content) != "" {
+			return m.Content
+		}
+	}
+	return ""
 }
 
 // Recency keeps the newest tool-call groups that fit, newest first, with

@@ -194,3 +194,24 @@ func TestChittaErrors(t *testing.T) {
 		require.ErrorIs(t, err, chitta.ErrInvalidTargetRatio, m.Name())
 	}
 }
+
+func TestLastAssistantText(t *testing.T) {
+	t.Parallel()
+	msgs := []chitta.Message{
+		{Role: chitta.RoleAssistant, Content: "I will update reservation JG7FMM next."},
+		{Role: chitta.RoleUser, Content: "ok"},
+		{Role: chitta.RoleAssistant, Content: "lookup", ToolCallIDs: []string{"1"}},
+		{Role: chitta.RoleTool, Content: "{}", ToolResultIDs: []string{"1"}},
+	}
+	assert.Equal(t, "I will update reservation JG7FMM next.", lastAssistantText(msgs))
+	assert.Empty(t, lastAssistantText(msgs[1:]))
+	// The plan joins the query: with it, the turn naming JG7FMM scores a
+	// higher semantic term than with the user's query alone.
+	env := Env{Embedder: &bagEmbedder{dims: 256}, Tokens: wordTokens}
+	task := Task{Messages: msgs, Query: "ok", Ratio: 1}
+	plain, err := Chitta{}.Select(t.Context(), env, task, 0)
+	require.NoError(t, err)
+	plan, err := Chitta{PlanQuery: true}.Select(t.Context(), env, task, 0)
+	require.NoError(t, err)
+	assert.Greater(t, plan.Result.Scores[0].Semantic, plain.Result.Scores[0].Semantic)
+}
