@@ -479,6 +479,10 @@ func (s *HNSWStore) scan(ctx context.Context, qs [][]float32, k int) ([]topK, er
 		for i := range parts[w] {
 			parts[w][i] = topK{k: k, s: s}
 		}
+		if workers == 1 {
+			errs[w] = s.scanRange(ctx, qs, parts[w], lo, hi)
+			break
+		}
 		wg.Go(func() { errs[w] = s.scanRange(ctx, qs, parts[w], lo, hi) })
 	}
 	wg.Wait()
