@@ -1,4 +1,4 @@
-package chitta
+package chitta_test
 
 import (
 	"context"
@@ -11,19 +11,20 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/internal/fakes"
 )
 
 func newCounting() *fakes.CountingEmbedder {
-	return &fakes.CountingEmbedder{Next: NewHashEmbedder(64)}
+	return &fakes.CountingEmbedder{Next: chitta.NewHashEmbedder(64)}
 }
 
 func TestCachedEmbedderBatchesMissesOnce(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	f := newCounting()
-	c := NewCachedEmbedder(f, 0)
-	direct := NewHashEmbedder(64)
+	c := chitta.NewCachedEmbedder(f, 0)
+	direct := chitta.NewHashEmbedder(64)
 
 	texts := []string{"alpha", "beta", "alpha", "gamma", "beta"}
 	got, err := c.Embed(ctx, texts)
@@ -33,7 +34,7 @@ func TestCachedEmbedderBatchesMissesOnce(t *testing.T) {
 	assert.Equal(t, want, got, "same vectors, same order as the wrapped embedder")
 	assert.Equal(t, 1, f.Calls())
 	assert.Equal(t, []string{"alpha", "beta", "gamma"}, f.Texts(), "distinct misses in first-appearance order")
-	assert.Equal(t, CacheStats{Hits: 2, Misses: 3, Len: 3, Capacity: DefaultCacheCapacity}, c.Stats())
+	assert.Equal(t, chitta.CacheStats{Hits: 2, Misses: 3, Len: 3, Capacity: chitta.DefaultCacheCapacity}, c.Stats())
 
 	f.Reset()
 	texts = []string{"gamma", "delta", "alpha", "delta"}
@@ -61,33 +62,33 @@ func TestCachedEmbedderBatchesMissesOnce(t *testing.T) {
 func TestCachedEmbedderRecompact(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	turns := synthTurns(11, 110)
-	msgs := make([]Message, len(turns))
+	turns := chitta.SynthTurns(11, 110)
+	msgs := make([]chitta.Message, len(turns))
 	for i, s := range turns {
-		msgs[i] = Message{Role: []Role{RoleUser, RoleAssistant}[i%2], Content: s}
+		msgs[i] = chitta.Message{Role: []chitta.Role{chitta.RoleUser, chitta.RoleAssistant}[i%2], Content: s}
 	}
 	f := newCounting()
-	cached := &Options{Embedder: NewCachedEmbedder(f, 0), Query: "why does parseConfig fail"}
-	plain := &Options{Embedder: NewHashEmbedder(64), Query: cached.Query}
+	cached := &chitta.Options{Embedder: chitta.NewCachedEmbedder(f, 0), Query: "why does parseConfig fail"}
+	plain := &chitta.Options{Embedder: chitta.NewHashEmbedder(64), Query: cached.Query}
 
-	res, err := Compact(ctx, msgs[:100], cached)
+	res, err := chitta.Compact(ctx, msgs[:100], cached)
 	require.NoError(t, err)
 	require.True(t, res.Stats.Embedding)
 	assert.Len(t, f.Texts(), 101, "cold: 100 messages and the query")
 
 	f.Reset()
-	res, err = Compact(ctx, msgs, cached)
+	res, err = chitta.Compact(ctx, msgs, cached)
 	require.NoError(t, err)
 	assert.Equal(t, 1, f.Calls())
 	assert.Equal(t, turns[100:], f.Texts(), "grown by 10 turns: only they are embedded")
-	ref, err := Compact(ctx, msgs, plain)
+	ref, err := chitta.Compact(ctx, msgs, plain)
 	require.NoError(t, err)
 	assert.Equal(t, ref.Scores, res.Scores, "the cache does not change scoring")
 	assert.Equal(t, ref.Kept, res.Kept)
 
 	f.Reset()
 	cached.Query = "which flight was rebooked"
-	_, err = Compact(ctx, msgs, cached)
+	_, err = chitta.Compact(ctx, msgs, cached)
 	require.NoError(t, err)
 	assert.Equal(t, []string{cached.Query}, f.Texts(), "a new query is the only miss")
 }
@@ -95,7 +96,7 @@ func TestCachedEmbedderRecompact(t *testing.T) {
 func TestCachedEmbedderReturnsCopies(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	c := NewCachedEmbedder(NewHashEmbedder(16), 0)
+	c := chitta.NewCachedEmbedder(chitta.NewHashEmbedder(16), 0)
 	first, err := c.Embed(ctx, []string{"alpha beta", "gamma"})
 	require.NoError(t, err)
 	want := append([]float32(nil), first[0]...)
@@ -113,7 +114,7 @@ func TestCachedEmbedderLRU(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	f := newCounting()
-	c := NewCachedEmbedder(f, 2)
+	c := chitta.NewCachedEmbedder(f, 2)
 	embed := func(texts ...string) {
 		t.Helper()
 		_, err := c.Embed(ctx, texts)
@@ -137,15 +138,15 @@ func TestCachedEmbedderLRU(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, got, 4)
 	for _, v := range got {
-		assert.InDelta(t, 1, norm(v), 1e-5)
+		assert.InDelta(t, 1, vecNorm(v), 1e-5)
 	}
 	assert.Equal(t, 2, c.Stats().Len)
 }
 
 func TestCachedEmbedderCapacity(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct{ in, want int }{{0, DefaultCacheCapacity}, {-3, DefaultCacheCapacity}, {1, 1}, {10, 10}} {
-		assert.Equal(t, tt.want, NewCachedEmbedder(NewHashEmbedder(8), tt.in).Stats().Capacity, "capacity %d", tt.in)
+	for _, tt := range []struct{ in, want int }{{0, chitta.DefaultCacheCapacity}, {-3, chitta.DefaultCacheCapacity}, {1, 1}, {10, 10}} {
+		assert.Equal(t, tt.want, chitta.NewCachedEmbedder(chitta.NewHashEmbedder(8), tt.in).Stats().Capacity, "capacity %d", tt.in)
 	}
 }
 
@@ -159,19 +160,19 @@ func TestCachedEmbedderBadAnswers(t *testing.T) {
 		want    error
 	}{
 		{"embedder error", boom, nil, boom},
-		{"too few vectors", nil, func(v [][]float32) [][]float32 { return v[:1] }, ErrInvalidEmbedding},
-		{"too many vectors", nil, func(v [][]float32) [][]float32 { return append(v, v[0]) }, ErrInvalidEmbedding},
-		{"empty vector", nil, func(v [][]float32) [][]float32 { v[1] = nil; return v }, ErrInvalidEmbedding},
-		{"mixed lengths", nil, func(v [][]float32) [][]float32 { v[1] = v[1][:3]; return v }, ErrInvalidEmbedding},
-		{"NaN", nil, func(v [][]float32) [][]float32 { v[0][2] = float32(math.NaN()); return v }, ErrInvalidEmbedding},
-		{"Inf", nil, func(v [][]float32) [][]float32 { v[1][0] = float32(math.Inf(1)); return v }, ErrInvalidEmbedding},
+		{"too few vectors", nil, func(v [][]float32) [][]float32 { return v[:1] }, chitta.ErrInvalidEmbedding},
+		{"too many vectors", nil, func(v [][]float32) [][]float32 { return append(v, v[0]) }, chitta.ErrInvalidEmbedding},
+		{"empty vector", nil, func(v [][]float32) [][]float32 { v[1] = nil; return v }, chitta.ErrInvalidEmbedding},
+		{"mixed lengths", nil, func(v [][]float32) [][]float32 { v[1] = v[1][:3]; return v }, chitta.ErrInvalidEmbedding},
+		{"NaN", nil, func(v [][]float32) [][]float32 { v[0][2] = float32(math.NaN()); return v }, chitta.ErrInvalidEmbedding},
+		{"Inf", nil, func(v [][]float32) [][]float32 { v[1][0] = float32(math.Inf(1)); return v }, chitta.ErrInvalidEmbedding},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
-			f := &fakes.CountingEmbedder{Next: NewHashEmbedder(8), Err: tt.err, Corrupt: tt.corrupt}
-			c := NewCachedEmbedder(f, 0)
+			f := &fakes.CountingEmbedder{Next: chitta.NewHashEmbedder(8), Err: tt.err, Corrupt: tt.corrupt}
+			c := chitta.NewCachedEmbedder(f, 0)
 			got, err := c.Embed(ctx, []string{"one", "two"})
 			require.ErrorIs(t, err, tt.want)
 			assert.Nil(t, got)
@@ -190,31 +191,31 @@ func TestCachedEmbedderDimensionChange(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	dims := 8
-	e := EmbedderFunc(func(ctx context.Context, texts []string) ([][]float32, error) {
-		return NewHashEmbedder(dims).Embed(ctx, texts)
+	e := chitta.EmbedderFunc(func(ctx context.Context, texts []string) ([][]float32, error) {
+		return chitta.NewHashEmbedder(dims).Embed(ctx, texts)
 	})
-	c := NewCachedEmbedder(e, 0)
+	c := chitta.NewCachedEmbedder(e, 0)
 	assert.Zero(t, c.Dimensions(), "unknown before the first call")
 	_, err := c.Embed(ctx, []string{"one"})
 	require.NoError(t, err)
 	assert.Equal(t, 8, c.Dimensions())
 	dims = 16 // the wrapped embedder changes model
 	_, err = c.Embed(ctx, []string{"two"})
-	require.ErrorIs(t, err, ErrDimensionMismatch)
-	assert.Equal(t, 32, NewCachedEmbedder(NewHashEmbedder(32), 0).Dimensions(), "taken from the wrapped embedder")
+	require.ErrorIs(t, err, chitta.ErrDimensionMismatch)
+	assert.Equal(t, 32, chitta.NewCachedEmbedder(chitta.NewHashEmbedder(32), 0).Dimensions(), "taken from the wrapped embedder")
 }
 
 func TestCachedEmbedderInvalid(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	for name, c := range map[string]*CachedEmbedder{"nil embedder": NewCachedEmbedder(nil, 0), "zero value": {}, "nil pointer": nil} {
+	for name, c := range map[string]*chitta.CachedEmbedder{"nil embedder": chitta.NewCachedEmbedder(nil, 0), "zero value": {}, "nil pointer": nil} {
 		_, err := c.Embed(ctx, []string{"x"})
-		require.ErrorIs(t, err, ErrInvalidOption, name)
+		require.ErrorIs(t, err, chitta.ErrInvalidOption, name)
 	}
 	f := newCounting()
 	canceled, cancel := context.WithCancel(ctx)
 	cancel()
-	_, err := NewCachedEmbedder(f, 0).Embed(canceled, []string{"x"})
+	_, err := chitta.NewCachedEmbedder(f, 0).Embed(canceled, []string{"x"})
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Zero(t, f.Calls())
 }
@@ -222,10 +223,10 @@ func TestCachedEmbedderInvalid(t *testing.T) {
 func TestCachedEmbedderConcurrent(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	texts := synthTurns(5, 40)
-	want, err := NewHashEmbedder(64).Embed(ctx, texts)
+	texts := chitta.SynthTurns(5, 40)
+	want, err := chitta.NewHashEmbedder(64).Embed(ctx, texts)
 	require.NoError(t, err)
-	c := NewCachedEmbedder(NewHashEmbedder(64), 25) // small: forces evictions
+	c := chitta.NewCachedEmbedder(chitta.NewHashEmbedder(64), 25) // small: forces evictions
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for g := range 8 {
@@ -257,17 +258,17 @@ func TestCachedEmbedderConcurrent(t *testing.T) {
 
 // BenchmarkRecompact measures the agent loop: a conversation of 1 000
 // messages grows by 10 new turns and is compacted again. "cold" embeds
-// everything each time (HashEmbedder alone); "cached" puts a CachedEmbedder
+// everything each time (HashEmbedder alone); "cached" puts a chitta.CachedEmbedder
 // in front, warmed by earlier compactions, so only the 10 new turns are
 // embedded. Each iteration uses 10 turns never seen before. The compact/*
-// pair times the whole Compact call; the embed/* pair times only the
-// embedder call Compact makes (1 010 texts and the query).
+// pair times the whole chitta.Compact call; the embed/* pair times only the
+// embedder call chitta.Compact makes (1 010 texts and the query).
 func BenchmarkRecompact(b *testing.B) {
-	base := synthTurns(42, 1000)
-	fresh := synthTurns(43, 10)
-	msgs := make([]Message, 1010)
+	base := chitta.SynthTurns(42, 1000)
+	fresh := chitta.SynthTurns(43, 10)
+	msgs := make([]chitta.Message, 1010)
 	for i, s := range base {
-		msgs[i] = Message{Role: []Role{RoleUser, RoleAssistant}[i%2], Content: s}
+		msgs[i] = chitta.Message{Role: []chitta.Role{chitta.RoleUser, chitta.RoleAssistant}[i%2], Content: s}
 	}
 	const query = "why does parseConfig fail on the HTTPServer config"
 	texts := func() []string {
@@ -279,18 +280,18 @@ func BenchmarkRecompact(b *testing.B) {
 	}
 	for _, bc := range []struct {
 		name    string
-		e       func() Embedder
+		e       func() chitta.Embedder
 		compact bool
 	}{
-		{"compact/msgs=1000+10/cold", func() Embedder { return NewHashEmbedder(0) }, true},
-		{"compact/msgs=1000+10/cached", func() Embedder { return NewCachedEmbedder(NewHashEmbedder(0), 0) }, true},
-		{"embed/msgs=1000+10/cold", func() Embedder { return NewHashEmbedder(0) }, false},
-		{"embed/msgs=1000+10/cached", func() Embedder { return NewCachedEmbedder(NewHashEmbedder(0), 0) }, false},
+		{"compact/msgs=1000+10/cold", func() chitta.Embedder { return chitta.NewHashEmbedder(0) }, true},
+		{"compact/msgs=1000+10/cached", func() chitta.Embedder { return chitta.NewCachedEmbedder(chitta.NewHashEmbedder(0), 0) }, true},
+		{"embed/msgs=1000+10/cold", func() chitta.Embedder { return chitta.NewHashEmbedder(0) }, false},
+		{"embed/msgs=1000+10/cached", func() chitta.Embedder { return chitta.NewCachedEmbedder(chitta.NewHashEmbedder(0), 0) }, false},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ctx := b.Context()
-			opts := &Options{Embedder: bc.e(), Query: query}
-			if _, err := Compact(ctx, msgs[:1000], opts); err != nil { // warm-up
+			opts := &chitta.Options{Embedder: bc.e(), Query: query}
+			if _, err := chitta.Compact(ctx, msgs[:1000], opts); err != nil { // warm-up
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
@@ -299,7 +300,7 @@ func BenchmarkRecompact(b *testing.B) {
 				b.StopTimer()
 				iter++
 				for k, s := range fresh {
-					msgs[1000+k] = Message{Role: []Role{RoleUser, RoleAssistant}[k%2], Content: fmt.Sprintf("%s (turn %d)", s, iter)}
+					msgs[1000+k] = chitta.Message{Role: []chitta.Role{chitta.RoleUser, chitta.RoleAssistant}[k%2], Content: fmt.Sprintf("%s (turn %d)", s, iter)}
 				}
 				in := texts()
 				b.StartTimer()
@@ -309,11 +310,19 @@ func BenchmarkRecompact(b *testing.B) {
 					}
 					continue
 				}
-				res, err := Compact(ctx, msgs, opts)
+				res, err := chitta.Compact(ctx, msgs, opts)
 				if err != nil || !res.Stats.Embedding {
 					b.Fatal(err, res.Stats.Embedding)
 				}
 			}
 		})
 	}
+}
+
+func vecNorm(v []float32) float64 {
+	var s float64
+	for _, x := range v {
+		s += float64(x) * float64(x)
+	}
+	return math.Sqrt(s)
 }

@@ -276,6 +276,7 @@ const (
 	classJoin         // joins the parts of an identifier: _ - . / \ : '
 	classIdeo         // Han, Hiragana, Katakana: a word of its own
 	classUpper        // upper-case letter (a classWord for chunking)
+	classDigit        // non-ASCII digit or number (a classWord for chunking)
 )
 
 var asciiClass = func() (t [utf8.RuneSelf]uint8) {
@@ -294,8 +295,35 @@ var asciiClass = func() (t [utf8.RuneSelf]uint8) {
 	return t
 }()
 
+// runeClass returns the tokenizer class of a non-ASCII rune. Runes below
+// U+3400 (every alphabet, Hiragana, Katakana) come from a table built on
+// first use; the CJK ideograph blocks are recognised by range.
 func runeClass(r rune) uint8 {
 	switch {
+	case r < utf8.RuneSelf:
+		return asciiClass[r]
+	case r < bmpClassSize:
+		return bmpClass()[r]
+	case r <= 0x4dbf || (r >= 0x4e00 && r <= 0x9fff):
+		return classIdeo
+	}
+	return slowRuneClass(r)
+}
+
+const bmpClassSize = 0x3400
+
+var bmpClass = sync.OnceValue(func() *[bmpClassSize]uint8 {
+	t := new([bmpClassSize]uint8)
+	for r := range t {
+		t[r] = slowRuneClass(rune(r))
+	}
+	return t
+})
+
+func slowRuneClass(r rune) uint8 {
+	switch {
+	case r < utf8.RuneSelf:
+		return asciiClass[r]
 	case r == utf8.RuneError:
 		return classSep
 	case unicode.IsLetter(r):
@@ -306,7 +334,9 @@ func runeClass(r rune) uint8 {
 			return classUpper
 		}
 		return classWord
-	case unicode.IsDigit(r) || unicode.IsMark(r) || unicode.IsNumber(r):
+	case unicode.IsDigit(r) || unicode.IsNumber(r):
+		return classDigit
+	case unicode.IsMark(r):
 		return classWord
 	case r == '’' || r == '‐' || r == '‑':
 		return classJoin
@@ -407,10 +437,9 @@ func (s *hashState) chunk(c string) {
 			}
 			prevLower = !isUpper
 		} else {
-			lr := unicode.ToLower(r)
-			s.low = utf8.AppendRune(s.low, lr)
+			s.low = utf8.AppendRune(s.low, unicode.ToLower(r))
 			cur.ascii = false
-			if unicode.IsDigit(r) || unicode.IsNumber(r) {
+			if cls == classDigit {
 				cur.letters = false
 			}
 			prevLower = !isUpper // lower-case, caseless letter, digit or mark

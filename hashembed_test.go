@@ -283,9 +283,13 @@ func TestHashEmbedderHugeAndInvalid(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	b := make([]byte, size)
 	for i := range b {
-		b[i] = byte(0x80 + rng.UintN(128)) // mostly invalid UTF-8
-		if i%64 == 0 {
+		switch {
+		case i%4096 < 64:
+			b[i] = byte(0x80 + rng.UintN(128)) // random high bytes: invalid or valid runes
+		case i%32 == 0:
 			b[i] = 'a' + byte(rng.UintN(26))
+		default:
+			b[i] = 0xff // never valid UTF-8
 		}
 	}
 	const small = 256 << 10
@@ -426,21 +430,43 @@ func (w whitespaceEmbedder) Embed(_ context.Context, texts []string) ([][]float3
 	return out, nil
 }
 
-func BenchmarkEmbed(b *testing.B) {
-	texts := synthTurns(42, 256)
-	total := 0
-	for _, t := range texts {
-		total += len(t)
+// multilingualTurns returns n texts mixing German, Russian, Greek and
+// Japanese words with identifiers, from a fixed seed.
+func multilingualTurns(seed uint64, n int) []string {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	words := strings.Fields(`Größe Änderung Prüfung über Fehler Datei Konfiguration ошибка файл конфигурация
+		проверка сервер запрос ответ σφάλμα αρχείο ρύθμιση διακομιστής 設定 ファイル エラー 確認 サーバー
+		parseConfig HTTPServer user_id`)
+	out := make([]string, n)
+	for i := range out {
+		k := 20 + rng.IntN(120)
+		ws := make([]string, k)
+		for j := range ws {
+			ws[j] = words[rng.IntN(len(words))]
+		}
+		out[i] = strings.Join(ws, " ")
 	}
+	return out
+}
+
+func BenchmarkHashEmbedder(b *testing.B) {
 	for _, bc := range []struct {
-		name string
-		e    Embedder
+		name  string
+		e     Embedder
+		texts []string
 	}{
-		{"baseline=whitespace", whitespaceEmbedder{DefaultHashDimensions}},
-		{"hash/dims=256", NewHashEmbedder(256)},
-		{"hash/dims=512", NewHashEmbedder(512)},
-		{"hash/dims=1024", NewHashEmbedder(1024)},
+		{"baseline=whitespace", whitespaceEmbedder{DefaultHashDimensions}, synthTurns(42, 256)},
+		{"dims=256", NewHashEmbedder(256), synthTurns(42, 256)},
+		{"dims=512", NewHashEmbedder(512), synthTurns(42, 256)},
+		{"dims=1024", NewHashEmbedder(1024), synthTurns(42, 256)},
+		{"baseline=whitespace/multilingual", whitespaceEmbedder{DefaultHashDimensions}, multilingualTurns(42, 256)},
+		{"dims=512/multilingual", NewHashEmbedder(512), multilingualTurns(42, 256)},
 	} {
+		texts := bc.texts
+		total := 0
+		for _, t := range texts {
+			total += len(t)
+		}
 		b.Run(bc.name, func(b *testing.B) {
 			ctx := b.Context()
 			b.SetBytes(int64(total))
@@ -451,5 +477,24 @@ func BenchmarkEmbed(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestRuneClassTable checks the table and range shortcuts against the
+// unicode-package definition over the whole BMP and the supplementary
+// ideograph planes' edges.
+func TestRuneClassTable(t *testing.T) {
+	t.Parallel()
+	for r := rune(0); r <= 0x10ffff; r++ {
+		if r > 0xffff && r%97 != 0 {
+			continue // sample the supplementary planes
+		}
+		fast, slow := runeClass(r), slowRuneClass(r)
+		if fast == slow {
+			continue
+		}
+		// The CJK blocks are claimed whole, unassigned code points included.
+		inCJK := (r >= 0x3400 && r <= 0x4dbf) || (r >= 0x4e00 && r <= 0x9fff)
+		require.True(t, inCJK && fast == classIdeo && slow == classSep, "runeClass(%U) = %d, slowRuneClass = %d", r, fast, slow)
 	}
 }
