@@ -47,6 +47,11 @@ type Options struct {
 	// true.
 	IncludeSidechains bool
 
+	// IncludeMeta keeps entries marked isMeta (messages Claude Code adds
+	// for the model, such as local-command caveats), with Turn.Meta set.
+	// false skips them.
+	IncludeMeta bool
+
 	// MaxBytes bounds how much of a file [ReadFile] reads: only its last
 	// MaxBytes bytes, starting at the first complete line. 0 means
 	// DefaultMaxBytes (32 MiB); negative is an error. Parse reads its whole
@@ -92,14 +97,15 @@ type Turn struct {
 	Timestamp  time.Time // timestamp of the (first) entry; zero if absent
 	Line       int       // 1-based line of the (first) entry in what was read
 	Sidechain  bool      // the entry is marked isSidechain
+	Meta       bool      // the entry is marked isMeta (only with Options.IncludeMeta)
 
 	// CompactSummary reports a user entry that Claude Code wrote as the
 	// summary of an earlier compaction (isCompactSummary).
 	CompactSummary bool
 
 	// Prompt is the text of a real user prompt: a user turn that is not a
-	// tool result, not a compaction summary and not command or caveat
-	// markup, with <system-reminder> sections removed. "" otherwise.
+	// tool result, not meta, not a compaction summary and not command or
+	// caveat markup, with <system-reminder> sections removed. "" otherwise.
 	Prompt string
 
 	// ToolUses are the tool_use blocks of an assistant turn, in order.
@@ -358,7 +364,7 @@ func (t *Transcript) read(data []byte, line int, o *Options, seen map[string]boo
 		t.Skipped++
 		return nil, false, false
 	}
-	if e.IsMeta || (e.IsSidechain && !o.IncludeSidechains) || (e.UUID != "" && seen[e.UUID]) {
+	if (e.IsMeta && !o.IncludeMeta) || (e.IsSidechain && !o.IncludeSidechains) || (e.UUID != "" && seen[e.UUID]) {
 		t.Skipped++
 		return nil, false, false
 	}
@@ -397,6 +403,7 @@ func (t *Transcript) read(data []byte, line int, o *Options, seen map[string]boo
 		ParentUUID:     e.ParentUUID,
 		Line:           line,
 		Sidechain:      e.IsSidechain,
+		Meta:           e.IsMeta,
 		CompactSummary: e.IsCompactSummary,
 	}
 	if role == chitta.RoleAssistant {
@@ -459,7 +466,7 @@ func (p *pending) finish() (Turn, bool) {
 			text = append(text, s)
 		}
 	}
-	if p.role == chitta.RoleUser && !turn.CompactSummary && len(turn.ToolResults) == 0 {
+	if p.role == chitta.RoleUser && !turn.Meta && !turn.CompactSummary && len(turn.ToolResults) == 0 {
 		turn.Prompt = promptText(strings.Join(text, "\n"))
 	}
 	return turn, true

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/internal/claudecode"
+	"github.com/chitta-go/chitta/internal/shareddata"
 )
 
 func TestReadFileFixture(t *testing.T) {
@@ -74,6 +75,7 @@ func TestReadFileFixture(t *testing.T) {
 			assert.Equal(t, w.resultError, errs)
 			assert.False(t, got.Timestamp.IsZero())
 			assert.False(t, got.Sidechain)
+			assert.False(t, got.Meta)
 		})
 	}
 	assert.Equal(t, "s-1", tr.SessionID)
@@ -121,6 +123,31 @@ func TestMergedTurnRawIsAnthropicFormat(t *testing.T) {
 		assert.Equal(t, tr.Turns[i].Message.ToolCallIDs, again[i].ToolCallIDs)
 		assert.Equal(t, tr.Turns[i].Message.ToolResultIDs, again[i].ToolResultIDs)
 	}
+}
+
+func TestIncludeMeta(t *testing.T) {
+	t.Parallel()
+	tr, err := claudecode.ReadFile(filepath.Join("testdata", "session.jsonl"), &claudecode.Options{IncludeMeta: true})
+	require.NoError(t, err)
+	var meta []claudecode.Turn
+	for _, turn := range tr.Turns {
+		if turn.Meta {
+			meta = append(meta, turn)
+		}
+	}
+	require.Len(t, meta, 1)
+	assert.Equal(t, "u4", meta[0].UUID)
+	assert.Contains(t, meta[0].Message.Content, "Caveat")
+	assert.False(t, meta[0].IsPrompt())
+	assert.Len(t, tr.Turns, 8)
+	assert.Equal(t, 11, tr.Skipped)
+
+	// Meta text is never a prompt, even when it reads like one.
+	tr, err = claudecode.Parse(strings.NewReader(line(t, "user", "m", "", "Please continue.", map[string]any{"isMeta": true})), &claudecode.Options{IncludeMeta: true})
+	require.NoError(t, err)
+	require.Len(t, tr.Turns, 1)
+	assert.True(t, tr.Turns[0].Meta)
+	assert.False(t, tr.Turns[0].IsPrompt())
 }
 
 func TestIncludeSidechains(t *testing.T) {
@@ -451,28 +478,12 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
-// sharedData walks up from the working directory to the first directory
-// holding shared/data/<name>.
-func sharedData(t *testing.T, name string) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		p := filepath.Join(dir, "shared", "data", name)
-		if info, err := os.Stat(p); err == nil && info.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skipf("shared/data/%s not found above the working directory", name)
-		}
-		dir = parent
-	}
-}
-
 func TestRealTranscripts(t *testing.T) {
 	t.Parallel()
-	dir := sharedData(t, "claude-transcripts")
+	dir, ok := shareddata.Dir("claude-transcripts")
+	if !ok {
+		t.Skip("shared/data/claude-transcripts not found above the working directory")
+	}
 	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
