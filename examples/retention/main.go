@@ -48,7 +48,6 @@ type config struct {
 	out                 string
 	seed                uint64
 	embedder            string
-	dims                int
 	cache               int
 	variants            bool
 	tauSystem           string
@@ -65,8 +64,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	ratios := fs.String("ratios", "0.1,0.2,0.3,0.4,0.5", "comma-separated target `ratios`, each in [0.05, 1]")
 	fs.StringVar(&c.out, "out", "retention-out", "output `dir`ectory (created)")
 	fs.Uint64Var(&c.seed, "seed", 1, "`seed` of the random baseline (runs use seed streams 0–4)")
-	fs.StringVar(&c.embedder, "embedder", "hash", "embedder: hash, or openai:URL#model")
-	fs.IntVar(&c.dims, "dims", 0, "HashEmbedder dimensions; 0 means its default")
+	fs.StringVar(&c.embedder, "embedder", "hash", "embedder: hash, hash:DIMS, llamacpp:PATH (build tag llamacpp) or openai:URL#MODEL (key from $OPENAI_API_KEY)")
 	fs.IntVar(&c.cache, "cache", 1<<16, "embedding cache capacity (texts)")
 	fs.BoolVar(&c.variants, "variants", true, "also report the chitta variants (extra rows)")
 	fs.StringVar(&c.tauSystem, "tau-system", "keep", "tau-bench system prompt: keep (the protocol: it is kept and charged first), or drop (the budget covers the conversation alone)")
@@ -91,9 +89,6 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	slices.Sort(c.ratios)
 	if c.tauSystem != "keep" && c.tauSystem != "drop" {
 		return nil, fmt.Errorf("-tau-system %q: want keep or drop", c.tauSystem)
-	}
-	if c.dims < 0 {
-		return nil, fmt.Errorf("-dims %d: want >= 0", c.dims)
 	}
 	if c.cache < 1 {
 		return nil, fmt.Errorf("-cache %d: want >= 1", c.cache)
@@ -149,10 +144,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 
-	emb, embDesc, err := newEmbedder(c)
+	spec, emb, err := newEmbedder(ctx, c)
 	if err != nil {
 		return err
 	}
+	defer spec.Close()
+	embDesc := spec.Name + " embedder, cached"
 	ms, desc := methods(c, retention.Claude)
 	ev := &retention.Evaluator{
 		Env:     retention.Env{Embedder: emb},

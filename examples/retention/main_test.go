@@ -170,6 +170,6 @@ func TestRunOpenAIEmbedder(t *testing.T) {
 	locomo, _, _ := fixtures(t)
 	rows, md, _ := runReport(t, "-locomo", locomo, "-ratios", "0.5", "-variants=false", "-embedder", "openai:"+srv.URL+"#fake-model")
 	assert.NotEmpty(t, rows)
-	assert.Contains(t, md, "openai fake-model")
+	assert.Contains(t, md, "fake-model")
 	assert.Positive(t, calls.Load())
 }
