@@ -34,7 +34,7 @@ import (
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "retention:", err)
+		fmt.Fprintln(os.Stderr, "retention:", strings.TrimPrefix(err.Error(), "retention: "))
 		os.Exit(1)
 	}
 }
