@@ -19,7 +19,7 @@ import (
 // Session is one Claude Code session as a conversation: its messages (tool
 // calls linked to their results), which of them are real user prompts (not
 // tool results, not command or reminder markup), and the tool_use blocks
-// each message issues.
+// each message issues. Prompts and ToolUses have one entry per message.
 type Session struct {
 	ID       string
 	Messages []chitta.Message

@@ -18,7 +18,7 @@ var ErrInvalidData = errors.New("retention: invalid data")
 // Conversation is one LoCoMo conversation flattened to messages: speaker_a
 // is the user, speaker_b the assistant, and each message's content is
 // "<speaker>: <text>" plus "\n[image: <caption>]" when the turn shares an
-// image.
+// image. The caller owns it; nothing in this package modifies it.
 type Conversation struct {
 	ID           string
 	Messages     []chitta.Message

@@ -24,7 +24,9 @@ import (
 
 // Task is one compaction to perform: the messages, the query about the
 // upcoming turn, the ratio of tokens to keep, and the memory store of the
-// agent (nil when the data has none).
+// agent (nil when the data has none). Methods read a Task and never modify
+// its messages or store (chitta.Compact does not write to the store unless
+// distillation is on, which no method here turns on).
 type Task struct {
 	Messages []chitta.Message
 	Query    string
@@ -34,7 +36,7 @@ type Task struct {
 
 // Outcome is what a method kept. Kept has one entry per task message;
 // Result is chitta's own result for the chitta methods and nil for the
-// baselines.
+// baselines. The caller owns every slice.
 type Outcome struct {
 	Kept   []bool
 	Tokens []int // token count of every message, by the shared counter
@@ -42,7 +44,9 @@ type Outcome struct {
 }
 
 // Env is what every method shares: the embedder and the token counter.
-// A nil Tokens means chitta's default estimate.
+// A nil Tokens means chitta's default estimate; a nil Embedder leaves the
+// chitta methods with recency and structure only. Both must be safe for
+// concurrent use if methods run concurrently.
 type Env struct {
 	Embedder chitta.Embedder
 	Tokens   chitta.TokenCounter
@@ -59,7 +63,8 @@ type Method interface {
 }
 
 // Chitta compacts with [chitta.Compact]. The zero value is chitta's default
-// configuration with the task's memory store.
+// configuration with the task's memory store. A Chitta is a plain value,
+// safe for concurrent use.
 type Chitta struct {
 	// Label is the method's name; "" means "chitta".
 	Label string
