@@ -350,6 +350,9 @@ func (e *Evaluator) Claude(ctx context.Context, sessions []Session, o *CutOption
 			e.progress("claude ratio %.2f %-14s %d cuts × %d runs  %v", ratio, m.Name(), nCuts, m.Runs(), time.Since(start).Round(time.Millisecond))
 		}
 	}
+	if e.RecordEpisode != nil {
+		e.Results.Note(Claude, "memory: each chitta method that uses memory compacts against a store of its own per session and ratio, which receives a compaction episode after every cut; chitta-nomem is the empty-store row")
+	}
 	e.Results.Note(Claude, fmt.Sprintf("%d sessions, %d cuts, %d needed turns out of %d prefix turns (%.1f%%)", len(sessions), nCuts, nNeeded, nPrefix, 100*float64(nNeeded)/float64(max(nPrefix, 1))))
 	e.Results.Note(Claude, coldNote(cold, len(texts)))
 	return nil
