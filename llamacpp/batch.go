@@ -9,9 +9,9 @@ import (
 type span struct{ start, end int }
 
 // plan packs consecutive texts with the given token counts into batches of
-// at most maxTokens tokens and maxSeqs texts. Every count must be in
-// 1..maxTokens (the caller truncates first), so every text fits in a batch
-// of its own and the result covers all texts in order.
+// at most maxTokens tokens and maxSeqs texts; a text with more than
+// maxTokens tokens gets a batch of its own (the caller sizes the context
+// for the longest allowed text). The result covers all texts in order.
 func plan(counts []int, maxTokens, maxSeqs int) []span {
 	var out []span
 	start, tokens := 0, 0

@@ -13,9 +13,10 @@
 // returns [ErrUnavailable].
 //
 // An [Embedder] owns one llama.cpp model and context. [Embedder.Embed] packs
-// texts into batches of at most [Options.BatchSize] tokens (one sequence per
-// text), truncates every text to the model's trained context, pools and
-// L2-normalises the vectors, and can be cancelled through its context, even in
+// texts into llama.cpp calls of at most [Options.BatchSize] tokens (one
+// sequence per text), truncates every text to [Options.MaxTokens] (by default
+// the model's trained context) so that llama.cpp never aborts on a long
+// input, pools and L2-normalises the vectors, and can be cancelled through its context, even in
 // the middle of a batch. llama.cpp's own logging is silenced and its crash
 // handler never forks a debugger (GGML_NO_BACKTRACE=1 unless the variable is
 // already set).

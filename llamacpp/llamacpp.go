@@ -15,32 +15,33 @@ package llamacpp
 #include <string.h>
 
 #include "ggml-backend.h"
+#include "ggml-cpu.h"
 #include "llama.h"
 
 // Log sink: llama.cpp and ggml log through this callback once chitta_init
-// has run. Everything is dropped except the last error line, kept so that
-// Go can put it into error messages.
+// has run. Everything is dropped except the first error line since the
+// last chitta_take_error (usually the most specific one), kept so that Go
+// can put it into error messages.
 static pthread_mutex_t chitta_log_mu = PTHREAD_MUTEX_INITIALIZER;
 static char chitta_last_error[512];
 static enum ggml_log_level chitta_prev_level = GGML_LOG_LEVEL_NONE;
 
 static void chitta_log(enum ggml_log_level level, const char *text, void *ud) {
 	(void)ud;
+	pthread_mutex_lock(&chitta_log_mu);
 	if (level == GGML_LOG_LEVEL_CONT) {
 		level = chitta_prev_level;
 	} else {
 		chitta_prev_level = level;
 	}
-	if (level != GGML_LOG_LEVEL_ERROR || text == NULL) {
-		return;
+	if (level == GGML_LOG_LEVEL_ERROR && text != NULL && chitta_last_error[0] == 0) {
+		strncpy(chitta_last_error, text, sizeof chitta_last_error - 1);
+		chitta_last_error[sizeof chitta_last_error - 1] = 0;
 	}
-	pthread_mutex_lock(&chitta_log_mu);
-	strncpy(chitta_last_error, text, sizeof chitta_last_error - 1);
-	chitta_last_error[sizeof chitta_last_error - 1] = 0;
 	pthread_mutex_unlock(&chitta_log_mu);
 }
 
-// chitta_take_error copies the last error line into buf (empty if none)
+// chitta_take_error copies the kept error line into buf (empty if none)
 // and clears it.
 static void chitta_take_error(char *buf, size_t n) {
 	pthread_mutex_lock(&chitta_log_mu);
@@ -126,6 +127,45 @@ static struct llama_context *chitta_new_context(struct llama_model *model, uint3
 	return llama_init_from_model(model, p);
 }
 
+// chitta_attach_pool gives ctx a persistent CPU thread pool of n_threads
+// threads, so that each graph does not spawn and join its own threads (the
+// default). The pool functions live in the CPU backend, reached through the
+// backend registry because that library may be loaded at run time. Returns
+// NULL (and leaves ggml's default) for one thread or when unavailable.
+static struct ggml_threadpool *chitta_attach_pool(struct llama_context *ctx, int32_t n_threads) {
+	if (n_threads <= 1) {
+		return NULL;
+	}
+	ggml_backend_reg_t reg = ggml_backend_reg_by_name("CPU");
+	if (reg == NULL) {
+		return NULL;
+	}
+	struct ggml_threadpool *(*pool_new)(struct ggml_threadpool_params *) =
+		(struct ggml_threadpool *(*)(struct ggml_threadpool_params *))ggml_backend_reg_get_proc_address(reg, "ggml_threadpool_new");
+	if (pool_new == NULL || ggml_backend_reg_get_proc_address(reg, "ggml_threadpool_free") == NULL) {
+		return NULL;
+	}
+	struct ggml_threadpool_params params = ggml_threadpool_params_default(n_threads);
+	struct ggml_threadpool *pool = pool_new(&params);
+	if (pool != NULL) {
+		llama_attach_threadpool(ctx, pool, pool);
+	}
+	return pool;
+}
+
+static void chitta_free_pool(struct llama_context *ctx, struct ggml_threadpool *pool) {
+	if (pool == NULL) {
+		return;
+	}
+	if (ctx != NULL) {
+		llama_detach_threadpool(ctx);
+	}
+	ggml_backend_reg_t reg = ggml_backend_reg_by_name("CPU");
+	void (*pool_free)(struct ggml_threadpool *) =
+		(void (*)(struct ggml_threadpool *))ggml_backend_reg_get_proc_address(reg, "ggml_threadpool_free");
+	pool_free(pool);
+}
+
 // chitta_fill lays n_seqs token sequences (lens[s] tokens each, flattened in
 // tokens) into batch, one sequence id per text, positions from 0.
 static void chitta_fill(struct llama_batch *batch, const int32_t *tokens, const int32_t *lens, int32_t n_seqs) {
@@ -175,7 +215,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/chitta-go/chitta"
@@ -196,6 +238,7 @@ type Embedder struct {
 	mu    sync.Mutex
 	model *C.struct_llama_model
 	lctx  *C.struct_llama_context
+	pool  *C.struct_ggml_threadpool
 	batch C.struct_llama_batch
 
 	// abort is a C int read by llama.cpp's abort callback; abortGen makes a
@@ -206,7 +249,8 @@ type Embedder struct {
 
 	vocab     *C.struct_llama_vocab
 	dims      int
-	batchSize int
+	pack      int // tokens packed per call
+	ctxSize   int // n_ctx = n_batch = n_ubatch
 	maxSeqs   int
 	maxTokens int
 	encoder   bool
@@ -246,29 +290,26 @@ func initBackends(dir string) error {
 	return nil
 }
 
-// lastError returns llama.cpp's last logged error line, if any, as a
-// suffix for an error message.
+// lastError returns the first error line llama.cpp logged since the last
+// call, if any, as a suffix for an error message. The buffer is process
+// wide, so concurrent failures may report each other's message.
 func lastError() string {
 	var buf [512]C.char
 	C.chitta_take_error(&buf[0], C.size_t(len(buf)))
 	if msg := C.GoString(&buf[0]); msg != "" {
-		return ": " + trimSpace(msg)
+		return ": " + strings.TrimSpace(msg)
 	}
 	return ""
-}
-
-func trimSpace(s string) string {
-	for len(s) > 0 && (s[len(s)-1] == '\n' || s[len(s)-1] == ' ') {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 // New loads the GGUF embedding model at modelPath and creates a context for
 // it. A nil opts means all defaults. It returns an error wrapping
 // [fs.ErrNotExist] for a missing file, [ErrInvalidModel] for a file
-// llama.cpp cannot use for embeddings, and [ErrInvalidOption] for bad
-// options; it never lets llama.cpp abort the process on such input.
+// llama.cpp cannot use for embeddings (with llama.cpp's reason when it
+// logged one), and [ErrInvalidOption] for bad options. New checks the GGUF
+// magic before llama.cpp sees the file; missing, truncated or mismatched
+// tensors and unknown architectures are reported by llama.cpp as errors,
+// not aborts.
 func New(modelPath string, opts *Options) (*Embedder, error) {
 	cfg, err := opts.config()
 	if err != nil {
@@ -329,8 +370,8 @@ func (e *Embedder) setup() error {
 	if trained <= 0 {
 		return fmt.Errorf("%w: trained context %d", ErrInvalidModel, trained)
 	}
-	e.batchSize, e.maxTokens = e.cfg.limits(trained)
-	e.maxSeqs = min(e.batchSize, int(C.llama_max_parallel_sequences()))
+	e.pack, e.maxTokens, e.ctxSize = e.cfg.limits(trained)
+	e.maxSeqs = min(e.pack, int(C.llama_max_parallel_sequences()))
 
 	e.vocab = C.llama_model_get_vocab(m)
 	if C.llama_vocab_n_tokens(e.vocab) <= 0 {
@@ -353,17 +394,18 @@ func (e *Embedder) setup() error {
 
 	e.abort = (*C.int)(C.calloc(1, C.size_t(unsafe.Sizeof(C.int(0)))))
 	lastError()
-	e.lctx = C.chitta_new_context(m, C.uint32_t(e.batchSize), C.uint32_t(e.maxSeqs),
+	e.lctx = C.chitta_new_context(m, C.uint32_t(e.ctxSize), C.uint32_t(e.maxSeqs),
 		C.int32_t(e.cfg.threads), pooling, e.abort)
 	if e.lctx == nil {
 		return fmt.Errorf("%w: create context%s", ErrInvalidModel, lastError())
 	}
+	e.pool = C.chitta_attach_pool(e.lctx, C.int32_t(e.cfg.threads))
 	switch C.llama_pooling_type(e.lctx) {
 	case C.LLAMA_POOLING_TYPE_MEAN, C.LLAMA_POOLING_TYPE_CLS, C.LLAMA_POOLING_TYPE_LAST:
 	default:
 		return fmt.Errorf("%w: model's pooling type gives no sequence embedding (set Options.Pooling)", ErrInvalidModel)
 	}
-	e.batch = C.llama_batch_init(C.int32_t(e.batchSize), 0, 1)
+	e.batch = C.llama_batch_init(C.int32_t(e.ctxSize), 0, 1)
 	return nil
 }
 
@@ -372,6 +414,10 @@ func (e *Embedder) free() {
 	if e.batch.token != nil {
 		C.llama_batch_free(e.batch)
 		e.batch = C.struct_llama_batch{}
+	}
+	if e.pool != nil {
+		C.chitta_free_pool(e.lctx, e.pool)
+		e.pool = nil
 	}
 	if e.lctx != nil {
 		C.llama_free(e.lctx)
@@ -455,7 +501,7 @@ func (e *Embedder) embed(ctx context.Context, texts []string) ([][]float32, erro
 
 	flat := make([]float32, len(texts)*e.dims)
 	out := make([][]float32, len(texts))
-	for b, s := range plan(counts, e.batchSize, e.maxSeqs) {
+	for b, s := range plan(counts, e.pack, e.maxSeqs) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -478,10 +524,15 @@ func (e *Embedder) embed(ctx context.Context, texts []string) ([][]float32, erro
 }
 
 // tokenize returns the text's tokens with the model's special tokens,
-// truncated to maxTokens.
+// truncated to maxTokens. Invalid UTF-8 is replaced by U+FFFD first: some
+// llama.cpp tokenizers throw C++ exceptions on it, which would abort the
+// process.
 func (e *Embedder) tokenize(text string) ([]int32, error) {
 	if len(text) > 1<<31-1 {
 		return nil, fmt.Errorf("%w: %d bytes exceeds 2 GiB", ErrInvalidText, len(text))
+	}
+	if !utf8.ValidString(text) {
+		text = strings.ToValidUTF8(text, "\uFFFD")
 	}
 	var empty byte
 	ptr := &empty
@@ -520,9 +571,9 @@ func (e *Embedder) encodeBatch(ctx context.Context, seqs [][]int32, out []float3
 	}
 	// plan guarantees these; checked again because llama.cpp aborts the
 	// process on an oversized batch.
-	if total == 0 || total > e.batchSize || len(seqs) > e.maxSeqs {
+	if total == 0 || total > e.ctxSize || len(seqs) > e.maxSeqs {
 		return fmt.Errorf("%w: batch of %d tokens, %d texts exceeds %d tokens, %d texts",
-			ErrEncode, total, len(seqs), e.batchSize, e.maxSeqs)
+			ErrEncode, total, len(seqs), e.ctxSize, e.maxSeqs)
 	}
 	flat := make([]int32, 0, total)
 	for _, s := range seqs {

@@ -26,11 +26,17 @@ import (
 // without it, in CI (CI=true) they fail.
 
 var (
-	modelOnce sync.Once
-	modelDir  string
-	modelPath string
-	modelErr  error
+	modelDirOnce sync.Once
+	modelDir     string
+	modelDirErr  error
+	models       sync.Map // model name → *modelFile
 )
+
+type modelFile struct {
+	once sync.Once
+	path string
+	err  error
+}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -40,8 +46,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// tinyModel returns the path of the shared test model.
+// tinyModel returns the path of the shared tiny BERT test model.
 func tinyModel(t testing.TB) string {
+	t.Helper()
+	return testModel(t, "tiny-bert", tinybert.Config{Seed: 1})
+}
+
+// testModel builds the named model once per test binary and returns its
+// path.
+func testModel(t testing.TB, name string, cfg tinybert.Config) string {
 	t.Helper()
 	vocab := os.Getenv("CHITTA_LLAMA_VOCAB")
 	if vocab == "" {
@@ -50,16 +63,16 @@ func tinyModel(t testing.TB) string {
 		}
 		t.Skip("CHITTA_LLAMA_VOCAB not set: run eval \"$(scripts/install-llama.sh)\" to enable llama.cpp tests")
 	}
-	modelOnce.Do(func() {
-		modelDir, modelErr = os.MkdirTemp("", "chitta-llamacpp-test-")
-		if modelErr != nil {
-			return
-		}
-		modelPath = filepath.Join(modelDir, "tiny-bert.gguf")
-		modelErr = tinybert.Write(modelPath, vocab, tinybert.Config{Seed: 1})
+	modelDirOnce.Do(func() { modelDir, modelDirErr = os.MkdirTemp("", "chitta-llamacpp-test-") })
+	require.NoError(t, modelDirErr)
+	v, _ := models.LoadOrStore(name, &modelFile{})
+	mf := v.(*modelFile)
+	mf.once.Do(func() {
+		mf.path = filepath.Join(modelDir, name+".gguf")
+		mf.err = tinybert.Write(mf.path, vocab, cfg)
 	})
-	require.NoError(t, modelErr, "build tiny model from %s", vocab)
-	return modelPath
+	require.NoError(t, mf.err, "build model %s from %s", name, vocab)
+	return mf.path
 }
 
 // newTiny opens the test model with opts and closes it at the end of the
@@ -171,19 +184,21 @@ func TestEmbedEmpty(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, vecs)
 
-	vecs, err = e.Embed(ctx, []string{"", "   ", "hello"})
+	vecs, err = e.Embed(ctx, []string{"", "   ", "hello", "bad \xff\xfe utf8 \xc3", "bad \uFFFD utf8 \uFFFD", "nul\x00byte"})
 	require.NoError(t, err)
 	assert.InDelta(t, 1, norm(vecs[0]), 1e-5)
 	assert.InDelta(t, 1, cosine(vecs[0], vecs[1]), 1e-6, "whitespace tokenizes to nothing, like empty")
 	assert.Less(t, cosine(vecs[0], vecs[2]), 0.9999)
+	assert.InDelta(t, 1, cosine(vecs[3], vecs[4]), 1e-6, "invalid UTF-8 is replaced by U+FFFD")
+	assert.InDelta(t, 1, norm(vecs[5]), 1e-5)
 }
 
 func TestEmbedBatchedMatchesSingle(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	texts := sampleTexts(40)
-	texts = append(texts, longText(600)) // a full 512-token batch of its own
-	for _, batch := range []int{0, 64} { // 64: many small batches
+	texts = append(texts, longText(600))       // a full 512-token call of its own
+	for _, batch := range []int{0, 16, 1024} { // 16: one text per call mostly; 1024: big packs
 		t.Run(fmt.Sprintf("batch=%d", batch), func(t *testing.T) {
 			t.Parallel()
 			e := newTiny(t, &Options{BatchSize: batch})
@@ -411,28 +426,91 @@ func TestEmbedCancel(t *testing.T) {
 		assert.Equal(t, 2, batches, "no batch runs after cancellation")
 	})
 
-	t.Run("during encode", func(t *testing.T) {
-		t.Parallel()
-		e := newTiny(t, nil)
-		ctx, cancel := context.WithCancel(t.Context())
-		// Cancel after the abort callback is armed, just before llama.cpp
-		// runs, and wait until the flag is up: llama.cpp must stop the
-		// running graph and report an abort.
-		e.beforeRun = func() {
-			cancel()
-			for !e.aborting() {
-				// context.AfterFunc runs in its own goroutine
-				runtime.Gosched()
+	for _, threads := range []int{1, 2} { // 2: a persistent thread pool
+		t.Run(fmt.Sprintf("during encode/threads=%d", threads), func(t *testing.T) {
+			t.Parallel()
+			e := newTiny(t, &Options{Threads: threads})
+			if threads > 1 {
+				require.NotNil(t, e.pool, "multi-threaded context has a thread pool")
 			}
-		}
-		_, err := e.Embed(ctx, texts)
-		require.ErrorIs(t, err, context.Canceled)
-		assert.Equal(t, 2, e.lastStatus, "llama.cpp reported an aborted compute")
+			ctx, cancel := context.WithCancel(t.Context())
+			// Cancel after the abort callback is armed, just before
+			// llama.cpp runs, and wait until the flag is up: llama.cpp must
+			// stop the running graph and report an abort.
+			e.beforeRun = func() {
+				cancel()
+				for !e.aborting() {
+					runtime.Gosched() // context.AfterFunc runs in its own goroutine
+				}
+			}
+			_, err := e.Embed(ctx, texts)
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Equal(t, 2, e.lastStatus, "llama.cpp reported an aborted compute")
 
-		// The context is usable again afterwards.
-		e.beforeRun = nil
-		vecs, err := e.Embed(t.Context(), texts[:3])
+			// The context is usable again afterwards.
+			e.beforeRun = nil
+			vecs, err := e.Embed(t.Context(), texts[:3])
+			require.NoError(t, err)
+			assert.Len(t, vecs, 3)
+		})
+	}
+}
+
+// TestDecoderModel runs a decoder-only model (tiny llama architecture with
+// the same vocabulary) through the llama_decode path.
+func TestDecoderModel(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := testModel(t, "tiny-llama", tinybert.Config{Seed: 2, Decoder: true})
+	for _, pooling := range []Pooling{PoolingMean, PoolingModel} {
+		t.Run(string(pooling), func(t *testing.T) {
+			t.Parallel()
+			e, err := New(path, &Options{Threads: 1, Pooling: pooling, BatchSize: 256})
+			require.NoError(t, err)
+			t.Cleanup(func() { e.Close() })
+			require.Equal(t, 64, e.Dimensions())
+			require.False(t, e.encoder, "decoder-only model uses llama_decode")
+
+			texts := append(sampleTexts(60), longText(5000), "")
+			batched, err := e.Embed(ctx, texts)
+			require.NoError(t, err)
+			for i, text := range texts {
+				assert.InDelta(t, 1, norm(batched[i]), 1e-4, "text %d", i)
+				one, err := e.Embed(ctx, []string{text})
+				require.NoError(t, err)
+				assert.GreaterOrEqual(t, cosine(batched[i], one[0]), 0.9999, "text %d", i)
+			}
+
+			cctx, cancel := context.WithCancel(ctx)
+			e.beforeRun = func() {
+				cancel()
+				for !e.aborting() {
+					runtime.Gosched()
+				}
+			}
+			_, err = e.Embed(cctx, texts)
+			require.ErrorIs(t, err, context.Canceled)
+			assert.Equal(t, 2, e.lastStatus, "llama_decode reported an abort")
+			e.beforeRun = nil
+			again, err := e.Embed(ctx, texts[:5])
+			require.NoError(t, err)
+			assert.GreaterOrEqual(t, cosine(again[4], batched[4]), 0.9999, "memory cleared after abort")
+		})
+	}
+}
+
+// FuzzEmbed feeds arbitrary bytes to the tokenizer and encoder: any input
+// must give a unit vector or an error, never a crash in C.
+func FuzzEmbed(f *testing.F) {
+	for _, s := range []string{"", " ", "hello world", "\xff\xfe\xfd", "a\x00b", "[CLS] [SEP] [MASK]",
+		"<s></s><|endoftext|>", strings.Repeat("ab ", 700), "日本語のテキスト", "\u202e\u0301\u200d"} {
+		f.Add(s)
+	}
+	e := newTiny(f, &Options{BatchSize: 64})
+	f.Fuzz(func(t *testing.T, text string) {
+		vecs, err := e.Embed(t.Context(), []string{text, "fixed companion text"})
 		require.NoError(t, err)
-		assert.Len(t, vecs, 3)
+		require.Len(t, vecs, 2)
+		assert.InDelta(t, 1, norm(vecs[0]), 1e-4)
 	})
 }

@@ -46,6 +46,7 @@ func TestOptionsConfig(t *testing.T) {
 		{name: "batch too large", opts: &Options{BatchSize: MaxBatchSize + 1}, wantErr: ErrInvalidOption},
 		{name: "negative batch", opts: &Options{BatchSize: -1}, wantErr: ErrInvalidOption},
 		{name: "negative max tokens", opts: &Options{MaxTokens: -5}, wantErr: ErrInvalidOption},
+		{name: "too many max tokens", opts: &Options{MaxTokens: MaxBatchSize + 1}, wantErr: ErrInvalidOption},
 		{name: "unknown pooling", opts: &Options{Pooling: "max"}, wantErr: ErrInvalidOption},
 	}
 	for _, tt := range tests {
@@ -67,39 +68,43 @@ func TestOptionsConfig(t *testing.T) {
 func TestConfigLimits(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name                 string
-		batch, maxTok, train int
-		wantBatch, wantMax   int
+		name                       string
+		batch, maxTok, train       int
+		wantPack, wantMax, wantCtx int
 	}{
-		{"bert defaults", 0, 0, 512, 2048, 512},
-		{"long context default batch", 0, 0, 8192, 8192, 8192},
-		{"very long context capped", 0, 0, 32768, 8192, 8192},
-		{"max tokens below context", 0, 128, 512, 2048, 128},
-		{"max tokens above context clamped", 0, 4096, 512, 2048, 512},
-		{"small batch truncates texts", 256, 0, 512, 256, 256},
-		{"explicit batch above context", 4096, 0, 512, 4096, 512},
+		{"bert defaults", 0, 0, 512, 128, 512, 512},
+		{"short context", 0, 0, 64, 128, 64, 128},
+		{"long context", 0, 0, 8192, 128, 8192, 8192},
+		{"very long context capped", 0, 0, 32768, 128, 8192, 8192},
+		{"explicit max tokens beyond default cap", 0, 16384, 32768, 128, 16384, 16384},
+		{"max tokens below context", 0, 100, 512, 128, 100, 128},
+		{"max tokens above context clamped", 0, 4096, 512, 128, 512, 512},
+		{"small batch", 64, 0, 512, 64, 512, 512},
+		{"large batch", 4096, 0, 512, 4096, 512, 4096},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			b, m := config{batchSize: tt.batch, maxTokens: tt.maxTok}.limits(tt.train)
-			assert.Equal(t, tt.wantBatch, b, "batch size")
-			assert.Equal(t, tt.wantMax, m, "max tokens")
+			pack, maxTok, ctx := config{batchSize: tt.batch, maxTokens: tt.maxTok}.limits(tt.train)
+			assert.Equal(t, tt.wantPack, pack, "tokens per call")
+			assert.Equal(t, tt.wantMax, maxTok, "max tokens")
+			assert.Equal(t, tt.wantCtx, ctx, "context size")
 		})
 	}
 }
 
 // TestPlanProperties checks over random inputs that plan covers every text
-// once, in order, and never exceeds the token or sequence limits.
+// once, in order, and never exceeds the token or sequence limits except
+// with a single text longer than the token limit.
 func TestPlanProperties(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
-	for range 2000 {
+	for range 500 {
 		maxTokens := 1 + rng.IntN(600)
 		maxSeqs := 1 + rng.IntN(40)
 		counts := make([]int, rng.IntN(120))
 		for i := range counts {
-			counts[i] = 1 + rng.IntN(maxTokens)
+			counts[i] = 1 + rng.IntN(maxTokens+maxTokens/4)
 		}
 		spans := plan(counts, maxTokens, maxSeqs)
 		next := 0
@@ -111,7 +116,9 @@ func TestPlanProperties(t *testing.T) {
 			for _, n := range counts[s.start:s.end] {
 				total += n
 			}
-			require.LessOrEqual(t, total, maxTokens, "token limit")
+			if s.end-s.start > 1 {
+				require.LessOrEqual(t, total, maxTokens, "token limit")
+			}
 			next = s.end
 		}
 		require.Equal(t, len(counts), next, "covers all texts")
@@ -122,6 +129,7 @@ func TestPlanPacks(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, []span{{0, 3}, {3, 5}}, plan([]int{2, 3, 5, 9, 1}, 10, 8))
 	assert.Equal(t, []span{{0, 2}, {2, 4}, {4, 5}}, plan([]int{1, 1, 1, 1, 1}, 10, 2))
+	assert.Equal(t, []span{{0, 1}, {1, 2}, {2, 4}}, plan([]int{4, 12, 3, 3}, 10, 8), "long text alone")
 	assert.Empty(t, plan(nil, 10, 2))
 }
 

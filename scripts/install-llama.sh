@@ -18,7 +18,7 @@
 set -euo pipefail
 
 VERSION=3.21.1
-CACHE_ROOT="${CHITTA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/chitta}"
+CACHE_ROOT="${CHITTA_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:?set HOME or CHITTA_CACHE_DIR}/.cache}/chitta}"
 PREFIX="$CACHE_ROOT/llama-$VERSION"
 MARKER="$PREFIX/.installed"
 
@@ -56,6 +56,13 @@ ensure_pkg_config() {
 
 ensure_pkg_config
 
+mkdir -p "$CACHE_ROOT"
+# Serialise concurrent runs (parallel CI jobs sharing a cache).
+if command -v flock >/dev/null 2>&1; then
+	exec 9>"$CACHE_ROOT/.llama-$VERSION.lock"
+	flock 9
+fi
+
 if [ -f "$MARKER" ]; then
 	log "already installed in $PREFIX"
 	print_env
@@ -66,7 +73,6 @@ for tool in npm git tar readelf; do
 	command -v "$tool" >/dev/null 2>&1 || die "$tool is required"
 done
 
-mkdir -p "$CACHE_ROOT"
 WORK="$(mktemp -d "$CACHE_ROOT/.llama-work.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 

@@ -33,5 +33,8 @@ export CGO_ENABLED=1
 mapfile -t pkgs < <(grep -rl --include='*.go' -E '^//go:build .*llamacpp' . |
 	xargs -n1 dirname | sort -u)
 pkgs+=(./internal/tinybert)
+echo "test-llamacpp: go vet and staticcheck -tags llamacpp ${pkgs[*]}" >&2
+go vet -tags llamacpp "${pkgs[@]}"
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags llamacpp "${pkgs[@]}"
 echo "test-llamacpp: go test -race -count=1 -tags llamacpp ${pkgs[*]}" >&2
 go test -race -count=1 -tags llamacpp "$@" "${pkgs[@]}"

@@ -28,6 +28,12 @@ type Config struct {
 	FF      int    // feed-forward size; 0 means 2*Embd
 	Context int    // trained context in tokens; 0 means 512
 	Seed    uint64 // weight seed; 0 is a valid seed
+
+	// Decoder, when set, builds a decoder-only model instead (llama
+	// architecture: RMS norms, rotary positions, SwiGLU feed-forward,
+	// causal attention, output tied to the token embeddings) with the same
+	// vocabulary, to exercise the llama_decode path of embedders.
+	Decoder bool
 }
 
 func (c Config) withDefaults() Config {
@@ -87,7 +93,10 @@ func Build(vocab *gguf.Header, cfg Config) ([]gguf.KV, []gguf.Tensor, error) {
 		}
 	}
 
-	const arch = "bert"
+	arch := "bert"
+	if c.Decoder {
+		arch = "llama"
+	}
 	kvs := []gguf.KV{
 		{Key: "general.architecture", Value: gguf.Value{Type: gguf.TypeString, Data: arch}},
 		{Key: "general.name", Value: gguf.Value{Type: gguf.TypeString, Data: "chitta-tinybert"}},
@@ -96,9 +105,20 @@ func Build(vocab *gguf.Header, cfg Config) ([]gguf.KV, []gguf.Tensor, error) {
 		u32(arch+".embedding_length", c.Embd),
 		u32(arch+".feed_forward_length", c.FF),
 		u32(arch+".attention.head_count", c.Heads),
-		{Key: arch + ".attention.layer_norm_epsilon", Value: gguf.Value{Type: gguf.TypeFloat32, Data: float32(1e-12)}},
-		{Key: arch + ".attention.causal", Value: gguf.Value{Type: gguf.TypeBool, Data: false}},
-		u32(arch+".pooling_type", 1), // mean
+	}
+	if c.Decoder {
+		kvs = append(kvs,
+			u32(arch+".attention.head_count_kv", c.Heads),
+			u32(arch+".rope.dimension_count", c.Embd/c.Heads),
+			gguf.KV{Key: arch + ".attention.layer_norm_rms_epsilon", Value: gguf.Value{Type: gguf.TypeFloat32, Data: float32(1e-6)}},
+			u32(arch+".pooling_type", 3), // last
+		)
+	} else {
+		kvs = append(kvs,
+			gguf.KV{Key: arch + ".attention.layer_norm_epsilon", Value: gguf.Value{Type: gguf.TypeFloat32, Data: float32(1e-12)}},
+			gguf.KV{Key: arch + ".attention.causal", Value: gguf.Value{Type: gguf.TypeBool, Data: false}},
+			u32(arch+".pooling_type", 1), // mean
+		)
 	}
 	for _, kv := range vocab.KVs {
 		if strings.HasPrefix(kv.Key, "tokenizer.") {
@@ -130,9 +150,25 @@ func Build(vocab *gguf.Header, cfg Config) ([]gguf.KV, []gguf.Tensor, error) {
 		return gguf.Tensor{Name: name, Dims: []uint64{n}, Type: gguf.TensorF32, Data: gguf.F32Bytes(v)}
 	}
 	w := 1 / math.Sqrt(float64(c.Embd))
+	tokEmbd := gguf.Tensor{Name: "token_embd.weight", Dims: []uint64{e, uint64(len(words))}, Type: gguf.TensorF16,
+		Data: gguf.F16Bytes(normal(e*uint64(len(words)), 1))}
+	if c.Decoder {
+		tensors := []gguf.Tensor{tokEmbd, ones("output_norm.weight", e)}
+		for i := range c.Layers {
+			p := fmt.Sprintf("blk.%d.", i)
+			tensors = append(tensors,
+				ones(p+"attn_norm.weight", e),
+				f32(p+"attn_q.weight", w, e, e), f32(p+"attn_k.weight", w, e, e),
+				f32(p+"attn_v.weight", w, e, e), f32(p+"attn_output.weight", w, e, e),
+				ones(p+"ffn_norm.weight", e),
+				f32(p+"ffn_gate.weight", w, e, ff), f32(p+"ffn_up.weight", w, e, ff),
+				f32(p+"ffn_down.weight", 1/math.Sqrt(float64(c.FF)), ff, e),
+			)
+		}
+		return kvs, tensors, nil
+	}
 	tensors := []gguf.Tensor{
-		{Name: "token_embd.weight", Dims: []uint64{e, uint64(len(words))}, Type: gguf.TensorF16,
-			Data: gguf.F16Bytes(normal(e*uint64(len(words)), 1))},
+		tokEmbd,
 		f32("token_types.weight", 0.1, e, uint64(nTypes)),
 		f32("position_embd.weight", 0.1, e, uint64(c.Context)),
 		ones("token_embd_norm.weight", e),

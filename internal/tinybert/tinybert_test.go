@@ -90,10 +90,32 @@ func TestWriteRealVocab(t *testing.T) {
 	require.NoError(t, Write(path, vocab, Config{}))
 	st, err := os.Stat(path)
 	require.NoError(t, err)
-	assert.Less(t, st.Size(), int64(5<<20))
+	assert.Less(t, st.Size(), int64(5_000_000), "under 5 MB")
 	h, err := gguf.ReadHeaderFile(path)
 	require.NoError(t, err)
 	assert.Len(t, h.Tensors, 5+16*2)
 
 	require.Error(t, Write(path, filepath.Join(t.TempDir(), "missing.gguf"), Config{}))
+}
+
+func TestBuildDecoder(t *testing.T) {
+	t.Parallel()
+	kvs, tensors, err := Build(fakeVocab(40), Config{Decoder: true, Layers: 2})
+	require.NoError(t, err)
+	h := gguf.Header{KVs: kvs}
+	arch, ok := h.Lookup("general.architecture")
+	require.True(t, ok)
+	assert.Equal(t, "llama", arch.Data)
+	rope, ok := h.Lookup("llama.rope.dimension_count")
+	require.True(t, ok)
+	assert.Equal(t, uint32(16), rope.Data)
+	_, ok = h.Lookup("llama.attention.layer_norm_rms_epsilon")
+	assert.True(t, ok)
+	names := map[string]bool{}
+	for _, tt := range tensors {
+		names[tt.Name] = true
+	}
+	assert.Len(t, tensors, 2+9*2)
+	assert.True(t, names["blk.1.ffn_gate.weight"])
+	assert.False(t, names["position_embd.weight"], "rotary positions need no table")
 }
