@@ -35,7 +35,10 @@ func TestCompactions(t *testing.T) {
 	assert.Positive(t, sess.Cache.Hits, "later compactions reuse cached vectors")
 	assert.Less(t, sess.Cache.Misses, sess.Cache.Hits, "most texts come from the cache")
 
-	memoryDecided := 0
+	// Coverage of the turns memory dropped / kept, over all compactions:
+	// first-fit packing can trade locally in either direction within one
+	// compaction, but overall memory must trade covered turns for novel ones.
+	var lost, won []float64
 	for n, c := range log {
 		res := c.Result
 		require.Len(t, res.Scores, len(c.Input), "compaction %d", n+1)
@@ -70,7 +73,6 @@ func TestCompactions(t *testing.T) {
 		// of the others, and where memory changed the selection it traded
 		// more-covered turns for less-covered ones.
 		var cov, covDropped, other, otherDropped int
-		var lost, won []float64 // coverage of turns memory dropped / kept
 		for _, s := range res.Scores {
 			if s.Pinned {
 				continue
@@ -100,12 +102,11 @@ func TestCompactions(t *testing.T) {
 			assert.GreaterOrEqual(t, float64(covDropped)/float64(cov), float64(otherDropped)/float64(other),
 				"compaction %d: covered turns are dropped first", n+1)
 		}
-		if len(lost) > 0 && len(won) > 0 {
-			assert.Greater(t, mean(lost), mean(won), "compaction %d: memory trades covered turns for novel ones", n+1)
-		}
-		memoryDecided += len(lost)
 	}
-	assert.Positive(t, memoryDecided, "memory changes at least one decision")
+	assert.NotEmpty(t, lost, "memory changes at least one decision")
+	if len(won) > 0 {
+		assert.Greater(t, mean(lost), mean(won), "memory trades covered turns for novel ones")
+	}
 }
 
 func TestCheckPairs(t *testing.T) {
