@@ -40,6 +40,11 @@ var (
 	// empty, all zeros, or with a NaN or infinite component.
 	ErrInvalidVector = errors.New("chitta: invalid vector")
 
+	// ErrInvalidEmbedding reports an [Embedder] answer that cannot be used:
+	// the wrong number of vectors, or a vector that is empty, of another
+	// length than the rest, or has a NaN or infinite component.
+	ErrInvalidEmbedding = errors.New("chitta: invalid embedding")
+
 	// ErrInvalidMemory reports a memory that cannot be stored (for example a
 	// confidence outside [0, 1]).
 	ErrInvalidMemory = errors.New("chitta: invalid memory")

@@ -28,27 +28,27 @@ func EstimateTokens(text string) int {
 
 // CountWords returns the number of maximal runs of non-whitespace in text.
 func CountWords(text string) int {
+	// Branch-free over ASCII: a word starts where a non-space follows a
+	// space (or the start of text).
 	words := 0
-	in := false
+	prev := uint8(1) // 1 when the previous rune was white space
 	for i := 0; i < len(text); {
 		c := text[i]
-		var space bool
+		var space uint8
 		if c < utf8.RuneSelf {
 			space = asciiSpace[c]
 			i++
 		} else {
 			r, n := utf8.DecodeRuneInString(text[i:])
-			space = r != utf8.RuneError && unicode.IsSpace(r)
+			if r != utf8.RuneError && unicode.IsSpace(r) {
+				space = 1
+			}
 			i += n
 		}
-		if space {
-			in = false
-		} else if !in {
-			in = true
-			words++
-		}
+		words += int(prev &^ space)
+		prev = space
 	}
 	return words
 }
 
-var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+var asciiSpace = [utf8.RuneSelf]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 1, ' ': 1}

@@ -1,0 +1,263 @@
+package chitta
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"sync"
+
+	"github.com/chitta-go/chitta/internal/vecmath"
+)
+
+// DefaultCacheCapacity is the number of vectors a [CachedEmbedder] created
+// with capacity <= 0 keeps.
+const DefaultCacheCapacity = 4096
+
+// CachedEmbedder is an [Embedder] that remembers the vectors of the texts it
+// has embedded, so that re-compacting a conversation that grew by a few
+// turns embeds only the new turns (and the query, if it changed).
+//
+// It is a least-recently-used cache of at most capacity vectors, keyed by a
+// 128-bit hash of the text (two [maphash] hashes with random per-instance
+// seeds; texts themselves are not kept). Each CachedEmbedder wraps exactly
+// one embedder for its whole life and owns its cache, so the identity of
+// the wrapped embedder is the CachedEmbedder instance: two CachedEmbedders
+// never share entries, even around the same embedder. Memory use is about
+// capacity × dimensions × 4 bytes plus ~100 bytes per entry.
+//
+// Embed looks every text up, sends the misses — each distinct text once,
+// in first-appearance order — to the wrapped embedder in one call, checks
+// the answer (one vector per text, all of the same non-zero length as
+// every vector cached before, all finite) and returns an error wrapping
+// [ErrInvalidEmbedding] or [ErrDimensionMismatch] instead of caching a bad
+// one. Zero vectors (the answer for empty text) are cached like any other.
+//
+// A CachedEmbedder is safe for concurrent use. The lock is not held while
+// the wrapped embedder runs, so two concurrent calls missing the same text
+// may both embed it. Embed returns copies: the caller owns the returned
+// slices (they share one backing array, each capped to its length), and
+// changing them never changes the cache. The zero value has no embedder to
+// wrap: its Embed returns an error wrapping [ErrInvalidOption]; use
+// [NewCachedEmbedder].
+type CachedEmbedder struct {
+	e        Embedder
+	capacity int
+	seeds    [2]maphash.Seed
+
+	mu    sync.Mutex
+	items map[cacheKey]*cacheEntry
+	lru   cacheEntry // sentinel: lru.next is the most recently used
+	dims  int        // length of every cached vector; 0 until known
+	stats CacheStats
+}
+
+// CacheStats counts the work of a [CachedEmbedder].
+type CacheStats struct {
+	Hits      uint64 // texts answered from the cache (including repeats within one call)
+	Misses    uint64 // distinct texts embedded by the wrapped embedder (failed calls not counted)
+	Evictions uint64 // vectors dropped to stay within capacity
+	Len       int    // vectors cached now
+	Capacity  int    // the most vectors kept
+}
+
+type cacheKey [2]uint64
+
+type cacheEntry struct {
+	key        cacheKey
+	vec        []float32 // never modified once cached
+	prev, next *cacheEntry
+}
+
+// NewCachedEmbedder returns a CachedEmbedder in front of e keeping at most
+// capacity vectors; capacity <= 0 means [DefaultCacheCapacity]. A nil e
+// gives a CachedEmbedder whose Embed returns an error wrapping
+// [ErrInvalidOption].
+func NewCachedEmbedder(e Embedder, capacity int) *CachedEmbedder {
+	if capacity <= 0 {
+		capacity = DefaultCacheCapacity
+	}
+	c := &CachedEmbedder{
+		e:        e,
+		capacity: capacity,
+		seeds:    [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
+		items:    make(map[cacheKey]*cacheEntry),
+	}
+	c.lru.next, c.lru.prev = &c.lru, &c.lru
+	return c
+}
+
+// Dimensions returns the wrapped embedder's Dimensions when it has such a
+// method, and otherwise the length of the vectors cached so far (0 before
+// the first successful Embed).
+func (c *CachedEmbedder) Dimensions() int {
+	if d, ok := c.e.(interface{ Dimensions() int }); ok {
+		return d.Dimensions()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dims
+}
+
+// Stats returns the cache's counters so far.
+func (c *CachedEmbedder) Stats() CacheStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.stats
+	s.Len, s.Capacity = len(c.items), c.capacity
+	return s
+}
+
+// Embed returns one vector per text, in order, from the cache or from one
+// call to the wrapped embedder for the texts not cached. It returns
+// ctx.Err() when ctx is done before the call, the wrapped embedder's error
+// (wrapped) when it fails, and an error wrapping [ErrInvalidEmbedding] or
+// [ErrDimensionMismatch] when its answer is unusable; nothing is cached
+// then. An empty texts gives an empty result without calling the wrapped
+// embedder.
+func (c *CachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if c == nil || c.e == nil || c.items == nil {
+		return nil, fmt.Errorf("%w: CachedEmbedder has no embedder (use NewCachedEmbedder with a non-nil Embedder)", ErrInvalidOption)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(texts) == 0 {
+		return [][]float32{}, nil
+	}
+	keys := make([]cacheKey, len(texts))
+	for i, t := range texts {
+		keys[i] = c.key(t)
+	}
+	found := make([][]float32, len(texts)) // cached vectors (shared, read-only)
+	missIdx := make([]int, len(texts))     // per text: index in missTexts, or -1
+	var missTexts []string
+	var missKeys []cacheKey
+	var missOf map[cacheKey]int // key → index in missTexts
+	c.mu.Lock()
+	dims := c.dims
+	for i, k := range keys {
+		if e, ok := c.items[k]; ok {
+			c.touch(e)
+			found[i], missIdx[i] = e.vec, -1
+			c.stats.Hits++
+			continue
+		}
+		if missOf == nil {
+			missOf = make(map[cacheKey]int)
+		}
+		j, ok := missOf[k]
+		if ok {
+			c.stats.Hits++ // a repeat within this call
+		} else {
+			j = len(missTexts)
+			missOf[k] = j
+			missTexts = append(missTexts, texts[i])
+			missKeys = append(missKeys, k)
+		}
+		missIdx[i] = j
+	}
+	c.mu.Unlock()
+
+	var fresh [][]float32
+	if len(missTexts) > 0 {
+		var err error
+		fresh, err = c.embedMisses(ctx, missTexts, missKeys, dims)
+		if err != nil {
+			return nil, err
+		}
+		dims = len(fresh[0])
+	}
+
+	backing := make([]float32, len(texts)*dims)
+	out := make([][]float32, len(texts))
+	for i := range texts {
+		v := backing[i*dims : (i+1)*dims : (i+1)*dims]
+		if missIdx[i] < 0 {
+			copy(v, found[i])
+		} else {
+			copy(v, fresh[missIdx[i]])
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// embedMisses embeds the distinct uncached texts (with their keys) in one
+// call, checks the answer against dims (0 when not yet known) and caches
+// copies.
+func (c *CachedEmbedder) embedMisses(ctx context.Context, texts []string, keys []cacheKey, dims int) ([][]float32, error) {
+	vecs, err := c.e.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("embed %d uncached texts: %w", len(texts), err)
+	}
+	if len(vecs) != len(texts) {
+		return nil, fmt.Errorf("%w: embedder returned %d vectors for %d texts", ErrInvalidEmbedding, len(vecs), len(texts))
+	}
+	want := dims
+	if want == 0 {
+		want = len(vecs[0])
+	}
+	for k, v := range vecs {
+		switch {
+		case len(v) == 0:
+			return nil, fmt.Errorf("%w: vector %d of %d is empty", ErrInvalidEmbedding, k, len(vecs))
+		case len(v) != want && k > 0 && dims == 0:
+			return nil, fmt.Errorf("%w: vector %d has %d dimensions, vector 0 has %d", ErrInvalidEmbedding, k, len(v), want)
+		case len(v) != want:
+			return nil, fmt.Errorf("%w: vector %d has %d dimensions, cached vectors have %d", ErrDimensionMismatch, k, len(v), want)
+		case !vecmath.AllFinite(v):
+			return nil, fmt.Errorf("%w: vector %d has a NaN or infinite component", ErrInvalidEmbedding, k)
+		}
+	}
+
+	backing := make([]float32, len(vecs)*want)
+	own := make([][]float32, len(vecs))
+	for k, v := range vecs {
+		own[k] = backing[k*want : (k+1)*want : (k+1)*want]
+		copy(own[k], v)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dims == 0 {
+		c.dims = want
+	} else if c.dims != want { // a concurrent call fixed another length first
+		return nil, fmt.Errorf("%w: embedder returned %d dimensions, cached vectors have %d", ErrDimensionMismatch, want, c.dims)
+	}
+	c.stats.Misses += uint64(len(texts))
+	for k, key := range keys {
+		if e, ok := c.items[key]; ok { // cached meanwhile by a concurrent call
+			c.touch(e)
+			continue
+		}
+		e := &cacheEntry{key: key, vec: own[k]}
+		c.items[key] = e
+		c.pushFront(e)
+		for len(c.items) > c.capacity {
+			old := c.lru.prev
+			c.unlink(old)
+			delete(c.items, old.key)
+			c.stats.Evictions++
+		}
+	}
+	return own, nil
+}
+
+// key returns the cache key of text t.
+func (c *CachedEmbedder) key(t string) cacheKey {
+	return cacheKey{maphash.String(c.seeds[0], t), maphash.String(c.seeds[1], t)}
+}
+
+func (c *CachedEmbedder) touch(e *cacheEntry) {
+	c.unlink(e)
+	c.pushFront(e)
+}
+
+func (c *CachedEmbedder) unlink(e *cacheEntry) {
+	e.prev.next, e.next.prev = e.next, e.prev
+}
+
+func (c *CachedEmbedder) pushFront(e *cacheEntry) {
+	e.prev, e.next = &c.lru, c.lru.next
+	c.lru.next.prev = e
+	c.lru.next = e
+}

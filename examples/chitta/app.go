@@ -1,0 +1,64 @@
+package main
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/chitta-go/chitta"
+)
+
+// memoryStore is what the chitta command needs of its memory store.
+type memoryStore interface {
+	chitta.MemoryStore
+	Len() int
+}
+
+// app holds what the tools share: the store, the embedder and the way to
+// persist the store. Its tools are safe for concurrent use.
+type app struct {
+	store    memoryStore
+	embedder chitta.Embedder
+	persist  func() error         // writes the store file atomically; nil keeps it in memory
+	refresh  func() (bool, error) // picks up another process's writes; nil for none
+	log      *slog.Logger
+	now      func() time.Time
+	toolset  []tool
+
+	// mu serialises store writes with the file save that follows them, so
+	// that every saved file holds whole tool calls.
+	mu sync.Mutex
+}
+
+// newApp returns an app over store and embedder. persist, when not nil, is
+// called after every write while the write lock is held.
+func newApp(store memoryStore, embedder chitta.Embedder, persist func() error, log *slog.Logger) *app {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	a := &app{store: store, embedder: embedder, persist: persist, log: log, now: time.Now}
+	a.toolset = a.tools()
+	return a
+}
+
+// sync picks up memories other processes (the PreCompact hook, a one-shot
+// chitta) saved to the store file since this one last read or wrote it. A
+// failure is logged: the tools go on with the store in memory.
+func (a *app) sync() {
+	if a.refresh == nil {
+		return
+	}
+	if reloaded, err := a.refresh(); err != nil {
+		a.log.Warn("reload store", "err", err)
+	} else if reloaded {
+		a.log.Debug("reloaded store", "memories", a.store.Len())
+	}
+}
+
+// save persists the store; the caller holds a.mu.
+func (a *app) save() error {
+	if a.persist == nil {
+		return nil
+	}
+	return a.persist()
+}

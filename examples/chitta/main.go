@@ -1,0 +1,150 @@
+// Command chitta serves chitta's memory-aware context compaction to AI
+// agents, as an MCP server over stdio or as a one-shot JSON-RPC filter.
+//
+// Usage:
+//
+//	chitta [--store PATH] [--embedder hash|hash:DIMS|llamacpp:PATH|openai:URL#MODEL]
+//	       [--mode auto|serve|oneshot] [--verbose]
+//
+// With --mode auto (the default) chitta reads the first JSON value on stdin
+// to choose its mode:
+//
+//   - an "initialize" or "server/discover" request, or any request whose
+//     params._meta carries an MCP protocol version, opens an MCP session
+//     (what MCP clients such as Claude Code, Claude Desktop or an SDK client
+//     send first); chitta serves it until stdin closes;
+//   - anything else is a one-shot request: chitta answers that single
+//     request on stdout and exits, without a handshake. It answers
+//     tools/call and tools/list; malformed JSON gets -32700, a non-request
+//     -32600, another method -32601, bad arguments -32602. The exit status
+//     is 0 for a successful result and 1 for an error response. Input after
+//     the first value is not read.
+//
+// --mode serve and --mode oneshot skip the detection.
+//
+// Tools: compact_context (messages, query, target_ratio, distill_novel,
+// novel_threshold, max_tokens, keep_last), remember (text, kind,
+// confidence) and recall (text, k). The memory store is loaded from
+// --store at start (a missing file is an empty store, a corrupt one stops
+// chitta with an error and is never overwritten) and saved atomically after
+// every write. Logs go to stderr; stdout carries only JSON-RPC.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/chitta-go/chitta/internal/embedspec"
+	"github.com/chitta-go/chitta/internal/storepath"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chitta:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the command line.
+type config struct {
+	store    string
+	embedder string
+	mode     string
+	verbose  bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("chitta", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c := &config{}
+	fs.StringVar(&c.store, "store", "", storepath.FlagUsage)
+	fs.StringVar(&c.embedder, "embedder", "hash", "embedder: hash, hash:DIMS, llamacpp:PATH (needs -tags llamacpp) or openai:URL#MODEL")
+	fs.StringVar(&c.mode, "mode", "auto", "auto (choose by the first message), serve (MCP session) or oneshot (answer one request)")
+	fs.BoolVar(&c.verbose, "verbose", false, "log debug messages (and the MCP SDK's) to stderr")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: chitta [flags] < requests\n\n"+
+			"Serves compact_context, remember and recall as an MCP server over stdio when the first\n"+
+			"message on stdin opens an MCP session (initialize); otherwise answers that one JSON-RPC\n"+
+			"request (tools/call or tools/list) on stdout and exits.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (requests are read from stdin)", fs.Arg(0))
+	}
+	switch c.mode {
+	case "auto", "serve", "oneshot":
+	default:
+		return nil, fmt.Errorf("--mode %q: want auto, serve or oneshot", c.mode)
+	}
+	store, err := storepath.Resolve(c.store)
+	if err != nil {
+		return nil, err
+	}
+	c.store = store
+	return c, nil
+}
+
+// run is the whole command; main only maps its error to the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cfg, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	level := slog.LevelWarn
+	if cfg.verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	emb, err := embedspec.Open(ctx, cfg.embedder)
+	if err != nil {
+		return err
+	}
+	defer emb.Close()
+	store, err := storepath.OpenShared(cfg.store, emb.Dims)
+	if err != nil {
+		return err
+	}
+	log.Debug("ready", "store", cfg.store, "memories", store.Len(), "embedder", emb.Name)
+	a := newApp(store, emb, store.Save, log)
+	a.refresh = store.Refresh
+
+	if cfg.mode == "serve" {
+		return a.serve(ctx, stdin, stdout)
+	}
+	if f, ok := stdin.(*os.File); ok {
+		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
+			fmt.Fprintln(stderr, "chitta: reading an MCP session or one JSON-RPC request from stdin (see chitta -h)")
+		}
+	}
+	first, replay, err := readFirst(stdin)
+	switch {
+	case errors.Is(err, io.EOF):
+		return nil // nothing asked
+	case errors.Is(err, errParse):
+		return a.writeParseError(stdout, err)
+	case err != nil:
+		return err
+	}
+	if cfg.mode == "auto" && opensSession(first) {
+		log.Debug("MCP session")
+		return a.serve(ctx, replay, stdout)
+	}
+	return a.oneShot(ctx, first, stdout)
+}

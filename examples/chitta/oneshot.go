@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// rpcRequest is a JSON-RPC 2.0 request as one-shot mode reads it; every
+// field stays raw so that a wrong type is reported against its field.
+type rpcRequest struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  json.RawMessage `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+// rpcResponse is a JSON-RPC 2.0 response: exactly one of Result and Error
+// is set.
+type rpcResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result,omitempty"`
+	Error   *jsonrpc.Error  `json:"error,omitempty"`
+}
+
+// toolResult is a CallToolResult as one-shot mode writes it. The SDK's
+// own encoding escapes <, > and & inside the structured content; this one
+// writes the kept messages exactly as the caller sent them (white space
+// aside).
+type toolResult struct {
+	Content           []json.RawMessage `json:"content"`
+	StructuredContent json.RawMessage   `json:"structuredContent,omitempty"`
+	IsError           bool              `json:"isError,omitempty"`
+
+	text string // the first text content, for the exit message
+}
+
+func wireResult(res *mcp.CallToolResult) *toolResult {
+	out := &toolResult{Content: []json.RawMessage{}, IsError: res.IsError}
+	for _, c := range res.Content {
+		var data []byte
+		var err error
+		if tc, ok := c.(*mcp.TextContent); ok {
+			data, err = marshal(struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			}{"text", tc.Text})
+			if out.text == "" {
+				out.text = tc.Text
+			}
+		} else {
+			data, err = json.Marshal(c)
+		}
+		if err == nil {
+			out.Content = append(out.Content, data)
+		}
+	}
+	if raw, ok := res.StructuredContent.(json.RawMessage); ok {
+		out.StructuredContent = raw
+	} else if res.StructuredContent != nil {
+		if data, err := marshal(res.StructuredContent); err == nil {
+			out.StructuredContent = data
+		}
+	}
+	return out
+}
+
+// nullID is the id of a response to a request whose id cannot be read.
+var nullID = json.RawMessage("null")
+
+func rpcError(id json.RawMessage, code int64, format string, args ...any) *rpcResponse {
+	return &rpcResponse{JSONRPC: "2.0", ID: id, Error: &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}}
+}
+
+// opensSession reports whether the first JSON value read from stdin starts
+// an MCP session rather than a one-shot request: a request whose method is
+// "initialize" (the classic handshake) or "server/discover" (the stateless
+// handshake of MCP 2026-07-28, which the SDK's client tries first), or any
+// request that carries an MCP protocol version in params._meta (a stateless
+// MCP client may skip the handshake). Anything else, including malformed
+// JSON, is a one-shot request.
+func opensSession(first json.RawMessage) bool {
+	var probe struct {
+		Method string `json:"method"`
+		Params struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(first, &probe) != nil {
+		return false
+	}
+	if probe.Method == "initialize" || probe.Method == "server/discover" {
+		return true
+	}
+	_, ok := probe.Params.Meta[mcp.MetaKeyProtocolVersion]
+	return ok
+}
+
+// readFirst reads the first JSON value of r. It returns the value's bytes
+// and a reader that yields the value again followed by the rest of r, for
+// the MCP session. It returns io.EOF when r holds only white space, and
+// errParse (wrapping the decoder's error) when the first value is not JSON.
+func readFirst(r io.Reader) (json.RawMessage, io.Reader, error) {
+	dec := json.NewDecoder(r)
+	var first json.RawMessage
+	if err := dec.Decode(&first); err != nil {
+		var syntax *json.SyntaxError
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil, nil, io.EOF
+		case errors.As(err, &syntax) || errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, nil, fmt.Errorf("%w: %v", errParse, err)
+		default:
+			return nil, nil, fmt.Errorf("read stdin: %w", err)
+		}
+	}
+	replay := io.MultiReader(bytes.NewReader(first), bytes.NewReader([]byte("\n")), dec.Buffered(), r)
+	return first, replay, nil
+}
+
+// errParse reports a first value on stdin that is not JSON.
+var errParse = errors.New("parse error")
+
+// answer handles one one-shot request and returns its response. It never
+// fails: every problem becomes a JSON-RPC error or a tool error.
+func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
+	data = bytes.TrimSpace(data)
+	if !json.Valid(data) {
+		return rpcError(nullID, jsonrpc.CodeParseError, "parse error: the request is not valid JSON")
+	}
+	if len(data) == 0 || data[0] != '{' {
+		if len(data) > 0 && data[0] == '[' {
+			return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: batch requests are not supported, send one request object")
+		}
+		return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: want a JSON-RPC request object")
+	}
+	var req rpcRequest
+	if err := json.Unmarshal(data, &req); err != nil {
+		return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: %v", err)
+	}
+	id := bytes.TrimSpace(req.ID)
+	switch {
+	case len(id) == 0 || string(id) == "null":
+		return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: id: required (one-shot mode answers requests, not notifications)")
+	case id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9'):
+		return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: id: want a string or a number")
+	}
+	var version string
+	if json.Unmarshal(req.JSONRPC, &version) != nil || version != "2.0" {
+		return rpcError(id, jsonrpc.CodeInvalidRequest, `invalid request: jsonrpc: want "2.0"`)
+	}
+	var method string
+	if json.Unmarshal(req.Method, &method) != nil || method == "" {
+		return rpcError(id, jsonrpc.CodeInvalidRequest, "invalid request: method: want a non-empty string")
+	}
+	params := bytes.TrimSpace(req.Params)
+	if len(params) > 0 && string(params) != "null" && params[0] != '{' {
+		return rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params: want an object")
+	}
+	switch method {
+	case "tools/call":
+		var p struct {
+			Name      json.RawMessage `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if len(params) > 0 && string(params) != "null" {
+			if err := json.Unmarshal(params, &p); err != nil {
+				return rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: %v", err)
+			}
+		}
+		var name string
+		if len(p.Name) == 0 || string(p.Name) == "null" {
+			return rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.name: required (the tool to call)")
+		}
+		if json.Unmarshal(p.Name, &name) != nil {
+			return rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.name: want a string")
+		}
+		res, err := a.callTool(ctx, name, p.Arguments)
+		if err != nil {
+			var wire *jsonrpc.Error
+			if errors.As(err, &wire) {
+				return &rpcResponse{JSONRPC: "2.0", ID: id, Error: wire}
+			}
+			return rpcError(id, jsonrpc.CodeInternalError, "internal error: %v", err)
+		}
+		return &rpcResponse{JSONRPC: "2.0", ID: id, Result: wireResult(res)}
+	case "tools/list":
+		defs := make([]*mcp.Tool, len(a.toolset))
+		for i, t := range a.toolset {
+			defs[i] = t.def
+		}
+		return &rpcResponse{JSONRPC: "2.0", ID: id, Result: &mcp.ListToolsResult{Tools: defs}}
+	default:
+		return rpcError(id, jsonrpc.CodeMethodNotFound,
+			"method not found: %q (one-shot mode answers tools/call and tools/list; send initialize first for an MCP session)", method)
+	}
+}
+
+// errRequestFailed is returned by run when one-shot mode answered with an
+// error, so that the process exits 1 after writing the response.
+var errRequestFailed = errors.New("request failed")
+
+// oneShot answers the single request first on w.
+func (a *app) oneShot(ctx context.Context, first json.RawMessage, w io.Writer) error {
+	return writeResponse(w, a.answer(ctx, first))
+}
+
+// writeParseError answers a first value on stdin that is not JSON.
+func (a *app) writeParseError(w io.Writer, err error) error {
+	a.log.Debug("one-shot", "err", err)
+	return writeResponse(w, rpcError(nullID, jsonrpc.CodeParseError, "parse error: the request is not valid JSON"))
+}
+
+// writeResponse writes resp as one line and returns errRequestFailed
+// (wrapping the error message) when it reports a failure.
+func writeResponse(w io.Writer, resp *rpcResponse) error {
+	data, err := marshal(resp)
+	if err != nil {
+		// Only a result that cannot be encoded gets here.
+		resp = rpcError(resp.ID, jsonrpc.CodeInternalError, "internal error: encode response: %v", err)
+		data, _ = marshal(resp)
+	}
+	if _, err := w.Write(append(data, '\n')); err != nil {
+		return fmt.Errorf("write response: %w", err)
+	}
+	if resp.Error != nil {
+		return fmt.Errorf("%w: %s", errRequestFailed, resp.Error.Message)
+	}
+	if res, ok := resp.Result.(*toolResult); ok && res.IsError {
+		return fmt.Errorf("%w: %s", errRequestFailed, res.text)
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestAnswer(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	tests := []struct {
+		name   string
+		req    string
+		code   int64 // 0: a result
+		id     string
+		substr string // in the error message, or in the encoded result
+	}{
+		{name: "compact", req: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"compact_context","arguments":{"messages":[{"role":"user","content":"hello there"}]}}}`, id: "1", substr: `"before_tokens":2`},
+		{name: "string id", req: `{"jsonrpc":"2.0","id":"abc","method":"tools/call","params":{"name":"recall","arguments":{"text":"x"}}}`, id: `"abc"`, substr: `"memories":[]`},
+		{name: "tools/list", req: `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, id: "2", substr: `"name":"compact_context"`},
+		{name: "malformed JSON", req: `{"jsonrpc":"2.0",`, code: jsonrpc.CodeParseError, id: "null", substr: "parse error"},
+		{name: "not JSON at all", req: `hello`, code: jsonrpc.CodeParseError, id: "null"},
+		{name: "batch", req: `[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`, code: jsonrpc.CodeInvalidRequest, id: "null", substr: "batch"},
+		{name: "a string", req: `"tools/call"`, code: jsonrpc.CodeInvalidRequest, id: "null"},
+		{name: "notification", req: `{"jsonrpc":"2.0","method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", substr: "id: required"},
+		{name: "object id", req: `{"jsonrpc":"2.0","id":{},"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", substr: "id: want"},
+		{name: "wrong version", req: `{"jsonrpc":"1.0","id":3,"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "3", substr: "jsonrpc"},
+		{name: "no method", req: `{"jsonrpc":"2.0","id":3}`, code: jsonrpc.CodeInvalidRequest, id: "3", substr: "method"},
+		{name: "method a number", req: `{"jsonrpc":"2.0","id":3,"method":5}`, code: jsonrpc.CodeInvalidRequest, id: "3", substr: "method"},
+		{name: "a response", req: `{"jsonrpc":"2.0","id":3,"result":{}}`, code: jsonrpc.CodeInvalidRequest, id: "3", substr: "method"},
+		{name: "unknown method", req: `{"jsonrpc":"2.0","id":4,"method":"prompts/list"}`, code: jsonrpc.CodeMethodNotFound, id: "4", substr: `"prompts/list"`},
+		{name: "params not an object", req: `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":[1]}`, code: jsonrpc.CodeInvalidParams, id: "5", substr: "params"},
+		{name: "no tool name", req: `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{}}`, code: jsonrpc.CodeInvalidParams, id: "5", substr: "params.name"},
+		{name: "tool name a number", req: `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":1}}`, code: jsonrpc.CodeInvalidParams, id: "5", substr: "params.name"},
+		{name: "unknown tool", req: `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"nope"}}`, code: jsonrpc.CodeInvalidParams, id: "6", substr: `unknown tool "nope"`},
+		{name: "missing messages", req: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"compact_context","arguments":{}}}`, code: jsonrpc.CodeInvalidParams, id: "7", substr: "messages"},
+		{name: "ratio out of range", req: `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"compact_context","arguments":{"messages":[],"target_ratio":2}}}`, code: jsonrpc.CodeInvalidParams, id: "8", substr: "target_ratio"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			resp := a.answer(t.Context(), []byte(tt.req))
+			data, err := marshal(resp)
+			require.NoError(t, err)
+			checkResponse(t, data)
+			assert.Equal(t, tt.id, string(resp.ID))
+			if tt.code == 0 {
+				require.Nil(t, resp.Error, "%s", data)
+				assert.Contains(t, string(data), tt.substr)
+				return
+			}
+			require.NotNil(t, resp.Error, "%s", data)
+			assert.Equal(t, tt.code, resp.Error.Code)
+			assert.Contains(t, resp.Error.Message, tt.substr)
+		})
+	}
+}
+
+// checkResponse asserts that data is one JSON-RPC 2.0 response: a version,
+// an id, and exactly one of result and error, with a known error code.
+func checkResponse(t *testing.T, data []byte) {
+	t.Helper()
+	var r struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Result  json.RawMessage `json:"result"`
+		Error   *struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(&r), "%s", data)
+	require.Equal(t, "2.0", r.JSONRPC)
+	require.NotEmpty(t, r.ID)
+	require.NotEqual(t, r.Result == nil, r.Error == nil, "exactly one of result and error: %s", data)
+	if r.Error != nil {
+		require.Contains(t, []int64{jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams}, r.Error.Code)
+		require.NotEmpty(t, r.Error.Message)
+		require.NotContains(t, r.Error.Message, "goroutine", "no stack traces")
+	}
+}
+
+func TestReadFirst(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in   string
+		first      string
+		err        error
+		initialize bool
+	}{
+		{name: "empty", in: "", err: io.EOF},
+		{name: "white space", in: " \n\t", err: io.EOF},
+		{name: "one request", in: `{"id":1}` + "\n", first: `{"id":1}`},
+		{name: "initialize then more", in: `{"jsonrpc":"2.0","id":0,"method":"initialize"}` + "\n" + `{"next":1}` + "\n", first: `{"jsonrpc":"2.0","id":0,"method":"initialize"}`, initialize: true},
+		{name: "stateless discover", in: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`, first: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`, initialize: true},
+		{name: "stateless call", in: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"recall"}}`, first: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"recall"}}`, initialize: true},
+		{name: "plain call", in: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":1},"name":"recall"}}`, first: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":1},"name":"recall"}}`},
+		{name: "syntax error", in: `{"a":`, err: errParse},
+		{name: "garbage", in: `]`, err: errParse},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			first, replay, err := readFirst(strings.NewReader(tt.in))
+			if tt.err != nil {
+				require.ErrorIs(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.first, string(first))
+			assert.Equal(t, tt.initialize, opensSession(first))
+			assert.Equal(t, jsonValues(t, strings.NewReader(tt.in)), jsonValues(t, replay), "the replay yields the whole input again")
+		})
+	}
+}
+
+// jsonValues decodes every JSON value of r.
+func jsonValues(t *testing.T, r io.Reader) []string {
+	t.Helper()
+	var out []string
+	dec := json.NewDecoder(r)
+	for {
+		var v json.RawMessage
+		err := dec.Decode(&v)
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		require.NoError(t, err)
+		out = append(out, string(v))
+	}
+}
+
+func FuzzOneShotRequest(f *testing.F) {
+	seeds := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"compact_context","arguments":{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}],"target_ratio":0.5}}}`,
+		`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"compact_context","arguments":{"messages":[{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"r"}],"keep_last":1,"max_tokens":3}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"recall","arguments":{"text":"x","k":3}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"compact_context","arguments":{"messages":"nope"}}}`,
+		`{"jsonrpc":"2.0","id":-1e3,"method":"x"}`,
+		`[]`, `{`, `null`, `{"id":null}`, "\xff",
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	a, _ := newTestApp(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		resp := a.answer(t.Context(), data)
+		out, err := marshal(resp)
+		require.NoError(t, err)
+		checkResponse(t, out)
+		if resp.Error != nil && resp.Error.Code == jsonrpc.CodeParseError {
+			require.False(t, json.Valid(bytes.TrimSpace(data)))
+		}
+	})
+}

@@ -1,0 +1,498 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/chitta-go/chitta"
+)
+
+// Limits of the tools' arguments.
+const (
+	defaultRecallK = 5
+	maxRecallK     = 100
+)
+
+// compactInput is the arguments of compact_context. Messages stays raw so
+// that the kept messages go back as the caller's own JSON objects; optional
+// numbers are pointers so that an explicit value is told from an absent one.
+type compactInput struct {
+	Messages       json.RawMessage `json:"messages" jsonschema:"the conversation: an array of OpenAI- or Anthropic-format message objects (role, content, tool_calls, tool_call_id, tool_use/tool_result blocks)"`
+	Query          string          `json:"query,omitempty" jsonschema:"the upcoming task; messages similar to it score higher"`
+	TargetRatio    *float64        `json:"target_ratio,omitempty" jsonschema:"fraction of the input's tokens to keep, 0.05 to 1.0 (default 0.4)"`
+	DistillNovel   bool            `json:"distill_novel,omitempty" jsonschema:"record dropped messages the memory store does not cover yet as new memories (default false)"`
+	NovelThreshold *float64        `json:"novel_threshold,omitempty" jsonschema:"coverage at or above which a dropped message counts as already known, in (0, 1] (default 0.5)"`
+	MaxTokens      int             `json:"max_tokens,omitempty" jsonschema:"absolute token budget used instead of target_ratio; 0 means unused"`
+	KeepLast       int             `json:"keep_last,omitempty" jsonschema:"always keep the last N non-system messages (default 0)"`
+}
+
+// compactOutput is the structured result of compact_context.
+type compactOutput struct {
+	Messages  []json.RawMessage  `json:"messages" jsonschema:"the kept messages, the caller's objects unmodified, in original order"`
+	Stats     chitta.Stats       `json:"stats" jsonschema:"before_tokens, after_tokens, dropped, dropped_pct, embedding and the rest of the compaction summary"`
+	Distilled []chitta.Distilled `json:"distilled,omitempty" jsonschema:"memories recorded by distill_novel"`
+}
+
+// rememberInput is the arguments of remember.
+type rememberInput struct {
+	Text       string   `json:"text" jsonschema:"what to remember"`
+	Kind       string   `json:"kind,omitempty" jsonschema:"fact, correction, preference, habit, wisdom, episode or any label (default fact)"`
+	Confidence *float64 `json:"confidence,omitempty" jsonschema:"how sure, 0 to 1 (default 1)"`
+}
+
+// rememberOutput is the structured result of remember.
+type rememberOutput struct {
+	ID       string `json:"id" jsonschema:"the memory's ID (the same text and kind always get the same ID)"`
+	Kind     string `json:"kind" jsonschema:"the stored kind"`
+	Memories int    `json:"memories" jsonschema:"number of memories in the store"`
+}
+
+// recallInput is the arguments of recall.
+type recallInput struct {
+	Text string `json:"text" jsonschema:"what to look for"`
+	K    *int   `json:"k,omitempty" jsonschema:"how many memories to return, 1 to 100 (default 5)"`
+}
+
+// recalled is one memory returned by recall.
+type recalled struct {
+	ID         string    `json:"id"`
+	Text       string    `json:"text"`
+	Kind       string    `json:"kind"`
+	Confidence float64   `json:"confidence"`
+	CreatedAt  time.Time `json:"created_at"`
+	Source     string    `json:"source,omitempty"`
+	Similarity float64   `json:"similarity" jsonschema:"cosine similarity to the text, -1 to 1"`
+}
+
+// recallOutput is the structured result of recall.
+type recallOutput struct {
+	Memories []recalled `json:"memories" jsonschema:"the nearest memories, most similar first"`
+}
+
+// tool is one tool of the chitta command: its MCP definition and the handler
+// both modes call.
+type tool struct {
+	def  *mcp.Tool
+	call func(ctx context.Context, args json.RawMessage) (*mcp.CallToolResult, error)
+}
+
+// tools returns the tool set of a, in listing order.
+func (a *app) tools() []tool {
+	return []tool{
+		{
+			def: &mcp.Tool{
+				Name: "compact_context",
+				Description: "Compact a conversation: score every non-system message by role, recency, relevance to the query " +
+					"and coverage by the memory store, and keep the best under a token budget. Kept messages come back " +
+					"verbatim, in order, with tool calls never separated from their results.",
+				InputSchema:  compactSchema(),
+				OutputSchema: compactOutputSchema(),
+			},
+			call: a.compactContext,
+		},
+		{
+			def: &mcp.Tool{
+				Name:         "remember",
+				Description:  "Store a memory (a fact, correction, preference, habit, wisdom or episode) in the persistent memory store.",
+				InputSchema:  rememberSchema(),
+				OutputSchema: schemaFor[rememberOutput](),
+			},
+			call: a.remember,
+		},
+		{
+			def: &mcp.Tool{
+				Name:         "recall",
+				Description:  "Return the stored memories most similar to a text, with their cosine similarity.",
+				InputSchema:  recallSchema(),
+				OutputSchema: schemaFor[recallOutput](),
+			},
+			call: a.recall,
+		},
+	}
+}
+
+// callTool runs the named tool. Invalid arguments and unknown tools are
+// *jsonrpc.Error values with code -32602; failures while running a valid
+// call come back as a result with IsError set.
+func (a *app) callTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	for _, t := range a.toolset {
+		if t.def.Name == name {
+			a.sync()
+			return t.call(ctx, args)
+		}
+	}
+	// The same message as the SDK's for a tool it does not know.
+	return nil, invalidParams("unknown tool %q", name)
+}
+
+func invalidParams(format string, args ...any) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
+}
+
+// toolError is a tool result reporting a failure of a valid call.
+func toolError(format string, args ...any) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{}
+	res.SetError(fmt.Errorf(format, args...))
+	return res
+}
+
+// decodeArgs decodes a tool's arguments object strictly into dst: unknown
+// fields and wrong types are errors naming the field. Absent or null
+// arguments decode as {}.
+func decodeArgs(args json.RawMessage, dst any) error {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || string(args) == "null" {
+		return nil
+	}
+	if args[0] != '{' {
+		return invalidParams("arguments: want an object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		var syntaxErr *json.SyntaxError
+		switch {
+		case errors.As(err, &typeErr):
+			field := typeErr.Field
+			if field == "" {
+				field = "arguments"
+			}
+			return invalidParams("%s: want %s, got %s", field, jsonType(typeErr.Type.String()), typeErr.Value)
+		case errors.As(err, &syntaxErr):
+			return invalidParams("arguments: invalid JSON: %v", err)
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			return invalidParams("arguments: unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+		default:
+			return invalidParams("arguments: %v", err)
+		}
+	}
+	return nil
+}
+
+// jsonType names a Go type the way a JSON caller thinks of it.
+func jsonType(goType string) string {
+	goType = strings.TrimPrefix(goType, "*")
+	switch goType {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "int", "int64":
+		return "an integer"
+	case "float64":
+		return "a number"
+	}
+	return goType
+}
+
+// compactContext implements the compact_context tool.
+func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
+	var in compactInput
+	if err := decodeArgs(args, &in); err != nil {
+		return nil, err
+	}
+	msgsJSON := bytes.TrimSpace(in.Messages)
+	if len(msgsJSON) == 0 || string(msgsJSON) == "null" {
+		return nil, invalidParams("messages: required (an array of message objects)")
+	}
+	if msgsJSON[0] != '[' {
+		return nil, invalidParams("messages: want an array of message objects")
+	}
+	opts := &chitta.Options{
+		Query:        in.Query,
+		DistillNovel: in.DistillNovel,
+		MaxTokens:    in.MaxTokens,
+		KeepLast:     in.KeepLast,
+		Embedder:     a.embedder,
+		Store:        a.store,
+		Logger:       a.log,
+	}
+	if r := in.TargetRatio; r != nil {
+		if math.IsNaN(*r) || *r < chitta.MinTargetRatio || *r > chitta.MaxTargetRatio {
+			return nil, invalidParams("target_ratio: %v out of range, want %v to %v (default %v)", *r, chitta.MinTargetRatio, chitta.MaxTargetRatio, chitta.DefaultTargetRatio)
+		}
+		opts.TargetRatio = *r
+	}
+	if t := in.NovelThreshold; t != nil {
+		if math.IsNaN(*t) || *t <= 0 || *t > 1 {
+			return nil, invalidParams("novel_threshold: %v out of range, want (0, 1] (default %v)", *t, chitta.DefaultNovelThreshold)
+		}
+		opts.NovelThreshold = *t
+	}
+	if in.MaxTokens < 0 {
+		return nil, invalidParams("max_tokens: %d out of range, want >= 0 (0 means use target_ratio)", in.MaxTokens)
+	}
+	if in.KeepLast < 0 {
+		return nil, invalidParams("keep_last: %d out of range, want >= 0", in.KeepLast)
+	}
+	msgs, err := chitta.ParseMessages(msgsJSON)
+	if err != nil {
+		return nil, messagesError(err)
+	}
+
+	// Distillation writes to the store: hold the write lock so that the
+	// file saved afterwards holds this call's memories whole.
+	if in.DistillNovel {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+	}
+	res, err := chitta.Compact(ctx, msgs, opts)
+	if err != nil {
+		if errors.Is(err, chitta.ErrUnknownRole) || errors.Is(err, chitta.ErrInvalidMessages) ||
+			errors.Is(err, chitta.ErrInvalidTargetRatio) || errors.Is(err, chitta.ErrInvalidOption) {
+			return nil, messagesError(err)
+		}
+		return toolError("compact: %v", err), nil
+	}
+	out := compactOutput{Messages: make([]json.RawMessage, len(res.Messages)), Stats: res.Stats, Distilled: res.Distilled}
+	for i, m := range res.Messages {
+		out.Messages[i] = m.Raw
+	}
+	summary := fmt.Sprintf("kept %d of %d messages, %d → %d tokens (%.1f%% dropped), embedding %s",
+		res.Stats.Kept, len(msgs), res.Stats.BeforeTokens, res.Stats.AfterTokens, res.Stats.DroppedPct, onOff(res.Stats.Embedding))
+	if in.DistillNovel {
+		summary += fmt.Sprintf(", %d memories distilled", res.Stats.Distilled)
+		if res.DistillErr != nil {
+			a.log.Warn("distill", "err", res.DistillErr)
+		}
+		if len(res.Distilled) > 0 {
+			if err := a.save(); err != nil {
+				return toolError("save store: %v", err), nil
+			}
+		}
+	}
+	return structured(out, summary)
+}
+
+// messagesError turns a chitta parse or compact error into -32602, naming
+// the message and field.
+func messagesError(err error) *jsonrpc.Error {
+	var me *chitta.MessageError
+	if errors.As(err, &me) {
+		where := "messages"
+		if me.Index >= 0 {
+			where = fmt.Sprintf("messages[%d]", me.Index)
+		}
+		if me.Field != "" {
+			where += "." + me.Field
+		}
+		return invalidParams("%s: %s", where, me.Msg)
+	}
+	return invalidParams("%s", strings.TrimPrefix(err.Error(), "chitta: "))
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// remember implements the remember tool.
+func (a *app) remember(ctx context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
+	var in rememberInput
+	if err := decodeArgs(args, &in); err != nil {
+		return nil, err
+	}
+	text := strings.TrimSpace(in.Text)
+	if text == "" {
+		return nil, invalidParams("text: required (a non-empty string)")
+	}
+	kind := strings.TrimSpace(in.Kind)
+	if kind == "" {
+		kind = chitta.KindFact
+	}
+	confidence := 1.0
+	if c := in.Confidence; c != nil {
+		if math.IsNaN(*c) || *c < 0 || *c > 1 {
+			return nil, invalidParams("confidence: %v out of range, want 0 to 1 (default 1)", *c)
+		}
+		confidence = *c
+	}
+	vec, err := a.embedOne(ctx, text)
+	if err != nil {
+		return toolError("%v", err), nil
+	}
+	m := chitta.Memory{
+		ID:         chitta.MemoryID(kind, text),
+		Text:       text,
+		Kind:       kind,
+		Confidence: confidence,
+		Vector:     vec,
+		CreatedAt:  a.now(),
+		Source:     "chitta remember",
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.store.Add(ctx, m); err != nil {
+		return toolError("store memory: %v", err), nil
+	}
+	if err := a.save(); err != nil {
+		return toolError("save store: %v", err), nil
+	}
+	out := rememberOutput{ID: m.ID, Kind: kind, Memories: a.store.Len()}
+	return structured(out, fmt.Sprintf("remembered %s %s (%d memories)", kind, m.ID, out.Memories))
+}
+
+// recall implements the recall tool.
+func (a *app) recall(ctx context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
+	var in recallInput
+	if err := decodeArgs(args, &in); err != nil {
+		return nil, err
+	}
+	text := strings.TrimSpace(in.Text)
+	if text == "" {
+		return nil, invalidParams("text: required (a non-empty string)")
+	}
+	k := defaultRecallK
+	if in.K != nil {
+		if *in.K < 1 || *in.K > maxRecallK {
+			return nil, invalidParams("k: %d out of range, want 1 to %d (default %d)", *in.K, maxRecallK, defaultRecallK)
+		}
+		k = *in.K
+	}
+	vec, err := a.embedOne(ctx, text)
+	if err != nil {
+		return toolError("%v", err), nil
+	}
+	hits, err := a.store.Recall(ctx, vec, k)
+	if err != nil {
+		return toolError("recall: %v", err), nil
+	}
+	out := recallOutput{Memories: make([]recalled, len(hits))}
+	for i, h := range hits {
+		out.Memories[i] = recalled{
+			ID: h.ID, Text: h.Text, Kind: h.Kind, Confidence: h.Confidence,
+			CreatedAt: h.CreatedAt, Source: h.Source, Similarity: h.Similarity,
+		}
+	}
+	summary := fmt.Sprintf("%d memories", len(hits))
+	if len(hits) > 0 {
+		summary += fmt.Sprintf(", best %.3f: %s", hits[0].Similarity, firstLine(hits[0].Text, 80))
+	}
+	return structured(out, summary)
+}
+
+// embedOne embeds one text.
+func (a *app) embedOne(ctx context.Context, text string) ([]float32, error) {
+	vecs, err := a.embedder.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, fmt.Errorf("embed text: %w", err)
+	}
+	if len(vecs) != 1 || len(vecs[0]) == 0 {
+		return nil, fmt.Errorf("embed text: embedder returned %d vectors for 1 text", len(vecs))
+	}
+	return vecs[0], nil
+}
+
+func firstLine(s string, n int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
+
+// structured builds a result with out as structured content and summary as
+// its one text block.
+func structured(out any, summary string) (*mcp.CallToolResult, error) {
+	data, err := marshal(out)
+	if err != nil {
+		return toolError("encode result: %v", err), nil
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: summary}},
+		StructuredContent: json.RawMessage(data),
+	}, nil
+}
+
+// marshal encodes v without escaping <, > and &, so that message text
+// reads as it came.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// schemaFor infers the JSON schema of T; it panics only on a programming
+// error in the types above, which the tests exercise.
+func schemaFor[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("schema for %T: %v", *new(T), err))
+	}
+	return s
+}
+
+// plain makes an optional (pointer) property a plain JSON type: null is
+// accepted as "absent" by decodeArgs anyway.
+func plain(p *jsonschema.Schema, typ string) *jsonschema.Schema {
+	p.Type, p.Types = typ, nil
+	return p
+}
+
+func compactSchema() *jsonschema.Schema {
+	s := schemaFor[compactInput]()
+	msgs := s.Properties["messages"]
+	s.Properties["messages"] = &jsonschema.Schema{
+		Type:        "array",
+		Description: msgs.Description,
+		Items:       &jsonschema.Schema{Type: "object"},
+	}
+	ratio := plain(s.Properties["target_ratio"], "number")
+	ratio.Minimum, ratio.Maximum = jsonschema.Ptr(chitta.MinTargetRatio), jsonschema.Ptr(chitta.MaxTargetRatio)
+	ratio.Default = json.RawMessage(fmt.Sprint(chitta.DefaultTargetRatio))
+	thr := plain(s.Properties["novel_threshold"], "number")
+	thr.ExclusiveMinimum, thr.Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(1.0)
+	thr.Default = json.RawMessage(fmt.Sprint(chitta.DefaultNovelThreshold))
+	s.Properties["distill_novel"].Default = json.RawMessage("false")
+	s.Properties["max_tokens"].Minimum = jsonschema.Ptr(0.0)
+	s.Properties["keep_last"].Minimum = jsonschema.Ptr(0.0)
+	return s
+}
+
+func compactOutputSchema() *jsonschema.Schema {
+	s := schemaFor[compactOutput]()
+	msgs := s.Properties["messages"]
+	s.Properties["messages"] = &jsonschema.Schema{
+		Type:        "array",
+		Description: msgs.Description,
+		Items:       &jsonschema.Schema{Type: "object"},
+	}
+	return s
+}
+
+func rememberSchema() *jsonschema.Schema {
+	s := schemaFor[rememberInput]()
+	s.Properties["text"].MinLength = jsonschema.Ptr(1)
+	s.Properties["kind"].Default = json.RawMessage(`"` + chitta.KindFact + `"`)
+	c := plain(s.Properties["confidence"], "number")
+	c.Minimum, c.Maximum, c.Default = jsonschema.Ptr(0.0), jsonschema.Ptr(1.0), json.RawMessage("1")
+	return s
+}
+
+func recallSchema() *jsonschema.Schema {
+	s := schemaFor[recallInput]()
+	s.Properties["text"].MinLength = jsonschema.Ptr(1)
+	k := plain(s.Properties["k"], "integer")
+	k.Minimum, k.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(maxRecallK))
+	k.Default = json.RawMessage(fmt.Sprint(defaultRecallK))
+	return s
+}

@@ -1,0 +1,273 @@
+// Command retention measures what compaction keeps of real conversations,
+// against baselines at the same token budget.
+//
+// Usage:
+//
+//	go run ./examples/retention -locomo FILE -tau DIR -claude DIR \
+//		-ratios 0.1,0.2,0.3,0.4,0.5 -out DIR
+//
+// Any subset of -locomo, -tau and -claude may be given. Progress goes to
+// stderr; DIR receives report.md (tables), report.json (every figure as
+// {"rows":[{"dataset","method","ratio","metric","value"},…]}) and
+// retention.svg (recall against ratio, one line per method). Every figure
+// except ms_per_compaction is deterministic for a fixed -seed.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/internal/retention"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "retention:", strings.TrimPrefix(err.Error(), "retention: "))
+		os.Exit(1)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+// config is the parsed command line.
+type config struct {
+	locomo, tau, claude string
+	ratios              []float64
+	out                 string
+	seed                uint64
+	embedder            string
+	cache               int
+	variants            bool
+	tauSystem           string
+	args                []string
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	c := &config{args: args}
+	fs := flag.NewFlagSet("retention", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.locomo, "locomo", "", "LoCoMo JSON `file` (a list of conversations)")
+	fs.StringVar(&c.tau, "tau", "", "`dir`ectory of tau-bench result files (*.json)")
+	fs.StringVar(&c.claude, "claude", "", "`dir`ectory of Claude Code transcripts (*.jsonl)")
+	ratios := fs.String("ratios", "0.1,0.2,0.3,0.4,0.5", "comma-separated target `ratios`, each in [0.05, 1]")
+	fs.StringVar(&c.out, "out", "retention-out", "output `dir`ectory (created)")
+	fs.Uint64Var(&c.seed, "seed", 1, "`seed` of the random baseline (runs use seed streams 0–4)")
+	fs.StringVar(&c.embedder, "embedder", "hash", "embedder: hash, hash:DIMS, llamacpp:PATH (build tag llamacpp) or openai:URL#MODEL (key from $OPENAI_API_KEY)")
+	fs.IntVar(&c.cache, "cache", 1<<16, "embedding cache capacity (texts)")
+	fs.BoolVar(&c.variants, "variants", true, "also report the chitta variants (extra rows)")
+	fs.StringVar(&c.tauSystem, "tau-system", "keep", "tau-bench system prompt: keep (the protocol: it is kept and charged first), or drop (the budget covers the conversation alone)")
+	if err := fs.Parse(args); err != nil {
+		return nil, errUsage
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if c.locomo == "" && c.tau == "" && c.claude == "" {
+		return nil, fmt.Errorf("give at least one of -locomo, -tau, -claude")
+	}
+	for _, f := range strings.Split(*ratios, ",") {
+		r, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || r < chitta.MinTargetRatio || r > chitta.MaxTargetRatio {
+			return nil, fmt.Errorf("-ratios: %q: want numbers in [%v, %v]", f, chitta.MinTargetRatio, chitta.MaxTargetRatio)
+		}
+		if !slices.Contains(c.ratios, r) {
+			c.ratios = append(c.ratios, r)
+		}
+	}
+	slices.Sort(c.ratios)
+	if c.tauSystem != "keep" && c.tauSystem != "drop" {
+		return nil, fmt.Errorf("-tau-system %q: want keep or drop", c.tauSystem)
+	}
+	if c.cache < 1 {
+		return nil, fmt.Errorf("-cache %d: want >= 1", c.cache)
+	}
+	return c, nil
+}
+
+// methods returns the compared methods for a dataset: the four of the
+// issue, then the variants (chitta-plan only for the agent datasets, whose
+// assistant turns state the agent's plan), and one line describing each.
+func methods(c *config, dataset string) ([]retention.Method, []string) {
+	ms := []retention.Method{
+		retention.Chitta{},
+		retention.Chitta{Label: "chitta-nomem", NoMemory: true},
+		retention.Recency{},
+		retention.Random{Seed: c.seed},
+	}
+	desc := []string{
+		"`chitta`: chitta.Compact, default options, with the memory store",
+		"`chitta-nomem`: chitta.Compact without a memory store (stateless relevance)",
+		"`recency`: newest tool-call groups first, first fit (truncation)",
+		"`random`: tool-call groups in seeded random order, first fit; mean of 5 seeds",
+	}
+	if !c.variants {
+		return ms, desc
+	}
+	flat := map[chitta.Role]float64{chitta.RoleUser: 1, chitta.RoleAssistant: 1, chitta.RoleTool: 1}
+	ms = append(ms,
+		retention.Chitta{Label: "chitta-norm", Rescale: true},
+		retention.Chitta{Label: "chitta-flat", RoleWeights: flat},
+		retention.Chitta{Label: "chitta-norm-flat", Rescale: true, RoleWeights: flat},
+	)
+	desc = append(desc,
+		"`chitta-norm` (variant): Compact's score breakdown re-ranked with the semantic and coverage terms min–max rescaled over the conversation (a proposed option; same groups, budget and first-fit rule)",
+		"`chitta-flat` (variant): chitta.Compact with Options.RoleWeights user = assistant = tool = 1.0, with the memory store",
+		"`chitta-norm-flat` (variant): both of the above",
+	)
+	if dataset != retention.LoCoMo {
+		ms = append(ms, retention.Chitta{Label: "chitta-plan", PlanQuery: true})
+		desc = append(desc, "`chitta-plan` (variant, tau and claude only): chitta with the query extended by the last assistant message that issues no tool call (the agent's latest stated plan)")
+	}
+	return ms, desc
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := parseFlags(args, stderr)
+	if errors.Is(err, errUsage) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("%w (see -help)", err)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+
+	spec, emb, err := newEmbedder(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer spec.Close()
+	embDesc := spec.Name + " embedder, cached"
+	ms, desc := methods(c, retention.Claude)
+	ev := &retention.Evaluator{
+		Env:     retention.Env{Embedder: emb},
+		Methods: ms,
+		Ratios:  c.ratios,
+		NewStore: func(dims int) (chitta.MemoryStore, error) {
+			return chitta.NewHNSWStore(dims, nil)
+		},
+		RecordEpisode: func(ctx context.Context, s chitta.MemoryStore, e chitta.Embedder, st chitta.Stats, session string) error {
+			_, err := chitta.RecordEpisode(ctx, s, e, st, session)
+			return err
+		},
+		TauDropSystem: c.tauSystem == "drop",
+		Progress:      stderr,
+	}
+	start := time.Now()
+	if c.locomo != "" {
+		f, err := os.Open(c.locomo)
+		if err != nil {
+			return err
+		}
+		convs, err := retention.LoadLoCoMo(f)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		ev.Methods, _ = methods(c, retention.LoCoMo)
+		if err := ev.LoCoMo(ctx, convs); err != nil {
+			return err
+		}
+	}
+	if c.tau != "" {
+		runs, err := loadTau(c.tau)
+		if err != nil {
+			return err
+		}
+		ev.Methods, _ = methods(c, retention.Tau)
+		if err := ev.Tau(ctx, runs); err != nil {
+			return err
+		}
+	}
+	if c.claude != "" {
+		sessions, err := retention.LoadClaudeDir(c.claude)
+		if err != nil {
+			return err
+		}
+		ev.Methods, _ = methods(c, retention.Claude)
+		if err := ev.Claude(ctx, sessions, nil); err != nil {
+			return err
+		}
+	}
+	rows := ev.Results.Rows()
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
+		return err
+	}
+	header := []string{
+		"Command: `go run ./examples/retention " + strings.Join(c.args, " ") + "`",
+		"",
+		fmt.Sprintf("Embedder: %s. Tokens: chitta.EstimateTokens (words × 1.3). Seed: %d. %s, %s/%s, %d CPUs, %s; run time %v.",
+			embDesc, c.seed, runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format("2006-01-02"), time.Since(start).Round(time.Second)),
+		"",
+		"Methods (all at the same budget, floor(ratio × tokens), system messages kept and charged first, tool calls kept or dropped with their results):",
+		"",
+	}
+	for _, d := range desc {
+		header = append(header, "- "+d)
+	}
+	files := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"report.json", func(w io.Writer) error { return retention.WriteJSON(w, rows) }},
+		{"report.md", func(w io.Writer) error {
+			return retention.WriteMarkdown(w, rows, &retention.MarkdownOptions{Header: header, Notes: ev.Results.Notes})
+		}},
+		{"retention.svg", func(w io.Writer) error { return retention.WriteSVG(w, rows) }},
+	}
+	for _, f := range files {
+		path := filepath.Join(c.out, f.name)
+		if err := writeFile(path, f.write); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, path)
+	}
+	return nil
+}
+
+// loadTau reads every *.json file of dir, in name order.
+func loadTau(dir string) ([]retention.Run, error) {
+	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(names)
+	var runs []retention.Run
+	for _, name := range names {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		r, err := retention.LoadTau(filepath.Base(name), f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

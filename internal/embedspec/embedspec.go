@@ -1,0 +1,85 @@
+// Package embedspec turns the --embedder flag of chitta's programs into an
+// embedder.
+//
+// A spec is one of
+//
+//	hash               chitta's built-in hash embedder, DefaultHashDimensions
+//	hash:DIMS          the hash embedder with DIMS dimensions
+//	llamacpp:PATH      a GGUF embedding model run by llama.cpp (build with -tags llamacpp)
+//	openai:URL#MODEL   an OpenAI-compatible /embeddings endpoint at URL serving MODEL
+//
+// The empty spec means hash. An openai: embedder sends $OPENAI_API_KEY as
+// its bearer token when set, and embeds one probe text when opened to learn
+// its dimension; llamacpp and openai embedders sit behind a
+// chitta.CachedEmbedder.
+package embedspec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/chitta-go/chitta"
+)
+
+// ErrInvalidSpec reports an --embedder value that is not one of the forms in
+// the package documentation.
+var ErrInvalidSpec = errors.New("embedspec: invalid embedder spec")
+
+// Embedder is an opened embedder with the facts a program needs about it.
+// It is safe for concurrent use if the underlying embedder is; the hash
+// embedder is. Close releases it.
+type Embedder struct {
+	chitta.Embedder
+
+	// Name describes the embedder for logs, e.g. "hash (512 dims)".
+	Name string
+	// Dims is the length of the vectors it makes.
+	Dims int
+
+	close func() error
+}
+
+// Close releases the embedder's resources (a llama.cpp model); it is a
+// no-op for the others. It is safe to call on a nil *Embedder.
+func (e *Embedder) Close() error {
+	if e == nil || e.close == nil {
+		return nil
+	}
+	return e.close()
+}
+
+// Open parses spec and opens its embedder. Errors wrap ErrInvalidSpec for a
+// malformed spec, and the provider's error (for instance llamacpp's
+// ErrUnavailable in a build without the llamacpp tag) otherwise.
+func Open(ctx context.Context, spec string) (*Embedder, error) {
+	kind, arg, hasArg := strings.Cut(strings.TrimSpace(spec), ":")
+	switch kind {
+	case "", "hash":
+		dims := 0
+		if hasArg {
+			n, err := strconv.Atoi(arg)
+			if err != nil || n < 1 || n > chitta.MaxHashDimensions {
+				return nil, fmt.Errorf("%w: hash:%s: want hash:DIMS with DIMS from 1 to %d", ErrInvalidSpec, arg, chitta.MaxHashDimensions)
+			}
+			dims = n
+		}
+		h := chitta.NewHashEmbedder(dims)
+		return &Embedder{Embedder: h, Name: fmt.Sprintf("hash (%d dims)", h.Dimensions()), Dims: h.Dimensions()}, nil
+	case "llamacpp":
+		if arg == "" {
+			return nil, fmt.Errorf("%w: llamacpp: want llamacpp:PATH to a GGUF embedding model", ErrInvalidSpec)
+		}
+		return openLlama(ctx, arg)
+	case "openai":
+		url, model, ok := strings.Cut(arg, "#")
+		if url == "" || !ok || model == "" {
+			return nil, fmt.Errorf("%w: %q: want openai:URL#MODEL, e.g. openai:https://api.openai.com/v1#text-embedding-3-small", ErrInvalidSpec, spec)
+		}
+		return openOpenAI(ctx, url, model)
+	default:
+		return nil, fmt.Errorf("%w: %q: want hash, hash:DIMS, llamacpp:PATH or openai:URL#MODEL", ErrInvalidSpec, spec)
+	}
+}

@@ -1,0 +1,40 @@
+package embedspec
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/openai"
+)
+
+// APIKeyEnv is the environment variable holding the API key sent to an
+// openai: embedder; unset sends none (local servers).
+const APIKeyEnv = "OPENAI_API_KEY"
+
+// probeTimeout bounds the request that learns an openai: model's dimension.
+const probeTimeout = 30 * time.Second
+
+// openOpenAI opens an OpenAI-compatible embeddings endpoint behind an
+// embedding cache. The store needs the vector length up front, so it embeds
+// one probe text to learn it: a server that cannot answer fails here, with
+// a clear error, rather than in the middle of a compaction.
+func openOpenAI(ctx context.Context, url, model string) (*Embedder, error) {
+	e, err := openai.New(&openai.Options{BaseURL: url, Model: model, APIKey: os.Getenv(APIKeyEnv)})
+	if err != nil {
+		return nil, fmt.Errorf("embedder openai:%s#%s: %w", url, model, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	if _, err := e.Embed(ctx, []string{"chitta embedding dimension probe"}); err != nil {
+		return nil, fmt.Errorf("embedder openai:%s#%s: probe: %w", url, model, err)
+	}
+	dims := e.Dimensions()
+	return &Embedder{
+		Embedder: chitta.NewCachedEmbedder(e, 0),
+		Name:     fmt.Sprintf("openai (%s, %d dims)", model, dims),
+		Dims:     dims,
+	}, nil
+}

@@ -1,0 +1,5 @@
+//go:build !cgo || !llamacpp
+
+package embedspec
+
+const llamaBuilt = false

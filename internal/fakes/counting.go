@@ -1,0 +1,67 @@
+// Package fakes holds hand-written test doubles for chitta's interfaces. It
+// does not import chitta, so that chitta's own tests can use it.
+package fakes
+
+import (
+	"context"
+	"slices"
+	"sync"
+)
+
+// embedder is chitta.Embedder, restated to avoid an import cycle.
+type embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// CountingEmbedder wraps an embedder and records every call and every text
+// it is asked to embed. Err, when set, is returned instead of calling Next;
+// Corrupt, when set, rewrites Next's answer (to inject wrong counts or
+// dimensions). Set the fields before use; the methods are safe for
+// concurrent use.
+type CountingEmbedder struct {
+	Next    embedder
+	Err     error
+	Corrupt func([][]float32) [][]float32
+
+	mu    sync.Mutex
+	calls int
+	texts []string
+}
+
+// Embed records the call and the texts, then returns Err or Next's
+// (possibly corrupted) answer.
+func (c *CountingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	c.mu.Lock()
+	c.calls++
+	c.texts = append(c.texts, texts...)
+	c.mu.Unlock()
+	if c.Err != nil {
+		return nil, c.Err
+	}
+	vecs, err := c.Next.Embed(ctx, texts)
+	if err != nil || c.Corrupt == nil {
+		return vecs, err
+	}
+	return c.Corrupt(vecs), nil
+}
+
+// Calls returns the number of Embed calls so far.
+func (c *CountingEmbedder) Calls() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls
+}
+
+// Texts returns a copy of every text embedded so far, in call order.
+func (c *CountingEmbedder) Texts() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.texts)
+}
+
+// Reset forgets the recorded calls and texts.
+func (c *CountingEmbedder) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls, c.texts = 0, nil
+}

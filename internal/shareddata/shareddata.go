@@ -1,0 +1,35 @@
+// Package shareddata finds the third-party evaluation data that lives
+// outside the repository, in a shared/data directory next to (or above) the
+// checkout: ../shared/data from the repository root in development, a
+// shared/ copy beside the clone in CI. Tests that use it skip when it is
+// absent.
+package shareddata
+
+import (
+	"os"
+	"path/filepath"
+)
+
+// Dir returns the path of shared/data/name in the nearest directory at or
+// above the working directory that has one, and whether it was found.
+func Dir(name string) (string, bool) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	return find(dir, name)
+}
+
+func find(dir, name string) (string, bool) {
+	for {
+		p := filepath.Join(dir, "shared", "data", name)
+		if info, err := os.Stat(p); err == nil && info.IsDir() {
+			return p, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,179 @@
+package storepath
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chitta-go/chitta"
+)
+
+// Shared is a memory store backed by a file that other processes may write
+// too: the chitta MCP server keeps one open for a whole session while the
+// PreCompact hook, or a one-shot chitta, adds memories to the same file.
+//
+// Shared remembers the memories added through it since it last saved.
+// [Shared.Save] takes an exclusive lock on path+".lock", reloads the file,
+// adds those memories to what it holds (replacing memories with the same
+// ID), writes it atomically and switches to it, so no process loses
+// another's memories. [Shared.Refresh] picks up a file changed by another
+// process.
+//
+// Shared implements [chitta.MemoryStore] and [chitta.BatchRecaller] and is
+// safe for concurrent use. The zero value is not usable; use [OpenShared].
+type Shared struct {
+	path string
+	dims int
+
+	cur atomic.Pointer[chitta.HNSWStore] // read without mu: Recall never waits for a save
+
+	mu      sync.Mutex      // serialises Add, Save and Refresh
+	pending []chitta.Memory // added since the last save, in order
+	stamp   stamp           // the file as last loaded or saved
+}
+
+// lockTimeout bounds the wait for another process's save.
+const lockTimeout = 10 * time.Second
+
+// stamp identifies a version of the store file.
+type stamp struct {
+	size int64
+	mod  time.Time
+}
+
+func statStamp(path string) stamp {
+	info, err := os.Stat(path)
+	if err != nil {
+		return stamp{size: -1}
+	}
+	return stamp{size: info.Size(), mod: info.ModTime()}
+}
+
+// OpenShared opens the store file at path as [Open] does: a missing file is
+// an empty store of dims dimensions, a corrupt file or one of another
+// dimension is an error and is left alone.
+func OpenShared(path string, dims int) (*Shared, error) {
+	st := statStamp(path)
+	s, err := Open(path, dims)
+	if err != nil {
+		return nil, err
+	}
+	sh := &Shared{path: path, dims: dims, stamp: st}
+	sh.cur.Store(s)
+	return sh, nil
+}
+
+// Path returns the store file's path.
+func (s *Shared) Path() string { return s.path }
+
+// Dims returns the vector length of the store.
+func (s *Shared) Dims() int { return s.dims }
+
+func (s *Shared) current() *chitta.HNSWStore { return s.cur.Load() }
+
+// Len returns the number of memories in the store as this process sees it.
+func (s *Shared) Len() int { return s.current().Len() }
+
+// Recall implements [chitta.MemoryStore].
+func (s *Shared) Recall(ctx context.Context, vector []float32, k int) ([]chitta.Hit, error) {
+	return s.current().Recall(ctx, vector, k)
+}
+
+// RecallBatch implements [chitta.BatchRecaller].
+func (s *Shared) RecallBatch(ctx context.Context, vectors [][]float32, k int) ([][]chitta.Hit, error) {
+	return s.current().RecallBatch(ctx, vectors, k)
+}
+
+// Add stores m (see [chitta.HNSWStore.Add]) and remembers it for the next
+// [Shared.Save]. An empty ID becomes [chitta.MemoryID](m.Kind, m.Text) and
+// a zero CreatedAt the current time, so that the saved memory is the one
+// added now.
+func (s *Shared) Add(ctx context.Context, m chitta.Memory) error {
+	if m.ID == "" {
+		m.ID = chitta.MemoryID(m.Kind, m.Text)
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = time.Now().UTC()
+	}
+	m.Vector = slices.Clone(m.Vector)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.current().Add(ctx, m); err != nil {
+		return err
+	}
+	s.pending = append(s.pending, m)
+	return nil
+}
+
+// Save merges the memories added since the last save into the file, under
+// the file lock, and switches to the merged store. A file that became
+// corrupt meanwhile is an error and is not overwritten. Save creates the
+// directory (mode 0700) on first use.
+func (s *Shared) Save() error {
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return fmt.Errorf("create store directory: %w", err)
+	}
+	unlock, err := lockFile(s.path + ".lock")
+	if err != nil {
+		return fmt.Errorf("lock store: %w", err)
+	}
+	defer unlock()
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := s.current()
+	if st := statStamp(s.path); st != s.stamp {
+		disk, err := s.reload()
+		if err != nil {
+			return err
+		}
+		next = disk
+	}
+	if err := next.SaveFile(s.path); err != nil {
+		return err
+	}
+	s.cur.Store(next)
+	s.pending, s.stamp = nil, statStamp(s.path)
+	return nil
+}
+
+// Refresh reloads the file when another process has changed it since this
+// one last loaded or saved it, keeping the memories added here since the
+// last save. It reports whether it reloaded. A missing file is not an
+// error (nothing to pick up).
+func (s *Shared) Refresh() (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := statStamp(s.path)
+	if st == s.stamp || st.size < 0 {
+		return false, nil
+	}
+	disk, err := s.reload()
+	if err != nil {
+		return false, err
+	}
+	s.cur.Store(disk)
+	s.stamp = st
+	return true, nil
+}
+
+// reload reads the file and adds the pending memories to it; the caller
+// holds s.mu.
+func (s *Shared) reload() (*chitta.HNSWStore, error) {
+	disk, err := Open(s.path, s.dims)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	for _, m := range s.pending {
+		if err := disk.Add(ctx, m); err != nil {
+			return nil, fmt.Errorf("merge memory %s: %w", m.ID, err)
+		}
+	}
+	return disk, nil
+}

@@ -1,0 +1,154 @@
+package storepath
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+)
+
+// mem returns a memory with a one-hot vector in 4 dimensions.
+func mem(text string, axis int) chitta.Memory {
+	v := make([]float32, 4)
+	v[axis%4] = 1
+	return chitta.Memory{Text: text, Kind: chitta.KindFact, Confidence: 1, Vector: v}
+}
+
+func texts(t *testing.T, path string) []string {
+	t.Helper()
+	s, err := Open(path, 4)
+	require.NoError(t, err)
+	var out []string
+	for axis := range 4 {
+		v := make([]float32, 4)
+		v[axis] = 1
+		hits, err := s.Recall(t.Context(), v, 100)
+		require.NoError(t, err)
+		for _, h := range hits {
+			if h.Similarity > 0.99 {
+				out = append(out, h.Text)
+			}
+		}
+	}
+	return out
+}
+
+// TestSharedTwoWriters is the server-and-hook case: two handles on one
+// file, each adding and saving; neither loses the other's memories.
+func TestSharedTwoWriters(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "dir", FileName)
+	server, err := OpenShared(path, 4)
+	require.NoError(t, err)
+	hook, err := OpenShared(path, 4)
+	require.NoError(t, err)
+
+	require.NoError(t, server.Add(ctx, mem("server one", 0)))
+	require.NoError(t, server.Save())
+	require.NoError(t, hook.Add(ctx, mem("hook episode", 1)))
+	require.NoError(t, hook.Save())
+	require.NoError(t, server.Add(ctx, mem("server two", 2)))
+	require.NoError(t, server.Save())
+
+	assert.ElementsMatch(t, []string{"server one", "hook episode", "server two"}, texts(t, path))
+	assert.Equal(t, 3, server.Len(), "the server sees the hook's memory after its save")
+
+	// Refresh picks up another process's save without a write.
+	require.NoError(t, hook.Add(ctx, mem("hook two", 3)))
+	require.NoError(t, hook.Save())
+	reloaded, err := server.Refresh()
+	require.NoError(t, err)
+	assert.True(t, reloaded)
+	assert.Equal(t, 4, server.Len())
+	reloaded, err = server.Refresh()
+	require.NoError(t, err)
+	assert.False(t, reloaded, "nothing changed")
+}
+
+func TestSharedRefreshKeepsPending(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), FileName)
+	a, err := OpenShared(path, 4)
+	require.NoError(t, err)
+	b, err := OpenShared(path, 4)
+	require.NoError(t, err)
+	reloaded, err := a.Refresh()
+	require.NoError(t, err)
+	assert.False(t, reloaded, "no file yet")
+
+	require.NoError(t, a.Add(ctx, mem("unsaved in a", 0)))
+	require.NoError(t, b.Add(ctx, mem("saved by b", 1)))
+	require.NoError(t, b.Save())
+	reloaded, err = a.Refresh()
+	require.NoError(t, err)
+	assert.True(t, reloaded)
+	assert.Equal(t, 2, a.Len(), "b's memory and a's unsaved one")
+	require.NoError(t, a.Save())
+	assert.ElementsMatch(t, []string{"unsaved in a", "saved by b"}, texts(t, path))
+}
+
+func TestSharedSaveRefusesCorruptFile(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), FileName)
+	s, err := OpenShared(path, 4)
+	require.NoError(t, err)
+	require.NoError(t, s.Add(ctx, mem("x", 0)))
+	garbage := []byte("someone wrote garbage here")
+	require.NoError(t, os.WriteFile(path, garbage, 0o600))
+	require.ErrorIs(t, s.Save(), chitta.ErrUnsupportedVersion)
+	_, err = s.Refresh()
+	require.ErrorIs(t, err, chitta.ErrUnsupportedVersion)
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, garbage, got)
+	assert.Equal(t, 1, s.Len(), "the in-memory store is kept")
+}
+
+func TestSharedAddErrors(t *testing.T) {
+	t.Parallel()
+	s, err := OpenShared(filepath.Join(t.TempDir(), FileName), 4)
+	require.NoError(t, err)
+	err = s.Add(t.Context(), chitta.Memory{Text: "x", Vector: []float32{1, 0}})
+	require.ErrorIs(t, err, chitta.ErrDimensionMismatch)
+	require.NoError(t, s.Save())
+	assert.Equal(t, 0, s.Len())
+	assert.Empty(t, texts(t, s.Path()), "a failed Add is not saved")
+}
+
+func TestSharedConcurrent(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), FileName)
+	handles := make([]*Shared, 3)
+	for i := range handles {
+		var err error
+		handles[i], err = OpenShared(path, 4)
+		require.NoError(t, err)
+	}
+	var wg sync.WaitGroup
+	for i, h := range handles {
+		for j := range 5 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				assert.NoError(t, h.Add(ctx, mem(fmt.Sprintf("h%d m%d", i, j), j)))
+				assert.NoError(t, h.Save())
+				_, err := h.Recall(ctx, []float32{1, 0, 0, 0}, 3)
+				assert.NoError(t, err)
+				_, err = h.Refresh()
+				assert.NoError(t, err)
+			}()
+		}
+	}
+	wg.Wait()
+	assert.Len(t, texts(t, path), 15, "every memory of every handle is in the file")
+}

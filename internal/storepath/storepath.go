@@ -1,0 +1,77 @@
+// Package storepath locates and opens the memory store file shared by the
+// chitta command and the Claude Code PreCompact hook.
+package storepath
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/chitta-go/chitta"
+)
+
+// FileName is the store's file name inside the chitta data directory.
+const FileName = "memory.chitta"
+
+// ErrNoHome reports that neither XDG_DATA_HOME nor the home directory is
+// known, so there is no default store path.
+var ErrNoHome = errors.New("storepath: no XDG_DATA_HOME and no home directory")
+
+// Default returns the default store path: $XDG_DATA_HOME/chitta/memory.chitta,
+// or ~/.local/share/chitta/memory.chitta when XDG_DATA_HOME is unset or not
+// absolute (the XDG Base Directory specification says to ignore relative
+// paths). It does not create anything.
+func Default() (string, error) {
+	return defaultFrom(os.Getenv("XDG_DATA_HOME"), os.UserHomeDir)
+}
+
+func defaultFrom(xdg string, home func() (string, error)) (string, error) {
+	if xdg != "" && filepath.IsAbs(xdg) {
+		return filepath.Join(xdg, "chitta", FileName), nil
+	}
+	h, err := home()
+	if err != nil || h == "" {
+		return "", ErrNoHome
+	}
+	return filepath.Join(h, ".local", "share", "chitta", FileName), nil
+}
+
+// FlagUsage is the usage text of a --store flag whose empty value means
+// [Default].
+const FlagUsage = "memory store `file` (default $XDG_DATA_HOME/chitta/memory.chitta or ~/.local/share/chitta/memory.chitta)"
+
+// Resolve returns flag when it is not empty, else [Default].
+func Resolve(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	p, err := Default()
+	if err != nil {
+		return "", fmt.Errorf("%w; pass --store", err)
+	}
+	return p, nil
+}
+
+// Open loads the store at path. A missing file gives a new empty store of
+// dims dimensions (nothing is written). A file that cannot be
+// read, is corrupt, or holds vectors of another dimension is an error: the
+// caller must refuse to start and never overwrite it.
+func Open(path string, dims int) (*chitta.HNSWStore, error) {
+	s, err := chitta.LoadHNSWStore(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		s, err = chitta.NewHNSWStore(dims, nil)
+		if err != nil {
+			return nil, fmt.Errorf("new store: %w", err)
+		}
+		return s, nil
+	case err != nil:
+		return nil, fmt.Errorf("%w (refusing to start; move %s away to start with an empty store)", err, path)
+	}
+	if s.Dims() != dims {
+		return nil, fmt.Errorf("store %s holds %d-dimensional vectors but the embedder makes %d: %w (use the embedder the store was built with, or another --store)",
+			path, s.Dims(), dims, chitta.ErrDimensionMismatch)
+	}
+	return s, nil
+}

@@ -1,0 +1,123 @@
+package storepath
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+)
+
+func TestDefaultFrom(t *testing.T) {
+	t.Parallel()
+	home := func() (string, error) { return "/home/ann", nil }
+	noHome := func() (string, error) { return "", errors.New("no home") }
+	tests := []struct {
+		name, xdg string
+		home      func() (string, error)
+		want      string
+		err       error
+	}{
+		{name: "xdg", xdg: "/data", home: home, want: "/data/chitta/memory.chitta"},
+		{name: "xdg unset", xdg: "", home: home, want: "/home/ann/.local/share/chitta/memory.chitta"},
+		{name: "relative xdg ignored", xdg: "data", home: home, want: "/home/ann/.local/share/chitta/memory.chitta"},
+		{name: "xdg without home", xdg: "/data", home: noHome, want: "/data/chitta/memory.chitta"},
+		{name: "nothing", xdg: "", home: noHome, err: ErrNoHome},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := defaultFrom(tt.xdg, tt.home)
+			if tt.err != nil {
+				require.ErrorIs(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestDefault(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", dir)
+	got, err := Default()
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "chitta", FileName), got)
+	_, err = os.Stat(filepath.Dir(got))
+	assert.ErrorIs(t, err, os.ErrNotExist, "Default creates nothing")
+}
+
+func TestOpenAndShared(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "nested", "dir", FileName)
+
+	s, err := Open(path, 4)
+	require.NoError(t, err)
+	assert.Equal(t, 0, s.Len())
+	assert.Equal(t, 4, s.Dims())
+	_, err = os.Stat(path)
+	require.ErrorIs(t, err, os.ErrNotExist, "Open writes nothing")
+
+	sh, err := OpenShared(path, 4)
+	require.NoError(t, err)
+	require.NoError(t, sh.Add(ctx, chitta.Memory{Text: "tabs, not spaces", Kind: chitta.KindPreference, Confidence: 1, Vector: []float32{1, 0, 0, 0}}))
+	require.NoError(t, sh.Save())
+	info, err := os.Stat(filepath.Dir(path))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), info.Mode().Perm())
+
+	again, err := Open(path, 4)
+	require.NoError(t, err)
+	require.Equal(t, 1, again.Len())
+	hits, err := again.Recall(ctx, []float32{1, 0, 0, 0}, 1)
+	require.NoError(t, err)
+	require.Len(t, hits, 1)
+	assert.Equal(t, "tabs, not spaces", hits[0].Text)
+
+	_, err = Open(path, 8)
+	require.ErrorIs(t, err, chitta.ErrDimensionMismatch)
+	assert.ErrorContains(t, err, path)
+}
+
+func TestOpenRefusesCorruptFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		data []byte
+		err  error
+	}{
+		{name: "garbage", data: []byte("not a store at all, just text"), err: chitta.ErrUnsupportedVersion},
+		{name: "truncated", data: []byte("CHITTAMS\x01\x00"), err: chitta.ErrCorruptStore},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(dir, tt.name)
+			require.NoError(t, os.WriteFile(path, tt.data, 0o600))
+			_, err := Open(path, 4)
+			require.ErrorIs(t, err, tt.err)
+			assert.ErrorContains(t, err, "refusing to start")
+			got, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, tt.data, got, "the file is left alone")
+		})
+	}
+}
+
+func TestResolve(t *testing.T) {
+	got, err := Resolve("/tmp/x.chitta")
+	require.NoError(t, err)
+	assert.Equal(t, "/tmp/x.chitta", got)
+
+	t.Setenv("XDG_DATA_HOME", "/data")
+	got, err = Resolve("")
+	require.NoError(t, err)
+	assert.Equal(t, "/data/chitta/memory.chitta", got)
+}

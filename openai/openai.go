@@ -1,0 +1,582 @@
+// Package openai is a chitta Embedder for servers that speak the OpenAI
+// embeddings API: OpenAI itself, Ollama, llama.cpp's llama-server, vLLM,
+// Hugging Face TEI and others. It POSTs batches of texts to
+// {base}/v1/embeddings, retries rate limits and server errors with
+// exponential backoff, checks every answer, and never puts the API key in
+// an error.
+//
+//	e, err := openai.New(&openai.Options{
+//		BaseURL: "http://localhost:11434", // Ollama
+//		Model:   "nomic-embed-text",
+//	})
+//	res, err := chitta.Compact(ctx, msgs, &chitta.Options{Embedder: chitta.NewCachedEmbedder(e, 0)})
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Defaults of [Options].
+const (
+	DefaultBaseURL       = "https://api.openai.com/v1"
+	DefaultMaxBatch      = 32
+	DefaultMaxRetries    = 3
+	DefaultMinBackoff    = 500 * time.Millisecond
+	DefaultMaxBackoff    = 30 * time.Second
+	DefaultMaxInputBytes = 16 << 10
+)
+
+// Limits of the response bodies read.
+const (
+	maxBodyBytes  = 256 << 20
+	maxErrorBytes = 64 << 10
+	maxErrorText  = 500 // characters of a server message kept in an error
+)
+
+// Options configures [New]. A nil *Options is invalid (Model is required);
+// every other field's zero value means the documented default.
+type Options struct {
+	// BaseURL is the server's address, with or without a trailing "/v1":
+	// "http://localhost:11434" and "http://localhost:11434/v1/" both send
+	// requests to http://localhost:11434/v1/embeddings. Any other path is
+	// kept ("https://host/proxy" → https://host/proxy/v1/embeddings). Empty
+	// means DefaultBaseURL (OpenAI). It must be an absolute http or https
+	// URL.
+	BaseURL string
+
+	// Model is the embedding model's name, e.g. "text-embedding-3-small"
+	// or "nomic-embed-text". Required.
+	Model string
+
+	// APIKey, when set, is sent as "Authorization: Bearer <APIKey>". It
+	// never appears in errors. Empty sends no Authorization header (local
+	// servers).
+	APIKey string
+
+	// Dimensions, when > 0, is sent as the request's "dimensions" field
+	// (OpenAI's text-embedding-3 models shorten their vectors to it) and
+	// every vector must have that length. 0 sends nothing and learns the
+	// length from the first answer. Negative is an error.
+	Dimensions int
+
+	// MaxBatch is the most texts sent in one request; longer calls are
+	// split into several requests, sent one after another. 0 means
+	// DefaultMaxBatch (32, the limit of a default TEI server; OpenAI
+	// accepts 2048). Negative is an error.
+	MaxBatch int
+
+	// MaxRetries is how many times a request is retried after a 408, 429
+	// or 5xx status (except 501) or a network error. 0 means
+	// DefaultMaxRetries (3); negative means no retries.
+	MaxRetries int
+
+	// MinBackoff and MaxBackoff bound the wait before a retry: attempt k
+	// waits a random time in [d/2, d] with d = min(MaxBackoff,
+	// MinBackoff·2^k). A Retry-After header (seconds or an HTTP date) is
+	// honoured instead when present, however long, unless it would outlast
+	// ctx's deadline, in which case the call fails at once. 0 means
+	// DefaultMinBackoff (500 ms) and DefaultMaxBackoff (30 s); negative
+	// values, or MinBackoff > MaxBackoff, are errors.
+	MinBackoff, MaxBackoff time.Duration
+
+	// MaxInputBytes truncates each text (at a UTF-8 boundary) before
+	// sending it, so that a huge tool output does not exceed the model's
+	// context and fail the whole batch. 0 means DefaultMaxInputBytes
+	// (16 KiB, roughly 4 000 tokens); negative means no truncation. Servers
+	// with short contexts (512-token BERT models) should truncate
+	// themselves (TEI --auto-truncate; Ollama truncates by default).
+	MaxInputBytes int
+
+	// HTTPClient sends the requests. nil means http.DefaultClient. Time
+	// limits come from the ctx given to Embed; a Timeout on the client
+	// applies to each attempt.
+	HTTPClient *http.Client
+}
+
+// Embedder embeds texts through an OpenAI-compatible server. It implements
+// chitta.Embedder. Create it with [New]; the zero value is not usable (its
+// Embed returns an error wrapping [ErrInvalidOption]). An Embedder is safe
+// for concurrent use. The vectors returned by Embed belong to the caller.
+type Embedder struct {
+	endpoint   string
+	model      string
+	key        string
+	maxBatch   int
+	maxRetries int
+	minBackoff time.Duration
+	maxBackoff time.Duration
+	maxInput   int
+	client     *http.Client
+	sendDims   bool
+
+	// sleep waits d or until ctx is done; tests replace it.
+	sleep func(ctx context.Context, d time.Duration) error
+
+	mu   sync.Mutex
+	dims int // vector length; 0 until known
+}
+
+// New returns an Embedder for opts, or an error wrapping
+// [ErrInvalidOption] naming the field at fault. It does not contact the
+// server.
+func New(opts *Options) (*Embedder, error) {
+	if opts == nil {
+		return nil, fmt.Errorf("%w: nil Options (Model is required)", ErrInvalidOption)
+	}
+	o := *opts
+	if strings.TrimSpace(o.Model) == "" {
+		return nil, fmt.Errorf("%w: Model is empty", ErrInvalidOption)
+	}
+	endpoint, err := endpointURL(o.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if o.Dimensions < 0 {
+		return nil, fmt.Errorf("%w: Dimensions %d, want >= 0", ErrInvalidOption, o.Dimensions)
+	}
+	if o.MaxBatch < 0 {
+		return nil, fmt.Errorf("%w: MaxBatch %d, want >= 0", ErrInvalidOption, o.MaxBatch)
+	}
+	if o.MinBackoff < 0 || o.MaxBackoff < 0 {
+		return nil, fmt.Errorf("%w: MinBackoff %v, MaxBackoff %v, want >= 0", ErrInvalidOption, o.MinBackoff, o.MaxBackoff)
+	}
+	e := &Embedder{
+		endpoint:   endpoint,
+		model:      o.Model,
+		key:        o.APIKey,
+		maxBatch:   cmpOr(o.MaxBatch, DefaultMaxBatch),
+		maxRetries: cmpOr(o.MaxRetries, DefaultMaxRetries),
+		minBackoff: cmpOr(o.MinBackoff, DefaultMinBackoff),
+		maxBackoff: cmpOr(o.MaxBackoff, DefaultMaxBackoff),
+		maxInput:   cmpOr(o.MaxInputBytes, DefaultMaxInputBytes),
+		client:     o.HTTPClient,
+		sendDims:   o.Dimensions > 0,
+		dims:       o.Dimensions,
+		sleep:      sleepCtx,
+	}
+	if e.maxRetries < 0 {
+		e.maxRetries = 0
+	}
+	if e.minBackoff > e.maxBackoff {
+		return nil, fmt.Errorf("%w: MinBackoff %v > MaxBackoff %v", ErrInvalidOption, e.minBackoff, e.maxBackoff)
+	}
+	if e.client == nil {
+		e.client = http.DefaultClient
+	}
+	return e, nil
+}
+
+func cmpOr[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// endpointURL returns the embeddings URL for a base URL (see
+// [Options.BaseURL]).
+func endpointURL(base string) (string, error) {
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%w: BaseURL %q, want an absolute http or https URL", ErrInvalidOption, redactURL(base))
+	}
+	p := strings.TrimRight(u.Path, "/")
+	p = strings.TrimSuffix(p, "/v1")
+	u.Path = p + "/v1/embeddings"
+	u.RawPath = ""
+	return u.String(), nil
+}
+
+// redactURL hides a password in a URL for an error message.
+func redactURL(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return s
+}
+
+// Dimensions returns the length of the vectors: Options.Dimensions when
+// set, otherwise the length learnt from the first successful answer (0
+// before it).
+func (e *Embedder) Dimensions() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.dims
+}
+
+// Embed returns one vector per text, in order, sending the texts in
+// batches of at most [Options.MaxBatch] per request. Texts that are empty
+// or white space are not sent (servers reject them): they get a zero
+// vector, which chitta treats as "no embedding"; if every text is empty and
+// the dimension is not yet known, Embed returns [ErrNoInput].
+//
+// Embed returns ctx's error when ctx is done (also while waiting to
+// retry), a [*StatusError] (wrapping [ErrStatus]) when the server keeps
+// refusing, and errors wrapping [ErrBadResponse] or [ErrDimensionMismatch]
+// for unusable answers. Nothing is returned on failure: a call succeeds or
+// fails as a whole.
+func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if e == nil || e.endpoint == "" {
+		return nil, fmt.Errorf("%w: Embedder not created with New", ErrInvalidOption)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([][]float32, len(texts))
+	var send []string
+	var owner []int
+	for i, t := range texts {
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		send = append(send, truncate(t, e.maxInput))
+		owner = append(owner, i)
+	}
+	for lo := 0; lo < len(send); lo += e.maxBatch {
+		hi := min(lo+e.maxBatch, len(send))
+		vecs, err := e.embedBatch(ctx, send[lo:hi])
+		if err != nil {
+			if lo > 0 || hi < len(send) {
+				err = fmt.Errorf("batch of texts %d–%d: %w", lo, hi-1, err)
+			}
+			return nil, e.redact(err)
+		}
+		for k, v := range vecs {
+			out[owner[lo+k]] = v
+		}
+	}
+	if len(send) < len(texts) {
+		d := e.Dimensions()
+		if d == 0 {
+			return nil, ErrNoInput
+		}
+		for i := range out {
+			if out[i] == nil {
+				out[i] = make([]float32, d)
+			}
+		}
+	}
+	return out, nil
+}
+
+// truncate cuts t to at most n bytes at a UTF-8 boundary; n < 0 means no
+// limit.
+func truncate(t string, n int) string {
+	if n < 0 || len(t) <= n {
+		return t
+	}
+	for n > 0 && !utf8.RuneStart(t[n]) {
+		n--
+	}
+	return t[:n]
+}
+
+type request struct {
+	Model          string   `json:"model"`
+	Input          []string `json:"input"`
+	EncodingFormat string   `json:"encoding_format"`
+	Dimensions     int      `json:"dimensions,omitempty"`
+}
+
+type response struct {
+	Data []struct {
+		Index     *int            `json:"index"`
+		Embedding json.RawMessage `json:"embedding"`
+	} `json:"data"`
+}
+
+// embedBatch sends one request (with retries) and returns its checked,
+// re-ordered vectors.
+func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32, error) {
+	req := request{Model: e.model, Input: texts, EncodingFormat: "float"}
+	if e.sendDims {
+		req.Dimensions = e.Dimensions()
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("encode request: %w", err)
+	}
+	var last error
+	for attempt := 0; ; attempt++ {
+		data, retryAfter, err := e.post(ctx, body)
+		if err == nil {
+			return e.decode(data, len(texts))
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		var se *StatusError
+		if errors.As(err, &se) {
+			se.Attempts = attempt + 1
+		}
+		last = err
+		if !retryable(err) || attempt >= e.maxRetries {
+			return nil, last
+		}
+		wait := e.backoff(attempt)
+		if retryAfter >= 0 {
+			wait = retryAfter
+		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			return nil, fmt.Errorf("retry in %v exceeds the context deadline: %w", wait, last)
+		}
+		if err := e.sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// post sends body once. It returns the response body on 2xx; otherwise an
+// error (a *StatusError for non-2xx statuses) and the Retry-After wait, or
+// -1 when there is none.
+func (e *Embedder) post(ctx context.Context, body []byte) ([]byte, time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, -1, fmt.Errorf("build request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	if e.key != "" {
+		req.Header.Set("Authorization", "Bearer "+e.key)
+	}
+	resp, err := e.client.Do(req)
+	if err != nil {
+		return nil, -1, &transportError{err}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
+		return nil, retryAfter(resp.Header.Get("Retry-After")), &StatusError{
+			StatusCode: resp.StatusCode,
+			Message:    e.scrub(serverMessage(msg)),
+		}
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
+	if err != nil {
+		return nil, -1, &transportError{fmt.Errorf("read response: %w", err)}
+	}
+	if len(data) > maxBodyBytes {
+		return nil, -1, fmt.Errorf("%w: body larger than %d bytes", ErrBadResponse, maxBodyBytes)
+	}
+	return data, -1, nil
+}
+
+// transportError is a network failure, worth retrying.
+type transportError struct{ err error }
+
+func (e *transportError) Error() string { return e.err.Error() }
+func (e *transportError) Unwrap() error { return e.err }
+
+func retryable(err error) bool {
+	var te *transportError
+	if errors.As(err, &te) {
+		return true
+	}
+	var se *StatusError
+	if errors.As(err, &se) {
+		c := se.StatusCode
+		return c == http.StatusRequestTimeout || c == http.StatusTooManyRequests || (c >= 500 && c != http.StatusNotImplemented)
+	}
+	return false
+}
+
+// backoff returns the jittered wait before retry number attempt+1.
+func (e *Embedder) backoff(attempt int) time.Duration {
+	d := e.minBackoff
+	for range attempt {
+		if d > e.maxBackoff/2 {
+			d = e.maxBackoff
+			break
+		}
+		d *= 2
+	}
+	d = min(d, e.maxBackoff)
+	if d <= 0 {
+		return 0
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// retryAfter parses a Retry-After header (delay-seconds or an HTTP date);
+// -1 means absent or unreadable.
+func retryAfter(h string) time.Duration {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return -1
+	}
+	if s, err := strconv.ParseFloat(h, 64); err == nil {
+		if s < 0 || math.IsNaN(s) || s > 24*3600 {
+			return -1
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(h); err == nil {
+		return max(0, time.Until(t))
+	}
+	return -1
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// serverMessage extracts the human message of an error body: OpenAI's
+// {"error":{"message":...}}, {"error":"..."} (Ollama, TEI), {"message":...},
+// {"detail":...} (vLLM, FastAPI), or the text itself, shortened.
+func serverMessage(body []byte) string {
+	var shaped struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	msg := ""
+	if json.Unmarshal(body, &shaped) == nil {
+		var obj struct {
+			Message string `json:"message"`
+		}
+		var str string
+		switch {
+		case json.Unmarshal(shaped.Error, &obj) == nil && obj.Message != "":
+			msg = obj.Message
+		case json.Unmarshal(shaped.Error, &str) == nil && str != "":
+			msg = str
+		case shaped.Message != "":
+			msg = shaped.Message
+		case json.Unmarshal(shaped.Detail, &str) == nil && str != "":
+			msg = str
+		case len(shaped.Detail) > 0:
+			msg = string(shaped.Detail)
+		}
+	}
+	if msg == "" {
+		msg = string(body)
+	}
+	msg = strings.Join(strings.Fields(strings.ToValidUTF8(msg, "?")), " ")
+	if utf8.RuneCountInString(msg) > maxErrorText {
+		msg = string([]rune(msg)[:maxErrorText]) + "…"
+	}
+	return msg
+}
+
+// scrub removes the API key from s.
+func (e *Embedder) scrub(s string) string {
+	if e.key == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, e.key, "[REDACTED]")
+}
+
+// redact makes sure err's text does not contain the API key.
+func (e *Embedder) redact(err error) error {
+	if err == nil || e.key == "" {
+		return err
+	}
+	if msg := err.Error(); strings.Contains(msg, e.key) {
+		return &redactedError{msg: e.scrub(msg), err: err}
+	}
+	return err
+}
+
+// decode parses and checks a 2xx body holding want vectors, and records
+// the dimension.
+func (e *Embedder) decode(data []byte, want int) ([][]float32, error) {
+	var resp response
+	if err := json.Unmarshal(data, &resp); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadResponse, err)
+	}
+	if len(resp.Data) != want {
+		return nil, fmt.Errorf("%w: %d vectors for %d texts", ErrBadResponse, len(resp.Data), want)
+	}
+	out := make([][]float32, want)
+	dims := 0
+	for k, d := range resp.Data {
+		i := k
+		if d.Index != nil {
+			i = *d.Index
+		}
+		if i < 0 || i >= want {
+			return nil, fmt.Errorf("%w: index %d out of range [0, %d)", ErrBadResponse, i, want)
+		}
+		if out[i] != nil {
+			return nil, fmt.Errorf("%w: index %d repeated", ErrBadResponse, i)
+		}
+		v, err := parseVector(d.Embedding)
+		if err != nil {
+			return nil, fmt.Errorf("%w: vector %d: %v", ErrBadResponse, i, err)
+		}
+		if dims == 0 {
+			dims = len(v)
+		} else if len(v) != dims {
+			return nil, fmt.Errorf("%w: vector %d has %d dimensions, others %d", ErrDimensionMismatch, i, len(v), dims)
+		}
+		out[i] = v
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.dims != 0 && e.dims != dims {
+		return nil, fmt.Errorf("%w: server returned %d dimensions, want %d", ErrDimensionMismatch, dims, e.dims)
+	}
+	e.dims = dims
+	return out, nil
+}
+
+// parseVector reads an embedding given as a JSON array of numbers or as a
+// base64 string of little-endian float32s, and checks it is non-empty and
+// finite.
+func parseVector(raw json.RawMessage) ([]float32, error) {
+	var v []float32
+	var s string
+	switch {
+	case json.Unmarshal(raw, &v) == nil:
+	case json.Unmarshal(raw, &s) == nil:
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil || len(b)%4 != 0 {
+			return nil, errors.New("embedding is neither a number array nor base64 float32s")
+		}
+		v = make([]float32, len(b)/4)
+		for k := range v {
+			v[k] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:]))
+		}
+	default:
+		return nil, errors.New("embedding is neither a number array nor base64 float32s")
+	}
+	if len(v) == 0 {
+		return nil, errors.New("empty embedding")
+	}
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return nil, errors.New("NaN or infinite component")
+		}
+	}
+	return v, nil
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Reproduces every performance figure in BENCHMARKS.md in one run and prints
+# the table (markdown) on stdout; the raw `go test -bench` output goes to
+# out/bench.txt. Usage: bash scripts/bench.sh [benchtime]   (default 1s)
+# The 100 000-memory store benchmarks build large fixtures: expect ~15 min.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BT=${1:-1s}
+mkdir -p out
+raw=out/bench.txt
+: > "$raw"
+{
+  echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(go version) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+} | tee -a "$raw" >&2
+
+bench() { # package pattern [extra go test flags...]
+  local pkg=$1 pat=$2; shift 2
+  echo "== $pkg $pat" >&2
+  go test -run '^$' -bench "$pat" -benchtime "$BT" -count 1 "$@" "$pkg" | tee -a "$raw" >&2
+}
+
+bench ./internal/vecmath 'BenchmarkCosine'
+bench . 'BenchmarkEstimateTokens|BenchmarkCompact$|BenchmarkHashEmbedder|BenchmarkRecompact'
+bench . 'BenchmarkRecall|BenchmarkAdd|BenchmarkCompactStore|BenchmarkSaveLoad|BenchmarkHeap' -timeout 60m
+if [ -f scripts/install-llama.sh ]; then
+  eval "$(bash scripts/install-llama.sh)"
+  bench ./llamacpp 'Benchmark' -tags llamacpp
+fi
+go run ./internal/benchtable < "$raw"
