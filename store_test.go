@@ -3,6 +3,8 @@ package chitta_test
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -471,4 +473,52 @@ func crossoverOf(o *chitta.HNSWOptions) int {
 		return 0
 	}
 	return o.Crossover
+}
+
+// FuzzHNSWStoreAddRecall feeds arbitrary vectors (any length, any bit
+// patterns: NaN, Inf, denormals, zeros) and k to Add and Recall: neither may
+// panic, errors must wrap the documented sentinels, and hits must be at most
+// k, sorted, with similarities in [-1, 1].
+func FuzzHNSWStoreAddRecall(f *testing.F) {
+	le := func(xs ...float32) []byte {
+		var b []byte
+		for _, x := range xs {
+			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
+		}
+		return b
+	}
+	f.Add(le(1, 0, 0, 0), int8(3))
+	f.Add(le(0, 0, 0, 0), int8(1))
+	f.Add(le(float32(math.NaN()), 1, 2, 3), int8(2))
+	f.Add(le(math.MaxFloat32, -math.MaxFloat32, 1e-45, 0), int8(-1))
+	f.Add(le(1, 2), int8(5))
+	f.Fuzz(func(t *testing.T, raw []byte, k int8) {
+		ctx := t.Context()
+		s := newStore(t, 4, nil)
+		fill(t, s, synth.Uniform(1, 20, 4))
+		v := make([]float32, len(raw)/4)
+		for i := range v {
+			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		}
+		err := s.Add(ctx, chitta.Memory{ID: "fuzz", Vector: v})
+		if err != nil {
+			require.True(t, errors.Is(err, chitta.ErrInvalidVector) || errors.Is(err, chitta.ErrDimensionMismatch), "add: %v", err)
+			assert.Equal(t, 20, s.Len())
+		} else {
+			assert.Equal(t, 21, s.Len())
+		}
+		hits, err := s.Recall(ctx, v, int(k))
+		if err != nil {
+			require.True(t, errors.Is(err, chitta.ErrInvalidVector) || errors.Is(err, chitta.ErrDimensionMismatch), "recall: %v", err)
+			return
+		}
+		require.LessOrEqual(t, len(hits), max(0, int(k)))
+		for i, h := range hits {
+			assert.False(t, math.IsNaN(h.Similarity))
+			assert.LessOrEqual(t, math.Abs(h.Similarity), 1.0)
+			if i > 0 {
+				assert.GreaterOrEqual(t, hits[i-1].Similarity, h.Similarity)
+			}
+		}
+	})
 }
