@@ -115,6 +115,24 @@ func (c *CachedEmbedder) Stats() CacheStats {
 // then. An empty texts gives an empty result without calling the wrapped
 // embedder.
 func (c *CachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	shared, err := c.embedShared(ctx, texts)
+	if err != nil || len(shared) == 0 {
+		return shared, err
+	}
+	dims := len(shared[0])
+	backing := make([]float32, len(texts)*dims)
+	out := make([][]float32, len(texts))
+	for i, v := range shared {
+		out[i] = backing[i*dims : (i+1)*dims : (i+1)*dims]
+		copy(out[i], v)
+	}
+	return out, nil
+}
+
+// embedShared is Embed without the final copy: the vectors it returns are
+// the cache's own and must not be modified. Compact, which only reads
+// vectors, uses it through the sharedEmbedder interface.
+func (c *CachedEmbedder) embedShared(ctx context.Context, texts []string) ([][]float32, error) {
 	if c == nil || c.e == nil || c.items == nil {
 		return nil, fmt.Errorf("%w: CachedEmbedder has no embedder (use NewCachedEmbedder with a non-nil Embedder)", ErrInvalidOption)
 	}
@@ -168,18 +186,12 @@ func (c *CachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 		dims = len(fresh[0])
 	}
 
-	backing := make([]float32, len(texts)*dims)
-	out := make([][]float32, len(texts))
 	for i := range texts {
-		v := backing[i*dims : (i+1)*dims : (i+1)*dims]
-		if missIdx[i] < 0 {
-			copy(v, found[i])
-		} else {
-			copy(v, fresh[missIdx[i]])
+		if missIdx[i] >= 0 {
+			found[i] = fresh[missIdx[i]]
 		}
-		out[i] = v
 	}
-	return out, nil
+	return found, nil
 }
 
 // embedMisses embeds the distinct uncached texts (with their keys) in one

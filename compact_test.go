@@ -512,3 +512,38 @@ func TestCompactLargeInputs(t *testing.T) {
 	assert.LessOrEqual(t, res.Stats.AfterTokens, res.Stats.TargetTokens)
 	assert.Len(t, res.Scores, n)
 }
+
+func TestCompactRescale(t *testing.T) {
+	t.Parallel()
+	emb := &fakes.TableEmbedder{Vectors: map[string][]float32{
+		"q": {1, 0}, "a": {1, 3}, "b": {1, 1}, "c": {0, 1},
+	}}
+	store := &fakes.Store{Memories: []chitta.Memory{{ID: "m", Vector: []float32{0, 1}}}}
+	msgs := []chitta.Message{msg(chitta.RoleUser, "a"), msg(chitta.RoleUser, "b"), msg(chitta.RoleUser, "c")}
+	plain, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Query: "q", Embedder: emb, Store: store})
+	require.NoError(t, err)
+	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Query: "q", Embedder: emb, Store: store, Rescale: true})
+	require.NoError(t, err)
+	// Raw terms: semantic = cos to q, coverage = cos to m.
+	semA, semB := 1/math.Sqrt(10), math.Sqrt2/2
+	covA, covB := 3/math.Sqrt(10), math.Sqrt2/2
+	sem := []float64{semA, semB, 0}
+	cov := []float64{covA, covB, 1}
+	for i := range msgs {
+		assert.InDelta(t, sem[i], res.Scores[i].Semantic, 1e-6, "raw semantic reported")
+		assert.InDelta(t, cov[i], res.Scores[i].Coverage, 1e-6, "raw coverage reported")
+		assert.InDelta(t, plain.Scores[i].Semantic, res.Scores[i].Semantic, 1e-12)
+	}
+	// Rescaled over the call: semantic range [0, semB], coverage range [covB, 1].
+	rs := func(x, lo, hi float64) float64 { return (x - lo) / (hi - lo) }
+	for i, s := range res.Scores {
+		want := 0.3*s.Recency + 0.4*rs(sem[i], 0, semB) + 0.3*(1-rs(cov[i], covB, 1))
+		assert.InDelta(t, want, s.Score, 1e-6, "score %d", i)
+	}
+	// A constant term becomes 0.5: without an embedder both are constant.
+	flat, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Rescale: true})
+	require.NoError(t, err)
+	for _, s := range flat.Scores {
+		assert.InDelta(t, 0.3*s.Recency+0.4*0.5+0.3*0.5, s.Score, 1e-12)
+	}
+}

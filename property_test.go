@@ -81,6 +81,7 @@ func randomOptions(r *rand.Rand) *chitta.Options {
 	if r.IntN(3) == 0 {
 		o.KeepLast = r.IntN(4)
 	}
+	o.Rescale = r.IntN(3) == 0
 	if r.IntN(3) > 0 {
 		o.Embedder = fakes.SeededEmbedder{Dims: 8}
 		o.Query = "fix the config error"

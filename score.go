@@ -37,11 +37,32 @@ func (p *pass) score(ctx context.Context, o *resolved) error {
 	if err := p.cover(ctx, o); err != nil {
 		return err
 	}
+	sem, cov := identity, identity
+	if o.Rescale {
+		sem = p.rescaler(func(s *TurnScore) float64 { return s.Semantic })
+		cov = p.rescaler(func(s *TurnScore) float64 { return s.Coverage })
+	}
 	for _, i := range p.free {
 		s := &p.scores[i]
-		s.Score = s.Structural * (recencyWeight*s.Recency + semanticWeight*s.Semantic + noveltyWeight*(1-s.Coverage))
+		s.Score = s.Structural * (recencyWeight*s.Recency + semanticWeight*sem(s.Semantic) + noveltyWeight*(1-cov(s.Coverage)))
 	}
 	return nil
+}
+
+func identity(x float64) float64 { return x }
+
+// rescaler returns the function mapping the range of term over the
+// non-pinned messages onto [0, 1]; a constant range maps to 0.5.
+func (p *pass) rescaler(term func(*TurnScore) float64) func(float64) float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, i := range p.free {
+		x := term(&p.scores[i])
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	if !(hi-lo > 1e-12) {
+		return func(float64) float64 { return 0.5 }
+	}
+	return func(x float64) float64 { return (x - lo) / (hi - lo) }
 }
 
 // embed embeds every non-empty non-pinned message and the query in one
@@ -66,7 +87,13 @@ func (p *pass) embed(ctx context.Context, o *resolved) error {
 		texts = append(texts, o.Query)
 		owners = append(owners, -1)
 	}
-	vecs, err := o.Embedder.Embed(ctx, texts)
+	var vecs [][]float32
+	var err error
+	if se, ok := o.Embedder.(sharedEmbedder); ok {
+		vecs, err = se.embedShared(ctx, texts) // read-only: Compact never writes a vector
+	} else {
+		vecs, err = o.Embedder.Embed(ctx, texts)
+	}
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return ctxErr
@@ -109,6 +136,12 @@ func (p *pass) embed(ctx context.Context, o *resolved) error {
 		}
 	}
 	return nil
+}
+
+// sharedEmbedder is implemented by embedders that can hand out vectors
+// they keep (CachedEmbedder), saving a copy. The caller must not modify them.
+type sharedEmbedder interface {
+	embedShared(ctx context.Context, texts []string) ([][]float32, error)
 }
 
 var errVectors = errors.New("bad vectors")

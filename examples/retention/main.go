@@ -122,7 +122,7 @@ func methods(c *config, dataset string) ([]retention.Method, []string) {
 		retention.Chitta{Label: "chitta-norm-flat", Rescale: true, RoleWeights: flat},
 	)
 	desc = append(desc,
-		"`chitta-norm` (variant): Compact's score breakdown re-ranked with the semantic and coverage terms min–max rescaled over the conversation (a proposed option; same groups, budget and first-fit rule)",
+		"`chitta-norm` (variant): chitta.Options.Rescale, the semantic and coverage terms min–max rescaled over the conversation (same groups, budget and first-fit rule)",
 		"`chitta-flat` (variant): chitta.Compact with Options.RoleWeights user = assistant = tool = 1.0, with the memory store",
 		"`chitta-norm-flat` (variant): both of the above",
 	)

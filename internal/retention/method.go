@@ -73,11 +73,9 @@ type Chitta struct {
 	// KeepLast and RoleWeights are passed to [chitta.Options].
 	KeepLast    int
 	RoleWeights map[chitta.Role]float64
-	// Rescale, when true, re-ranks Compact's score breakdown with the
-	// semantic and coverage terms min–max rescaled to [0, 1] over the
-	// task's messages, then fills the same budget with the same tool-call
-	// groups and the same first-fit rule. It models a proposed option, not
-	// the library's current behaviour.
+	// Rescale sets [chitta.Options.Rescale]: the semantic and coverage
+	// terms are min–max rescaled to [0, 1] over the task's messages
+	// (chitta-norm).
 	Rescale bool
 	// PlanQuery, when true, appends to the task's query the last assistant
 	// message that issues no tool call (the agent's latest stated plan).
@@ -109,6 +107,7 @@ func (c Chitta) Select(ctx context.Context, env Env, t Task, _ int) (Outcome, er
 		KeepLast:    c.KeepLast,
 		Embedder:    env.Embedder,
 		RoleWeights: c.RoleWeights,
+		Rescale:     c.Rescale,
 		Tokens:      env.Tokens,
 	}
 	if !c.NoMemory && t.Store != nil {
@@ -121,10 +120,6 @@ func (c Chitta) Select(ctx context.Context, env Env, t Task, _ int) (Outcome, er
 	out := Outcome{Kept: make([]bool, len(t.Messages)), Tokens: make([]int, len(t.Messages)), Result: res}
 	for i, s := range res.Scores {
 		out.Tokens[i] = s.Tokens
-	}
-	if c.Rescale {
-		out.Kept = pack(res.Scores, res.Stats.TargetTokens, rescaledOrder(res.Scores))
-		return out, nil
 	}
 	for _, i := range res.Kept {
 		out.Kept[i] = true
@@ -267,48 +262,4 @@ func pack(scores []chitta.TurnScore, budget int, order []unit) []bool {
 		}
 	}
 	return kept
-}
-
-// rescaledOrder ranks the units by the chitta formula with the semantic and
-// coverage terms min–max rescaled over the unpinned messages (a constant
-// term becomes its neutral 0.5), ties broken newest first as chitta does.
-func rescaledOrder(scores []chitta.TurnScore) []unit {
-	var sem, cov []float64
-	for _, s := range scores {
-		if !s.Pinned {
-			sem = append(sem, s.Semantic)
-			cov = append(cov, s.Coverage)
-		}
-	}
-	semScale, covScale := minMax(sem), minMax(cov)
-	us := units(scores)
-	for k := range us {
-		u := &us[k]
-		u.score = -1
-		for _, i := range u.members {
-			s := scores[i]
-			v := s.Structural * (0.3*s.Recency + 0.4*semScale(s.Semantic) + 0.3*(1-covScale(s.Coverage)))
-			u.score = max(u.score, v)
-		}
-	}
-	slices.SortFunc(us, func(a, b unit) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.last, a.last)
-	})
-	return us
-}
-
-// minMax returns the function mapping xs's range onto [0, 1]; a constant
-// (or empty) range maps to 0.5.
-func minMax(xs []float64) func(float64) float64 {
-	if len(xs) == 0 {
-		return func(float64) float64 { return 0.5 }
-	}
-	lo, hi := slices.Min(xs), slices.Max(xs)
-	if hi-lo < 1e-12 {
-		return func(float64) float64 { return 0.5 }
-	}
-	return func(x float64) float64 { return (x - lo) / (hi - lo) }
 }
