@@ -449,7 +449,7 @@ func (s *HNSWStore) RecallBatch(ctx context.Context, vectors [][]float32, k int)
 func (s *HNSWStore) hits(q []float32, cands []cand) []Hit {
 	out := make([]Hit, len(cands))
 	for i, c := range cands {
-		out[i] = Hit{Memory: s.memory(c.slot), Similarity: cosine64(q, s.row(c.slot))}
+		out[i] = Hit{Memory: s.memory(c.slot), Similarity: vecmath.Cosine64(q, s.row(c.slot))}
 	}
 	slices.SortFunc(out, func(a, b Hit) int {
 		if c := cmp.Compare(b.Similarity, a.Similarity); c != 0 {
@@ -458,22 +458,6 @@ func (s *HNSWStore) hits(q []float32, cands []cand) []Hit {
 		return strings.Compare(a.ID, b.ID)
 	})
 	return out
-}
-
-// cosine64 is the cosine of two equal-length non-zero vectors, accumulated
-// and returned in float64 and clamped to [-1, 1].
-func cosine64(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		x, y := float64(a[i]), float64(b[i])
-		dot += x * y
-		na += x * x
-		nb += y * y
-	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return max(-1, min(1, dot/math.Sqrt(na*nb)))
 }
 
 // Scan tuning: rows per ctx check and the smallest matrix worth splitting

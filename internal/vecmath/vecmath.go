@@ -133,8 +133,16 @@ func RefNorm(a []float32) float32 {
 	return finite(float32(math.Sqrt(s)))
 }
 
-// RefCosine is the pure-Go reference for [Cosine].
+// RefCosine is the pure-Go reference for [Cosine]: [Cosine64] rounded to
+// float32.
 func RefCosine(a, b []float32) float32 {
+	return float32(Cosine64(a, b))
+}
+
+// Cosine64 returns the cosine similarity of a and b accumulated in float64,
+// in [-1, 1]: exact enough to report as a similarity. Empty, mismatched or
+// zero-norm input gives 0, and so does input whose squares overflow float64.
+func Cosine64(a, b []float32) float64 {
 	if len(a) == 0 || len(a) != len(b) {
 		return 0
 	}
@@ -152,7 +160,7 @@ func RefCosine(a, b []float32) float32 {
 	if math.IsNaN(c) || math.IsInf(c, 0) {
 		return 0
 	}
-	return clampUnit(float32(c))
+	return max(-1, min(1, c))
 }
 
 // finite maps NaN and ±Inf (overflow on extreme input) to 0.
