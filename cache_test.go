@@ -283,15 +283,20 @@ func BenchmarkRecompact(b *testing.B) {
 		name    string
 		e       func() chitta.Embedder
 		compact bool
+		tokens  bool // a CachedTokenCounter as well
 	}{
-		{"compact/msgs=1000+10/cold", func() chitta.Embedder { return chitta.NewHashEmbedder(0) }, true},
-		{"compact/msgs=1000+10/cached", func() chitta.Embedder { return chitta.NewCachedEmbedder(chitta.NewHashEmbedder(0), 0) }, true},
-		{"embed/msgs=1000+10/cold", func() chitta.Embedder { return chitta.NewHashEmbedder(0) }, false},
-		{"embed/msgs=1000+10/cached", func() chitta.Embedder { return chitta.NewCachedEmbedder(chitta.NewHashEmbedder(0), 0) }, false},
+		{"compact/msgs=1000+10/cold", func() chitta.Embedder { return chitta.NewHashEmbedder(0) }, true, false},
+		{"compact/msgs=1000+10/cached", func() chitta.Embedder { return chitta.NewCachedEmbedder(chitta.NewHashEmbedder(0), 0) }, true, false},
+		{"compact/msgs=1000+10/cached+tokens", func() chitta.Embedder { return chitta.NewCachedEmbedder(chitta.NewHashEmbedder(0), 0) }, true, true},
+		{"embed/msgs=1000+10/cold", func() chitta.Embedder { return chitta.NewHashEmbedder(0) }, false, false},
+		{"embed/msgs=1000+10/cached", func() chitta.Embedder { return chitta.NewCachedEmbedder(chitta.NewHashEmbedder(0), 0) }, false, false},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ctx := b.Context()
 			opts := &chitta.Options{Embedder: bc.e(), Query: query}
+			if bc.tokens {
+				opts.Tokens = chitta.NewCachedTokenCounter(nil, 0)
+			}
 			if _, err := chitta.Compact(ctx, msgs[:1000], opts); err != nil { // warm-up
 				b.Fatal(err)
 			}

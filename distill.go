@@ -189,7 +189,7 @@ func RecordEpisode(ctx context.Context, store MemoryStore, embedder Embedder, st
 	if err != nil {
 		return Memory{}, fmt.Errorf("embed episode: %w", err)
 	}
-	if err := checkVectors(vecs, 1); err != nil {
+	if err := checkVectors(vecs, 1, true); err != nil {
 		return Memory{}, fmt.Errorf("embed episode: %w: %v", ErrInvalidVector, err)
 	}
 	m := Memory{

@@ -89,7 +89,8 @@ func (p *pass) embed(ctx context.Context, o *resolved) error {
 	}
 	var vecs [][]float32
 	var err error
-	if se, ok := o.Embedder.(sharedEmbedder); ok {
+	se, shared := o.Embedder.(sharedEmbedder)
+	if shared {
 		vecs, err = se.embedShared(ctx, texts) // read-only: Compact never writes a vector
 	} else {
 		vecs, err = o.Embedder.Embed(ctx, texts)
@@ -101,7 +102,9 @@ func (p *pass) embed(ctx context.Context, o *resolved) error {
 		o.log.Warn("chitta: embedder failed; scoring by recency and structure only", "err", err)
 		return nil
 	}
-	if err := checkVectors(vecs, len(texts)); err != nil {
+	// A sharedEmbedder has checked every vector for NaN and Inf before
+	// caching it; the count and lengths are checked in any case.
+	if err := checkVectors(vecs, len(texts), !shared); err != nil {
 		o.log.Warn("chitta: embedder returned unusable vectors; scoring by recency and structure only", "err", err)
 		return nil
 	}
@@ -146,9 +149,9 @@ type sharedEmbedder interface {
 
 var errVectors = errors.New("bad vectors")
 
-// checkVectors verifies an embedder's answer: one finite vector per text,
-// all of one non-zero length.
-func checkVectors(vecs [][]float32, want int) error {
+// checkVectors verifies an embedder's answer: one vector per text, all of
+// one non-zero length, and (if finite is set) without NaN or Inf.
+func checkVectors(vecs [][]float32, want int, finite bool) error {
 	if len(vecs) != want {
 		return &vectorError{"got " + itoa(len(vecs)) + " vectors for " + itoa(want) + " texts"}
 	}
@@ -162,7 +165,7 @@ func checkVectors(vecs [][]float32, want int) error {
 		} else if len(v) != dims {
 			return &vectorError{"vector " + itoa(k) + " has " + itoa(len(v)) + " dimensions, want " + itoa(dims)}
 		}
-		if !vecmath.AllFinite(v) {
+		if finite && !vecmath.AllFinite(v) {
 			return &vectorError{"vector " + itoa(k) + " has a NaN or infinite component"}
 		}
 	}

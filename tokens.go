@@ -1,6 +1,8 @@
 package chitta
 
 import (
+	"hash/maphash"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -52,3 +54,85 @@ func CountWords(text string) int {
 }
 
 var asciiSpace = [utf8.RuneSelf]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 1, ' ': 1}
+
+// CachedTokenCounter is a [TokenCounter] that remembers the count of every
+// text it has counted, so that re-compacting a conversation that grew by a
+// few turns counts only the new turns. Use it as [Options.Tokens] in an
+// agent loop, especially around an exact tokenizer, which is far slower
+// than [EstimateTokens].
+//
+// Counts are keyed by a [maphash] hash of the text (random per-instance
+// seed) and its length; texts are not kept. The cache holds two
+// generations of at most capacity entries each: when the current one is
+// full it becomes the old one and the previous old one is dropped, and a
+// hit in the old generation moves the entry forward. So the counts of the
+// last capacity distinct texts are always kept; size capacity to at least
+// the length of the conversations you compact.
+//
+// The zero value is ready to use: it wraps EstimateTokens with
+// DefaultCacheCapacity. A CachedTokenCounter is safe for concurrent use if
+// the wrapped counter is; the lock is not held while the wrapped counter
+// runs. Negative counts are passed through and not cached.
+type CachedTokenCounter struct {
+	tc       TokenCounter
+	capacity int
+
+	once     sync.Once
+	seed     maphash.Seed
+	mu       sync.Mutex
+	cur, old map[cacheKey]int
+}
+
+// NewCachedTokenCounter returns a cache of the counts of tc, keeping at
+// least capacity texts. A nil tc means EstimateTokens; capacity <= 0 means
+// DefaultCacheCapacity.
+func NewCachedTokenCounter(tc TokenCounter, capacity int) *CachedTokenCounter {
+	return &CachedTokenCounter{tc: tc, capacity: capacity}
+}
+
+// CountTokens returns the wrapped counter's count of text, computing it only
+// the first time text is seen (while it stays cached).
+func (c *CachedTokenCounter) CountTokens(text string) int {
+	c.once.Do(func() {
+		c.seed = maphash.MakeSeed()
+		if c.capacity <= 0 {
+			c.capacity = DefaultCacheCapacity
+		}
+		c.cur = make(map[cacheKey]int)
+	})
+	// One 64-bit hash plus the length: a wrong count needs a collision of
+	// both, ~2⁻⁶⁴ per pair of texts — cheaper than CachedEmbedder's 128-bit
+	// key, and a count is worth less than a vector.
+	k := cacheKey{maphash.String(c.seed, text), uint64(len(text))}
+	c.mu.Lock()
+	n, ok := c.cur[k]
+	if !ok {
+		if n, ok = c.old[k]; ok {
+			c.put(k, n)
+		}
+	}
+	c.mu.Unlock()
+	if ok {
+		return n
+	}
+	if c.tc == nil {
+		n = EstimateTokens(text)
+	} else {
+		n = c.tc.CountTokens(text)
+	}
+	if n >= 0 {
+		c.mu.Lock()
+		c.put(k, n)
+		c.mu.Unlock()
+	}
+	return n
+}
+
+// put stores a count in the current generation, rotating generations when
+// it is full. c.mu must be held.
+func (c *CachedTokenCounter) put(k cacheKey, n int) {
+	if len(c.cur) >= c.capacity {
+		c.old, c.cur = c.cur, make(map[cacheKey]int, c.capacity)
+	}
+	c.cur[k] = n
+}

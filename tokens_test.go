@@ -3,10 +3,12 @@ package chitta_test
 import (
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 	"unicode"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
 )
@@ -89,4 +91,97 @@ func BenchmarkEstimateTokens(b *testing.B) {
 			_ = len(strings.Fields(text)) * 13 / 10
 		}
 	})
+}
+
+// countingCounter counts words and how often it was asked.
+type countingCounter struct {
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (c *countingCounter) CountTokens(s string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.calls == nil {
+		c.calls = map[string]int{}
+	}
+	c.calls[s]++
+	if s == "negative" {
+		return -1
+	}
+	return chitta.CountWords(s)
+}
+
+func (c *countingCounter) asked(s string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls[s]
+}
+
+func TestCachedTokenCounter(t *testing.T) {
+	t.Parallel()
+	inner := &countingCounter{}
+	c := chitta.NewCachedTokenCounter(inner, 2)
+	count := func(s string, want int) {
+		t.Helper()
+		assert.Equal(t, want, c.CountTokens(s), "%q", s)
+	}
+	count("a a", 2)
+	count("a a", 2)
+	assert.Equal(t, 1, inner.asked("a a"), "a hit is not recounted")
+	count("b", 1)     // current generation full: {a a, b}
+	count("c c c", 3) // rotation: old {a a, b}, current {c c c}
+	count("a a", 2)   // old-generation hit, moved forward: current {c c c, a a}
+	assert.Equal(t, 1, inner.asked("a a"))
+	count("d", 1) // rotation: old {c c c, a a}, current {d}; b is gone
+	count("b", 1)
+	assert.Equal(t, 2, inner.asked("b"), "evicted after two rotations")
+	count("a a", 2)
+	assert.Equal(t, 1, inner.asked("a a"), "the last capacity texts stay cached")
+
+	assert.Equal(t, -1, c.CountTokens("negative"))
+	assert.Equal(t, -1, c.CountTokens("negative"))
+	assert.Equal(t, 2, inner.asked("negative"), "negative counts are not cached")
+
+	var zero chitta.CachedTokenCounter
+	assert.Equal(t, chitta.EstimateTokens("one two three"), zero.CountTokens("one two three"), "zero value wraps EstimateTokens")
+}
+
+func TestCachedTokenCounterConcurrent(t *testing.T) {
+	t.Parallel()
+	c := chitta.NewCachedTokenCounter(nil, 16)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 500 {
+				s := strings.Repeat("w ", (g*7+i)%40)
+				if got := c.CountTokens(s); got != chitta.EstimateTokens(s) {
+					t.Errorf("CountTokens(%q) = %d", s, got)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestCompactWithCachedTokenCounter(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(8, 8))
+	inner := &countingCounter{}
+	tc := chitta.NewCachedTokenCounter(inner, 0)
+	for range 20 {
+		msgs := randomConversation(r)
+		plain, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Tokens: chitta.TokenCounterFunc(chitta.CountWords)})
+		require.NoError(t, err)
+		cached, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Tokens: tc})
+		require.NoError(t, err)
+		again, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Tokens: tc})
+		require.NoError(t, err)
+		assert.Equal(t, plain.Scores, cached.Scores)
+		assert.Equal(t, plain.Scores, again.Scores)
+		for _, m := range msgs {
+			assert.Equal(t, 1, inner.asked(m.Content), "each distinct text counted once")
+		}
+	}
 }

@@ -65,8 +65,9 @@ type agent struct {
 	seq      []int // seq[i]: the session-wide number of history[i], stable across compactions
 	store    chitta.MemoryStore
 	emb      *chitta.CachedEmbedder
-	query    string // the latest user prompt: what the next turns are about
-	calls    int    // tool calls issued, for IDs
+	counter  *chitta.CachedTokenCounter // counts each turn once across compactions
+	query    string                     // the latest user prompt: what the next turns are about
+	calls    int                        // tool calls issued, for IDs
 	memories int
 	produced int // messages appended over the whole session
 	log      []compaction
@@ -89,7 +90,7 @@ func simulate(ctx context.Context, w io.Writer) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &agent{w: w, store: store, emb: emb}
+	a := &agent{w: w, store: store, emb: emb, counter: chitta.NewCachedTokenCounter(nil, 0)}
 	fmt.Fprintf(w, "chitta agent loop · scripted coding agent, no network · CachedEmbedder over HashEmbedder, HNSWStore\n")
 	fmt.Fprintf(w, "budget %d tokens: over it, Compact to %d, keeping the last %d turns; a remember tool fills the memory\n\n", budget, target, keepLast)
 	if err := a.append(wire{Role: "system", Content: ptr(systemPrompt)}); err != nil {
@@ -200,6 +201,7 @@ func (a *agent) compact(ctx context.Context) error {
 		KeepLast:  keepLast,
 		Embedder:  a.emb,
 		Store:     a.store,
+		Tokens:    a.counter,
 	}
 	res, err := chitta.Compact(ctx, a.history, opts)
 	if err != nil {
