@@ -158,7 +158,8 @@ type Stats struct {
 // Compact returns an error for invalid options (wrapping
 // ErrInvalidTargetRatio or ErrInvalidOption), for a message with an unknown
 // role (a *MessageError wrapping ErrUnknownRole), for a TokenCounter that
-// returns a negative count, and ctx.Err() when ctx is done. Embedder and
+// returns a negative count or counts whose total overflows int (wrapping
+// ErrInvalidTokenCount), and ctx.Err() when ctx is done. Embedder and
 // store failures are logged and degrade the scoring instead. Empty input
 // gives an empty Result and no error.
 func Compact(ctx context.Context, msgs []Message, opts *Options) (*Result, error) {
@@ -334,6 +335,9 @@ func (o *resolved) prepare(msgs []Message) (*pass, error) {
 		n := o.tokens.CountTokens(m.Content)
 		if n < 0 {
 			return nil, &MessageError{Index: i, Field: "Content", Msg: fmt.Sprintf("token counter returned %d", n), Err: ErrInvalidTokenCount}
+		}
+		if n > math.MaxInt-before {
+			return nil, &MessageError{Index: i, Field: "Content", Msg: fmt.Sprintf("token counter returned %d, the total overflows int", n), Err: ErrInvalidTokenCount}
 		}
 		s.Tokens = n
 		before += n

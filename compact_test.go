@@ -461,10 +461,27 @@ func TestCompactCancelled(t *testing.T) {
 
 func TestCompactNegativeTokenCount(t *testing.T) {
 	t.Parallel()
-	_, err := chitta.Compact(t.Context(), []chitta.Message{msg(chitta.RoleUser, "x")},
-		&chitta.Options{Tokens: chitta.TokenCounterFunc(func(string) int { return -1 })})
-	require.ErrorIs(t, err, chitta.ErrInvalidTokenCount)
-	assert.Contains(t, err.Error(), "message 0")
+	three := []chitta.Message{msg(chitta.RoleSystem, "s"), msg(chitta.RoleUser, "x"), msg(chitta.RoleUser, "y")}
+	tests := []struct {
+		name    string
+		msgs    []chitta.Message
+		count   func(string) int
+		wantMsg string
+	}{
+		{"negative", three[1:2], func(string) int { return -1 }, "message 0"},
+		// Counts that overflow int when summed would make before_tokens
+		// negative and the budget meaningless.
+		{"total overflows int", three, func(string) int { return math.MaxInt/2 + 1 }, "message 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := chitta.Compact(t.Context(), tt.msgs, &chitta.Options{Tokens: chitta.TokenCounterFunc(tt.count)})
+			require.ErrorIs(t, err, chitta.ErrInvalidTokenCount)
+			assert.Nil(t, res)
+			assert.Contains(t, err.Error(), tt.wantMsg)
+		})
+	}
 }
 
 func TestCompactReturnsRawVerbatim(t *testing.T) {

@@ -29,7 +29,7 @@ var (
 	ErrInvalidMessages = errors.New("chitta: invalid messages")
 
 	// ErrInvalidTokenCount reports a [TokenCounter] that returned a negative
-	// count.
+	// count, or counts whose total overflows int.
 	ErrInvalidTokenCount = errors.New("chitta: invalid token count")
 
 	// ErrDimensionMismatch reports a vector whose length differs from the
