@@ -166,7 +166,9 @@ func (o *HNSWOptions) resolve() (HNSWOptions, error) {
 // similar first, ties by ascending ID.
 //
 // The zero value is not usable; create one with [NewHNSWStore] or
-// [LoadHNSWStore]. An HNSWStore is safe for concurrent use: reads share a
+// [LoadHNSWStore]. On a nil or zero store, Add, Recall, RecallBatch,
+// Delete and SaveFile return an error wrapping [ErrInvalidOption], Len and
+// Dims return 0 and Get finds nothing. An HNSWStore is safe for concurrent use: reads share a
 // read lock, Add and Delete take the write lock. Every Memory and Hit it
 // returns is a copy that the caller owns.
 type HNSWStore struct {
@@ -204,11 +206,32 @@ func NewHNSWStore(dims int, opts *HNSWOptions) (*HNSWStore, error) {
 	return &HNSWStore{dims: dims, opts: o, index: make(map[string]int32)}, nil
 }
 
-// Dims returns the vector length the store was created with.
-func (s *HNSWStore) Dims() int { return s.dims }
+// errUnusable is returned by the methods of a nil or zero HNSWStore.
+var errUnusable = fmt.Errorf("%w: HNSWStore is nil or its zero value (use NewHNSWStore or LoadHNSWStore)", ErrInvalidOption)
 
-// Len returns the number of memories in the store.
+// usable returns errUnusable for a nil or zero store.
+func (s *HNSWStore) usable() error {
+	if s == nil || s.dims == 0 {
+		return errUnusable
+	}
+	return nil
+}
+
+// Dims returns the vector length the store was created with (0 for a nil
+// or zero store).
+func (s *HNSWStore) Dims() int {
+	if s == nil {
+		return 0
+	}
+	return s.dims
+}
+
+// Len returns the number of memories in the store (0 for a nil or zero
+// store).
 func (s *HNSWStore) Len() int {
+	if s == nil {
+		return 0
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return len(s.index)
@@ -225,6 +248,9 @@ func (s *HNSWStore) Len() int {
 // is NaN or outside [0, 1], and ctx.Err() when ctx is done. On error the
 // store is unchanged.
 func (s *HNSWStore) Add(ctx context.Context, m Memory) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -330,6 +356,9 @@ func sumSquares(v []float32) float64 {
 // Delete removes the memory with the given ID. It returns an error wrapping
 // ErrNotFound when there is none.
 func (s *HNSWStore) Delete(id string) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	slot, ok := s.index[id]
@@ -348,6 +377,9 @@ func (s *HNSWStore) Delete(id string) error {
 // Get returns a copy of the memory with the given ID (its Vector is the
 // stored, normalised one, owned by the caller) and whether it exists.
 func (s *HNSWStore) Get(id string) (Memory, bool) {
+	if s == nil {
+		return Memory{}, false
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	slot, ok := s.index[id]
@@ -373,6 +405,9 @@ func (s *HNSWStore) memory(slot int32) Memory {
 // vector or one with a NaN or infinite component ErrInvalidVector, and a
 // done ctx ctx.Err(). The caller owns the returned hits.
 func (s *HNSWStore) Recall(ctx context.Context, vector []float32, k int) ([]Hit, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -410,6 +445,9 @@ func (s *HNSWStore) Recall(ctx context.Context, vector []float32, k int) ([]Hit,
 // slices. A bad vector fails the whole batch with an error naming its index.
 // The caller owns the returned slices.
 func (s *HNSWStore) RecallBatch(ctx context.Context, vectors [][]float32, k int) ([][]Hit, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

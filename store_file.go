@@ -38,6 +38,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // one. The file is created with mode 0600. SaveFile holds the read lock
 // while it writes: concurrent Recalls proceed, Adds and Deletes wait.
 func (s *HNSWStore) SaveFile(path string) (err error) {
+	if err := s.usable(); err != nil {
+		return fmt.Errorf("save store: %w", err)
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."

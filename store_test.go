@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -521,4 +522,37 @@ func FuzzHNSWStoreAddRecall(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestHNSWStoreUnusable checks that the zero HNSWStore and a nil
+// *HNSWStore (easily passed as Options.Store by mistake) fail with a clear
+// error instead of panicking, and that SaveFile does not write a file that
+// LoadHNSWStore would reject.
+func TestHNSWStoreUnusable(t *testing.T) {
+	t.Parallel()
+	for name, s := range map[string]*chitta.HNSWStore{"zero": {}, "nil": nil} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			v := []float32{1, 0}
+			require.ErrorIs(t, s.Add(ctx, chitta.Memory{ID: "a", Vector: v}), chitta.ErrInvalidOption)
+			_, err := s.Recall(ctx, v, 3)
+			require.ErrorIs(t, err, chitta.ErrInvalidOption)
+			_, err = s.RecallBatch(ctx, [][]float32{v}, 3)
+			require.ErrorIs(t, err, chitta.ErrInvalidOption)
+			require.ErrorIs(t, s.Delete("a"), chitta.ErrInvalidOption)
+			path := filepath.Join(t.TempDir(), "store")
+			require.ErrorIs(t, s.SaveFile(path), chitta.ErrInvalidOption)
+			assert.NoFileExists(t, path)
+			assert.Zero(t, s.Len())
+			assert.Zero(t, s.Dims())
+			_, ok := s.Get("a")
+			assert.False(t, ok)
+
+			res, err := chitta.Compact(ctx, []chitta.Message{msg(chitta.RoleUser, "hello there")},
+				&chitta.Options{Embedder: chitta.NewHashEmbedder(8), Store: s, TargetRatio: 1})
+			require.NoError(t, err, "a broken store degrades Compact")
+			assert.Zero(t, res.Scores[0].Coverage)
+		})
+	}
 }
