@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unsafe"
 )
 
 // Store file format, version 1. All integers are little-endian.
@@ -28,6 +29,9 @@ const (
 	// its vector: 4 one-byte lengths, confidence, seconds, nanoseconds.
 	minRecordSize = 4 + 8 + 8 + 4
 	maxStringLen  = 1 << 26 // 64 MiB per string
+	// maxLoadPrealloc bounds the memory LoadHNSWStore allocates ahead of
+	// the records it reads (100 000 × 384-d memories fit).
+	maxLoadPrealloc = 256 << 20
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -252,10 +256,16 @@ func decodeStore(r io.Reader, size int64, opts *HNSWOptions) (*HNSWStore, error)
 	}
 	crossover := s.opts.Crossover
 	s.opts.Crossover = 0 // build graphs once, after the last record
-	s.recs = make([]record, 0, count)
-	s.live = make([]bool, 0, count)
-	s.vecs = make([]float32, 0, count*uint64(dims))
-	s.index = make(map[string]int32, count)
+	// The header's count only sizes the first allocation up to
+	// maxLoadPrealloc: a sparse file (a hole reads as zeros) can claim
+	// billions of records without holding one. Beyond that, the slices
+	// grow as records are actually read.
+	perRecord := uint64(unsafe.Sizeof(record{})) + 1 + 4*uint64(dims) + 64 // + map entry
+	hint := min(count, maxLoadPrealloc/perRecord)
+	s.recs = make([]record, 0, hint)
+	s.live = make([]bool, 0, hint)
+	s.vecs = make([]float32, 0, hint*uint64(dims))
+	s.index = make(map[string]int32, hint)
 	for i := range count {
 		rec, vec, err := d.record(dims)
 		if err != nil {
