@@ -245,8 +245,8 @@ func (s *HNSWStore) Len() int {
 // Add returns an error wrapping ErrDimensionMismatch when len(m.Vector)
 // differs from Dims, ErrInvalidVector for an empty or zero vector or one
 // with a NaN or infinite component, ErrInvalidMemory for a Confidence that
-// is NaN or outside [0, 1], and ctx.Err() when ctx is done. On error the
-// store is unchanged.
+// is NaN or outside [0, 1] or an ID, Text, Kind or Source longer than
+// 64 MiB, and ctx.Err() when ctx is done. On error the store is unchanged.
 func (s *HNSWStore) Add(ctx context.Context, m Memory) error {
 	if err := s.usable(); err != nil {
 		return err
@@ -260,6 +260,11 @@ func (s *HNSWStore) Add(ctx context.Context, m Memory) error {
 	}
 	if math.IsNaN(m.Confidence) || m.Confidence < 0 || m.Confidence > 1 {
 		return fmt.Errorf("%w: Confidence %v, want 0–1", ErrInvalidMemory, m.Confidence)
+	}
+	for _, f := range []struct{ name, v string }{{"ID", m.ID}, {"Text", m.Text}, {"Kind", m.Kind}, {"Source", m.Source}} {
+		if len(f.v) > maxStringLen { // SaveFile could write it, LoadHNSWStore would refuse it
+			return fmt.Errorf("%w: %s is %d bytes, want at most %d", ErrInvalidMemory, f.name, len(f.v), maxStringLen)
+		}
 	}
 	if m.ID == "" {
 		m.ID = MemoryID(m.Kind, m.Text)

@@ -125,6 +125,8 @@ func TestNewHNSWStoreValidation(t *testing.T) {
 func TestHNSWStoreAddRejects(t *testing.T) {
 	t.Parallel()
 	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	// A string SaveFile would write but LoadHNSWStore refuses (> 64 MiB).
+	huge := strings.Repeat("x", 1<<26+1)
 	tests := []struct {
 		name string
 		m    chitta.Memory
@@ -139,6 +141,10 @@ func TestHNSWStoreAddRejects(t *testing.T) {
 		{"NaN confidence", chitta.Memory{Vector: []float32{1, 0, 0}, Confidence: math.NaN()}, chitta.ErrInvalidMemory},
 		{"negative confidence", chitta.Memory{Vector: []float32{1, 0, 0}, Confidence: -0.1}, chitta.ErrInvalidMemory},
 		{"confidence above one", chitta.Memory{Vector: []float32{1, 0, 0}, Confidence: 1.01}, chitta.ErrInvalidMemory},
+		{"text over 64 MiB", chitta.Memory{Vector: []float32{1, 0, 0}, Text: huge}, chitta.ErrInvalidMemory},
+		{"ID over 64 MiB", chitta.Memory{Vector: []float32{1, 0, 0}, ID: huge}, chitta.ErrInvalidMemory},
+		{"kind over 64 MiB", chitta.Memory{Vector: []float32{1, 0, 0}, Kind: huge}, chitta.ErrInvalidMemory},
+		{"source over 64 MiB", chitta.Memory{Vector: []float32{1, 0, 0}, Source: huge}, chitta.ErrInvalidMemory},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
