@@ -54,9 +54,10 @@ var distillRules = []struct {
 // given role and text: correction, preference, habit, wisdom (assistant
 // messages only) or episode. Phrases match case-insensitively as whole
 // words, so "standard library" is not a habit; a typographic apostrophe
-// matches a straight one.
+// matches a straight one, and any run of white space matches a space.
 func ClassifyNovel(role Role, text string) string {
 	t := strings.ToLower(strings.ReplaceAll(text, "’", "'"))
+	t = strings.Join(strings.Fields(t), " ")
 	for _, r := range distillRules {
 		if r.assistantOnly && role != RoleAssistant {
 			continue

@@ -43,6 +43,11 @@ func TestClassifyNovel(t *testing.T) {
 		{"tool", "error: wrong argument", chitta.KindCorrection},
 		{"assistant", "Actually,the comma needs a space", chitta.KindEpisode},
 		{"user", "ran the deploy", chitta.KindEpisode},
+		// Phrases match across any run of white space.
+		{"user", "Every\ntime you deploy, tag the release", chitta.KindHabit},
+		{"user", "From now  on run the linter first", chitta.KindPreference},
+		{"user", "Actually,\nuse the staging cluster", chitta.KindCorrection},
+		{"assistant", "the\tfix is a retry", chitta.KindWisdom},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, chitta.ClassifyNovel(tt.role, tt.text), "%s: %q", tt.role, tt.text)
