@@ -180,7 +180,9 @@ func EpisodeText(stats Stats, session string) string {
 // returns it. The covered share it reports is Stats.CoveredDroppedPct: the
 // share of dropped tokens whose coverage reached the novelty threshold.
 // It returns an error wrapping ErrInvalidOption if store or embedder is nil,
-// and the embedder's or store's error otherwise.
+// one wrapping ErrInvalidEmbedding (and, for compatibility,
+// ErrInvalidVector) if the embedder's answer is not one finite vector, and
+// the embedder's or store's error otherwise.
 func RecordEpisode(ctx context.Context, store MemoryStore, embedder Embedder, stats Stats, session string) (Memory, error) {
 	if store == nil || embedder == nil {
 		return Memory{}, fmt.Errorf("%w: RecordEpisode needs a store and an embedder", ErrInvalidOption)
@@ -191,7 +193,7 @@ func RecordEpisode(ctx context.Context, store MemoryStore, embedder Embedder, st
 		return Memory{}, fmt.Errorf("embed episode: %w", err)
 	}
 	if err := checkVectors(vecs, 1, true); err != nil {
-		return Memory{}, fmt.Errorf("embed episode: %w: %v", ErrInvalidVector, err)
+		return Memory{}, fmt.Errorf("embed episode: %w (%w): %v", ErrInvalidEmbedding, ErrInvalidVector, err)
 	}
 	m := Memory{
 		ID:         MemoryID(KindEpisode, text),

@@ -3,6 +3,7 @@ package chitta_test
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -203,4 +204,29 @@ func TestCoveredDroppedPct(t *testing.T) {
 	require.NoError(t, err)
 	// Dropped: a (10 tokens, covered) and b (30 tokens, novel).
 	assert.InDelta(t, 25.0, res.Stats.CoveredDroppedPct, 1e-9)
+}
+
+func TestRecordEpisodeBadEmbedding(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		vecs [][]float32
+	}{
+		{"no vector", nil},
+		{"two vectors", [][]float32{{1, 0}, {0, 1}}},
+		{"empty vector", [][]float32{{}}},
+		{"NaN", [][]float32{{float32(math.NaN()), 1}}},
+		{"Inf", [][]float32{{float32(math.Inf(1)), 1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			store := &fakes.Store{}
+			emb := chitta.EmbedderFunc(func(context.Context, []string) ([][]float32, error) { return tt.vecs, nil })
+			_, err := chitta.RecordEpisode(t.Context(), store, emb, chitta.Stats{}, "s")
+			require.ErrorIs(t, err, chitta.ErrInvalidEmbedding, "an unusable embedder answer is ErrInvalidEmbedding, as for CachedEmbedder")
+			require.ErrorIs(t, err, chitta.ErrInvalidVector, "kept for callers of the first release")
+			assert.Empty(t, store.Memories)
+		})
+	}
 }
