@@ -105,8 +105,8 @@ type Result struct {
 }
 
 // TurnScore is the score breakdown of one input message. For system and
-// developer messages only Index, Role, Structural (2.0), Tokens, Pinned and
-// Kept are set.
+// developer messages only Index, Role, Structural (2.0), Tokens, Unit (=
+// Index), Pinned and Kept are set.
 type TurnScore struct {
 	Index      int     `json:"index"`
 	Role       Role    `json:"role"`

@@ -13,9 +13,12 @@ var (
 	// default and is valid).
 	ErrInvalidTargetRatio = errors.New("chitta: target ratio out of range")
 
-	// ErrInvalidOption reports any other option outside its allowed range
-	// (negative MaxTokens or KeepLast, a NovelThreshold outside [0, 1], a
-	// RoleWeights entry that is negative, NaN or infinite).
+	// ErrInvalidOption reports any other option or argument outside its
+	// allowed range: negative MaxTokens or KeepLast, a NovelThreshold
+	// outside [0, 1], a RoleWeights entry that is negative, NaN or
+	// infinite, an HNSWOptions field or store dims out of range, a nil
+	// store or embedder given to RecordEpisode, a CachedEmbedder without
+	// an embedder, and a nil or zero HNSWStore.
 	ErrInvalidOption = errors.New("chitta: invalid option")
 
 	// ErrUnknownRole reports a message whose role has no structural weight:
@@ -71,6 +74,8 @@ type MessageError struct {
 	Err   error  // the sentinel
 }
 
+// Error returns "<sentinel>: message <index>: <field>: <msg>", without
+// the field when it is empty and without the index when it is negative.
 func (e *MessageError) Error() string {
 	where := fmt.Sprintf("message %d", e.Index)
 	if e.Index < 0 { // a single message, from Message.UnmarshalJSON

@@ -37,7 +37,10 @@ func (r Role) Pinned() bool { return r == RoleSystem || r == RoleDeveloper }
 // calls to the messages carrying their results; [Compact] keeps or drops such
 // a group together. Raw, when set, is the message's original JSON object:
 // [Message.MarshalJSON] returns it unchanged, so a compacted conversation
-// goes back to the provider byte for byte as it came.
+// goes back to the provider as it came. Note that encoding/json compacts
+// the white space of every MarshalJSON result and, unless
+// [json.Encoder.SetEscapeHTML] is false, escapes <, > and & in it; to
+// send the original bytes exactly, write the survivors' Raw yourself.
 //
 // The zero value is a message with an empty role, which [Compact] rejects.
 // A Message is a plain value; [Compact] never modifies the messages it is
