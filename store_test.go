@@ -289,12 +289,20 @@ func TestHNSWStoreRecallEdges(t *testing.T) {
 		assert.NotNil(t, none)
 		assert.Empty(t, none)
 	}
-	for name, q := range map[string][]float32{
-		"nil": nil, "short": {1}, "zero": {0, 0, 0}, "NaN": {float32(math.NaN()), 1, 1}, "Inf": {float32(math.Inf(-1)), 0, 0},
+	for name, tt := range map[string]struct {
+		q    []float32
+		want error
+	}{
+		"nil":   {nil, chitta.ErrInvalidVector},
+		"short": {[]float32{1}, chitta.ErrDimensionMismatch},
+		"zero":  {[]float32{0, 0, 0}, chitta.ErrInvalidVector},
+		"NaN":   {[]float32{float32(math.NaN()), 1, 1}, chitta.ErrInvalidVector},
+		"Inf":   {[]float32{float32(math.Inf(-1)), 0, 0}, chitta.ErrInvalidVector},
 	} {
-		_, err := s.Recall(ctx, q, 3)
-		assert.Error(t, err, name)
-		_, err = s.RecallBatch(ctx, [][]float32{{1, 0, 0}, q}, 3)
+		_, err := s.Recall(ctx, tt.q, 3)
+		assert.ErrorIs(t, err, tt.want, name)
+		_, err = s.RecallBatch(ctx, [][]float32{{1, 0, 0}, tt.q}, 3)
+		assert.ErrorIs(t, err, tt.want, name)
 		assert.ErrorContains(t, err, "query vector 1", name)
 	}
 	ctx2, cancel := context.WithCancel(ctx)
