@@ -36,9 +36,10 @@ const DefaultCacheCapacity = 4096
 // the wrapped embedder runs, so two concurrent calls missing the same text
 // may both embed it. Embed returns copies: the caller owns the returned
 // slices (they share one backing array, each capped to its length), and
-// changing them never changes the cache. The zero value has no embedder to
-// wrap: its Embed returns an error wrapping [ErrInvalidOption]; use
-// [NewCachedEmbedder].
+// changing them never changes the cache. The zero value, and a nil
+// *CachedEmbedder, have no embedder to wrap: Embed returns an error
+// wrapping [ErrInvalidOption] (so [Compact] degrades to scoring without
+// embeddings); use [NewCachedEmbedder].
 type CachedEmbedder struct {
 	e        Embedder
 	capacity int
@@ -88,8 +89,11 @@ func NewCachedEmbedder(e Embedder, capacity int) *CachedEmbedder {
 
 // Dimensions returns the wrapped embedder's Dimensions when it has such a
 // method, and otherwise the length of the vectors cached so far (0 before
-// the first successful Embed).
+// the first successful Embed; 0 for a nil or zero CachedEmbedder).
 func (c *CachedEmbedder) Dimensions() int {
+	if c == nil {
+		return 0
+	}
 	if d, ok := c.e.(interface{ Dimensions() int }); ok {
 		return d.Dimensions()
 	}
@@ -98,8 +102,12 @@ func (c *CachedEmbedder) Dimensions() int {
 	return c.dims
 }
 
-// Stats returns the cache's counters so far.
+// Stats returns the cache's counters so far (all zero for a nil
+// CachedEmbedder).
 func (c *CachedEmbedder) Stats() CacheStats {
+	if c == nil {
+		return CacheStats{}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.stats

@@ -367,3 +367,47 @@ func TestCachedEmbedderProperty(t *testing.T) {
 		}
 	}
 }
+
+// TestNilReceivers checks the nil pointers of chitta's embedder and counter
+// types, easily stored in an Options interface field by mistake: they fail
+// or fall back as documented instead of panicking.
+func TestNilReceivers(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	var ce *chitta.CachedEmbedder
+	var tc *chitta.CachedTokenCounter
+	var he *chitta.HashEmbedder
+	tests := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{"CachedEmbedder.Embed", func(t *testing.T) {
+			_, err := ce.Embed(ctx, []string{"x"})
+			require.ErrorIs(t, err, chitta.ErrInvalidOption)
+		}},
+		{"CachedEmbedder.Dimensions", func(t *testing.T) { assert.Zero(t, ce.Dimensions()) }},
+		{"CachedEmbedder.Stats", func(t *testing.T) { assert.Equal(t, chitta.CacheStats{}, ce.Stats()) }},
+		{"CachedTokenCounter.CountTokens", func(t *testing.T) {
+			assert.Equal(t, chitta.EstimateTokens("one two three"), tc.CountTokens("one two three"))
+		}},
+		{"HashEmbedder.Embed", func(t *testing.T) {
+			v, err := he.Embed(ctx, []string{"hello"})
+			require.NoError(t, err)
+			require.Len(t, v, 1)
+			assert.Len(t, v[0], chitta.DefaultHashDimensions)
+		}},
+		{"Compact with nil pointers as options", func(t *testing.T) {
+			res, err := chitta.Compact(ctx, []chitta.Message{{Role: chitta.RoleUser, Content: "hello there"}},
+				&chitta.Options{Embedder: ce, Tokens: tc, TargetRatio: 1})
+			require.NoError(t, err)
+			assert.False(t, res.Stats.Embedding)
+			assert.Equal(t, chitta.EstimateTokens("hello there"), res.Stats.BeforeTokens)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			require.NotPanics(t, func() { tt.run(t) })
+		})
+	}
+}

@@ -70,7 +70,8 @@ var asciiSpace = [utf8.RuneSelf]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 
 // the length of the conversations you compact.
 //
 // The zero value is ready to use: it wraps EstimateTokens with
-// DefaultCacheCapacity. A CachedTokenCounter is safe for concurrent use if
+// DefaultCacheCapacity. A nil *CachedTokenCounter counts with
+// EstimateTokens and caches nothing. A CachedTokenCounter is safe for concurrent use if
 // the wrapped counter is; the lock is not held while the wrapped counter
 // runs. Negative counts are passed through and not cached.
 type CachedTokenCounter struct {
@@ -93,6 +94,9 @@ func NewCachedTokenCounter(tc TokenCounter, capacity int) *CachedTokenCounter {
 // CountTokens returns the wrapped counter's count of text, computing it only
 // the first time text is seen (while it stays cached).
 func (c *CachedTokenCounter) CountTokens(text string) int {
+	if c == nil {
+		return EstimateTokens(text)
+	}
 	c.once.Do(func() {
 		c.seed = maphash.MakeSeed()
 		if c.capacity <= 0 {
