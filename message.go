@@ -126,7 +126,7 @@ func ParseMessages(data []byte) ([]Message, error) {
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(data, &raws); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidMessages, err)
+		return nil, locateSyntaxError(data, err)
 	}
 	msgs := make([]Message, len(raws))
 	var p parser
@@ -138,6 +138,23 @@ func ParseMessages(data []byte) ([]Message, error) {
 		msgs[i] = m
 	}
 	return msgs, nil
+}
+
+// locateSyntaxError turns err, json.Unmarshal's error for the array data,
+// into a *MessageError naming the message it occurs in, by re-reading the
+// array one element at a time (only on this error path). An error outside
+// every element (after the array) stays a plain one.
+func locateSyntaxError(data []byte, err error) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, e := dec.Token(); e == nil { // the '['
+		for i := 0; dec.More(); i++ {
+			var raw json.RawMessage
+			if e := dec.Decode(&raw); e != nil {
+				return &MessageError{Index: i, Msg: err.Error(), Err: ErrInvalidMessages}
+			}
+		}
+	}
+	return fmt.Errorf("%w: %v", ErrInvalidMessages, err)
 }
 
 // wireMessage holds the fields chitta reads; each is kept raw so that a

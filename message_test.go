@@ -81,7 +81,11 @@ func TestParseMessagesErrors(t *testing.T) {
 		mention string
 	}{
 		{"empty", ``, -1, "empty input"},
-		{"malformed", `[{"role":"user"`, -1, "unexpected end"},
+		{"malformed", `[{"role":"user"`, 0, "message 0: unexpected end"},
+		{"malformed later message", `[{"role":"user","content":"a"},{"role":"user","content":"b}]`, 1, "message 1: unexpected end"},
+		{"missing comma", `[{"role":"user"} {"role":"user"}]`, 1, "message 1: invalid character '{'"},
+		{"bad literal", `[{"role":"user"},{"role":"user"},{"role":tru}]`, 2, "message 2: invalid character '}'"},
+		{"trailing garbage", `[{"role":"user"}] x`, -1, "after top-level value"},
 		{"object not array", `{"role":"user","content":"x"}`, -1, "JSON array"},
 		{"number element", `[{"role":"user","content":"ok"}, 5]`, 1, "message 1: want a JSON object"},
 		{"missing role", `[{"content":"x"}]`, 0, "message 0: role: missing"},
