@@ -355,7 +355,11 @@ func (o *resolved) prepare(msgs []Message) (*pass, error) {
 	if o.MaxTokens > 0 {
 		p.target = o.MaxTokens
 	} else {
-		p.target = int(math.Floor(o.ratio * float64(before)))
+		// floor(ratio × before), read as the decimal the caller wrote:
+		// 0.29 × 100 is 28.999999999999996 in float64, which must give 29.
+		// The relative nudge (1e-12) is far above float64 rounding error
+		// and far below any ratio a caller means.
+		p.target = int(math.Floor(o.ratio * float64(before) * (1 + 1e-12)))
 	}
 	return p, nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"strings"
@@ -236,6 +237,35 @@ func TestCompactBudget(t *testing.T) {
 			for i, k := range res.Kept {
 				assert.Equal(t, tt.msgs[k], res.Messages[i])
 			}
+		})
+	}
+}
+
+// TestCompactBudgetDecimalRatio checks target = floor(ratio × before) for
+// decimal ratios whose float64 product falls an ulp short of the integer
+// (0.29 × 100 = 28.999999999999996 in float64).
+func TestCompactBudgetDecimalRatio(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		ratio  float64
+		before int
+		want   int
+	}{
+		{0.29, 100, 29},
+		{0.35, 180, 63},
+		{0.57, 100, 57},
+		{0.5, 7, 3},
+		{0.05, 19, 0},
+		{0.4, 1000, 400},
+		{1, 37, 37},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%v×%d", tt.ratio, tt.before), func(t *testing.T) {
+			t.Parallel()
+			res, err := chitta.Compact(t.Context(), []chitta.Message{msg(chitta.RoleUser, text("w", tt.before))},
+				&chitta.Options{TargetRatio: tt.ratio, Tokens: words})
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, res.Stats.TargetTokens)
 		})
 	}
 }
