@@ -3,6 +3,7 @@ package chitta
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash"
 	"hash/crc32"
@@ -143,7 +144,9 @@ func LoadHNSWStore(path string) (*HNSWStore, error) {
 // them, are rebuilt. A file with a wrong magic number or version gives an
 // error wrapping ErrUnsupportedVersion; a truncated file, a checksum
 // mismatch, trailing bytes, a duplicate ID or an invalid record gives one
-// wrapping ErrCorruptStore. On error no store is returned.
+// wrapping ErrCorruptStore; an error opening or reading the file is
+// returned wrapped as it is (it does not mean the file is corrupt). On
+// error no store is returned.
 func LoadHNSWStoreOptions(path string, opts *HNSWOptions) (*HNSWStore, error) {
 	if _, err := opts.resolve(); err != nil {
 		return nil, err
@@ -174,6 +177,16 @@ type decoder struct {
 
 var errTruncated = fmt.Errorf("%w: truncated", ErrCorruptStore)
 
+// readError maps a read error: the end of the file before its known size
+// is truncation (the file shrank), anything else is an I/O error, not
+// corruption.
+func readError(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errTruncated
+	}
+	return fmt.Errorf("read: %w", err)
+}
+
 func (d *decoder) read(n int64) ([]byte, error) {
 	if n > d.left-4 {
 		return nil, errTruncated
@@ -183,7 +196,7 @@ func (d *decoder) read(n int64) ([]byte, error) {
 	}
 	b := d.buf[:n]
 	if _, err := io.ReadFull(d.r, b); err != nil {
-		return nil, errTruncated
+		return nil, readError(err)
 	}
 	d.crc.Write(b)
 	d.left -= n
@@ -226,7 +239,9 @@ func decodeStore(r io.Reader, size int64, opts *HNSWOptions) (*HNSWStore, error)
 	d := &decoder{r: bufio.NewReaderSize(r, 1<<20), crc: crc32.New(castagnoli), left: size}
 	if size < headerSize+4 {
 		h := make([]byte, min(size, int64(len(storeMagic))))
-		if _, err := io.ReadFull(d.r, h); err == nil && string(h) != storeMagic[:len(h)] {
+		if _, err := io.ReadFull(d.r, h); err != nil {
+			return nil, readError(err)
+		} else if string(h) != storeMagic[:len(h)] {
 			return nil, fmt.Errorf("%w: bad magic number", ErrUnsupportedVersion)
 		}
 		return nil, errTruncated
@@ -282,7 +297,7 @@ func decodeStore(r io.Reader, size int64, opts *HNSWOptions) (*HNSWStore, error)
 	want := d.crc.Sum32()
 	var sum [4]byte
 	if _, err := io.ReadFull(d.r, sum[:]); err != nil {
-		return nil, errTruncated
+		return nil, readError(err)
 	}
 	if got := binary.LittleEndian.Uint32(sum[:]); got != want {
 		return nil, fmt.Errorf("%w: checksum %08x, want %08x", ErrCorruptStore, got, want)

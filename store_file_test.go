@@ -119,9 +119,15 @@ func TestHNSWStoreSaveFileErrors(t *testing.T) {
 	t.Parallel()
 	s := richStore(t, 3, 4)
 	err := s.SaveFile(filepath.Join(t.TempDir(), "missing", "dir", "mem.chitta"))
-	require.Error(t, err)
+	require.ErrorIs(t, err, os.ErrNotExist)
 	_, err = chitta.LoadHNSWStore(filepath.Join(t.TempDir(), "absent"))
 	require.ErrorIs(t, err, os.ErrNotExist)
+
+	// A read error is not corruption: a caller that starts afresh on
+	// ErrCorruptStore must not do so because of an I/O error.
+	_, err = chitta.LoadHNSWStore(t.TempDir())
+	require.ErrorIs(t, err, syscall.EISDIR)
+	assert.NotErrorIs(t, err, chitta.ErrCorruptStore)
 }
 
 // savedBytes returns the file SaveFile writes for a small rich store.
