@@ -41,7 +41,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // in the same directory, syncs it, renames it over path and syncs the
 // directory, so a crash at any point leaves either the old file or the new
 // one. The file is created with mode 0600. SaveFile holds the read lock
-// while it writes: concurrent Recalls proceed, Adds and Deletes wait.
+// while it writes: Recalls proceed and Adds and Deletes wait, and once an
+// Add or Delete is waiting, Recalls that start later wait behind it too
+// (as with any [sync.RWMutex]) until the write is done.
 func (s *HNSWStore) SaveFile(path string) (err error) {
 	if err := s.usable(); err != nil {
 		return fmt.Errorf("save store: %w", err)
