@@ -52,7 +52,9 @@ type Hit struct {
 // each with its true cosine similarity; it must not modify the store (no
 // access counters, no side effects), and k <= 0 returns no hits. Add stores
 // a memory, replacing one with the same ID. Implementations must be safe for
-// concurrent use.
+// concurrent use. The hits Recall returns belong to the caller; [Compact]
+// only reads them. Compact and [RecordEpisode] never modify a Memory (or
+// its Vector) after passing it to Add, so a store may keep it as it is.
 type MemoryStore interface {
 	Recall(ctx context.Context, vector []float32, k int) ([]Hit, error)
 	Add(ctx context.Context, m Memory) error
@@ -61,7 +63,9 @@ type MemoryStore interface {
 // BatchRecaller is implemented by stores that answer many queries at once
 // more cheaply than one by one. [Compact] uses it, when the store has it, to
 // compute every message's coverage in one call. The result has one slice of
-// hits per vector, in order.
+// hits per vector, in order, each as [MemoryStore.Recall] would return it;
+// it belongs to the caller. Implementations must be safe for concurrent
+// use.
 type BatchRecaller interface {
 	RecallBatch(ctx context.Context, vectors [][]float32, k int) ([][]Hit, error)
 }
