@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -177,7 +178,8 @@ func EpisodeText(stats Stats, session string) string {
 
 // RecordEpisode writes a memory of kind "episode" (confidence 0.7) that
 // describes a compaction with [EpisodeText], embedded with embedder, and
-// returns it. The covered share it reports is Stats.CoveredDroppedPct: the
+// returns it; the caller owns the returned Memory, whose Vector is not
+// shared with the store. The covered share it reports is Stats.CoveredDroppedPct: the
 // share of dropped tokens whose coverage reached the novelty threshold.
 // It returns an error wrapping ErrInvalidOption if store or embedder is nil,
 // one wrapping ErrInvalidEmbedding (and, for compatibility,
@@ -207,5 +209,6 @@ func RecordEpisode(ctx context.Context, store MemoryStore, embedder Embedder, st
 	if err := store.Add(ctx, m); err != nil {
 		return Memory{}, fmt.Errorf("store episode: %w", err)
 	}
+	m.Vector = slices.Clone(m.Vector) // the store may keep the one it was given
 	return m, nil
 }

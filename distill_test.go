@@ -186,6 +186,8 @@ func TestRecordEpisode(t *testing.T) {
 	assert.Equal(t, fakes.SeededVector(want, 8), m.Vector)
 	require.Len(t, store.Memories, 1)
 	assert.Equal(t, m.ID, store.Memories[0].ID)
+	m.Vector[0]++ // the caller owns the returned Memory; the store keeps its own
+	assert.Equal(t, fakes.SeededVector(want, 8), store.Memories[0].Vector)
 
 	_, err = chitta.RecordEpisode(t.Context(), nil, fakes.SeededEmbedder{Dims: 8}, st, "abc")
 	require.ErrorIs(t, err, chitta.ErrInvalidOption)
