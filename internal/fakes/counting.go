@@ -1,17 +1,12 @@
-// Package fakes holds hand-written test doubles for chitta's interfaces. It
-// does not import chitta, so that chitta's own tests can use it.
 package fakes
 
 import (
 	"context"
 	"slices"
 	"sync"
-)
 
-// embedder is chitta.Embedder, restated to avoid an import cycle.
-type embedder interface {
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-}
+	"github.com/chitta-go/chitta"
+)
 
 // CountingEmbedder wraps an embedder and records every call and every text
 // it is asked to embed. Err, when set, is returned instead of calling Next;
@@ -19,7 +14,7 @@ type embedder interface {
 // dimensions). Set the fields before use; the methods are safe for
 // concurrent use.
 type CountingEmbedder struct {
-	Next    embedder
+	Next    chitta.Embedder
 	Err     error
 	Corrupt func([][]float32) [][]float32
 
