@@ -183,7 +183,6 @@ func (c *CachedEmbedder) embedShared(ctx context.Context, texts []string) ([][]f
 		if err != nil {
 			return nil, err
 		}
-		dims = len(fresh[0])
 	}
 
 	for i := range texts {
