@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -192,11 +194,14 @@ func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
 		}
 		return &rpcResponse{JSONRPC: "2.0", ID: id, Result: wireResult(res)}
 	case "tools/list":
+		// As an MCP session lists them: sorted by name, with the cache
+		// scope the protocol requires on the wire (the SDK's default).
 		defs := make([]*mcp.Tool, len(a.toolset))
 		for i, t := range a.toolset {
 			defs[i] = t.def
 		}
-		return &rpcResponse{JSONRPC: "2.0", ID: id, Result: &mcp.ListToolsResult{Tools: defs}}
+		slices.SortFunc(defs, func(x, y *mcp.Tool) int { return strings.Compare(x.Name, y.Name) })
+		return &rpcResponse{JSONRPC: "2.0", ID: id, Result: &mcp.ListToolsResult{Tools: defs, Cacheable: mcp.Cacheable{CacheScope: "public"}}}
 	default:
 		return rpcError(id, jsonrpc.CodeMethodNotFound,
 			"method not found: %q (one-shot mode answers tools/call and tools/list; send initialize first for an MCP session)", method)

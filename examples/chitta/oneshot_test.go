@@ -164,3 +164,46 @@ func FuzzOneShotRequest(f *testing.F) {
 		}
 	})
 }
+
+// sessionResult sends one request to an MCP session over a (after the
+// handshake) and returns the raw result the server wrote.
+func sessionResult(t *testing.T, a *app, method string, params any) json.RawMessage {
+	t.Helper()
+	ctx := t.Context()
+	conn, err := serverTransport(t, a).Connect(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	exchange := func(id int64, method string, params any) json.RawMessage {
+		rid, err := jsonrpc.MakeID(float64(id))
+		require.NoError(t, err)
+		data, err := json.Marshal(params)
+		require.NoError(t, err)
+		require.NoError(t, conn.Write(ctx, &jsonrpc.Request{ID: rid, Method: method, Params: data}))
+		msg, err := conn.Read(ctx)
+		require.NoError(t, err)
+		resp, ok := msg.(*jsonrpc.Response)
+		require.True(t, ok, "%T", msg)
+		require.NoError(t, resp.Error)
+		return resp.Result
+	}
+	exchange(1, "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "0"}})
+	require.NoError(t, conn.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage("{}")}))
+	return exchange(2, method, params)
+}
+
+// TestOneShotToolsListMatchesSession: one-shot mode lists the tools exactly
+// as an MCP session does (the SDK fills in the cache fields the protocol
+// requires, such as cacheScope "public", and sorts the tools by name).
+func TestOneShotToolsListMatchesSession(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	var session, oneShot any
+	require.NoError(t, json.Unmarshal(sessionResult(t, a, "tools/list", map[string]any{}), &session))
+
+	resp := a.answer(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	require.Nil(t, resp.Error)
+	data, err := marshal(resp.Result)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &oneShot))
+	assert.Equal(t, session, oneShot)
+}

@@ -73,16 +73,22 @@ func compactJSON(t *testing.T, data []byte) string {
 // session (the server is connected first).
 func connect(t *testing.T, a *app) *mcp.ClientSession {
 	t.Helper()
-	ctx := t.Context()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := newServer(a).Connect(ctx, st, nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = ss.Close() })
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
-	cs, err := client.Connect(ctx, ct, nil)
+	cs, err := client.Connect(t.Context(), serverTransport(t, a), nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
+}
+
+// serverTransport starts an MCP server over a, connected first, and returns
+// the client's end of the connection.
+func serverTransport(t *testing.T, a *app) *mcp.InMemoryTransport {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := newServer(a).Connect(t.Context(), st, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ss.Close() })
+	return ct
 }
 
 // structuredJSON re-encodes a client-side result's structured content.
