@@ -10,9 +10,10 @@
 //	 "custom_instructions": "…"}
 //
 // It reads the last 32 MiB of the transcript, takes the last 60
-// user/assistant turns, compacts them at a target ratio of 0.4 with the
-// query set to custom_instructions (or, when empty, the last real user
-// prompt), records a compaction episode with chitta.RecordEpisode (and, with
+// user/assistant turns (side-chain turns only when the transcript has no
+// others, as a sub-agent's own transcript has not), compacts them at a
+// target ratio of 0.4 with the query set to custom_instructions (or, when
+// empty, the last real user prompt), records a compaction episode with chitta.RecordEpisode (and, with
 // --distill, the novel dropped turns), and saves the store atomically.
 //
 // It never gets in the way of Claude Code's own compaction: whatever
@@ -149,6 +150,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) 
 	tr, err := claudecode.ReadFile(path, nil)
 	if err != nil {
 		return "", err
+	}
+	if len(tr.Turns) == 0 {
+		// A sub-agent's own transcript is all side-chain entries.
+		if side, err := claudecode.ReadFile(path, &claudecode.Options{IncludeSidechains: true}); err == nil && len(side.Turns) > 0 {
+			tr = side
+		}
 	}
 	window := claudecode.Tail(tr.Turns, turns)
 	if len(window) == 0 {
