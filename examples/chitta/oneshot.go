@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -153,6 +154,8 @@ func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
 		return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: id: required (one-shot mode answers requests, not notifications)")
 	case id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9'):
 		return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: id: want a string or a number")
+	case !utf8.Valid(id): // echoed as is, it would make the response invalid JSON
+		return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: id: not valid UTF-8")
 	}
 	var version string
 	if json.Unmarshal(req.JSONRPC, &version) != nil || version != "2.0" {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/stretchr/testify/assert"
@@ -32,6 +33,7 @@ func TestAnswer(t *testing.T) {
 		{name: "a string", req: `"tools/call"`, code: jsonrpc.CodeInvalidRequest, id: "null"},
 		{name: "notification", req: `{"jsonrpc":"2.0","method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", substr: "id: required"},
 		{name: "object id", req: `{"jsonrpc":"2.0","id":{},"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", substr: "id: want"},
+		{name: "id not UTF-8", req: "{\"jsonrpc\":\"2.0\",\"id\":\"\xe5\",\"method\":\"tools/list\"}", code: jsonrpc.CodeInvalidRequest, id: "null", substr: "id: not valid UTF-8"},
 		{name: "wrong version", req: `{"jsonrpc":"1.0","id":3,"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "3", substr: "jsonrpc"},
 		{name: "no method", req: `{"jsonrpc":"2.0","id":3}`, code: jsonrpc.CodeInvalidRequest, id: "3", substr: "method"},
 		{name: "method a number", req: `{"jsonrpc":"2.0","id":3,"method":5}`, code: jsonrpc.CodeInvalidRequest, id: "3", substr: "method"},
@@ -149,6 +151,7 @@ func FuzzOneShotRequest(f *testing.F) {
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"compact_context","arguments":{"messages":"nope"}}}`,
 		`{"jsonrpc":"2.0","id":-1e3,"method":"x"}`,
 		`[]`, `{`, `null`, `{"id":null}`, "\xff",
+		"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"compact_context\",\"arguments\":{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}],\"target_ratio\":1}}}",
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
@@ -159,6 +162,7 @@ func FuzzOneShotRequest(f *testing.F) {
 		out, err := marshal(resp)
 		require.NoError(t, err)
 		checkResponse(t, out)
+		require.True(t, utf8.Valid(out), "a response is UTF-8 JSON: %q", out)
 		if resp.Error != nil && resp.Error.Code == jsonrpc.CodeParseError {
 			require.False(t, json.Valid(bytes.TrimSpace(data)))
 		}

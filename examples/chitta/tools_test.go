@@ -336,6 +336,7 @@ func TestMCPInvalidArguments(t *testing.T) {
 		{"message without role", "compact_context", `{"messages": [{"content": "hi"}]}`, "messages[0].role"},
 		{"content of wrong type", "compact_context", `{"messages": [{"role": "user", "content": 3}]}`, "messages[0].content"},
 		{"unknown role", "compact_context", `{"messages": [{"role": "critic", "content": "x"}]}`, "messages[0].role"},
+		{"message not UTF-8", "compact_context", "{\"messages\": [{\"role\": \"user\", \"content\": \"ok\"}, {\"role\": \"user\", \"content\": \"bad \xff\xfe byte\"}]}", "messages[1]: not valid UTF-8"},
 		{"ratio too high", "compact_context", `{"messages": [], "target_ratio": 1.5}`, "target_ratio"},
 		{"ratio too low", "compact_context", `{"messages": [], "target_ratio": 0.01}`, "target_ratio"},
 		{"ratio zero", "compact_context", `{"messages": [], "target_ratio": 0}`, "target_ratio"},
