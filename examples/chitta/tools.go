@@ -169,7 +169,11 @@ func decodeArgs(args json.RawMessage, dst any) error {
 			if field == "" {
 				field = "arguments"
 			}
-			return invalidParams("%s: want %s, got %s", field, jsonType(typeErr.Type.String()), typeErr.Value)
+			want := jsonType(typeErr.Type.String())
+			if num, ok := strings.CutPrefix(typeErr.Value, "number "); ok && want == "a number" {
+				return invalidParams("%s: %s out of range", field, num) // beyond float64
+			}
+			return invalidParams("%s: want %s, got %s", field, want, typeErr.Value)
 		case errors.As(err, &syntaxErr):
 			return invalidParams("arguments: invalid JSON: %v", err)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):

@@ -340,6 +340,7 @@ func TestMCPInvalidArguments(t *testing.T) {
 		{"ratio too high", "compact_context", `{"messages": [], "target_ratio": 1.5}`, "target_ratio"},
 		{"ratio too low", "compact_context", `{"messages": [], "target_ratio": 0.01}`, "target_ratio"},
 		{"ratio zero", "compact_context", `{"messages": [], "target_ratio": 0}`, "target_ratio"},
+		{"ratio overflows", "compact_context", `{"messages": [], "target_ratio": 1e400}`, "target_ratio: 1e400 out of range"},
 		{"ratio a string", "compact_context", `{"messages": [], "target_ratio": "half"}`, "target_ratio: want a number"},
 		{"query a number", "compact_context", `{"messages": [], "query": 4}`, "query: want a string"},
 		{"distill a string", "compact_context", `{"messages": [], "distill_novel": "yes"}`, "distill_novel: want a boolean"},
