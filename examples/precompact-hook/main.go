@@ -99,7 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.store, "store", "", storepath.FlagUsage)
 	fs.StringVar(&c.embedder, "embedder", "hash", "embedder: hash, hash:DIMS, llamacpp:PATH (needs -tags llamacpp) or openai:URL#MODEL; must match the store's")
 	fs.BoolVar(&c.distill, "distill", false, "also store dropped turns the memory does not cover yet (distill_novel)")
-	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "give up after this long (Claude Code's own hook timeout is 60s)")
+	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "give up after this long (keep it under the hook's timeout in Claude Code's settings: 600s by default, 60s in the README snippet)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stderr, "Usage: precompact-hook [flags] < hook-input.json\n\n"+
