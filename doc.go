@@ -21,8 +21,10 @@
 //
 // Without an [Embedder] the score degrades to recency and structure, and
 // [Stats.Embedding] says so. [HashEmbedder] is a zero-download default;
-// [CachedEmbedder] makes repeated compactions in an agent loop cheap; the
-// llamacpp and openai subpackages embed with real models.
+// [CachedEmbedder] and [CachedTokenCounter] make repeated compactions in an
+// agent loop cheap; the llamacpp and openai subpackages embed with real
+// models. [Options.Rescale] rescales the semantic and coverage terms over
+// each call, which suits lexical embedders.
 //
 // [HNSWStore] is the in-memory, persistent memory store. With
 // [Options.DistillNovel], dropped messages that the store does not yet cover

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -151,6 +154,8 @@ func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
 		return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: id: required (one-shot mode answers requests, not notifications)")
 	case id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9'):
 		return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: id: want a string or a number")
+	case !utf8.Valid(id): // echoed as is, it would make the response invalid JSON
+		return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: id: not valid UTF-8")
 	}
 	var version string
 	if json.Unmarshal(req.JSONRPC, &version) != nil || version != "2.0" {
@@ -192,11 +197,14 @@ func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
 		}
 		return &rpcResponse{JSONRPC: "2.0", ID: id, Result: wireResult(res)}
 	case "tools/list":
+		// As an MCP session lists them: sorted by name, with the cache
+		// scope the protocol requires on the wire (the SDK's default).
 		defs := make([]*mcp.Tool, len(a.toolset))
 		for i, t := range a.toolset {
 			defs[i] = t.def
 		}
-		return &rpcResponse{JSONRPC: "2.0", ID: id, Result: &mcp.ListToolsResult{Tools: defs}}
+		slices.SortFunc(defs, func(x, y *mcp.Tool) int { return strings.Compare(x.Name, y.Name) })
+		return &rpcResponse{JSONRPC: "2.0", ID: id, Result: &mcp.ListToolsResult{Tools: defs, Cacheable: mcp.Cacheable{CacheScope: "public"}}}
 	default:
 		return rpcError(id, jsonrpc.CodeMethodNotFound,
 			"method not found: %q (one-shot mode answers tools/call and tools/list; send initialize first for an MCP session)", method)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/stretchr/testify/assert"
@@ -32,6 +33,7 @@ func TestAnswer(t *testing.T) {
 		{name: "a string", req: `"tools/call"`, code: jsonrpc.CodeInvalidRequest, id: "null"},
 		{name: "notification", req: `{"jsonrpc":"2.0","method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", substr: "id: required"},
 		{name: "object id", req: `{"jsonrpc":"2.0","id":{},"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", substr: "id: want"},
+		{name: "id not UTF-8", req: "{\"jsonrpc\":\"2.0\",\"id\":\"\xe5\",\"method\":\"tools/list\"}", code: jsonrpc.CodeInvalidRequest, id: "null", substr: "id: not valid UTF-8"},
 		{name: "wrong version", req: `{"jsonrpc":"1.0","id":3,"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "3", substr: "jsonrpc"},
 		{name: "no method", req: `{"jsonrpc":"2.0","id":3}`, code: jsonrpc.CodeInvalidRequest, id: "3", substr: "method"},
 		{name: "method a number", req: `{"jsonrpc":"2.0","id":3,"method":5}`, code: jsonrpc.CodeInvalidRequest, id: "3", substr: "method"},
@@ -149,6 +151,7 @@ func FuzzOneShotRequest(f *testing.F) {
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"compact_context","arguments":{"messages":"nope"}}}`,
 		`{"jsonrpc":"2.0","id":-1e3,"method":"x"}`,
 		`[]`, `{`, `null`, `{"id":null}`, "\xff",
+		"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"compact_context\",\"arguments\":{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}],\"target_ratio\":1}}}",
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
@@ -159,8 +162,52 @@ func FuzzOneShotRequest(f *testing.F) {
 		out, err := marshal(resp)
 		require.NoError(t, err)
 		checkResponse(t, out)
+		require.True(t, utf8.Valid(out), "a response is UTF-8 JSON: %q", out)
 		if resp.Error != nil && resp.Error.Code == jsonrpc.CodeParseError {
 			require.False(t, json.Valid(bytes.TrimSpace(data)))
 		}
 	})
+}
+
+// sessionResult sends one request to an MCP session over a (after the
+// handshake) and returns the raw result the server wrote.
+func sessionResult(t *testing.T, a *app, method string, params any) json.RawMessage {
+	t.Helper()
+	ctx := t.Context()
+	conn, err := serverTransport(t, a).Connect(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	exchange := func(id int64, method string, params any) json.RawMessage {
+		rid, err := jsonrpc.MakeID(float64(id))
+		require.NoError(t, err)
+		data, err := json.Marshal(params)
+		require.NoError(t, err)
+		require.NoError(t, conn.Write(ctx, &jsonrpc.Request{ID: rid, Method: method, Params: data}))
+		msg, err := conn.Read(ctx)
+		require.NoError(t, err)
+		resp, ok := msg.(*jsonrpc.Response)
+		require.True(t, ok, "%T", msg)
+		require.NoError(t, resp.Error)
+		return resp.Result
+	}
+	exchange(1, "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "t", "version": "0"}})
+	require.NoError(t, conn.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage("{}")}))
+	return exchange(2, method, params)
+}
+
+// TestOneShotToolsListMatchesSession: one-shot mode lists the tools exactly
+// as an MCP session does (the SDK fills in the cache fields the protocol
+// requires, such as cacheScope "public", and sorts the tools by name).
+func TestOneShotToolsListMatchesSession(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	var session, oneShot any
+	require.NoError(t, json.Unmarshal(sessionResult(t, a, "tools/list", map[string]any{}), &session))
+
+	resp := a.answer(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	require.Nil(t, resp.Error)
+	data, err := marshal(resp.Result)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &oneShot))
+	assert.Equal(t, session, oneShot)
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -168,7 +169,11 @@ func decodeArgs(args json.RawMessage, dst any) error {
 			if field == "" {
 				field = "arguments"
 			}
-			return invalidParams("%s: want %s, got %s", field, jsonType(typeErr.Type.String()), typeErr.Value)
+			want := jsonType(typeErr.Type.String())
+			if num, ok := strings.CutPrefix(typeErr.Value, "number "); ok && want == "a number" {
+				return invalidParams("%s: %s out of range", field, num) // beyond float64
+			}
+			return invalidParams("%s: want %s, got %s", field, want, typeErr.Value)
 		case errors.As(err, &syntaxErr):
 			return invalidParams("arguments: invalid JSON: %v", err)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
@@ -239,6 +244,13 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 	msgs, err := chitta.ParseMessages(msgsJSON)
 	if err != nil {
 		return nil, messagesError(err)
+	}
+	// Kept messages go back byte for byte, so one that is not UTF-8 would
+	// make the whole response invalid JSON.
+	for i, m := range msgs {
+		if !utf8.Valid(m.Raw) {
+			return nil, invalidParams("messages[%d]: not valid UTF-8 (JSON text must be UTF-8)", i)
+		}
 	}
 
 	// Distillation writes to the store: hold the write lock so that the

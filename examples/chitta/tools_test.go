@@ -73,16 +73,22 @@ func compactJSON(t *testing.T, data []byte) string {
 // session (the server is connected first).
 func connect(t *testing.T, a *app) *mcp.ClientSession {
 	t.Helper()
-	ctx := t.Context()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := newServer(a).Connect(ctx, st, nil)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = ss.Close() })
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil)
-	cs, err := client.Connect(ctx, ct, nil)
+	cs, err := client.Connect(t.Context(), serverTransport(t, a), nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
+}
+
+// serverTransport starts an MCP server over a, connected first, and returns
+// the client's end of the connection.
+func serverTransport(t *testing.T, a *app) *mcp.InMemoryTransport {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := newServer(a).Connect(t.Context(), st, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ss.Close() })
+	return ct
 }
 
 // structuredJSON re-encodes a client-side result's structured content.
@@ -330,9 +336,11 @@ func TestMCPInvalidArguments(t *testing.T) {
 		{"message without role", "compact_context", `{"messages": [{"content": "hi"}]}`, "messages[0].role"},
 		{"content of wrong type", "compact_context", `{"messages": [{"role": "user", "content": 3}]}`, "messages[0].content"},
 		{"unknown role", "compact_context", `{"messages": [{"role": "critic", "content": "x"}]}`, "messages[0].role"},
+		{"message not UTF-8", "compact_context", "{\"messages\": [{\"role\": \"user\", \"content\": \"ok\"}, {\"role\": \"user\", \"content\": \"bad \xff\xfe byte\"}]}", "messages[1]: not valid UTF-8"},
 		{"ratio too high", "compact_context", `{"messages": [], "target_ratio": 1.5}`, "target_ratio"},
 		{"ratio too low", "compact_context", `{"messages": [], "target_ratio": 0.01}`, "target_ratio"},
 		{"ratio zero", "compact_context", `{"messages": [], "target_ratio": 0}`, "target_ratio"},
+		{"ratio overflows", "compact_context", `{"messages": [], "target_ratio": 1e400}`, "target_ratio: 1e400 out of range"},
 		{"ratio a string", "compact_context", `{"messages": [], "target_ratio": "half"}`, "target_ratio: want a number"},
 		{"query a number", "compact_context", `{"messages": [], "query": 4}`, "query: want a string"},
 		{"distill a string", "compact_context", `{"messages": [], "distill_novel": "yes"}`, "distill_novel: want a boolean"},

@@ -10,9 +10,10 @@
 //	 "custom_instructions": "…"}
 //
 // It reads the last 32 MiB of the transcript, takes the last 60
-// user/assistant turns, compacts them at a target ratio of 0.4 with the
-// query set to custom_instructions (or, when empty, the last real user
-// prompt), records a compaction episode with chitta.RecordEpisode (and, with
+// user/assistant turns (side-chain turns only when the transcript has no
+// others, as a sub-agent's own transcript has not), compacts them at a
+// target ratio of 0.4 with the query set to custom_instructions (or, when
+// empty, the last real user prompt), records a compaction episode with chitta.RecordEpisode (and, with
 // --distill, the novel dropped turns), and saves the store atomically.
 //
 // It never gets in the way of Claude Code's own compaction: whatever
@@ -98,7 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.store, "store", "", storepath.FlagUsage)
 	fs.StringVar(&c.embedder, "embedder", "hash", "embedder: hash, hash:DIMS, llamacpp:PATH (needs -tags llamacpp) or openai:URL#MODEL; must match the store's")
 	fs.BoolVar(&c.distill, "distill", false, "also store dropped turns the memory does not cover yet (distill_novel)")
-	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "give up after this long (Claude Code's own hook timeout is 60s)")
+	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "give up after this long (keep it under the hook's timeout in Claude Code's settings: 600s by default, 60s in the README snippet)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stderr, "Usage: precompact-hook [flags] < hook-input.json\n\n"+
@@ -149,6 +150,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) 
 	tr, err := claudecode.ReadFile(path, nil)
 	if err != nil {
 		return "", err
+	}
+	if len(tr.Turns) == 0 {
+		// A sub-agent's own transcript is all side-chain entries.
+		if side, err := claudecode.ReadFile(path, &claudecode.Options{IncludeSidechains: true}); err == nil && len(side.Turns) > 0 {
+			tr = side
+		}
 	}
 	window := claudecode.Tail(tr.Turns, turns)
 	if len(window) == 0 {

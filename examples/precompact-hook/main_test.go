@@ -125,6 +125,24 @@ func TestRunRecordsEpisode(t *testing.T) {
 	assert.Contains(t, summary, fmt.Sprintf("(%d memories)", n))
 }
 
+// TestRunSubagentTranscript: a sub-agent's transcript holds only side-chain
+// entries; the hook compacts those rather than finding no turns.
+func TestRunSubagentTranscript(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(writeTranscript(t, 5))
+	require.NoError(t, err)
+	side := strings.ReplaceAll(string(data), `"isSidechain":false`, `"isSidechain":true`)
+	require.NotEqual(t, string(data), side)
+	transcript := filepath.Join(t.TempDir(), "agent-a1.jsonl")
+	require.NoError(t, os.WriteFile(transcript, []byte(side), 0o600))
+	store := filepath.Join(t.TempDir(), "memory.chitta")
+
+	summary, err := run(t.Context(), []string{"--store", store}, strings.NewReader(hookJSON(t, transcript, "sess-sub", "")), io.Discard)
+	require.NoError(t, err)
+	assert.Contains(t, summary, "of 21 turns", "5 rounds of 4 turns and the command output")
+	assert.Equal(t, 1, storeLen(t, store), "one episode")
+}
+
 func TestOneLine(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, "store a: disk full ; store b: disk full", oneLine("store a: disk full\nstore b: disk full"))
@@ -257,9 +275,6 @@ func TestRealTranscripts(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "m.chitta")
 	n := 0
 	for _, path := range files {
-		if strings.Contains(path, "__subagents__") {
-			continue // all side-chain: nothing of the main session
-		}
 		summary, err := run(t.Context(), []string{"--store", store, "--distill"}, strings.NewReader(hookJSON(t, path, filepath.Base(path), "")), io.Discard)
 		require.NoError(t, err, path)
 		assert.Contains(t, summary, "kept")

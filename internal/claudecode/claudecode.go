@@ -430,10 +430,15 @@ func (p *pending) finish() (Turn, bool) {
 	default:
 		w.Content = []json.RawMessage{}
 	}
-	raw, err := json.Marshal(w)
-	if err != nil {
+	// Not json.Marshal: it would escape &, < and > in the transcript's own
+	// blocks (a tool input "a && b" would read "a \u0026\u0026 b").
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(w); err != nil {
 		return Turn{}, false
 	}
+	raw := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if err := turn.Message.UnmarshalJSON(raw); err != nil {
 		return Turn{}, false
 	}

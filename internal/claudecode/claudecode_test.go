@@ -243,6 +243,21 @@ func TestParseEdgeCases(t *testing.T) {
 			},
 		},
 		{
+			// Claude Code writes &, < and > as they are; the turn keeps them
+			// so (json.Marshal would escape them to \u0026 and the like,
+			// which inflates the token count and hides the text from the query).
+			name: "markup characters kept as written",
+			input: `{"type":"assistant","uuid":"a","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"go vet && go test 2>&1 | grep '<nil>'"}}]}}` + "\n" +
+				`{"type":"user","uuid":"u","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok <html> & done"}]}}` + "\n",
+			turns: 2,
+			check: func(t *testing.T, tr *claudecode.Transcript) {
+				assert.Contains(t, string(tr.Turns[0].Message.Raw), `"go vet && go test 2>&1 | grep '<nil>'"`)
+				assert.Contains(t, tr.Turns[0].Message.Content, "go vet && go test 2>&1 | grep '<nil>'")
+				assert.Contains(t, string(tr.Turns[1].Message.Raw), `"ok <html> & done"`)
+				assert.Contains(t, tr.Turns[1].Message.Content, "ok <html> & done")
+			},
+		},
+		{
 			name:  "line without trailing newline is read",
 			input: strings.TrimSuffix(line(t, "user", "u", "", "last words", nil), "\n"),
 			turns: 1,

@@ -18,6 +18,10 @@ const FileName = "memory.chitta"
 // known, so there is no default store path.
 var ErrNoHome = errors.New("storepath: no XDG_DATA_HOME and no home directory")
 
+// ErrNotFile reports a store path that names a directory or another
+// non-regular file.
+var ErrNotFile = errors.New("storepath: store path is not a regular file")
+
 // Default returns the default store path: $XDG_DATA_HOME/chitta/memory.chitta,
 // or ~/.local/share/chitta/memory.chitta when XDG_DATA_HOME is unset or not
 // absolute (the XDG Base Directory specification says to ignore relative
@@ -56,8 +60,17 @@ func Resolve(flag string) (string, error) {
 // Open loads the store at path. A missing file gives a new empty store of
 // dims dimensions (nothing is written). A file that cannot be
 // read, is corrupt, or holds vectors of another dimension is an error: the
-// caller must refuse to start and never overwrite it.
+// caller must refuse to start and never overwrite it. A path that names a
+// directory, device or other non-regular file is an error wrapping
+// [ErrNotFile].
 func Open(path string, dims int) (*chitta.HNSWStore, error) {
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		what := "special file"
+		if info.IsDir() {
+			what = "directory"
+		}
+		return nil, fmt.Errorf("%w: %s is a %s (pass --store with a file path)", ErrNotFile, path, what)
+	}
 	s, err := chitta.LoadHNSWStore(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):

@@ -111,6 +111,16 @@ func TestOpenRefusesCorruptFile(t *testing.T) {
 	}
 }
 
+func TestOpenRefusesDirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, err := Open(dir, 4)
+	require.ErrorIs(t, err, ErrNotFile)
+	assert.ErrorContains(t, err, dir)
+	_, err = OpenShared(dir, 4)
+	require.ErrorIs(t, err, ErrNotFile)
+}
+
 func TestResolve(t *testing.T) {
 	got, err := Resolve("/tmp/x.chitta")
 	require.NoError(t, err)
