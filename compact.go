@@ -106,7 +106,9 @@ type Result struct {
 
 // TurnScore is the score breakdown of one input message. For system and
 // developer messages only Index, Role, Structural (2.0), Tokens, Unit (=
-// Index), Pinned and Kept are set.
+// Index), Pinned and Kept are set. With [Options.Rescale], Score combines
+// the rescaled semantic and coverage terms while Semantic and Coverage
+// report the raw ones, so Score cannot be recomputed from the fields.
 type TurnScore struct {
 	Index      int     `json:"index"`
 	Role       Role    `json:"role"`
