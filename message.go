@@ -114,7 +114,7 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // Errors wrap [ErrInvalidMessages]; when one message is at fault the error
 // is a [*MessageError] naming its index and field. Unknown block types and
 // unknown fields are tolerated; text-bearing fields of the wrong type are
-// not. A role is any non-empty string here; [Compact] decides whether it
+// not, nor are tool_result blocks nested more than 16 deep in one another. A role is any non-empty string here; [Compact] decides whether it
 // has a weight.
 func ParseMessages(data []byte) ([]Message, error) {
 	data = bytes.TrimSpace(data)
@@ -198,7 +198,7 @@ func (p *parser) parse(index int, raw json.RawMessage) (Message, error) {
 	}
 	m := Message{Role: Role(role), Raw: raw}
 	var b strings.Builder
-	if err := appendContent(&b, &m, w.Content, "content"); err != nil {
+	if err := appendContent(&b, &m, w.Content, "content", 0); err != nil {
 		return fail(err.field, "%s", err.msg)
 	}
 	if !isNull(w.ToolCalls) {
@@ -278,11 +278,21 @@ func (p *parser) parse(index int, raw json.RawMessage) (Message, error) {
 
 type contentError struct{ field, msg string }
 
+// maxContentDepth bounds how deeply tool_result blocks may nest inside one
+// another. Real transcripts nest once; each level re-reads the rest of the
+// message, so unbounded nesting made parsing quadratic (a 200 KB message
+// took seconds).
+const maxContentDepth = 16
+
 // appendContent renders content (null, a string, or an array of blocks) into
-// b and collects tool linkage from tool_use and tool_result blocks.
-func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field string) *contentError {
+// b and collects tool linkage from tool_use and tool_result blocks. depth is
+// the number of tool_result blocks raw is nested in.
+func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field string, depth int) *contentError {
 	if isNull(raw) {
 		return nil
+	}
+	if depth > maxContentDepth {
+		return &contentError{field, "tool_result blocks nested more than " + strconv.Itoa(maxContentDepth) + " deep"}
 	}
 	switch raw[0] {
 	case '"':
@@ -304,7 +314,7 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 		f := field + "[" + strconv.Itoa(j) + "]"
 		blk = bytes.TrimSpace(blk)
 		if len(blk) > 0 && blk[0] == '"' { // a bare string part
-			if err := appendContent(b, m, blk, f); err != nil {
+			if err := appendContent(b, m, blk, f, depth); err != nil {
 				return err
 			}
 			continue
@@ -359,7 +369,7 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 			if id != "" {
 				m.ToolResultIDs = append(m.ToolResultIDs, id)
 			}
-			if err := appendContent(b, m, block.Content, f+".content"); err != nil {
+			if err := appendContent(b, m, block.Content, f+".content", depth+1); err != nil {
 				return err
 			}
 		case "image", "image_url", "input_image":
