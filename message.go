@@ -92,6 +92,28 @@ func (m Message) MarshalJSON() ([]byte, error) {
 	return json.Marshal(w)
 }
 
+// MarshalMessages encodes msgs as a JSON array whose elements are exactly
+// what each message's MarshalJSON returns: for parsed messages, their
+// original JSON objects byte for byte (white space, key order, escapes and
+// number spellings included). [json.Marshal] on a []Message gives the same
+// JSON values but compacts each object and escapes <, > and &.
+func MarshalMessages(msgs []Message) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i := range msgs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		raw, err := msgs[i].MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+		b.Write(raw)
+	}
+	b.WriteByte(']')
+	return b.Bytes(), nil
+}
+
 // UnmarshalJSON reads one OpenAI- or Anthropic-format message object, as
 // [ParseMessages] does for each element of an array (legacy function_call
 // linkage, which spans two messages, needs ParseMessages).

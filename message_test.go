@@ -182,3 +182,32 @@ func TestMessageUnmarshalErrorHasNoIndex(t *testing.T) {
 	require.ErrorIs(t, err, chitta.ErrInvalidMessages)
 	assert.Equal(t, "chitta: invalid messages: message: role: missing", err.Error())
 }
+
+func TestMarshalMessagesIsByteExact(t *testing.T) {
+	t.Parallel()
+	elems := []string{
+		"{ \"role\" : \"user\",\n  \"content\": \"a < b && c > d\", \"n\": 1.0000000000000002e0 }",
+		`{"content":"\u00e9t\u00e9","role":"assistant"}`,
+	}
+	in := "[" + elems[0] + " ,\n" + elems[1] + "]"
+	msgs, err := chitta.ParseMessages([]byte(in))
+	require.NoError(t, err)
+	msgs = append(msgs, chitta.Message{Role: chitta.RoleTool, Content: "built in Go", ToolResultIDs: []string{"x"}})
+	out, err := chitta.MarshalMessages(msgs)
+	require.NoError(t, err)
+	built, err := msgs[2].MarshalJSON()
+	require.NoError(t, err)
+	assert.Equal(t, "["+elems[0]+","+elems[1]+","+string(built)+"]", string(out))
+	back, err := chitta.ParseMessages(out)
+	require.NoError(t, err)
+	assert.Equal(t, msgs[2].ToolResultIDs, back[2].ToolResultIDs)
+
+	empty, err := chitta.MarshalMessages(nil)
+	require.NoError(t, err)
+	assert.Equal(t, "[]", string(empty))
+
+	// json.Marshal gives the same values, compacted and HTML-escaped.
+	std, err := json.Marshal(msgs[:1])
+	require.NoError(t, err)
+	assert.Contains(t, string(std), `\u003c`)
+}
