@@ -361,7 +361,12 @@ func (o *resolved) prepare(msgs []Message) (*pass, error) {
 		// 0.29 × 100 is 28.999999999999996 in float64, which must give 29.
 		// The relative nudge (1e-12) is far above float64 rounding error
 		// and far below any ratio a caller means.
-		p.target = int(math.Floor(o.ratio * float64(before) * (1 + 1e-12)))
+		// Capped at before, which also keeps the conversion in range.
+		if t := math.Floor(o.ratio * float64(before) * (1 + 1e-12)); t < float64(before) {
+			p.target = int(t)
+		} else {
+			p.target = before
+		}
 	}
 	return p, nil
 }
