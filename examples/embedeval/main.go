@@ -7,18 +7,19 @@
 //
 //	go run ./examples/embedeval -locomo ../shared/data/locomo/locomo-dev.json
 //
-// The data is read at run time from the given path and never copied.
+// Turns are read with the retention evaluation's LoCoMo loader (content
+// "<speaker>: <text>" plus any image caption; evidence references that name
+// no turn are left out). The data is read at run time from the given path
+// and never copied.
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"hash/fnv"
 	"io"
-	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -26,6 +27,8 @@ import (
 	"time"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/internal/retention"
+	"github.com/chitta-go/chitta/internal/vecmath"
 )
 
 func main() {
@@ -33,21 +36,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "embedeval:", err)
 		os.Exit(1)
 	}
-}
-
-type turn struct {
-	Speaker string `json:"speaker"`
-	DiaID   string `json:"dia_id"`
-	Text    string `json:"text"`
-}
-
-type conversation struct {
-	Conversation map[string]json.RawMessage `json:"conversation"`
-	QA           []struct {
-		Question string   `json:"question"`
-		Evidence []string `json:"evidence"`
-		Category int      `json:"category"`
-	} `json:"qa"`
 }
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
@@ -60,12 +48,13 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if *path == "" {
 		return errors.New("-locomo is required")
 	}
-	raw, err := os.ReadFile(*path)
+	f, err := os.Open(*path)
 	if err != nil {
 		return err
 	}
-	var convs []conversation
-	if err := json.Unmarshal(raw, &convs); err != nil {
+	convs, err := retention.LoadLoCoMo(f)
+	f.Close()
+	if err != nil {
 		return fmt.Errorf("parse %s: %w", *path, err)
 	}
 	type candidate struct {
@@ -98,37 +87,25 @@ type score struct {
 	embedTime     time.Duration
 }
 
-func evaluate(ctx context.Context, e chitta.Embedder, convs []conversation) (score, error) {
+func evaluate(ctx context.Context, e chitta.Embedder, convs []retention.Conversation) (score, error) {
 	var s score
 	for _, c := range convs {
-		var turns []turn
-		keys := make([]string, 0, len(c.Conversation))
-		for k := range c.Conversation {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(a, b int) bool { return sessionNumber(keys[a]) < sessionNumber(keys[b]) })
-		for _, k := range keys {
-			var ts []turn
-			if strings.HasPrefix(k, "session_") && json.Unmarshal(c.Conversation[k], &ts) == nil {
-				turns = append(turns, ts...)
-			}
-		}
-		var questions []string
-		var evidence [][]string
-		for _, q := range c.QA {
+		var questions []retention.Question
+		for _, q := range c.Questions {
 			if q.Category >= 1 && q.Category <= 4 && len(q.Evidence) > 0 {
-				questions = append(questions, q.Question)
-				evidence = append(evidence, q.Evidence)
+				questions = append(questions, q)
 			}
 		}
-		if len(turns) == 0 || len(questions) == 0 {
+		if len(c.Messages) == 0 || len(questions) == 0 {
 			continue
 		}
-		texts := make([]string, 0, len(turns)+len(questions))
-		for _, t := range turns {
-			texts = append(texts, t.Speaker+": "+t.Text)
+		texts := make([]string, 0, len(c.Messages)+len(questions))
+		for _, m := range c.Messages {
+			texts = append(texts, m.Content)
 		}
-		texts = append(texts, questions...)
+		for _, q := range questions {
+			texts = append(texts, q.Text)
+		}
 		start := time.Now()
 		vecs, err := e.Embed(ctx, texts)
 		s.embedTime += time.Since(start)
@@ -138,21 +115,22 @@ func evaluate(ctx context.Context, e chitta.Embedder, convs []conversation) (sco
 		if len(vecs) != len(texts) {
 			return s, fmt.Errorf("%d vectors for %d texts", len(vecs), len(texts))
 		}
-		for qi := range questions {
-			q := vecs[len(turns)+qi]
-			order := make([]int, len(turns))
-			sims := make([]float64, len(turns))
-			for i := range turns {
-				order[i], sims[i] = i, cosine(q, vecs[i])
+		n := len(c.Messages)
+		for qi, question := range questions {
+			q := vecs[n+qi]
+			order := make([]int, n)
+			sims := make([]float64, n)
+			for i := range n {
+				order[i], sims[i] = i, vecmath.Cosine64(q, vecs[i])
 			}
 			sort.SliceStable(order, func(a, b int) bool { return sims[order[a]] > sims[order[b]] })
-			want := map[string]bool{}
-			for _, id := range evidence[qi] {
-				want[id] = true
+			want := map[int]bool{}
+			for _, i := range question.Evidence {
+				want[i] = true
 			}
 			first, top := -1, 0
 			for rank, i := range order {
-				if want[turns[i].DiaID] {
+				if want[i] {
 					if first < 0 {
 						first = rank
 					}
@@ -173,28 +151,6 @@ func evaluate(ctx context.Context, e chitta.Embedder, convs []conversation) (sco
 		s.recall10 /= float64(s.questions)
 	}
 	return s, nil
-}
-
-// sessionNumber orders "session_N" keys numerically; other keys sort last.
-func sessionNumber(k string) int {
-	n, err := strconv.Atoi(strings.TrimPrefix(k, "session_"))
-	if err != nil {
-		return math.MaxInt
-	}
-	return n
-}
-
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	if na == 0 || nb == 0 || len(a) != len(b) {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 // whitespace is the baseline: strings.Fields tokens, FNV-1a, ±1, normalised.
