@@ -460,14 +460,15 @@ func plain(p *jsonschema.Schema, typ string) *jsonschema.Schema {
 	return p
 }
 
+// objectArray is the schema of a "messages" property: an array of message
+// objects, passed through verbatim, so their fields are not constrained.
+func objectArray(description string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "array", Description: description, Items: &jsonschema.Schema{Type: "object"}}
+}
+
 func compactSchema() *jsonschema.Schema {
 	s := schemaFor[compactInput]()
-	msgs := s.Properties["messages"]
-	s.Properties["messages"] = &jsonschema.Schema{
-		Type:        "array",
-		Description: msgs.Description,
-		Items:       &jsonschema.Schema{Type: "object"},
-	}
+	s.Properties["messages"] = objectArray(s.Properties["messages"].Description)
 	ratio := plain(s.Properties["target_ratio"], "number")
 	ratio.Minimum, ratio.Maximum = jsonschema.Ptr(chitta.MinTargetRatio), jsonschema.Ptr(chitta.MaxTargetRatio)
 	ratio.Default = json.RawMessage(fmt.Sprint(chitta.DefaultTargetRatio))
@@ -482,12 +483,7 @@ func compactSchema() *jsonschema.Schema {
 
 func compactOutputSchema() *jsonschema.Schema {
 	s := schemaFor[compactOutput]()
-	msgs := s.Properties["messages"]
-	s.Properties["messages"] = &jsonschema.Schema{
-		Type:        "array",
-		Description: msgs.Description,
-		Items:       &jsonschema.Schema{Type: "object"},
-	}
+	s.Properties["messages"] = objectArray(s.Properties["messages"].Description)
 	return s
 }
 
