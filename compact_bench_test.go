@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/fakes"
+	"github.com/chitta-go/chitta/internal/testkit/fakes"
 )
 
 // benchConversation is a deterministic conversation of n messages with tool

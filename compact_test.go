@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/fakes"
+	"github.com/chitta-go/chitta/internal/testkit/fakes"
 )
 
 // words counts whitespace-separated words: a token counter that makes

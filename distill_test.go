@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/fakes"
+	"github.com/chitta-go/chitta/internal/testkit/fakes"
 )
 
 func TestClassifyNovel(t *testing.T) {

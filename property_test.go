@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/fakes"
+	"github.com/chitta-go/chitta/internal/testkit/fakes"
 )
 
 // randomConversation builds a conversation with system messages, plain

@@ -16,8 +16,8 @@ import (
 	"github.com/coder/hnsw"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/fakes"
-	"github.com/chitta-go/chitta/internal/synth"
+	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/internal/testkit/synth"
 	"github.com/chitta-go/chitta/internal/vecmath"
 )
 

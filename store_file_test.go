@@ -21,7 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/synth"
+	"github.com/chitta-go/chitta/internal/testkit/synth"
 )
 
 // richStore returns a store of n memories with varied texts (including

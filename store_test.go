@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/synth"
+	"github.com/chitta-go/chitta/internal/testkit/synth"
 	"github.com/chitta-go/chitta/internal/vecmath"
 )
 

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/chitta-go/chitta/internal/gguf"
-	"github.com/chitta-go/chitta/internal/tinybert"
+	"github.com/chitta-go/chitta/internal/testkit/gguf"
+	"github.com/chitta-go/chitta/internal/testkit/tinybert"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

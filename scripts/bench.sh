@@ -27,9 +27,9 @@ bench . '^(BenchmarkEstimateTokens|BenchmarkCompact|BenchmarkHashEmbedder|Benchm
 # memories, batched recall, Add, save/load, heap per memory, Compact against
 # 100 000 memories, and the coder/hnsw recall measurements the issue quotes.
 bench . '^(BenchmarkRecall|BenchmarkRecallBatch|BenchmarkAdd|BenchmarkStoreFile|BenchmarkStoreHeap|BenchmarkCompactStore|BenchmarkHNSWRecallQuality)$' -benchmem -timeout 60m
-bench ./internal/retention 'BenchmarkSelect'
+bench ./examples/internal/retention 'BenchmarkSelect'
 if [ -f scripts/install-llama.sh ]; then
   eval "$(bash scripts/install-llama.sh)"
   bench ./llamacpp 'BenchmarkEmbed' -tags llamacpp
 fi
-go run ./internal/benchtable < "$raw"
+go run ./examples/internal/benchtable < "$raw"

@@ -28,11 +28,11 @@ export CI=true
 export GGML_NO_BACKTRACE="${GGML_NO_BACKTRACE:-1}"
 export CGO_ENABLED=1
 
-# Packages whose files mention the tag, plus internal/tinybert, whose
+# Packages whose files mention the tag, plus internal/testkit/tinybert, whose
 # real-vocabulary test needs CHITTA_LLAMA_VOCAB.
 mapfile -t pkgs < <(grep -rl --include='*.go' -E '^//go:build .*llamacpp' . |
 	xargs -n1 dirname | sort -u)
-pkgs+=(./internal/tinybert)
+pkgs+=(./internal/testkit/tinybert)
 echo "test-llamacpp: go vet and staticcheck -tags llamacpp ${pkgs[*]}" >&2
 go vet -tags llamacpp "${pkgs[@]}"
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 -tags llamacpp "${pkgs[@]}"

@@ -41,8 +41,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/chitta-go/chitta/internal/embedspec"
-	"github.com/chitta-go/chitta/internal/storepath"
+	"github.com/chitta-go/chitta/examples/internal/embedspec"
+	"github.com/chitta-go/chitta/examples/internal/storepath"
 )
 
 func main() {

@@ -27,7 +27,7 @@ import (
 	"time"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/retention"
+	"github.com/chitta-go/chitta/examples/internal/retention"
 	"github.com/chitta-go/chitta/internal/vecmath"
 )
 

@@ -42,9 +42,9 @@ import (
 	"time"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/claudecode"
-	"github.com/chitta-go/chitta/internal/embedspec"
-	"github.com/chitta-go/chitta/internal/storepath"
+	"github.com/chitta-go/chitta/examples/internal/claudecode"
+	"github.com/chitta-go/chitta/examples/internal/embedspec"
+	"github.com/chitta-go/chitta/examples/internal/storepath"
 )
 
 // Fixed parameters of the hook.

@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/claudecode"
-	"github.com/chitta-go/chitta/internal/shareddata"
+	"github.com/chitta-go/chitta/examples/internal/claudecode"
+	"github.com/chitta-go/chitta/examples/internal/shareddata"
 )
 
 // entry renders one Claude Code transcript line.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/embedspec"
+	"github.com/chitta-go/chitta/examples/internal/embedspec"
 )
 
 // newEmbedder opens the -embedder spec (hash, hash:DIMS, llamacpp:PATH or

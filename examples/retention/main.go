@@ -29,7 +29,7 @@ import (
 	"time"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/retention"
+	"github.com/chitta-go/chitta/examples/internal/retention"
 )
 
 func main() {

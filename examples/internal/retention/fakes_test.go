@@ -9,7 +9,7 @@ import (
 	"unicode"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/fakes"
+	"github.com/chitta-go/chitta/internal/testkit/fakes"
 )
 
 // bagEmbedder is a fake embedder: a bag of lower-cased words hashed into

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/claudecode"
+	"github.com/chitta-go/chitta/examples/internal/claudecode"
 )
 
 // Session is one Claude Code session as a conversation: its messages (tool

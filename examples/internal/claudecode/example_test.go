@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/chitta-go/chitta/internal/claudecode"
+	"github.com/chitta-go/chitta/examples/internal/claudecode"
 )
 
 func ExampleParse() {

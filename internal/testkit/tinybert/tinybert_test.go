@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/chitta-go/chitta/internal/gguf"
+	"github.com/chitta-go/chitta/internal/testkit/gguf"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

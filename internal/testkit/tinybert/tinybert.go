@@ -16,7 +16,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/chitta-go/chitta/internal/gguf"
+	"github.com/chitta-go/chitta/internal/testkit/gguf"
 )
 
 // Config sets the model's shape. The zero value of each field means the

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/chitta-go/chitta/internal/synth"
+	"github.com/chitta-go/chitta/internal/testkit/synth"
 	"github.com/chitta-go/chitta/internal/vecmath"
 )
 
