@@ -51,6 +51,12 @@ type Options struct {
 	// "covered" and scores lower. nil means coverage 0 for every message.
 	Store MemoryStore
 
+	// CoverageFilter selects the memories that count towards coverage. nil
+	// means every kind except KindEpisode and KindBrief, which describe
+	// compactions rather than facts; a non-nil filter is used as it is (so
+	// &KindFilter{} counts every memory).
+	CoverageFilter *KindFilter
+
 	// DistillNovel, when true and both Embedder and Store are present,
 	// records dropped messages that the store does not yet cover as new
 	// memories (see the package documentation). It never changes which
@@ -234,7 +240,12 @@ type resolved struct {
 	novelThreshold float64
 	log            *slog.Logger
 	tokens         TokenCounter
+	coverage       KindFilter
 }
+
+// defaultCoverageFilter is the coverage filter when Options.CoverageFilter
+// is nil.
+var defaultCoverageFilter = KindFilter{Exclude: []string{KindEpisode, KindBrief}}
 
 var defaultWeights = map[Role]float64{
 	RoleUser:      1.0,
@@ -288,6 +299,10 @@ func resolve(opts *Options) (*resolved, error) {
 	o.log = o.Logger
 	if o.log == nil {
 		o.log = slog.New(slog.DiscardHandler)
+	}
+	o.coverage = defaultCoverageFilter
+	if o.CoverageFilter != nil {
+		o.coverage = *o.CoverageFilter
 	}
 	o.tokens = o.Tokens
 	if o.tokens == nil {

@@ -594,3 +594,35 @@ func TestCompactRescale(t *testing.T) {
 		assert.InDelta(t, 0.3*s.Recency+0.4*0.5+0.3*0.5, s.Score, 1e-12)
 	}
 }
+
+func TestCompactCoverageFilter(t *testing.T) {
+	t.Parallel()
+	emb := &fakes.TableEmbedder{Vectors: map[string][]float32{
+		"deploy": {1, 0},
+		"tests":  {0, 1},
+	}}
+	store := &fakes.Store{Memories: []chitta.Memory{
+		{ID: "e", Kind: chitta.KindEpisode, Vector: []float32{1, 0}}, // covers "deploy", but is an episode
+		{ID: "b", Kind: chitta.KindBrief, Vector: []float32{0, 1}},   // covers "tests", but is a brief
+	}}
+	msgs := []chitta.Message{msg(chitta.RoleUser, "deploy"), msg(chitta.RoleUser, "tests")}
+	tests := []struct {
+		name   string
+		filter *chitta.KindFilter
+		want   []float64
+	}{
+		{"nil ignores episodes and briefs", nil, []float64{0, 0}},
+		{"empty filter counts every kind", &chitta.KindFilter{}, []float64{1, 1}},
+		{"include episodes only", &chitta.KindFilter{Include: []string{chitta.KindEpisode}}, []float64{1, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: emb, Store: store, TargetRatio: 1, CoverageFilter: tt.filter})
+			require.NoError(t, err)
+			for i, w := range tt.want {
+				assert.InDelta(t, w, res.Scores[i].Coverage, 1e-6, "coverage %d", i)
+			}
+		})
+	}
+}

@@ -203,7 +203,7 @@ func (p *pass) cover(ctx context.Context, o *resolved) error {
 		}
 		for k, i := range idx {
 			if k < len(hits) {
-				p.scores[i].Coverage = bestSimilarity(hits[k])
+				p.scores[i].Coverage = bestSimilarity(hits[k], o.coverage)
 			}
 		}
 		return nil
@@ -220,14 +220,19 @@ func (p *pass) cover(ctx context.Context, o *resolved) error {
 			o.log.Warn("chitta: memory recall failed; coverage 0 for this message", "index", i, "err", err)
 			continue
 		}
-		p.scores[i].Coverage = bestSimilarity(hits)
+		p.scores[i].Coverage = bestSimilarity(hits, o.coverage)
 	}
 	return nil
 }
 
-func bestSimilarity(hits []Hit) float64 {
+// bestSimilarity is the highest similarity among the hits that pass f,
+// clamped to [0, 1].
+func bestSimilarity(hits []Hit, f KindFilter) float64 {
 	best := 0.0
 	for _, h := range hits {
+		if !f.Match(h.Kind) {
+			continue
+		}
 		if s := clamp01(h.Similarity); s > best {
 			best = s
 		}

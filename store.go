@@ -26,6 +26,7 @@ const (
 	KindHabit      = "habit"      // a recurring practice or convention
 	KindWisdom     = "wisdom"     // an explanation or rule the assistant gave
 	KindEpisode    = "episode"    // something that happened (including compactions)
+	KindBrief      = "brief"      // the last preservation brief of a session (one per session)
 )
 
 // Memory is one thing the agent has learned. Vector is its embedding; a
@@ -68,6 +69,44 @@ type MemoryStore interface {
 // use.
 type BatchRecaller interface {
 	RecallBatch(ctx context.Context, vectors [][]float32, k int) ([][]Hit, error)
+}
+
+// KindFilter selects memories by [Memory.Kind]. A memory passes when
+// Include is empty or names its kind, and Exclude does not name it. The zero
+// value passes every memory. A KindFilter is read-only once passed to a
+// store; stores must not modify its slices.
+type KindFilter struct {
+	Include []string // kinds that pass; empty means every kind
+	Exclude []string // kinds that never pass
+}
+
+// Match reports whether a memory of the given kind passes f.
+func (f KindFilter) Match(kind string) bool {
+	if len(f.Include) > 0 && !slices.Contains(f.Include, kind) {
+		return false
+	}
+	return !slices.Contains(f.Exclude, kind)
+}
+
+// CoverageRecaller is an optional interface of a [MemoryStore] that answers
+// a compaction's coverage queries without handing out memories: for each
+// vector, the highest cosine similarity to a stored memory that passes the
+// filter (0 when none does, and never below 0). It copies no memory or
+// vector, so its cost per query is one float64. The result has one entry per
+// vector, in order, and belongs to the caller. Implementations must be safe
+// for concurrent use.
+type CoverageRecaller interface {
+	BestSimilarities(ctx context.Context, vectors [][]float32, f KindFilter) ([]float64, error)
+}
+
+// Generational is an optional interface of a [MemoryStore] whose contents
+// carry a generation: a number that changes with every mutation (Add,
+// Delete, a merge from another process) and stays the same while the
+// contents do, so a caller may reuse anything computed from the store while
+// the generation is unchanged. An error means the generation is unknown and
+// nothing may be reused. Implementations must be safe for concurrent use.
+type Generational interface {
+	Generation(ctx context.Context) (uint64, error)
 }
 
 // Defaults and limits of [HNSWOptions] and [NewHNSWStore].

@@ -570,3 +570,26 @@ func TestHNSWStoreUnusable(t *testing.T) {
 		})
 	}
 }
+
+func TestKindFilterMatch(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		f    chitta.KindFilter
+		kind string
+		want bool
+	}{
+		{"zero passes all", chitta.KindFilter{}, "episode", true},
+		{"include names it", chitta.KindFilter{Include: []string{"fact"}}, "fact", true},
+		{"include omits it", chitta.KindFilter{Include: []string{"fact"}}, "episode", false},
+		{"exclude names it", chitta.KindFilter{Exclude: []string{"episode", "brief"}}, "brief", false},
+		{"exclude omits it", chitta.KindFilter{Exclude: []string{"episode"}}, "fact", true},
+		{"exclude wins over include", chitta.KindFilter{Include: []string{"fact"}, Exclude: []string{"fact"}}, "fact", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, tt.f.Match(tt.kind))
+		})
+	}
+}
