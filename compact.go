@@ -498,15 +498,11 @@ func (p *pass) groupUnits() [][]int {
 // real trajectories reuse IDs (tau-bench does), or the first one when none
 // precedes it.
 func answeredCall(calls []int, i int) (int, bool) {
+	if c, ok := earlierCall(calls, i); ok {
+		return c, true
+	}
 	if len(calls) == 0 {
 		return 0, false
 	}
-	c := calls[0]
-	for _, k := range calls {
-		if k >= i {
-			break
-		}
-		c = k
-	}
-	return c, true
+	return calls[0], true
 }

@@ -31,6 +31,12 @@ var (
 	// fault.
 	ErrInvalidMessages = errors.New("chitta: invalid messages")
 
+	// ErrInvalidConversation reports a conversation that chat providers
+	// reject (see [Validate]): a tool result without an earlier call, a
+	// tool call without a later result, or an assistant message before the
+	// first user turn. The error is a [*MessageError] naming the message.
+	ErrInvalidConversation = errors.New("chitta: invalid conversation")
+
 	// ErrInvalidTokenCount reports a [TokenCounter] that returned a negative
 	// count, or counts whose total overflows int.
 	ErrInvalidTokenCount = errors.New("chitta: invalid token count")
@@ -66,7 +72,7 @@ var (
 
 // MessageError reports a problem with one message of the input: which
 // message, which field, and the sentinel it wraps (usually
-// [ErrInvalidMessages] or [ErrUnknownRole]).
+// [ErrInvalidMessages], [ErrInvalidConversation] or [ErrUnknownRole]).
 type MessageError struct {
 	Index int    // index of the message in the input; -1 for a lone message
 	Field string // offending JSON field or Go field, e.g. "role" or "content"

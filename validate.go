@@ -1,0 +1,96 @@
+package chitta
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Validate reports whether a chat provider would accept msgs as a
+// conversation. It returns nil, or a [*MessageError] wrapping
+// [ErrInvalidConversation] that names the first message at fault:
+//
+//   - a tool result without a call: a message carrying a result
+//     ([Message.ToolResultIDs]) for an ID that no earlier message issued
+//     ([Message.ToolCallIDs]), or a tool-role message ("tool", "function",
+//     "tool_result") that names no call;
+//   - a call without a result: an ID a message issues that no later
+//     message answers (a result answers the nearest earlier call with its
+//     ID, as [Compact] groups them; trajectories reuse IDs);
+//   - an assistant message before the first user turn. A user turn is a
+//     user message that carries no tool results: an Anthropic user message
+//     holding only tool_result blocks answers a call, it does not open a
+//     turn.
+//
+// System and developer messages may appear anywhere; roles outside the
+// built-in ones are not checked. Validate does not check what only some
+// providers require, such as results directly following their call or
+// strictly alternating user and assistant messages. Empty input is valid.
+func Validate(msgs []Message) error {
+	callers := make(map[string][]int) // message indices issuing each ID, ascending
+	for i := range msgs {
+		for _, id := range msgs[i].ToolCallIDs {
+			if n := len(callers[id]); n == 0 || callers[id][n-1] != i {
+				callers[id] = append(callers[id], i)
+			}
+		}
+	}
+	type call struct {
+		index int
+		id    string
+	}
+	answered := make(map[call]bool)
+	for i := range msgs {
+		for _, id := range msgs[i].ToolResultIDs {
+			if c, ok := earlierCall(callers[id], i); ok {
+				answered[call{c, id}] = true
+			}
+		}
+	}
+	fail := func(i int, field, format string, args ...any) error {
+		return &MessageError{Index: i, Field: field, Msg: fmt.Sprintf(format, args...), Err: ErrInvalidConversation}
+	}
+	userTurn := false
+	for i := range msgs {
+		m := &msgs[i]
+		if isToolRole(m.Role) && len(m.ToolResultIDs) == 0 {
+			return fail(i, "role", "%s message names no tool call", m.Role)
+		}
+		for _, id := range m.ToolResultIDs {
+			if _, ok := earlierCall(callers[id], i); !ok {
+				return fail(i, "ToolResultIDs", "result for %q follows no call with that ID", id)
+			}
+		}
+		if isPrompt(m) {
+			userTurn = true
+		}
+		if m.Role == RoleAssistant && !userTurn {
+			return fail(i, "role", "assistant message before the first user turn")
+		}
+		for _, id := range m.ToolCallIDs {
+			if !answered[call{i, id}] {
+				return fail(i, "ToolCallIDs", "call %q has no result after it", id)
+			}
+		}
+	}
+	return nil
+}
+
+// earlierCall returns the nearest index in calls (ascending) below i.
+func earlierCall(calls []int, i int) (int, bool) {
+	k, _ := slices.BinarySearch(calls, i) // calls[:k] < i
+	if k == 0 {
+		return 0, false
+	}
+	return calls[k-1], true
+}
+
+// isPrompt reports whether m opens a user turn: a user message carrying no
+// tool results.
+func isPrompt(m *Message) bool {
+	return m.Role == RoleUser && len(m.ToolResultIDs) == 0
+}
+
+// isToolRole reports whether r is a tool-result role.
+func isToolRole(r Role) bool {
+	return r == RoleTool || r == "function" || r == "tool_result"
+}

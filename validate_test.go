@@ -1,0 +1,180 @@
+package chitta_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+)
+
+func toolCall(content string, ids ...string) chitta.Message {
+	return chitta.Message{Role: chitta.RoleAssistant, Content: content, ToolCallIDs: ids}
+}
+
+func toolResult(role chitta.Role, ids ...string) chitta.Message {
+	return chitta.Message{Role: role, Content: "result", ToolResultIDs: ids}
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	sys := msg(chitta.RoleSystem, "rules")
+	user := msg(chitta.RoleUser, "question")
+	asst := msg(chitta.RoleAssistant, "answer")
+	cases := []struct {
+		name  string
+		msgs  []chitta.Message
+		index int // -1: valid
+		field string
+	}{
+		{"empty", nil, -1, ""},
+		{"system only", []chitta.Message{sys}, -1, ""},
+		{"user only", []chitta.Message{user}, -1, ""},
+		{"chat", []chitta.Message{sys, user, asst, user, asst}, -1, ""},
+		{"system in the middle", []chitta.Message{user, sys, asst}, -1, ""},
+		{"openai tool group", []chitta.Message{user, toolCall("", "a", "b"), toolResult(chitta.RoleTool, "a"), toolResult(chitta.RoleTool, "b"), asst}, -1, ""},
+		{"anthropic tool group", []chitta.Message{user, toolCall("", "a", "b"), toolResult(chitta.RoleUser, "a", "b"), asst}, -1, ""},
+		{"swe-agent list", []chitta.Message{user, toolCall("", "a"), toolResult(chitta.RoleTool, "a")}, -1, ""},
+		{"reused ID", []chitta.Message{user, toolCall("", "x"), toolResult(chitta.RoleTool, "x"), toolCall("", "x"), toolResult(chitta.RoleTool, "x")}, -1, ""},
+		{"legacy function", []chitta.Message{user, toolCall("", "function_call@1"), toolResult("function", "function_call@1")}, -1, ""},
+		{"custom role unchecked", []chitta.Message{{Role: "observer"}, user, asst}, -1, ""},
+
+		{"assistant first", []chitta.Message{sys, asst, user}, 1, "role"},
+		{"assistant after tool-result user", []chitta.Message{toolResult(chitta.RoleUser, "a"), asst}, 0, "ToolResultIDs"},
+		{"orphan result", []chitta.Message{user, asst, toolResult(chitta.RoleTool, "missing")}, 2, "ToolResultIDs"},
+		{"result before its call", []chitta.Message{user, toolResult(chitta.RoleTool, "a"), toolCall("", "a"), toolResult(chitta.RoleTool, "a")}, 1, "ToolResultIDs"},
+		{"tool message without ID", []chitta.Message{user, asst, msg(chitta.RoleTool, "out")}, 2, "role"},
+		{"call without result", []chitta.Message{user, toolCall("", "a", "b"), toolResult(chitta.RoleTool, "a"), asst}, 1, "ToolCallIDs"},
+		{"call at the end", []chitta.Message{user, asst, user, toolCall("", "a")}, 3, "ToolCallIDs"},
+		{"reused ID, first call unanswered", []chitta.Message{user, toolCall("", "x"), toolCall("", "x"), toolResult(chitta.RoleTool, "x")}, 1, "ToolCallIDs"},
+		{"first problem wins", []chitta.Message{user, toolCall("", "a"), asst, toolResult(chitta.RoleTool, "b")}, 1, "ToolCallIDs"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := chitta.Validate(tc.msgs)
+			if tc.index < 0 {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, chitta.ErrInvalidConversation)
+			var me *chitta.MessageError
+			require.ErrorAs(t, err, &me)
+			assert.Equal(t, tc.index, me.Index)
+			assert.Equal(t, tc.field, me.Field)
+			assert.Contains(t, err.Error(), fmt.Sprintf("message %d", tc.index))
+		})
+	}
+}
+
+// fuzzConversation decodes data, two bytes a message, into a conversation
+// over a handful of call IDs, so that the fuzzer explores linkage rather
+// than JSON syntax.
+func fuzzConversation(data []byte) []chitta.Message {
+	roles := []chitta.Role{chitta.RoleSystem, chitta.RoleUser, chitta.RoleAssistant, chitta.RoleTool, "function", "observer"}
+	var msgs []chitta.Message
+	for i := 0; i+1 < len(data); i += 2 {
+		m := chitta.Message{Role: roles[int(data[i])%len(roles)]}
+		ids := data[i+1]
+		for b := range 3 { // bits 0–2: calls, 3–5: results of IDs 0–2
+			if ids&(1<<b) != 0 {
+				m.ToolCallIDs = append(m.ToolCallIDs, fmt.Sprint("id", b))
+			}
+			if ids&(1<<(b+3)) != 0 {
+				m.ToolResultIDs = append(m.ToolResultIDs, fmt.Sprint("id", b))
+			}
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs
+}
+
+// naiveValidate is a quadratic reading of Validate's rules, returning the
+// index of the first message at fault or -1.
+func naiveValidate(msgs []chitta.Message) int {
+	// answers[i][id]: message i's call id is answered by a later result
+	// whose nearest earlier call with that ID is i.
+	answered := func(i int, id string) bool {
+		for r := i + 1; r < len(msgs); r++ {
+			for _, rid := range msgs[r].ToolResultIDs {
+				if rid != id {
+					continue
+				}
+				nearest := -1
+				for c := r - 1; c >= 0 && nearest < 0; c-- {
+					for _, cid := range msgs[c].ToolCallIDs {
+						if cid == id {
+							nearest = c
+						}
+					}
+				}
+				if nearest == i {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	user := false
+	for i, m := range msgs {
+		tool := m.Role == chitta.RoleTool || m.Role == "function" || m.Role == "tool_result"
+		if tool && len(m.ToolResultIDs) == 0 {
+			return i
+		}
+		for _, id := range m.ToolResultIDs {
+			found := false
+			for c := range i {
+				for _, cid := range msgs[c].ToolCallIDs {
+					found = found || cid == id
+				}
+			}
+			if !found {
+				return i
+			}
+		}
+		if m.Role == chitta.RoleUser && len(m.ToolResultIDs) == 0 {
+			user = true
+		}
+		if m.Role == chitta.RoleAssistant && !user {
+			return i
+		}
+		for _, id := range m.ToolCallIDs {
+			if !answered(i, id) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func FuzzValidate(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{1, 0, 2, 0})                    // user, assistant
+	f.Add([]byte{2, 0})                          // assistant first
+	f.Add([]byte{1, 0, 2, 1, 3, 8})              // user, call id0, result id0
+	f.Add([]byte{1, 0, 2, 3, 3, 8, 3, 16, 2, 0}) // parallel calls
+	f.Add([]byte{1, 0, 2, 1, 2, 1, 3, 8})        // reused ID, first unanswered
+	f.Add([]byte{1, 0, 3, 0})                    // tool without ID
+	f.Add([]byte{0, 0, 1, 8})                    // tool-result user message first
+	f.Fuzz(func(t *testing.T, data []byte) {
+		msgs := fuzzConversation(data)
+		err := chitta.Validate(msgs)
+		want := naiveValidate(msgs)
+		if want < 0 {
+			require.NoError(t, err)
+			return
+		}
+		require.ErrorIs(t, err, chitta.ErrInvalidConversation)
+		var me *chitta.MessageError
+		require.True(t, errors.As(err, &me))
+		require.Equal(t, want, me.Index)
+		// Nothing after the fault changes it: the prefix up to and
+		// including a bad result or a bad first assistant is invalid too.
+		if len(msgs[me.Index].ToolCallIDs) == 0 {
+			require.Error(t, chitta.Validate(msgs[:me.Index+1]))
+		}
+	})
+}
