@@ -43,6 +43,14 @@ type Options struct {
 	// negative is an error.
 	KeepLast int
 
+	// FreeSelection, when true, restores the plain greedy rule of the
+	// original design: only system and developer messages and KeepLast are
+	// pinned, so the result may lose the live turn, start with an assistant
+	// message or be empty. false (the default) also pins the live turn and
+	// the first user turn, so that the result passes Validate whenever the
+	// input does (see the package documentation).
+	FreeSelection bool
+
 	// Embedder embeds messages and the query. nil means recency +
 	// structural scoring only (Stats.Embedding is false).
 	Embedder Embedder
@@ -125,7 +133,7 @@ type TurnScore struct {
 	Coverage   float64 `json:"coverage"`   // best cosine to the 3 nearest memories in [0, 1]
 	Tokens     int     `json:"tokens"`
 	Unit       int     `json:"unit"`   // index of the first message of its tool-call group (Index when alone)
-	Pinned     bool    `json:"pinned"` // kept regardless of budget: system, developer or KeepLast
+	Pinned     bool    `json:"pinned"` // kept regardless of budget: system, developer, KeepLast, live turn or first user turn
 	Kept       bool    `json:"kept"`
 }
 
@@ -386,28 +394,21 @@ func (o *resolved) prepare(msgs []Message) (*pass, error) {
 	return p, nil
 }
 
-// selectUnits groups tool calls with their results and fills the budget.
+// selectUnits groups tool calls with their results, pins the units that
+// must stay (KeepLast and, unless FreeSelection, the live turn and the
+// first user turn) and fills the rest of the budget greedily.
 func (p *pass) selectUnits(o *resolved) {
 	units := p.groupUnits()
-	used := 0
-	for i := range p.scores {
-		if p.scores[i].Pinned {
-			p.scores[i].Kept = true
-			used += p.scores[i].Tokens
+	pinned := make(map[int]bool) // first member of a unit → pinned
+	for j := max(0, len(p.free)-o.KeepLast); j < len(p.free); j++ {
+		pinned[p.scores[p.free[j]].Unit] = true
+	}
+	if !o.FreeSelection {
+		for _, i := range p.liveTurn() {
+			pinned[p.scores[i].Unit] = true
 		}
 	}
-	// KeepLast: pin the last N non-system messages and their groups.
-	pinnedUnit := make(map[int]bool)
-	for j := max(0, len(p.free)-o.KeepLast); j < len(p.free); j++ {
-		pinnedUnit[p.scores[p.free[j]].Unit] = true
-	}
-	type unit struct {
-		members []int
-		score   float64
-		cost    int
-		last    int
-	}
-	var cands []unit
+	cands := make([]unit, 0, len(units))
 	for _, members := range units {
 		u := unit{members: members, score: math.Inf(-1)}
 		for _, i := range members {
@@ -416,24 +417,59 @@ func (p *pass) selectUnits(o *resolved) {
 			u.cost += s.Tokens
 			u.last = max(u.last, i)
 		}
-		if pinnedUnit[members[0]] {
-			for _, i := range members {
-				p.scores[i].Kept, p.scores[i].Pinned = true, true
-			}
-			used += u.cost
-			continue
-		}
 		cands = append(cands, u)
 	}
-	p.pinnedTokens = used
 	slices.SortFunc(cands, func(a, b unit) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
 		return cmp.Compare(b.last, a.last)
 	})
+	for {
+		p.fill(cands, pinned)
+		if o.FreeSelection {
+			return
+		}
+		// Each round pins an earlier prompt, so this ends.
+		q := p.promptToPin()
+		if q < 0 || pinned[p.scores[q].Unit] {
+			return
+		}
+		pinned[p.scores[q].Unit] = true
+	}
+}
+
+// unit is a tool-call group (or a lone message) as selectUnits weighs it.
+type unit struct {
+	members []int
+	score   float64 // best member's
+	cost    int     // tokens of all members
+	last    int     // last member
+}
+
+// fill keeps the pinned units and then the others in the order of cands,
+// first fit. It sets Kept and Pinned of every message and p.pinnedTokens.
+func (p *pass) fill(cands []unit, pinned map[int]bool) {
+	used := 0
+	for i := range p.scores {
+		s := &p.scores[i]
+		s.Pinned = p.msgs[i].Role.Pinned()
+		s.Kept = s.Pinned
+		if s.Kept {
+			used += s.Tokens
+		}
+	}
 	for _, u := range cands {
-		if used+u.cost > p.target {
+		if pinned[u.members[0]] {
+			for _, i := range u.members {
+				p.scores[i].Kept, p.scores[i].Pinned = true, true
+			}
+			used += u.cost
+		}
+	}
+	p.pinnedTokens = used
+	for _, u := range cands {
+		if pinned[u.members[0]] || used+u.cost > p.target {
 			continue
 		}
 		used += u.cost

@@ -205,9 +205,15 @@ func TestCompactBudget(t *testing.T) {
 			kept: []int{0, 3}, after: 12,
 		},
 		{
-			name: "system alone over budget drops everything else",
+			name: "system alone over budget keeps only the live turn",
 			msgs: []chitta.Message{msg(chitta.RoleSystem, text("s", 10)), msg(chitta.RoleDeveloper, text("d", 5)), msg(chitta.RoleUser, text("a", 1))},
 			opts: chitta.Options{TargetRatio: 0.5},
+			kept: []int{0, 1, 2}, after: 16,
+		},
+		{
+			name: "FreeSelection: system alone over budget drops everything else",
+			msgs: []chitta.Message{msg(chitta.RoleSystem, text("s", 10)), msg(chitta.RoleDeveloper, text("d", 5)), msg(chitta.RoleUser, text("a", 1))},
+			opts: chitta.Options{TargetRatio: 0.5, FreeSelection: true},
 			kept: []int{0, 1}, after: 15,
 		},
 		{
@@ -272,17 +278,26 @@ func TestCompactBudgetDecimalRatio(t *testing.T) {
 
 func TestCompactOverBudgetStats(t *testing.T) {
 	t.Parallel()
-	msgs := []chitta.Message{msg(chitta.RoleSystem, text("s", 10)), msg(chitta.RoleUser, text("a", 10))}
+	msgs := []chitta.Message{msg(chitta.RoleSystem, text("s", 10)), msg(chitta.RoleUser, text("a", 10)), msg(chitta.RoleAssistant, text("b", 10))}
 	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: 0.25, Tokens: words})
 	require.NoError(t, err)
 	st := res.Stats
 	assert.True(t, st.OverBudget)
-	assert.Equal(t, 5, st.TargetTokens)
-	assert.Equal(t, 20, st.BeforeTokens)
+	assert.Equal(t, 7, st.TargetTokens)
+	assert.Equal(t, 30, st.BeforeTokens)
+	assert.Equal(t, 30, st.AfterTokens, "the live turn (user and reply) is pinned")
+	assert.Equal(t, 0, st.Dropped)
+	assert.Equal(t, 3, st.Kept)
+	assert.Zero(t, st.DroppedPct)
+
+	res, err = chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: 0.25, Tokens: words, FreeSelection: true})
+	require.NoError(t, err)
+	st = res.Stats
+	assert.True(t, st.OverBudget)
 	assert.Equal(t, 10, st.AfterTokens)
-	assert.Equal(t, 1, st.Dropped)
+	assert.Equal(t, 2, st.Dropped)
 	assert.Equal(t, 1, st.Kept)
-	assert.InDelta(t, 50.0, st.DroppedPct, 1e-12)
+	assert.InDelta(t, 100*20/30.0, st.DroppedPct, 1e-12)
 }
 
 func TestCompactTiesBreakByRecency(t *testing.T) {
@@ -311,7 +326,8 @@ func TestCompactToolUnits(t *testing.T) {
 		// Heavy tool results: orphan (2 tokens) ranks first, then the
 		// unit (score of its best member r2, cost 15), which fits whole;
 		// neither user message fits after that.
-		res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{MaxTokens: 20, Tokens: words, RoleWeights: map[chitta.Role]float64{chitta.RoleTool: 2}})
+		// FreeSelection: the greedy rule alone, without the live turn.
+		res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{MaxTokens: 20, Tokens: words, RoleWeights: map[chitta.Role]float64{chitta.RoleTool: 2}, FreeSelection: true})
 		require.NoError(t, err)
 		assert.InDelta(t, 2*(0.3*0.64+0.4*0.5+0.3), res.Scores[3].Score, 1e-12)
 		assert.Greater(t, res.Scores[3].Score, res.Scores[5].Score)
@@ -331,7 +347,7 @@ func TestCompactToolUnits(t *testing.T) {
 	})
 	t.Run("KeepLast on a result keeps its call", func(t *testing.T) {
 		t.Parallel()
-		res, err := chitta.Compact(t.Context(), msgs[:4], &chitta.Options{MaxTokens: 1, KeepLast: 1, Tokens: words})
+		res, err := chitta.Compact(t.Context(), msgs[:4], &chitta.Options{MaxTokens: 1, KeepLast: 1, Tokens: words, FreeSelection: true})
 		require.NoError(t, err)
 		assert.Equal(t, []int{1, 2, 3}, res.Kept)
 		assert.True(t, res.Scores[1].Pinned)

@@ -19,6 +19,15 @@
 // tool result without its call. Survivors come back verbatim, in order:
 // a [Message] read by [ParseMessages] marshals back to its original JSON.
 //
+// The result is a conversation providers accept ([Validate] passes on it
+// whenever it passes on the input): the live turn — the last user message
+// and every message after it, or in a tool loop that prompt plus the
+// latest tool results (with their call) and what follows — is always kept;
+// when the first kept message is not a user turn, the nearest user turn
+// before it is kept too, charged to the budget; so the result is never
+// empty. A user message holding only tool results is a tool result here,
+// not a user turn. [Options.FreeSelection] restores the plain greedy rule.
+//
 // Without an [Embedder] the score degrades to recency and structure, and
 // [Stats.Embedding] says so. [HashEmbedder] is a zero-download default;
 // [CachedEmbedder] and [CachedTokenCounter] make repeated compactions in an

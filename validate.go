@@ -25,6 +25,9 @@ import (
 // built-in ones are not checked. Validate does not check what only some
 // providers require, such as results directly following their call or
 // strictly alternating user and assistant messages. Empty input is valid.
+//
+// [Compact]'s result passes Validate whenever its input does, unless
+// [Options.FreeSelection] is set.
 func Validate(msgs []Message) error {
 	callers := make(map[string][]int) // message indices issuing each ID, ascending
 	for i := range msgs {

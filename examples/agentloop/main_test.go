@@ -35,7 +35,7 @@ func TestCompactions(t *testing.T) {
 	assert.Positive(t, sess.Cache.Hits, "later compactions reuse cached vectors")
 	assert.Less(t, sess.Cache.Misses, sess.Cache.Hits, "most texts come from the cache")
 
-	// Coverage of the turns memory dropped / kept, over all compactions:
+	// Coverage of the groups memory dropped / kept, over all compactions:
 	// first-fit packing can trade locally in either direction within one
 	// compaction, but overall memory must trade covered turns for novel ones.
 	var lost, won []float64
@@ -74,7 +74,9 @@ func TestCompactions(t *testing.T) {
 		// more-covered turns for less-covered ones.
 		var cov, covDropped, other, otherDropped int
 		for _, s := range res.Scores {
-			if s.Pinned {
+			// A message pinned in either run (the live turn, the user turn
+			// a kept reply needs) is not a decision memory made.
+			if s.Pinned || c.WithoutMemory.Scores[s.Index].Pinned {
 				continue
 			}
 			covered := s.Coverage >= chitta.DefaultNovelThreshold
@@ -90,11 +92,23 @@ func TestCompactions(t *testing.T) {
 			default:
 				other++
 			}
-			switch keptWithout := c.WithoutMemory.Scores[s.Index].Kept; {
-			case keptWithout && !s.Kept:
-				lost = append(lost, s.Coverage)
-			case !keptWithout && s.Kept:
-				won = append(won, s.Coverage)
+		}
+		// Memory decides per tool-call group: compare the best coverage of
+		// each group it dropped or took in (a "stored memory" result has
+		// coverage 0 whatever its call's).
+		best := map[int]float64{}
+		for _, s := range res.Scores {
+			best[s.Unit] = max(best[s.Unit], s.Coverage)
+		}
+		for u, b := range best {
+			if res.Scores[u].Pinned || c.WithoutMemory.Scores[u].Pinned {
+				continue
+			}
+			switch kept, keptWithout := res.Scores[u].Kept, c.WithoutMemory.Scores[u].Kept; {
+			case keptWithout && !kept:
+				lost = append(lost, b)
+			case !keptWithout && kept:
+				won = append(won, b)
 			}
 		}
 		assert.Positive(t, covDropped, "compaction %d drops a covered turn", n+1)

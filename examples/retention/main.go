@@ -102,12 +102,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 func methods(c *config, dataset string) ([]retention.Method, []string) {
 	ms := []retention.Method{
 		retention.Chitta{},
+		retention.Chitta{Label: "chitta-free", FreeSelection: true},
 		retention.Chitta{Label: "chitta-nomem", NoMemory: true},
 		retention.Recency{},
 		retention.Random{Seed: c.seed},
 	}
 	desc := []string{
-		"`chitta`: chitta.Compact, default options, with the memory store",
+		"`chitta`: chitta.Compact, default options (the live turn and the first user turn pinned), with the memory store",
+		"`chitta-free`: chitta.Compact with Options.FreeSelection (the original greedy rule: only system messages pinned), with the memory store",
 		"`chitta-nomem`: chitta.Compact without a memory store (stateless relevance)",
 		"`recency`: newest tool-call groups first, first fit (truncation)",
 		"`random`: tool-call groups in seeded random order, first fit; mean of 5 seeds",

@@ -51,7 +51,7 @@ func (c *chart) status(s chitta.TurnScore) status {
 
 var statusText = [...]string{
 	stKept:    "kept",
-	stPinned:  "kept (pinned by KeepLast)",
+	stPinned:  "kept (pinned: live turn, first user turn or KeepLast)",
 	stSystem:  "kept (system, always)",
 	stDropped: "dropped",
 	stCovered: "dropped · covered by memory",
@@ -232,7 +232,7 @@ func writeSVG(w io.Writer, c *chart, header bool) {
 			fill, extra = "url(#hatch)", ` stroke="`+colCovered+`" stroke-width="1"`
 		}
 		fmt.Fprintf(w, `<rect class="bar" x="%s" y="%s" width="%s" height="%s" rx="1.5" fill="%s"%s/>`, px(x), px(base-h), px(barW), px(h), fill, extra)
-		if stt == stPinned { // a dark cap marks a turn KeepLast pinned
+		if stt == stPinned { // a dark cap marks a pinned turn
 			fmt.Fprintf(w, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>`, px(x), px(base-h), px(barW), px(math.Min(4, h)), colKeptDark)
 		}
 		fmt.Fprintf(w, "</g>\n")
@@ -285,7 +285,7 @@ func writeLegend(w io.Writer, c *chart, x, y float64) {
 	items := []item{{sw(colKept, ""), "kept"}}
 	for _, s := range c.Res.Scores {
 		if c.status(s) == stPinned {
-			items = append(items, item{sw(colKept, "") + `<rect y="-11" width="14" height="4" fill="` + colKeptDark + `"/>`, "pinned (KeepLast)"})
+			items = append(items, item{sw(colKept, "") + `<rect y="-11" width="14" height="4" fill="` + colKeptDark + `"/>`, "pinned (live turn, first user turn, KeepLast)"})
 			break
 		}
 	}

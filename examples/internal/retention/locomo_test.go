@@ -109,8 +109,12 @@ func coveredConversation() Conversation {
 func TestEvaluatorLoCoMo(t *testing.T) {
 	t.Parallel()
 	e := &Evaluator{
-		Env:      Env{Embedder: &bagEmbedder{dims: 1024}, Tokens: wordTokens},
-		Methods:  []Method{Chitta{}, Chitta{Label: "chitta-nomem", NoMemory: true}, Recency{}},
+		Env: Env{Embedder: &bagEmbedder{dims: 1024}, Tokens: wordTokens},
+		// The chitta figures below follow the greedy rule (FreeSelection):
+		// by default the live turn (turns 4 and 5) would fill the whole
+		// 8-token budget, as chitta-live shows.
+		Methods: []Method{Chitta{FreeSelection: true}, Chitta{Label: "chitta-nomem", NoMemory: true, FreeSelection: true}, Recency{},
+			Chitta{Label: "chitta-live"}},
 		Ratios:   []float64{0.34},
 		NewStore: newSliceStore,
 	}
@@ -133,6 +137,7 @@ func TestEvaluatorLoCoMo(t *testing.T) {
 		"recency/0/" + EvidenceRecall: 1.0 / 3, "recency/0/" + KeptOrCoveredRecall: 2.0 / 3, "recency/0/" + UncoveredRecall: 0.5,
 		"recency/0/" + CoveredTokenShare: 0, "recency/0/" + AllEvidenceKept: 0,
 		"recency/5/" + EvidenceRecall: 1, "recency/5/" + AllEvidenceKept: 1,
+		"chitta-live/0/" + EvidenceRecall: 1.0 / 3, "chitta-live/0/" + KeptOrCoveredRecall: 2.0 / 3, "chitta-live/0/" + UncoveredRecall: 0.5,
 		"chitta/5/" + EvidenceRecall: 1, "chitta-nomem/5/" + EvidenceRecall: 1,
 	}
 	for k, v := range want {

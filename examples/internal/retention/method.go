@@ -77,6 +77,10 @@ type Chitta struct {
 	// terms are min–max rescaled to [0, 1] over the task's messages
 	// (chitta-norm).
 	Rescale bool
+	// FreeSelection sets [chitta.Options.FreeSelection]: the original
+	// greedy rule, without the live turn and first user turn pinned
+	// (chitta-free).
+	FreeSelection bool
 	// PlanQuery, when true, appends to the task's query the last assistant
 	// message that issues no tool call (the agent's latest stated plan).
 	PlanQuery bool
@@ -109,6 +113,8 @@ func (c Chitta) Select(ctx context.Context, env Env, t Task, _ int) (Outcome, er
 		RoleWeights: c.RoleWeights,
 		Rescale:     c.Rescale,
 		Tokens:      env.Tokens,
+
+		FreeSelection: c.FreeSelection,
 	}
 	if !c.NoMemory && t.Store != nil {
 		opts.Store = t.Store
@@ -194,9 +200,10 @@ func (r Random) Select(ctx context.Context, env Env, t Task, run int) (Outcome, 
 
 // layout runs chitta.Compact without embedder or store to obtain, at no
 // embedding cost, the token count, tool-call group and pin of every message
-// and the budget, exactly as chitta computes them.
+// and the budget, exactly as chitta computes them. The baselines pin what
+// the original design pins (system messages; FreeSelection).
 func layout(ctx context.Context, env Env, t Task) ([]chitta.TurnScore, int, error) {
-	res, err := chitta.Compact(ctx, t.Messages, &chitta.Options{TargetRatio: t.Ratio, Tokens: env.Tokens})
+	res, err := chitta.Compact(ctx, t.Messages, &chitta.Options{TargetRatio: t.Ratio, Tokens: env.Tokens, FreeSelection: true})
 	if err != nil {
 		return nil, 0, fmt.Errorf("layout: %w", err)
 	}

@@ -86,7 +86,7 @@ func TestBaselinesKeepPairsAndBudget(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	env := Env{Embedder: &bagEmbedder{dims: 64}, Tokens: wordTokens}
-	methods := []Method{Chitta{}, Chitta{Label: "chitta-norm", Rescale: true}, Recency{}, Random{Seed: 3}}
+	methods := []Method{Chitta{}, Chitta{Label: "chitta-free", FreeSelection: true}, Chitta{Label: "chitta-norm", Rescale: true}, Recency{}, Random{Seed: 3}}
 	for seed := range uint64(25) {
 		rng := rand.New(rand.NewPCG(seed, 2))
 		msgs := toolConversation(rng, 10+rng.IntN(50))
@@ -110,7 +110,9 @@ func TestBaselinesKeepPairsAndBudget(t *testing.T) {
 						used += out.Tokens[i]
 					}
 				}
-				if out.Tokens[0] <= budget {
+				// chitta pins the live turn, which may exceed the budget
+				// (and then says so).
+				if out.Tokens[0] <= budget && (out.Result == nil || !out.Result.Stats.OverBudget) {
 					assert.LessOrEqual(t, used, budget, "%s seed %d over budget", m.Name(), seed)
 				}
 			}

@@ -23,7 +23,8 @@ func TestRescaleMatchesReference(t *testing.T) {
 	for seed := range uint64(30) {
 		rng := rand.New(rand.NewPCG(seed, 9))
 		msgs := toolConversation(rng, 10+rng.IntN(50))
-		opts := &chitta.Options{Query: "cancel flight", TargetRatio: 0.2 + 0.6*rng.Float64(), Embedder: env.Embedder, Tokens: env.Tokens}
+		// FreeSelection: the reference packs with the plain first-fit rule.
+		opts := &chitta.Options{Query: "cancel flight", TargetRatio: 0.2 + 0.6*rng.Float64(), Embedder: env.Embedder, Tokens: env.Tokens, FreeSelection: true}
 		plain, err := chitta.Compact(ctx, msgs, opts)
 		require.NoError(t, err)
 		want := pack(plain.Scores, plain.Stats.TargetTokens, rescaledOrder(plain.Scores))

@@ -1,0 +1,88 @@
+package chitta
+
+// The rules that keep Compact's result a conversation providers accept
+// (see Validate): the live turn and the first user turn.
+
+// liveTurn returns the messages of the live turn, ascending: the last
+// prompt (a user message without tool results), and every message from
+// the last input message on — the last user message or tool result, or
+// the last non-system message when there is neither. In a chat the two
+// coincide: the last user message and the replies after it. In a tool
+// loop the prompt that started the loop stays, and so does the latest step
+// (its results, with their call through the unit, and what follows);
+// the steps in between compete for the budget like any other message.
+func (p *pass) liveTurn() []int {
+	last, prompt := -1, -1
+	for j := len(p.free) - 1; j >= 0 && (last < 0 || prompt < 0); j-- {
+		m := &p.msgs[p.free[j]]
+		if last < 0 && isInput(m) {
+			last = p.free[j]
+		}
+		if prompt < 0 && isPrompt(m) {
+			prompt = p.free[j]
+		}
+	}
+	if last < 0 && len(p.free) > 0 {
+		last = p.free[len(p.free)-1]
+	}
+	var out []int
+	if prompt >= 0 && prompt < last {
+		out = append(out, prompt)
+	}
+	for _, i := range p.free {
+		if last >= 0 && i >= last {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// promptToPin returns the prompt to pin so that the kept messages start
+// with a user turn, or -1 when they already do (or cannot). When the first
+// kept non-system message is not a prompt, that is the nearest prompt
+// before it. When the input has none before it (a custom role first), it
+// is the nearest prompt before the first kept assistant message that no
+// kept prompt precedes, as Validate requires.
+func (p *pass) promptToPin() int {
+	first := -1
+	for _, i := range p.free {
+		if p.scores[i].Kept {
+			first = i
+			break
+		}
+	}
+	if first < 0 || isPrompt(&p.msgs[first]) {
+		return -1
+	}
+	if q := p.promptBefore(first); q >= 0 {
+		return q
+	}
+	for _, i := range p.free {
+		if !p.scores[i].Kept {
+			continue
+		}
+		if isPrompt(&p.msgs[i]) {
+			return -1
+		}
+		if p.msgs[i].Role == RoleAssistant {
+			return p.promptBefore(i)
+		}
+	}
+	return -1
+}
+
+// promptBefore returns the nearest prompt before message i, or -1.
+func (p *pass) promptBefore(i int) int {
+	for j := i - 1; j >= 0; j-- {
+		if !p.msgs[j].Role.Pinned() && isPrompt(&p.msgs[j]) {
+			return j
+		}
+	}
+	return -1
+}
+
+// isInput reports whether m is input to the model rather than its output:
+// a user message (with or without tool results) or a tool result.
+func isInput(m *Message) bool {
+	return m.Role == RoleUser || isToolRole(m.Role) || len(m.ToolResultIDs) > 0
+}
