@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 	"unsafe"
 )
@@ -40,19 +41,29 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // SaveFile writes the store to path atomically: it writes a temporary file
 // in the same directory, syncs it, renames it over path and syncs the
 // directory, so a crash at any point leaves either the old file or the new
-// one. The file is created with mode 0600. SaveFile holds the read lock
-// while it writes: Recalls proceed and Adds and Deletes wait, and once an
-// Add or Delete is waiting, Recalls that start later wait behind it too
-// (as with any [sync.RWMutex]) until the write is done.
+// one. The file is created with mode 0600. When path is a symbolic link,
+// SaveFile resolves it once and writes the file it points to (the link
+// stays a link); a link to nothing is an error naming both. SaveFile holds
+// the read lock while it writes: Recalls proceed and Adds and Deletes
+// wait, and once an Add or Delete is waiting, Recalls that start later
+// wait behind it too (as with any [sync.RWMutex]) until the write is done.
+//
+// The temporary file is named "."+base+".tmp-" and digits, beside the
+// file; a process killed mid-save leaves it behind, and
+// [RemoveStaleTempFiles] removes it.
 func (s *HNSWStore) SaveFile(path string) (err error) {
 	if err := s.usable(); err != nil {
+		return fmt.Errorf("save store: %w", err)
+	}
+	path, err = resolveLink(path)
+	if err != nil {
 		return fmt.Errorf("save store: %w", err)
 	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := os.CreateTemp(dir, tempPrefix(base)+"*")
 	if err != nil {
 		return fmt.Errorf("save store: %w", err)
 	}
@@ -63,17 +74,7 @@ func (s *HNSWStore) SaveFile(path string) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	crc := crc32.New(castagnoli)
-	w := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
-	s.mu.RLock()
-	err = s.encode(w)
-	s.mu.RUnlock()
-	if err == nil {
-		err = w.Flush()
-	}
-	if err == nil {
-		_, err = f.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
-	}
+	err = s.writeFile(f)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -90,6 +91,101 @@ func (s *HNSWStore) SaveFile(path string) (err error) {
 		return fmt.Errorf("save store: sync directory: %w", err)
 	}
 	return nil
+}
+
+// writeFile writes the whole file format, checksum included, to w under
+// the read lock.
+func (s *HNSWStore) writeFile(w io.Writer) error {
+	crc := crc32.New(castagnoli)
+	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 1<<20)
+	s.mu.RLock()
+	err := s.encode(bw)
+	s.mu.RUnlock()
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		_, err = w.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
+	}
+	return err
+}
+
+// resolveLink returns the file path names: path itself, or the target of
+// the symbolic link(s) path is. A link whose target does not exist is an
+// error naming both: writing a new file in its place would silently stop
+// updating the file the link was meant for.
+func resolveLink(path string) (string, error) {
+	info, err := os.Lstat(path)
+	if err != nil || info.Mode()&os.ModeSymlink == 0 {
+		return path, nil // a regular file, or none yet (created by the rename)
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		dest, _ := os.Readlink(path)
+		return "", fmt.Errorf("%s is a symbolic link to %s, which cannot be resolved: %w", path, dest, err)
+	}
+	return target, nil
+}
+
+// tempPrefix is the name prefix of SaveFile's temporary files for a store
+// file named base.
+func tempPrefix(base string) string { return "." + base + ".tmp-" }
+
+// StaleTempAge is the age beyond which [RemoveStaleTempFiles] takes a
+// temporary file for the remains of a killed save rather than a save in
+// progress.
+const StaleTempAge = 10 * time.Minute
+
+// RemoveStaleTempFiles removes the temporary files that [HNSWStore.SaveFile]
+// left beside the store file path when it was killed mid-save (each can be
+// as large as the store): the regular files named exactly "."+base+".tmp-"
+// followed by digits whose last change is older than age (0 means
+// [StaleTempAge]). A younger file may belong to a save in progress in
+// another process and is kept; callers that serialise their saves with a
+// lock should call it while holding the lock. A symbolic link path is
+// resolved first, as SaveFile does. It returns the number of files
+// removed and the first error met.
+func RemoveStaleTempFiles(path string, age time.Duration) (int, error) {
+	if age <= 0 {
+		age = StaleTempAge
+	}
+	path, err := resolveLink(path)
+	if err != nil {
+		return 0, fmt.Errorf("remove stale temporary files: %w", err)
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("remove stale temporary files: %w", err)
+	}
+	prefix := tempPrefix(base)
+	cutoff := time.Now().Add(-age)
+	removed := 0
+	var first error
+	for _, e := range entries {
+		suffix, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || suffix == "" || strings.Trim(suffix, "0123456789") != "" || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || !info.ModTime().Before(cutoff) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if first == nil {
+				first = fmt.Errorf("remove stale temporary files: %w", err)
+			}
+			continue
+		}
+		removed++
+	}
+	return removed, first
 }
 
 func syncDir(dir string) error {
@@ -238,7 +334,7 @@ func (d *decoder) string() (string, error) {
 
 // decodeStore parses a whole store file of size bytes from r.
 func decodeStore(r io.Reader, size int64, opts *HNSWOptions) (*HNSWStore, error) {
-	d := &decoder{r: bufio.NewReaderSize(r, 1<<20), crc: crc32.New(castagnoli), left: size}
+	d := &decoder{r: bufio.NewReaderSize(r, int(min(max(size, 16), 1<<20))), crc: crc32.New(castagnoli), left: size}
 	if size < headerSize+4 {
 		h := make([]byte, min(size, int64(len(storeMagic))))
 		if _, err := io.ReadFull(d.r, h); err != nil {

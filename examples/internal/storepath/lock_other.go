@@ -2,7 +2,9 @@
 
 package storepath
 
+import "time"
+
 // lockFile does nothing on systems without flock: concurrent saves from
 // two processes may then lose one's new memories (the file itself is
 // still replaced atomically).
-func lockFile(string) (func(), error) { return func() {}, nil }
+func lockFile(string, time.Duration) (func(), error) { return func() {}, nil }

@@ -12,14 +12,20 @@ import (
 
 // lockFile takes an exclusive advisory lock on path (created if needed) and
 // returns the function that releases it. It polls while another process
-// holds the lock and gives up after lockTimeout, so that a stuck process
-// cannot block a hook forever.
-func lockFile(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+// holds the lock and gives up after wait (at once when wait is 0, with an
+// error wrapping errLocked), so that a stuck process cannot block a hook
+// forever. A path that is a symbolic link is refused rather than followed
+// (opening it with O_CREATE would create or truncate-lock whatever file
+// the link names).
+func lockFile(path string, wait time.Duration) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link (a lock file must not be one): %w", path, err)
+	}
 	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(lockTimeout)
+	deadline := time.Now().Add(wait)
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
@@ -31,7 +37,7 @@ func lockFile(path string) (func(), error) {
 		}
 		if time.Now().After(deadline) {
 			f.Close()
-			return nil, fmt.Errorf("%s held by another process for over %v", path, lockTimeout)
+			return nil, fmt.Errorf("%w: %s held by another process for over %v", errLocked, path, wait)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -3,6 +3,7 @@
 package storepath
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,11 +15,11 @@ import (
 func TestLockFileExcludes(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "x.lock")
-	unlock, err := lockFile(path)
+	unlock, err := lockFile(path, lockTimeout)
 	require.NoError(t, err)
 	acquired := make(chan struct{})
 	go func() {
-		unlock2, err := lockFile(path) // flock locks are per open file
+		unlock2, err := lockFile(path, lockTimeout) // flock locks are per open file
 		assert.NoError(t, err)
 		close(acquired)
 		if unlock2 != nil {
@@ -32,4 +33,19 @@ func TestLockFileExcludes(t *testing.T) {
 	}
 	unlock()
 	<-acquired
+}
+
+// TestLockFileRefusesSymlink: a lock path that is a symbolic link is not
+// followed (O_CREATE would create or lock the file it names).
+func TestLockFileRefusesSymlink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	path := filepath.Join(dir, "m.chitta.lock")
+	require.NoError(t, os.Symlink(victim, path))
+	unlock, err := lockFile(path, lockTimeout)
+	require.Error(t, err)
+	assert.Nil(t, unlock)
+	assert.ErrorContains(t, err, "symbolic link")
+	assert.NoFileExists(t, victim, "the link's target is not created")
 }

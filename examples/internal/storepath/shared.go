@@ -2,6 +2,7 @@ package storepath
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,6 +41,9 @@ type Shared struct {
 // lockTimeout bounds the wait for another process's save.
 const lockTimeout = 10 * time.Second
 
+// errLocked reports a lock another process held for longer than allowed.
+var errLocked = errors.New("store locked")
+
 // stamp identifies a version of the store file.
 type stamp struct {
 	size int64
@@ -65,7 +69,23 @@ func OpenShared(path string, dims int) (*Shared, error) {
 	}
 	sh := &Shared{path: path, dims: dims, stamp: st}
 	sh.cur.Store(s)
+	if st.size >= 0 {
+		sh.removeStaleTemps()
+	}
 	return sh, nil
+}
+
+// removeStaleTemps removes what saves killed mid-write left beside the
+// store file (see [chitta.RemoveStaleTempFiles]) if it gets the lock at
+// once: a process holding it is saving, and cleans up itself. It is best
+// effort: a failure only leaves the files for the next save.
+func (s *Shared) removeStaleTemps() {
+	unlock, err := lockFile(s.path+".lock", 0)
+	if err != nil {
+		return
+	}
+	defer unlock()
+	_, _ = chitta.RemoveStaleTempFiles(s.path, 0)
 }
 
 // Path returns the store file's path.
@@ -113,16 +133,19 @@ func (s *Shared) Add(ctx context.Context, m chitta.Memory) error {
 // Save merges the memories added since the last save into the file, under
 // the file lock, and switches to the merged store. A file that became
 // corrupt meanwhile is an error and is not overwritten. Save creates the
-// directory (mode 0700) on first use.
+// directory (mode 0700) on first use, and removes the temporary files of
+// saves killed more than [chitta.StaleTempAge] ago. Its errors start with
+// "save store".
 func (s *Shared) Save() error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
-		return fmt.Errorf("create store directory: %w", err)
+		return fmt.Errorf("save store: create directory: %w", err)
 	}
-	unlock, err := lockFile(s.path + ".lock")
+	unlock, err := lockFile(s.path+".lock", lockTimeout)
 	if err != nil {
-		return fmt.Errorf("lock store: %w", err)
+		return fmt.Errorf("save store: lock: %w", err)
 	}
 	defer unlock()
+	_, _ = chitta.RemoveStaleTempFiles(s.path, 0) // best effort
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -130,12 +153,12 @@ func (s *Shared) Save() error {
 	if st := statStamp(s.path); st != s.stamp {
 		disk, err := s.reload()
 		if err != nil {
-			return err
+			return fmt.Errorf("save store: %w", err)
 		}
 		next = disk
 	}
 	if err := next.SaveFile(s.path); err != nil {
-		return err
+		return err // "save store: …"
 	}
 	s.cur.Store(next)
 	s.pending, s.stamp = nil, statStamp(s.path)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/chitta-go/chitta"
 )
@@ -57,19 +58,45 @@ func Resolve(flag string) (string, error) {
 	return p, nil
 }
 
-// Open loads the store at path. A missing file gives a new empty store of
-// dims dimensions (nothing is written). A file that cannot be
-// read, is corrupt, or holds vectors of another dimension is an error: the
-// caller must refuse to start and never overwrite it. A path that names a
-// directory, device or other non-regular file is an error wrapping
-// [ErrNotFile].
-func Open(path string, dims int) (*chitta.HNSWStore, error) {
-	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+// checkPath refuses, before anything is read or written, a store path
+// that can never be saved to: one that names a directory (an existing one,
+// or any path ending in a slash), a device or other special file, a
+// symbolic link to nothing, or a path under something that is not a
+// directory. Each error wraps [ErrNotFile].
+func checkPath(path string) error {
+	if path == "" || os.IsPathSeparator(path[len(path)-1]) {
+		return fmt.Errorf("%w: %q names a directory (pass --store with a file path)", ErrNotFile, path)
+	}
+	if info, err := os.Lstat(path); err == nil && info.Mode()&os.ModeSymlink != 0 {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			dest, _ := os.Readlink(path)
+			return fmt.Errorf("%w: %s is a symbolic link to %s, which does not exist (create the file or point --store elsewhere)", ErrNotFile, path, dest)
+		}
+	}
+	info, err := os.Stat(path)
+	switch {
+	case err == nil && !info.Mode().IsRegular():
 		what := "special file"
 		if info.IsDir() {
 			what = "directory"
 		}
-		return nil, fmt.Errorf("%w: %s is a %s (pass --store with a file path)", ErrNotFile, path, what)
+		return fmt.Errorf("%w: %s is a %s (pass --store with a file path)", ErrNotFile, path, what)
+	case errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("%w: %s: a parent of the store path is not a directory", ErrNotFile, path)
+	}
+	return nil
+}
+
+// Open loads the store at path. A missing file gives a new empty store of
+// dims dimensions (nothing is written). A file that cannot be
+// read, is corrupt, or holds vectors of another dimension is an error: the
+// caller must refuse to start and never overwrite it. A path that names a
+// directory (or ends in a slash), a device or other non-regular file, a
+// symbolic link to nothing, or lies under a non-directory is an error
+// wrapping [ErrNotFile].
+func Open(path string, dims int) (*chitta.HNSWStore, error) {
+	if err := checkPath(path); err != nil {
+		return nil, err
 	}
 	s, err := chitta.LoadHNSWStore(path)
 	switch {

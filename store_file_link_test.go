@@ -1,0 +1,105 @@
+package chitta_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+)
+
+// TestSaveFileThroughSymlink: a store path that is a symbolic link keeps
+// being a link, and the file it points to gets the new contents (a rename
+// over the link replaced it with a regular file before).
+func TestSaveFileThroughSymlink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	real := filepath.Join(dir, "data", "real.chitta")
+	require.NoError(t, os.MkdirAll(filepath.Dir(real), 0o700))
+	require.NoError(t, richStore(t, 2, 6).SaveFile(real))
+	link := filepath.Join(dir, "link.chitta")
+	require.NoError(t, os.Symlink(filepath.Join("data", "real.chitta"), link))
+	chain := filepath.Join(dir, "chain.chitta")
+	require.NoError(t, os.Symlink("link.chitta", chain))
+
+	require.NoError(t, richStore(t, 5, 6).SaveFile(chain))
+	for _, p := range []string{link, chain} {
+		info, err := os.Lstat(p)
+		require.NoError(t, err)
+		assert.NotZero(t, info.Mode()&os.ModeSymlink, "%s is still a link", p)
+	}
+	s, err := chitta.LoadHNSWStore(real)
+	require.NoError(t, err)
+	assert.Equal(t, 5, s.Len(), "the target was written")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 3, "no temporary file left beside the link")
+}
+
+// TestSaveFileDanglingSymlink: a link to nothing is an error naming the
+// link and its target, and the link is left alone.
+func TestSaveFileDanglingSymlink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	link := filepath.Join(dir, "m.chitta")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "gone", "m.chitta"), link))
+	err := richStore(t, 1, 6).SaveFile(link)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, link)
+	assert.ErrorContains(t, err, filepath.Join(dir, "gone", "m.chitta"))
+	info, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.NotZero(t, info.Mode()&os.ModeSymlink)
+}
+
+// TestRemoveStaleTempFiles leaves a store's directory with what killed
+// saves leave behind, next to look-alikes that must survive.
+func TestRemoveStaleTempFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	store := filepath.Join(dir, "m.chitta")
+	require.NoError(t, richStore(t, 1, 6).SaveFile(store))
+	old := time.Now().Add(-time.Hour)
+	write := func(name string, stale bool) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte("partial"), 0o600))
+		if stale {
+			require.NoError(t, os.Chtimes(p, old, old))
+		}
+		return p
+	}
+	gone := []string{write(".m.chitta.tmp-123456", true), write(".m.chitta.tmp-9", true)}
+	kept := []string{
+		write(".m.chitta.tmp-777", false),     // a save in progress
+		write(".m.chitta.tmp-1.tmp-99", true), // another store's (m.chitta.tmp-1)
+		write(".m.chitta.bak.tmp-5", true),    // another store's (m.chitta.bak)
+		write(".m.chitta.tmp-12x", true),      // not what CreateTemp makes
+		write("m.chitta.tmp-5", true),         // no leading dot
+		write(".other.chitta.tmp-5", true),    // another store's
+		write(".m.chitta.tmp-", true),         // no digits
+	}
+	sub := filepath.Join(dir, ".m.chitta.tmp-55")
+	require.NoError(t, os.Mkdir(sub, 0o700))
+	require.NoError(t, os.Chtimes(sub, old, old))
+	lnk := filepath.Join(dir, ".m.chitta.tmp-66")
+	require.NoError(t, os.Symlink(store, lnk))
+	kept = append(kept, sub, lnk, store)
+
+	n, err := chitta.RemoveStaleTempFiles(store, 0)
+	require.NoError(t, err)
+	assert.Equal(t, len(gone), n)
+	for _, p := range gone {
+		assert.NoFileExists(t, p)
+	}
+	for _, p := range kept {
+		_, err := os.Lstat(p)
+		assert.NoError(t, err, "%s kept", p)
+	}
+	n, err = chitta.RemoveStaleTempFiles(filepath.Join(dir, "missing", "m.chitta"), 0)
+	require.NoError(t, err, "a missing directory has nothing to clean")
+	assert.Zero(t, n)
+}
