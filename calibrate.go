@@ -6,17 +6,31 @@ import (
 	"sync"
 )
 
-// CalibrationWindow is the number of most recent observations whose median
-// ratio a [CalibratedCounter] uses.
-const CalibrationWindow = 16
+// Robustness parameters of [CalibratedCounter].
+const (
+	// CalibrationWindow is the number of most recent observed ratios whose
+	// median an outlier is replaced with.
+	CalibrationWindow = 16
+	// CalibrationOutlier is the factor by which the latest observed ratio
+	// may differ from the window's median before it counts as an outlier.
+	CalibrationOutlier = 2.0
+)
 
 // CalibratedCounter is a [TokenCounter] that scales a base counter's counts
 // by the ratio between what a provider reported and what the base counter
 // counted for the same messages. Feed it the usage of every call with
-// [CalibratedCounter.Observe]; its ratio is the median of the last
-// [CalibrationWindow] observed ratios, so one odd observation (a call whose
-// reported usage includes a large tool schema or cached prefix the messages
-// do not show) does not move it.
+// [CalibratedCounter.Observe].
+//
+// Its ratio is the latest observed ratio, unless that ratio is more than
+// [CalibrationOutlier] times off the median of the last
+// [CalibrationWindow] ratios, in which case it is that median: one odd
+// observation (a call whose reported usage includes a large tool schema the
+// messages do not show) does not move it, while the slow drift of an agent
+// loop's mix of prose, code and JSON is followed at once. The latest ratio
+// tracks better than a median because successive calls send nearly the same
+// messages; on the shared data (tiktoken/README.md) the mean error after
+// three observations is 1.5–4.6% with the latest ratio and 5.5–14% with
+// the median of 16.
 //
 // Use it around [EstimateTokens] when no exact tokenizer exists for the
 // provider's model (Anthropic, Gemini, local models), or around an exact
@@ -33,7 +47,7 @@ type CalibratedCounter struct {
 	mu      sync.Mutex
 	samples []float64 // ring of the last CalibrationWindow ratios
 	next    int       // ring position of the next sample
-	ratio   float64   // median of samples; 0 before any observation
+	ratio   float64   // current ratio; 0 before any observation
 	count   int       // observations accepted
 }
 
@@ -78,7 +92,10 @@ func (c *CalibratedCounter) Observe(msgs []Message, reportedInputTokens int) {
 	}
 	c.next = (c.next + 1) % CalibrationWindow
 	c.count++
-	c.ratio = median(c.samples)
+	c.ratio = r
+	if m := median(c.samples); r > m*CalibrationOutlier || r < m/CalibrationOutlier {
+		c.ratio = m
+	}
 }
 
 // median returns the median of xs (the mean of the middle two for an even

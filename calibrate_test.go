@@ -91,9 +91,10 @@ func TestCalibratedCounterObserve(t *testing.T) {
 		{"none", nil, 1, 0},
 		{"ignored non-positive", []int{0, -5}, 1, 0},
 		{"one", []int{26}, 2, 1},
-		{"median of three", []int{26, 13, 39}, 2, 3},
-		{"outlier does not move the median", []int{26, 26, 26, 1300}, 2, 4},
-		{"even count averages the middle two", []int{13, 26}, 1.5, 2},
+		{"latest within the outlier factor", []int{26, 13, 39}, 3, 3},
+		{"outlier replaced by the median", []int{26, 26, 26, 1300}, 2, 4},
+		{"low outlier replaced by the median", []int{26, 26, 26, 2}, 2, 4},
+		{"median of an even count averages the middle two", []int{13, 26, 52, 520}, 3, 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,15 +114,17 @@ func TestCalibratedCounterObserve(t *testing.T) {
 		c.Observe([]chitta.Message{{Role: chitta.RoleUser}}, 100)
 		assert.Equal(t, 0, c.Observations())
 	})
-	t.Run("window forgets old observations", func(t *testing.T) {
+	t.Run("a lasting shift wins once it holds the window", func(t *testing.T) {
 		c := chitta.NewCalibratedCounter(nil)
 		for range chitta.CalibrationWindow {
+			c.Observe(msgs, 13*1)
+		}
+		c.Observe(msgs, 13*5)
+		assert.InDelta(t, 1, c.Ratio(), 1e-12, "first 5× observation is an outlier")
+		for range chitta.CalibrationWindow / 2 {
 			c.Observe(msgs, 13*5)
 		}
-		for range chitta.CalibrationWindow/2 + 1 {
-			c.Observe(msgs, 13*3)
-		}
-		assert.InDelta(t, 3, c.Ratio(), 1e-12)
+		assert.InDelta(t, 5, c.Ratio(), 1e-12)
 	})
 }
 
