@@ -94,7 +94,9 @@ type Options struct {
 	// a weight because they are always kept. nil means the built-in weights.
 	RoleWeights map[Role]float64
 
-	// Tokens counts tokens. nil means EstimateTokens (words × 1.3).
+	// Tokens counts tokens. nil means EstimateTokens (words × 1.3). A
+	// counter that also implements FramingCounter (the tiktoken
+	// sub-module's) adds each message's framing to its Content count.
 	Tokens TokenCounter
 
 	// Logger receives warnings (embedder or store failures that Compact
@@ -357,7 +359,7 @@ func (o *resolved) prepare(msgs []Message) (*pass, error) {
 		m := &msgs[i]
 		s := &p.scores[i]
 		s.Index, s.Role, s.Unit = i, m.Role, i
-		n := o.tokens.CountTokens(m.Content)
+		n := countMessage(o.tokens, m)
 		if n < 0 {
 			return nil, &MessageError{Index: i, Field: "Content", Msg: fmt.Sprintf("token counter returned %d", n), Err: ErrInvalidTokenCount}
 		}

@@ -130,8 +130,16 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // ParseMessages reads a JSON array of chat messages in OpenAI format
 // (string or part-array content, tool_calls / tool_call_id, legacy
 // function_call), Anthropic format (text, thinking, tool_use and tool_result
-// blocks) or SWE-agent format (tool_call_ids), mixed freely. Each returned
-// Message keeps its original JSON object in Raw.
+// blocks) or SWE-agent format (tool_call_ids), mixed freely. It also reads
+// OpenAI Responses input items (function_call / function_call_output and
+// the other *_call / *_call_output pairs linked by call_id; a reasoning item
+// grouped with the item after it; a compaction item read as a system
+// message, so always kept; an unknown item type scored by its JSON) and the
+// JSON of langchaingo's MessageContent (roles human, ai, system, tool,
+// function, generic; parts) and genai's Content (role model; parts, with
+// functionCall and functionResponse paired by id, or by position when ids
+// are absent); roles human and generic read as user, ai and model as
+// assistant. Each returned Message keeps its original JSON object in Raw.
 //
 // Errors wrap [ErrInvalidMessages]; when one message is at fault the error
 // is a [*MessageError] naming its index and field. Unknown block types and
@@ -188,25 +196,29 @@ type wireMessage struct {
 	ToolCallID   json.RawMessage `json:"tool_call_id"`
 	ToolCallIDs  json.RawMessage `json:"tool_call_ids"`
 	FunctionCall json.RawMessage `json:"function_call"`
+
+	// Other shapes (message_shapes.go): Responses items, langchaingo and
+	// genai contents.
+	Type  json.RawMessage `json:"type"`
+	Parts json.RawMessage `json:"parts"`
+	Text  json.RawMessage `json:"text"`
 }
 
 // parser carries state across messages: the pending legacy function_call
-// that the next "function" message answers.
+// that the next "function" message answers, the Responses reasoning item
+// that the next item belongs with, and the genai function calls without
+// IDs that the next function responses answer by position.
 type parser struct {
-	pendingFunction string
+	pendingFunction  string
+	pendingReasoning string
+	pendingCalls     []string
 }
 
-func (p *parser) parse(index int, raw json.RawMessage) (Message, error) {
+// parseChat reads a message with a role in OpenAI, Anthropic or SWE-agent
+// form (the other shapes are dispatched by parse, in message_shapes.go).
+func (p *parser) parseChat(index int, raw json.RawMessage, w *wireMessage) (Message, error) {
 	fail := func(field, format string, args ...any) (Message, error) {
 		return Message{}, &MessageError{Index: index, Field: field, Msg: fmt.Sprintf(format, args...), Err: ErrInvalidMessages}
-	}
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		return fail("", "want a JSON object")
-	}
-	var w wireMessage
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return fail("", "%v", err)
 	}
 	var role string
 	if isNull(w.Role) {

@@ -242,6 +242,11 @@ func FuzzParseMessages(f *testing.F) {
 		`[{"role":"assistant","function_call":{"name":"f","arguments":"{}"}},{"role":"function","content":"r"}]`,
 		`[{"role":"tool","tool_call_ids":["a"],"content":"x"}]`,
 		`{"role":"user"}`, `[1]`, `[{"role":5}]`, "[{\"role\":\"user\",\"content\":\"\xff\"}]",
+		// Responses items, langchaingo and genai shapes (message_shapes.go).
+		`[{"type":"reasoning","id":"rs","summary":[{"type":"summary_text","text":"plan"}]},{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"ok"},{"type":"compaction","encrypted_content":"x"}]`,
+		`[{"role":"human","text":"hi"},{"role":"ai","parts":[{"type":"tool_call","tool_call":{"id":"t","type":"function","function":{"name":"f","arguments":"{}"}}}]},{"role":"tool","parts":[{"type":"tool_response","tool_response":{"tool_call_id":"t","name":"f","content":"r"}}]}]`,
+		`[{"role":"model","parts":[{"functionCall":{"name":"f","args":{"a":1}}},{"functionCall":{"name":"g","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"r":1}}},{"functionResponse":{"name":"g","response":{}}}]}]`,
+		`[{"type":"function_call","call_id":5}]`, `[{"parts":[{"functionCall":1}]}]`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -2,6 +2,7 @@ package chitta
 
 import (
 	"hash/maphash"
+	"math"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -139,4 +140,51 @@ func (c *CachedTokenCounter) put(k cacheKey, n int) {
 		c.old, c.cur = c.cur, make(map[cacheKey]int, c.capacity)
 	}
 	c.cur[k] = n
+}
+
+// FramingCounter is a [TokenCounter] that also knows the tokens a provider
+// bills around each message besides its [Message.Content]: the role, the
+// start/end markers of the chat template, the wrappers of tool calls and
+// tool results. When [Options.Tokens] implements it, [Compact] counts a
+// message as CountTokens(m.Content) + FramingTokens(m). The tiktoken
+// sub-module's Counter implements it; [CachedTokenCounter] and
+// [CalibratedCounter] pass it through from the counter they wrap.
+//
+// FramingTokens must be safe for concurrent use, must not modify m, and
+// must not return a negative count.
+type FramingCounter interface {
+	TokenCounter
+	FramingTokens(m *Message) int
+}
+
+// countMessage returns the tokens of m under tc: its Content, plus its
+// framing when tc is a FramingCounter. A negative part makes the result
+// negative; the sum saturates at math.MaxInt.
+func countMessage(tc TokenCounter, m *Message) int {
+	n := tc.CountTokens(m.Content)
+	fc, ok := tc.(FramingCounter)
+	if !ok || n < 0 {
+		return n
+	}
+	f := fc.FramingTokens(m)
+	if f < 0 {
+		return f
+	}
+	if f > math.MaxInt-n {
+		return math.MaxInt
+	}
+	return n + f
+}
+
+// FramingTokens returns the wrapped counter's framing of m when it is a
+// [FramingCounter], and 0 otherwise (framing is cheap to count and is not
+// cached). With a nil receiver it returns 0.
+func (c *CachedTokenCounter) FramingTokens(m *Message) int {
+	if c == nil {
+		return 0
+	}
+	if fc, ok := c.tc.(FramingCounter); ok {
+		return fc.FramingTokens(m)
+	}
+	return 0
 }

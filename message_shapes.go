@@ -1,0 +1,407 @@
+package chitta
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// This file reads the message shapes other than OpenAI chat, Anthropic and
+// SWE-agent messages: OpenAI Responses input items that have no role
+// (function_call, function_call_output, reasoning, compaction and the other
+// *_call / *_call_output items), and the JSON of langchaingo's
+// llms.MessageContent and genai's Content (a role and "parts").
+
+// parse reads one message of any shape ParseMessages accepts.
+func (p *parser) parse(index int, raw json.RawMessage) (Message, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return Message{}, &MessageError{Index: index, Msg: "want a JSON object", Err: ErrInvalidMessages}
+	}
+	var w wireMessage
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return Message{}, &MessageError{Index: index, Msg: err.Error(), Err: ErrInvalidMessages}
+	}
+	var (
+		m   Message
+		err error
+	)
+	reasoning := p.pendingReasoning
+	switch {
+	case isNull(w.Role) && !isNull(w.Type):
+		m, err = p.parseItem(index, raw)
+	case isNull(w.Content) && (!isNull(w.Parts) || (!isNull(w.Text) && !isNull(w.Role))):
+		m, err = p.parseParts(index, raw, &w)
+	default:
+		m, err = p.parseChat(index, raw, &w)
+	}
+	if err != nil {
+		return Message{}, err
+	}
+	if reasoning != "" && p.pendingReasoning == reasoning {
+		// The item after a reasoning item belongs with it (a reasoning
+		// item after one links itself and becomes the pending one).
+		m.ToolResultIDs = append(m.ToolResultIDs, reasoning)
+		p.pendingReasoning = ""
+	}
+	return m, nil
+}
+
+// responsesItem holds the fields of a Responses input item chitta reads.
+type responsesItem struct {
+	Type              json.RawMessage `json:"type"`
+	ID                json.RawMessage `json:"id"`
+	CallID            json.RawMessage `json:"call_id"`
+	ApprovalRequestID json.RawMessage `json:"approval_request_id"`
+	Name              json.RawMessage `json:"name"`
+	Arguments         json.RawMessage `json:"arguments"`
+	Input             json.RawMessage `json:"input"`
+	Action            json.RawMessage `json:"action"`
+	Queries           json.RawMessage `json:"queries"`
+	Code              json.RawMessage `json:"code"`
+	Output            json.RawMessage `json:"output"`
+	Summary           json.RawMessage `json:"summary"`
+	Content           json.RawMessage `json:"content"`
+}
+
+// parseItem reads a Responses input item without a role. Calls issue
+// their call_id (or id), outputs carry it; a reasoning item is grouped with
+// the item that follows it; a compaction item is read as a system message,
+// so that Compact always keeps it; an unknown type is an assistant message
+// scored by its JSON.
+func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
+	fail := func(field, format string, args ...any) (Message, error) {
+		return Message{}, &MessageError{Index: index, Field: field, Msg: fmt.Sprintf(format, args...), Err: ErrInvalidMessages}
+	}
+	var it responsesItem
+	if err := json.Unmarshal(raw, &it); err != nil {
+		return fail("", "%v", err)
+	}
+	typ, ok := optString(it.Type)
+	if !ok || typ == "" {
+		return fail("type", "want a non-empty string")
+	}
+	str := func(field string, v json.RawMessage) (string, *MessageError) {
+		s, ok := optString(v)
+		if !ok {
+			return "", &MessageError{Index: index, Field: field, Msg: "want a string (item type " + strconv.Quote(typ) + ")", Err: ErrInvalidMessages}
+		}
+		return s, nil
+	}
+	callID, merr := str("call_id", it.CallID)
+	if merr != nil {
+		return Message{}, merr
+	}
+	id, merr := str("id", it.ID)
+	if merr != nil {
+		return Message{}, merr
+	}
+	name, merr := str("name", it.Name)
+	if merr != nil {
+		return Message{}, merr
+	}
+	m := Message{Role: RoleAssistant, Raw: raw}
+	var b strings.Builder
+	switch {
+	case typ == "message":
+		return fail("role", "missing (item type \"message\")")
+	case typ == "reasoning":
+		for _, field := range []struct {
+			name string
+			raw  json.RawMessage
+		}{{"summary", it.Summary}, {"content", it.Content}} {
+			if err := appendContent(&b, &m, field.raw, field.name, 0); err != nil {
+				return fail(err.field, "%s", err.msg)
+			}
+		}
+		if b.Len() == 0 {
+			b.WriteString("[reasoning]")
+		}
+		key := "reasoning@" + strconv.Itoa(index)
+		if p.pendingReasoning != "" { // consecutive reasoning items: one group
+			m.ToolResultIDs = append(m.ToolResultIDs, p.pendingReasoning)
+		}
+		m.ToolCallIDs = append(m.ToolCallIDs, key)
+		p.pendingReasoning = key
+		m.Content = b.String()
+		return m, nil
+	case typ == "compaction" || typ == "compaction_summary":
+		m.Role = RoleSystem
+		addText(&b, "[compaction]")
+	case typ == "item_reference":
+		addText(&b, "[item_reference "+id+"]")
+	case typ == "mcp_approval_request":
+		if id != "" {
+			m.ToolCallIDs = append(m.ToolCallIDs, id)
+		}
+		addText(&b, name+" "+argumentsText(it.Arguments))
+	case typ == "mcp_approval_response":
+		reqID, merr := str("approval_request_id", it.ApprovalRequestID)
+		if merr != nil {
+			return Message{}, merr
+		}
+		m.Role = RoleTool
+		if reqID != "" {
+			m.ToolResultIDs = append(m.ToolResultIDs, reqID)
+		}
+		addText(&b, compactJSON(raw))
+	case strings.HasSuffix(typ, "_output"):
+		m.Role = RoleTool
+		if callID == "" {
+			callID = id
+		}
+		if callID != "" {
+			m.ToolResultIDs = append(m.ToolResultIDs, callID)
+		}
+		if err := appendOutput(&b, &m, it.Output); err != nil {
+			return fail(err.field, "%s", err.msg)
+		}
+	case strings.HasSuffix(typ, "_call"):
+		if callID != "" {
+			m.ToolCallIDs = append(m.ToolCallIDs, callID)
+		}
+		args := it.Arguments
+		for _, alt := range []json.RawMessage{it.Input, it.Action, it.Queries, it.Code} {
+			if isNull(args) {
+				args = alt
+			}
+		}
+		label := name
+		if label == "" {
+			label = typ
+		}
+		addText(&b, label+" "+argumentsText(args))
+		if s, ok := optString(it.Output); ok { // mcp_call carries its output
+			addText(&b, s)
+		}
+	default:
+		addText(&b, compactJSON(raw))
+	}
+	m.Content = b.String()
+	return m, nil
+}
+
+// appendOutput renders a *_call_output item's output: a string, an array
+// of content parts, or an object (a computer screenshot, or JSON).
+func appendOutput(b *strings.Builder, m *Message, raw json.RawMessage) *contentError {
+	if isObject(raw) {
+		var o struct {
+			Type json.RawMessage `json:"type"`
+		}
+		if json.Unmarshal(raw, &o) == nil {
+			if t, _ := optString(o.Type); t == "computer_screenshot" || t == "input_image" {
+				addText(b, "[image]")
+				return nil
+			}
+		}
+		addText(b, compactJSON(raw))
+		return nil
+	}
+	return appendContent(b, m, raw, "output", 0)
+}
+
+// compactJSON returns raw without insignificant white space.
+func compactJSON(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return string(raw)
+	}
+	return buf.String()
+}
+
+// partsRoles maps the roles of langchaingo (human, ai, generic) and genai
+// (model) to chitta's.
+var partsRoles = map[string]Role{
+	"human":   RoleUser,
+	"generic": RoleUser,
+	"ai":      RoleAssistant,
+	"model":   RoleAssistant,
+}
+
+// parseParts reads a langchaingo MessageContent ({"role", "parts"}, or
+// {"role", "text"} for a single text part) or a genai Content ({"role",
+// "parts"}; a missing role is "user"). Tool calls and responses pair by
+// ID; genai function calls without an ID pair with the function responses
+// that follow, by position.
+func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Message, error) {
+	fail := func(field, format string, args ...any) (Message, error) {
+		return Message{}, &MessageError{Index: index, Field: field, Msg: fmt.Sprintf(format, args...), Err: ErrInvalidMessages}
+	}
+	role, ok := optString(w.Role)
+	if !ok {
+		return fail("role", "want a string")
+	}
+	if role == "" {
+		role = string(RoleUser)
+	}
+	m := Message{Role: Role(role), Raw: raw}
+	if r, ok := partsRoles[role]; ok {
+		m.Role = r
+	}
+	var b strings.Builder
+	if !isNull(w.Text) {
+		s, ok := optString(w.Text)
+		if !ok {
+			return fail("text", "want a string")
+		}
+		addText(&b, s)
+	}
+	var parts []json.RawMessage
+	if !isNull(w.Parts) {
+		if err := json.Unmarshal(w.Parts, &parts); err != nil {
+			return fail("parts", "want an array")
+		}
+	}
+	newCalls := false
+	for j, part := range parts {
+		f := "parts[" + strconv.Itoa(j) + "]"
+		if !isObject(part) {
+			return fail(f, "want an object")
+		}
+		var pt struct {
+			// langchaingo
+			Type         json.RawMessage `json:"type"`
+			Text         json.RawMessage `json:"text"`
+			ToolCall     json.RawMessage `json:"tool_call"`
+			ToolResponse json.RawMessage `json:"tool_response"`
+			// genai
+			FunctionCall        json.RawMessage `json:"functionCall"`
+			FunctionResponse    json.RawMessage `json:"functionResponse"`
+			InlineData          json.RawMessage `json:"inlineData"`
+			FileData            json.RawMessage `json:"fileData"`
+			ExecutableCode      json.RawMessage `json:"executableCode"`
+			CodeExecutionResult json.RawMessage `json:"codeExecutionResult"`
+			ThoughtSignature    json.RawMessage `json:"thoughtSignature"`
+		}
+		if err := json.Unmarshal(part, &pt); err != nil {
+			return fail(f, "invalid part")
+		}
+		typ, ok := optString(pt.Type)
+		if !ok {
+			return fail(f+".type", "want a string")
+		}
+		switch {
+		case typ == "tool_call" || !isNull(pt.ToolCall):
+			var tc struct {
+				ID       json.RawMessage `json:"id"`
+				Function struct {
+					Name      json.RawMessage `json:"name"`
+					Arguments json.RawMessage `json:"arguments"`
+				} `json:"function"`
+			}
+			if !isObject(pt.ToolCall) || json.Unmarshal(pt.ToolCall, &tc) != nil {
+				return fail(f+".tool_call", "want an object")
+			}
+			id, ok1 := optString(tc.ID)
+			name, ok2 := optString(tc.Function.Name)
+			if !ok1 || !ok2 {
+				return fail(f+".tool_call", "want string id and function.name")
+			}
+			if id != "" {
+				m.ToolCallIDs = append(m.ToolCallIDs, id)
+			}
+			addText(&b, name+" "+argumentsText(tc.Function.Arguments))
+		case typ == "tool_response" || !isNull(pt.ToolResponse):
+			var tr struct {
+				ToolCallID json.RawMessage `json:"tool_call_id"`
+				Content    json.RawMessage `json:"content"`
+			}
+			if !isObject(pt.ToolResponse) || json.Unmarshal(pt.ToolResponse, &tr) != nil {
+				return fail(f+".tool_response", "want an object")
+			}
+			id, ok := optString(tr.ToolCallID)
+			if !ok {
+				return fail(f+".tool_response.tool_call_id", "want a string")
+			}
+			if id != "" {
+				m.ToolResultIDs = append(m.ToolResultIDs, id)
+			}
+			addText(&b, argumentsText(tr.Content))
+		case !isNull(pt.FunctionCall):
+			var fc struct {
+				ID   json.RawMessage `json:"id"`
+				Name json.RawMessage `json:"name"`
+				Args json.RawMessage `json:"args"`
+			}
+			if !isObject(pt.FunctionCall) || json.Unmarshal(pt.FunctionCall, &fc) != nil {
+				return fail(f+".functionCall", "want an object")
+			}
+			id, ok1 := optString(fc.ID)
+			name, ok2 := optString(fc.Name)
+			if !ok1 || !ok2 {
+				return fail(f+".functionCall", "want string id and name")
+			}
+			if !newCalls { // a new turn of calls: unanswered older ones expire
+				p.pendingCalls = p.pendingCalls[:0]
+				newCalls = true
+			}
+			if id == "" {
+				id = "functionCall@" + strconv.Itoa(index) + "." + strconv.Itoa(j)
+			}
+			p.pendingCalls = append(p.pendingCalls, id)
+			m.ToolCallIDs = append(m.ToolCallIDs, id)
+			addText(&b, name+" "+argumentsText(fc.Args))
+		case !isNull(pt.FunctionResponse):
+			var fr struct {
+				ID       json.RawMessage `json:"id"`
+				Name     json.RawMessage `json:"name"`
+				Response json.RawMessage `json:"response"`
+			}
+			if !isObject(pt.FunctionResponse) || json.Unmarshal(pt.FunctionResponse, &fr) != nil {
+				return fail(f+".functionResponse", "want an object")
+			}
+			id, ok1 := optString(fr.ID)
+			name, ok2 := optString(fr.Name)
+			if !ok1 || !ok2 {
+				return fail(f+".functionResponse", "want string id and name")
+			}
+			if id == "" && len(p.pendingCalls) > 0 {
+				id, p.pendingCalls = p.pendingCalls[0], p.pendingCalls[1:]
+			} else if i := indexOf(p.pendingCalls, id); i >= 0 {
+				p.pendingCalls = append(p.pendingCalls[:i:i], p.pendingCalls[i+1:]...)
+			}
+			if id != "" {
+				m.ToolResultIDs = append(m.ToolResultIDs, id)
+			}
+			addText(&b, name+" "+argumentsText(fr.Response))
+		case typ == "image_url":
+			addText(&b, "[image]")
+		case typ == "binary" || !isNull(pt.InlineData) || !isNull(pt.FileData):
+			addText(&b, mediaText(part))
+		case !isNull(pt.ExecutableCode) || !isNull(pt.CodeExecutionResult):
+			addText(&b, compactJSON(part))
+		case !isNull(pt.Text):
+			s, ok := optString(pt.Text)
+			if !ok {
+				return fail(f+".text", "want a string")
+			}
+			addText(&b, s)
+		case !isNull(pt.ThoughtSignature) && typ == "":
+			// a bare thought signature carries nothing to read
+		default:
+			addText(&b, compactJSON(part))
+		}
+	}
+	m.Content = b.String()
+	return m, nil
+}
+
+// mediaText is "[image]" for a part whose MIME type is an image and
+// "[document]" otherwise.
+func mediaText(part json.RawMessage) string {
+	if bytes.Contains(part, []byte(`"image/`)) {
+		return "[image]"
+	}
+	return "[document]"
+}
+
+func indexOf(ids []string, id string) int {
+	for i, s := range ids {
+		if s == id {
+			return i
+		}
+	}
+	return -1
+}

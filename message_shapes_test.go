@@ -1,0 +1,180 @@
+package chitta_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+)
+
+func TestParseMessagesShapes(t *testing.T) {
+	t.Parallel()
+	type want struct {
+		role           chitta.Role
+		content        string
+		calls, results []string
+	}
+	tests := []struct {
+		name string
+		in   string
+		want []want
+	}{
+		{
+			name: "Responses items",
+			in: `[
+ {"role":"user","content":[{"type":"input_text","text":"weather in Paris and Rome?"},{"type":"input_image","image_url":"https://x/y.png"}]},
+ {"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"Two lookups."}],"encrypted_content":"gAAA"},
+ {"type":"function_call","id":"fc_1","call_id":"call_a","name":"get_weather","arguments":"{\"city\":\"Paris\"}"},
+ {"type":"function_call","id":"fc_2","call_id":"call_b","name":"get_weather","arguments":"{\"city\":\"Rome\"}"},
+ {"type":"function_call_output","call_id":"call_a","output":"18C"},
+ {"type":"function_call_output","call_id":"call_b","output":[{"type":"input_text","text":"21C"}]},
+ {"type":"message","role":"assistant","content":[{"type":"output_text","text":"Paris 18C, Rome 21C."}]},
+ {"type":"compaction","id":"cmp_1","encrypted_content":"opaque"},
+ {"type":"computer_call","call_id":"call_c","action":{"type":"click","x":1,"y":2}},
+ {"type":"computer_call_output","call_id":"call_c","output":{"type":"computer_screenshot","image_url":"data:..."}},
+ {"type":"web_search_call","id":"ws_1","status":"completed","action":{"type":"search","query":"rome"}},
+ {"type":"brand_new_item","payload":{"k":"v"}}
+]`,
+			want: []want{
+				{chitta.RoleUser, "weather in Paris and Rome?\n[image]", nil, nil},
+				{chitta.RoleAssistant, "Two lookups.", []string{"reasoning@1"}, nil},
+				{chitta.RoleAssistant, `get_weather {"city":"Paris"}`, []string{"call_a"}, []string{"reasoning@1"}},
+				{chitta.RoleAssistant, `get_weather {"city":"Rome"}`, []string{"call_b"}, nil},
+				{chitta.RoleTool, "18C", nil, []string{"call_a"}},
+				{chitta.RoleTool, "21C", nil, []string{"call_b"}},
+				{chitta.RoleAssistant, "Paris 18C, Rome 21C.", nil, nil},
+				{chitta.RoleSystem, "[compaction]", nil, nil},
+				{chitta.RoleAssistant, `computer_call {"type":"click","x":1,"y":2}`, []string{"call_c"}, nil},
+				{chitta.RoleTool, "[image]", nil, []string{"call_c"}},
+				{chitta.RoleAssistant, `web_search_call {"type":"search","query":"rome"}`, nil, nil},
+				{chitta.RoleAssistant, `{"type":"brand_new_item","payload":{"k":"v"}}`, nil, nil},
+			},
+		},
+		{
+			name: "consecutive reasoning items form one group with the call",
+			in:   `[{"type":"reasoning","summary":[]},{"type":"reasoning","summary":[{"type":"summary_text","text":"b"}]},{"type":"function_call","call_id":"c","name":"f","arguments":""}]`,
+			want: []want{
+				{chitta.RoleAssistant, "[reasoning]", []string{"reasoning@0"}, nil},
+				{chitta.RoleAssistant, "b", []string{"reasoning@1"}, []string{"reasoning@0"}},
+				{chitta.RoleAssistant, "f ", []string{"c"}, []string{"reasoning@1"}},
+			},
+		},
+		{
+			name: "langchaingo",
+			in: `[
+ {"role":"system","text":"be brief"},
+ {"role":"human","parts":[{"type":"text","text":"look"},{"type":"image_url","image_url":{"url":"https://x/y.png"}},{"type":"binary","binary":{"mime_type":"application/pdf","data":"AA=="}}]},
+ {"role":"ai","parts":[{"type":"text","text":"calling"},{"type":"tool_call","tool_call":{"id":"t1","type":"function","function":{"name":"search","arguments":"{\"q\":\"go\"}"}}},{"type":"tool_call","tool_call":{"id":"t2","type":"function","function":{"name":"read","arguments":"{}"}}}]},
+ {"role":"tool","parts":[{"type":"tool_response","tool_response":{"tool_call_id":"t1","name":"search","content":"found"}},{"type":"tool_response","tool_response":{"tool_call_id":"t2","name":"read","content":"text"}}]},
+ {"role":"generic","text":"note"},
+ {"role":"function","text":"legacy"}
+]`,
+			want: []want{
+				{chitta.RoleSystem, "be brief", nil, nil},
+				{chitta.RoleUser, "look\n[image]\n[document]", nil, nil},
+				{chitta.RoleAssistant, "calling\nsearch {\"q\":\"go\"}\nread {}", []string{"t1", "t2"}, nil},
+				{chitta.RoleTool, "found\ntext", nil, []string{"t1", "t2"}},
+				{chitta.RoleUser, "note", nil, nil},
+				{"function", "legacy", nil, nil},
+			},
+		},
+		{
+			name: "genai, pairing by position when IDs are absent",
+			in: `[
+ {"parts":[{"text":"plan a trip"}]},
+ {"role":"model","parts":[{"text":"thinking","thought":true},{"functionCall":{"name":"flights","args":{"to":"NRT"}}},{"functionCall":{"name":"hotels","args":{"city":"Tokyo"}}}]},
+ {"role":"user","parts":[{"functionResponse":{"name":"flights","response":{"n":3}}},{"functionResponse":{"name":"hotels","response":{"n":5}}}]},
+ {"role":"model","parts":[{"functionCall":{"id":"x1","name":"book","args":{}}},{"inlineData":{"mimeType":"image/png","data":"AA=="}},{"executableCode":{"language":"PYTHON","code":"print(1)"}}]},
+ {"role":"user","parts":[{"functionResponse":{"id":"x1","name":"book","response":{"ok":true}}},{"fileData":{"mimeType":"application/pdf","fileUri":"gs://b/f"}}]}
+]`,
+			want: []want{
+				{chitta.RoleUser, "plan a trip", nil, nil},
+				{chitta.RoleAssistant, "thinking\nflights {\"to\":\"NRT\"}\nhotels {\"city\":\"Tokyo\"}", []string{"functionCall@1.1", "functionCall@1.2"}, nil},
+				{chitta.RoleUser, "flights {\"n\":3}\nhotels {\"n\":5}", nil, []string{"functionCall@1.1", "functionCall@1.2"}},
+				{chitta.RoleAssistant, "book {}\n[image]\n{\"executableCode\":{\"language\":\"PYTHON\",\"code\":\"print(1)\"}}", []string{"x1"}, nil},
+				{chitta.RoleUser, "book {\"ok\":true}\n[document]", nil, []string{"x1"}},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			msgs, err := chitta.ParseMessages([]byte(tt.in))
+			require.NoError(t, err)
+			require.Len(t, msgs, len(tt.want))
+			for i, w := range tt.want {
+				assert.Equal(t, w.role, msgs[i].Role, "message %d role", i)
+				assert.Equal(t, w.content, msgs[i].Content, "message %d content", i)
+				assert.Equal(t, w.calls, msgs[i].ToolCallIDs, "message %d calls", i)
+				assert.Equal(t, w.results, msgs[i].ToolResultIDs, "message %d results", i)
+				assert.NotEmpty(t, msgs[i].Raw)
+			}
+			out, err := chitta.MarshalMessages(msgs)
+			require.NoError(t, err)
+			assert.JSONEq(t, tt.in, string(out), "survivors marshal back to the input")
+		})
+	}
+}
+
+// TestCompactResponsesItems checks the Responses rules end to end: a
+// reasoning item stays with its call and the call with its output, and a
+// compaction item is always kept.
+func TestCompactResponsesItems(t *testing.T) {
+	t.Parallel()
+	msgs, err := chitta.ParseMessages([]byte(`[
+ {"type":"compaction","encrypted_content":"opaque"},
+ {"role":"user","content":"first question with many words to make it expensive to keep around"},
+ {"type":"reasoning","summary":[{"type":"summary_text","text":"need a lookup"}]},
+ {"type":"function_call","call_id":"c1","name":"lookup","arguments":"{\"k\":1}"},
+ {"type":"function_call_output","call_id":"c1","output":"value one"},
+ {"role":"user","content":"second question"},
+ {"type":"reasoning","summary":[{"type":"summary_text","text":"again"}]},
+ {"type":"function_call","call_id":"c2","name":"lookup","arguments":"{\"k\":2}"},
+ {"type":"function_call_output","call_id":"c2","output":"value two"}
+]`))
+	require.NoError(t, err)
+	for _, ratio := range []float64{0.05, 0.3, 0.6, 1} {
+		res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: ratio})
+		require.NoError(t, err)
+		kept := map[int]bool{}
+		for _, i := range res.Kept {
+			kept[i] = true
+		}
+		assert.True(t, kept[0], "ratio %v: compaction item kept", ratio)
+		for _, g := range [][]int{{2, 3, 4}, {6, 7, 8}} {
+			assert.Equal(t, kept[g[0]], kept[g[1]], "ratio %v: reasoning with its call", ratio)
+			assert.Equal(t, kept[g[1]], kept[g[2]], "ratio %v: call with its output", ratio)
+		}
+	}
+}
+
+func TestParseMessagesShapeErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in           string
+		index        int
+		field, inMsg string
+	}{
+		{`[{"role":"user","content":"x"},{"type":"function_call","call_id":5}]`, 1, "call_id", `"function_call"`},
+		{`[{"type":7}]`, 0, "type", "non-empty string"},
+		{`[{"type":"message","content":"x"}]`, 0, "role", "missing"},
+		{`[{"type":"function_call_output","call_id":"c","output":5}]`, 0, "output", "want a string"},
+		{`[{"role":"model","parts":{"text":"x"}}]`, 0, "parts", "array"},
+		{`[{"role":"model","parts":[1]}]`, 0, "parts[0]", "object"},
+		{`[{"role":"model","parts":[{"functionCall":"f"}]}]`, 0, "parts[0].functionCall", "object"},
+		{`[{"role":"ai","parts":[{"type":"tool_call","tool_call":{"id":3}}]}]`, 0, "parts[0].tool_call", "string"},
+		{`[{"role":"human","text":5}]`, 0, "text", "string"},
+		{`[{"role":7,"parts":[]}]`, 0, "role", "string"},
+	}
+	for _, tt := range tests {
+		_, err := chitta.ParseMessages([]byte(tt.in))
+		require.ErrorIs(t, err, chitta.ErrInvalidMessages, tt.in)
+		var me *chitta.MessageError
+		require.ErrorAs(t, err, &me, tt.in)
+		assert.Equal(t, tt.index, me.Index, tt.in)
+		assert.Equal(t, tt.field, me.Field, tt.in)
+		assert.Contains(t, me.Msg, tt.inMsg, tt.in)
+	}
+}

@@ -1,0 +1,129 @@
+package tiktoken
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/tiktoken-go/tokenizer"
+
+	"github.com/chitta-go/chitta"
+)
+
+// The encodings New accepts.
+const (
+	O200kBase  = "o200k_base"  // GPT-4o, GPT-4.1, GPT-5, o1, o3, o4-mini
+	Cl100kBase = "cl100k_base" // GPT-4, GPT-3.5-turbo, text-embedding-3
+)
+
+// ErrUnknownEncoding reports an encoding name New does not know.
+var ErrUnknownEncoding = errors.New("tiktoken: unknown encoding")
+
+// Framing constants of the chat template, in tokens (see the package
+// documentation).
+const (
+	messageMarkers = 3 // <|start|>, <|message|>, <|end|>
+	channelMarker  = 1 // <|channel|>
+)
+
+// encoding is one loaded encoding, shared by every Counter of that name.
+type encoding struct {
+	once   sync.Once
+	codec  tokenizer.Codec
+	err    error
+	call   int // header of a tool call beyond its name and arguments
+	result int // header of a tool result beyond its content
+}
+
+var encodings = map[string]*encoding{
+	O200kBase:  {},
+	Cl100kBase: {},
+}
+
+// Counter counts tokens in one encoding. Create it with [New]; the zero
+// value counts in o200k_base. A Counter is safe for concurrent use; all Counters
+// of one encoding share its tables, which are loaded once per process.
+type Counter struct {
+	name string
+	enc  *encoding
+}
+
+// New returns a Counter for the named encoding, o200k_base or cl100k_base.
+// The encoding's tables are built on the first call for that name (about
+// 25 ms for o200k_base) and shared afterwards.
+func New(name string) (*Counter, error) {
+	enc, ok := encodings[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q, want %s or %s", ErrUnknownEncoding, name, O200kBase, Cl100kBase)
+	}
+	enc.once.Do(func() { enc.load(name) })
+	if enc.err != nil {
+		return nil, fmt.Errorf("load %s: %w", name, enc.err)
+	}
+	return &Counter{name: name, enc: enc}, nil
+}
+
+func (e *encoding) load(name string) {
+	e.codec, e.err = tokenizer.Get(tokenizer.Encoding(name))
+	if e.err != nil {
+		return
+	}
+	c := &Counter{name: name, enc: e}
+	e.call = c.CountTokens(" to=functions.") + channelMarker + c.CountTokens("commentary json")
+	e.result = c.CountTokens(" to=assistant") + channelMarker + c.CountTokens("commentary")
+}
+
+// encoding returns c's loaded encoding: o200k_base for the zero value.
+func (c *Counter) encoding() *encoding {
+	if c.enc != nil {
+		return c.enc
+	}
+	e := encodings[O200kBase]
+	e.once.Do(func() { e.load(O200kBase) })
+	return e
+}
+
+// Encoding returns the encoding's name.
+func (c *Counter) Encoding() string {
+	if c.name == "" {
+		return O200kBase
+	}
+	return c.name
+}
+
+// CountTokens returns the number of tokens of text. Special-token text such
+// as "<|endoftext|>" is counted as ordinary text, as providers do for user
+// content; invalid UTF-8 bytes are encoded as bytes. If the encoder fails
+// (it has no known failing input), the count is len(text), an upper bound.
+func (c *Counter) CountTokens(text string) int {
+	if text == "" {
+		return 0
+	}
+	e := c.encoding()
+	if e.err != nil {
+		return len(text)
+	}
+	n, err := e.codec.Count(text)
+	if err != nil {
+		return len(text)
+	}
+	return n
+}
+
+// FramingTokens returns the tokens a provider bills around m besides its
+// Content: the message frame and role, and the headers of its tool calls
+// and tool results, as the package documentation describes.
+func (c *Counter) FramingTokens(m *chitta.Message) int {
+	e := c.encoding()
+	frame := messageMarkers + c.CountTokens(string(m.Role))
+	n := frame
+	if k := len(m.ToolCallIDs); k > 0 {
+		n += k*e.call + (k-1)*frame
+	}
+	if k := len(m.ToolResultIDs); k > 0 {
+		n += k*e.result + (k-1)*frame
+	}
+	return n
+}
+
+var _ chitta.FramingCounter = (*Counter)(nil)
