@@ -92,6 +92,13 @@ type Policy struct {
 // strings, ID slices and Raw it shares with the caller, who must not
 // modify them in place). The zero value is not usable: Compact returns an
 // error wrapping [ErrInvalidOption]; use NewCompactor.
+//
+// Ownership: to keep a call between compactions cheap (no copy of the
+// context), the Messages and Kept of a non-compacting Result share their
+// backing arrays with the Compactor's later results. They are capped, so
+// appending to them copies; assigning to their elements changes what later
+// non-compacting results hold, so copy them first ([slices.Clone]) if you
+// must edit them in place. A compacting Result is the caller's alone.
 type Compactor struct {
 	opts   Options   // MaxTokens = target; cached Embedder and Tokens
 	o      *resolved // opts resolved, for counting and weighing new messages
@@ -305,7 +312,9 @@ func (c *Compactor) appendNew(msgs []Message, added []int, addedTok int) *Result
 	}
 	c.result = append(c.result, msgs[n0:]...)
 	c.keptTok += addedTok
-	res := &Result{Messages: slices.Clone(c.result), Kept: slices.Clone(c.kept)}
+	// Shared, capped: the caller's appends reallocate, and the Compactor
+	// only ever appends past what it returned (see the Compactor doc).
+	res := &Result{Messages: slices.Clip(c.result), Kept: slices.Clip(c.kept)}
 	if res.Messages == nil {
 		res.Messages, res.Kept = []Message{}, []int{}
 	}

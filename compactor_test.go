@@ -147,6 +147,18 @@ func TestCompactorFirstCallsAppend(t *testing.T) {
 	assert.Zero(t, res.Stats.StablePrefix)
 	assert.Equal(t, 5, res.Stats.AfterTokens)
 	assert.Equal(t, 10, res.Stats.TargetTokens)
+
+	// The result shares its array with later ones, capped: the caller's
+	// appends go elsewhere.
+	mine := append(res.Messages, msg(chitta.RoleAssistant, "not sent"))
+	mineKept := append(res.Kept, 99)
+	msgs = append(msgs, msg(chitta.RoleAssistant, "d"))
+	next, err := c.Compact(t.Context(), msgs)
+	require.NoError(t, err)
+	assert.Equal(t, msgs, next.Messages)
+	assert.Equal(t, []int{0, 1, 2}, next.Kept)
+	assert.Equal(t, "not sent", mine[2].Content)
+	assert.Equal(t, 99, mineKept[2])
 }
 
 func TestCompactorEditedHistoryRestarts(t *testing.T) {
