@@ -104,12 +104,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	var sets []dataset
 	if c.locomo != "" {
-		f, err := os.Open(c.locomo)
-		if err != nil {
+		var convs []retention.Conversation
+		err := readFile(c.locomo, func(_ string, r io.Reader) (err error) {
+			convs, err = retention.LoadLoCoMo(r)
 			return err
-		}
-		convs, err := retention.LoadLoCoMo(f)
-		f.Close()
+		})
 		if err != nil {
 			return err
 		}
@@ -165,17 +164,21 @@ func eachFile(dir, pattern string, read func(name string, r io.Reader) error) er
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		f, err := os.Open(name)
-		if err != nil {
-			return err
-		}
-		err = read(filepath.Base(name), f)
-		f.Close()
-		if err != nil {
+		if err := readFile(name, read); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// readFile calls read on the open file at path, with its base name.
+func readFile(path string, read func(name string, r io.Reader) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return read(filepath.Base(path), f)
 }
 
 func writeTable(w io.Writer, name string, cfg retention.ReplayConfig, sessions int, metric string, stats []retention.ReplayStats) {
