@@ -157,6 +157,27 @@ type Stats struct {
 	CoveredDroppedPct float64        `json:"covered_dropped_pct"`
 	Distilled         int            `json:"distilled"`
 	DistilledKinds    map[string]int `json:"distilled_kinds,omitempty"`
+
+	// The fields below are set by [Compactor] and are zero from Compact.
+	// The prompt-cache figures follow the billing model described at
+	// [Pricing].
+
+	// Compacted reports that this call compacted; false means the result
+	// is the previous call's survivors followed by the new messages.
+	Compacted bool `json:"compacted,omitempty"`
+	// StablePrefix is the number of leading result messages identical to
+	// the previous call's result; CachedTokens is their tokens, the
+	// prompt-cache hit.
+	StablePrefix int `json:"stable_prefix,omitempty"`
+	CachedTokens int `json:"cached_tokens,omitempty"`
+	// BilledInput is the estimated billed input of sending the result, in
+	// uncached input tokens (CacheRead × CachedTokens + CacheWrite × the
+	// rest, over Input); BilledFull is the same for sending the whole
+	// conversation, and BilledRatio = BilledInput / BilledFull (0 when
+	// BilledFull is 0).
+	BilledInput float64 `json:"billed_input,omitempty"`
+	BilledFull  float64 `json:"billed_full,omitempty"`
+	BilledRatio float64 `json:"billed_ratio,omitempty"`
 }
 
 // Compact selects the messages of msgs worth keeping under a token budget
@@ -352,6 +373,27 @@ type pass struct {
 	pinnedTokens int
 }
 
+// measure returns the tokens and the structural weight of message i (0 for
+// system and developer messages), checking that the count is valid and
+// that adding it to before does not overflow.
+func (o *resolved) measure(i int, m *Message, before int) (int, float64, error) {
+	n := countMessage(o.tokens, m)
+	if n < 0 {
+		return 0, 0, &MessageError{Index: i, Field: "Content", Msg: fmt.Sprintf("token counter returned %d", n), Err: ErrInvalidTokenCount}
+	}
+	if n > math.MaxInt-before {
+		return 0, 0, &MessageError{Index: i, Field: "Content", Msg: fmt.Sprintf("token counter returned %d, the total overflows int", n), Err: ErrInvalidTokenCount}
+	}
+	if m.Role.Pinned() {
+		return n, 0, nil
+	}
+	w, ok := o.weight(m)
+	if !ok {
+		return 0, 0, &MessageError{Index: i, Field: "role", Msg: fmt.Sprintf("%q has no structural weight (set Options.RoleWeights)", m.Role), Err: ErrUnknownRole}
+	}
+	return n, w, nil
+}
+
 func (o *resolved) prepare(msgs []Message) (*pass, error) {
 	p := &pass{msgs: msgs, scores: make([]TurnScore, len(msgs))}
 	before := 0
@@ -359,22 +401,15 @@ func (o *resolved) prepare(msgs []Message) (*pass, error) {
 		m := &msgs[i]
 		s := &p.scores[i]
 		s.Index, s.Role, s.Unit = i, m.Role, i
-		n := countMessage(o.tokens, m)
-		if n < 0 {
-			return nil, &MessageError{Index: i, Field: "Content", Msg: fmt.Sprintf("token counter returned %d", n), Err: ErrInvalidTokenCount}
-		}
-		if n > math.MaxInt-before {
-			return nil, &MessageError{Index: i, Field: "Content", Msg: fmt.Sprintf("token counter returned %d, the total overflows int", n), Err: ErrInvalidTokenCount}
+		n, w, err := o.measure(i, m, before)
+		if err != nil {
+			return nil, err
 		}
 		s.Tokens = n
 		before += n
 		if m.Role.Pinned() {
 			s.Structural, s.Pinned = pinnedWeight, true
 			continue
-		}
-		w, ok := o.weight(m)
-		if !ok {
-			return nil, &MessageError{Index: i, Field: "role", Msg: fmt.Sprintf("%q has no structural weight (set Options.RoleWeights)", m.Role), Err: ErrUnknownRole}
 		}
 		s.Structural = w
 		p.free = append(p.free, i)

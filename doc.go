@@ -28,6 +28,13 @@
 // empty. A user message holding only tool results is a tool result here,
 // not a user turn. [Options.FreeSelection] restores the plain greedy rule.
 //
+// An agent loop that compacts before every model call should use a
+// [Compactor]: it appends new messages to the previous result until the
+// context exceeds [Policy.MaxTokens], then compacts down to
+// [Policy.TargetTokens], so the prompt's prefix — and the provider's prompt
+// cache — stays stable between compactions; [Stats] estimates the cache
+// hit and the billed input ([Pricing]).
+//
 // Without an [Embedder] the score degrades to recency and structure, and
 // [Stats.Embedding] says so. [HashEmbedder] is a zero-download default;
 // [CachedEmbedder] and [CachedTokenCounter] make repeated compactions in an

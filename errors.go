@@ -18,7 +18,8 @@ var (
 	// outside [0, 1], a RoleWeights entry that is negative, NaN or
 	// infinite, an HNSWOptions field or store dims out of range, a nil
 	// store or embedder given to RecordEpisode, a CachedEmbedder without
-	// an embedder, and a nil or zero HNSWStore.
+	// an embedder, a nil or zero HNSWStore, a [Policy] out of range, and
+	// a Compactor not made by NewCompactor.
 	ErrInvalidOption = errors.New("chitta: invalid option")
 
 	// ErrUnknownRole reports a message whose role has no structural weight:

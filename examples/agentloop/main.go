@@ -1,16 +1,19 @@
 // Command agentloop shows chitta inside a Go agent loop, with no network and
 // no model: a scripted "model" fixes a bug in a repository with tool calls
 // (one parallel pair among them), the loop appends the tool results, and
-// before every model call it checks the context size and calls
-// chitta.Compact when it exceeds the budget. The model also calls a remember
-// tool, which the loop executes against a memory store, so that later
+// before every model call it asks a chitta.Compactor for the context to
+// send: the previous context plus the new messages while they fit in the
+// budget (so the provider's prompt cache keeps serving the prefix), a
+// compaction down to the target when they do not. The model also calls a
+// remember tool, which the loop executes against a memory store, so that
 // compactions drop first the turns the memory already covers.
 //
 //	go run ./examples/agentloop
 //
 // It prints every step, and at each compaction what was kept and dropped
-// (role, tokens, score, memory coverage), and checks that no tool call was
-// separated from its results. The output is deterministic.
+// (role, tokens, score, memory coverage), checks that no tool call was
+// separated from its results, and ends with the share of prompt tokens the
+// cache served and the estimated billed input. The output is deterministic.
 package main
 
 import (
@@ -27,9 +30,9 @@ import (
 	"github.com/chitta-go/chitta"
 )
 
-// The loop's context policy: when the estimated context exceeds budget
-// tokens, compact it to at most target tokens, always keeping the last
-// keepLast turns (and the tool-call groups they belong to).
+// The loop's context policy: when the context would exceed budget tokens,
+// compact it to at most target tokens, always keeping the last keepLast
+// turns (and the tool-call groups they belong to).
 const (
 	budget   = 450
 	target   = 300
@@ -57,26 +60,31 @@ type compaction struct {
 	WithoutMemory *chitta.Result // the same call with no store, for contrast
 }
 
-// agent is the loop's state: the conversation as the provider sees it, the
-// memory, and the embedder shared by every compaction.
+// agent is the loop's state: the whole conversation, the context the
+// provider saw last, the memory, and the Compactor that decides each
+// context.
 type agent struct {
-	w        io.Writer
-	history  []chitta.Message
-	seq      []int // seq[i]: the session-wide number of history[i], stable across compactions
-	store    chitta.MemoryStore
-	emb      *chitta.CachedEmbedder
-	counter  *chitta.CachedTokenCounter // counts each turn once across compactions
-	query    string                     // the latest user prompt: what the next turns are about
-	calls    int                        // tool calls issued, for IDs
-	memories int
-	produced int // messages appended over the whole session
-	log      []compaction
+	w         io.Writer
+	full      []chitta.Message // the whole conversation; #n is full[n]
+	sent      []chitta.Message // the context of the last model call
+	sentLen   int              // len(full) at the last model call
+	store     chitta.MemoryStore
+	emb       *chitta.CachedEmbedder
+	compactor *chitta.Compactor
+	opts      *chitta.Options // the Compactor's options, for the report's contrast
+	calls     int             // tool calls issued, for IDs
+	memories  int
+	log       []compaction
+
+	prompt, cached int     // prompt tokens sent, and served by the cache
+	billed, full0  float64 // estimated billed input, and with the whole conversation sent every call
 }
 
 // session is what simulate returns for the tests.
 type session struct {
 	Compactions []compaction
 	Cache       chitta.CacheStats
+	Calls       []chitta.Stats // every model call's context
 }
 
 // simulate runs the scripted session, writing the report to w.
@@ -90,35 +98,48 @@ func simulate(ctx context.Context, w io.Writer) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &agent{w: w, store: store, emb: emb, counter: chitta.NewCachedTokenCounter(nil, 0)}
-	fmt.Fprintf(w, "chitta agent loop · scripted coding agent, no network · CachedEmbedder over HashEmbedder, HNSWStore\n")
-	fmt.Fprintf(w, "budget %d tokens: over it, Compact to %d, keeping the last %d turns; a remember tool fills the memory\n\n", budget, target, keepLast)
+	// The Compactor's Query is fixed for its life: here the task the
+	// session is about, the first prompt.
+	opts := &chitta.Options{
+		Query:    script[0].user,
+		KeepLast: keepLast,
+		Embedder: emb,
+		Store:    store,
+	}
+	compactor, err := chitta.NewCompactor(opts, chitta.Policy{MaxTokens: budget, TargetTokens: target})
+	if err != nil {
+		return nil, err
+	}
+	a := &agent{w: w, store: store, emb: emb, compactor: compactor, opts: opts}
+	fmt.Fprintf(w, "chitta agent loop · scripted, no network · Compactor: previous context + new messages up to %d tokens, else compact to %d\n\n", budget, target)
 	if err := a.append(wire{Role: "system", Content: ptr(systemPrompt)}); err != nil {
 		return nil, err
 	}
+	var calls []chitta.Stats
 	for _, ex := range script {
-		a.query = ex.user
 		if err := a.append(wire{Role: "user", Content: ptr(ex.user)}); err != nil {
 			return nil, err
 		}
 		a.event("user", quote(ex.user, 52))
 		for _, st := range ex.steps {
-			// Before each model call: is the context over budget?
-			if a.tokens() > budget {
-				if err := a.compact(ctx); err != nil {
-					return nil, err
-				}
+			// Before each model call: the context to send.
+			res, err := a.context(ctx)
+			if err != nil {
+				return nil, err
 			}
+			calls = append(calls, res.Stats)
 			if err := a.model(ctx, st); err != nil {
 				return nil, err
 			}
 		}
 	}
-	fmt.Fprintf(w, "done · %d compactions · %d messages produced, %d in context (%d tokens) · %d memories\n",
-		len(a.log), a.produced, len(a.history), a.tokens(), a.memories)
+	fmt.Fprintf(w, "done · %d model calls, %d compactions · %d messages, %d in the last context · %d memories\n",
+		len(calls), len(a.log), len(a.full), len(a.sent), a.memories)
+	fmt.Fprintf(w, "prompt cache: %.0f%% of %d prompt tokens read from it; billed input %.0f tokens, %.2f× sending the whole history\n",
+		100*float64(a.cached)/float64(a.prompt), a.prompt, a.billed, a.billed/a.full0)
 	cs := emb.Stats()
 	fmt.Fprintf(w, "CachedEmbedder: %d texts asked for, %d embedded: each text once, however many compactions see it\n", cs.Hits+cs.Misses, cs.Misses)
-	return &session{Compactions: a.log, Cache: cs}, nil
+	return &session{Compactions: a.log, Cache: cs, Calls: calls}, nil
 }
 
 // model plays one scripted step: the assistant message, then its tool
@@ -191,51 +212,48 @@ func (a *agent) remember(ctx context.Context, text string) (string, error) {
 	return id, nil
 }
 
-// compact replaces the history with what chitta keeps and reports it. This
-// is the pattern to copy: Compact the provider's messages and carry on with
-// res.Messages, which are the caller's messages, verbatim and in order.
-func (a *agent) compact(ctx context.Context) error {
-	opts := &chitta.Options{
-		Query:     a.query,
-		MaxTokens: target,
-		KeepLast:  keepLast,
-		Embedder:  a.emb,
-		Store:     a.store,
-		Tokens:    a.counter,
-	}
-	res, err := chitta.Compact(ctx, a.history, opts)
+// context asks the Compactor for the context of the next model call. This
+// is the pattern to copy: keep the whole conversation, hand it to the
+// Compactor before every call and send res.Messages, which are the
+// caller's messages, verbatim and in order.
+func (a *agent) context(ctx context.Context) (*chitta.Result, error) {
+	size := a.tokens()
+	res, err := a.compactor.Compact(ctx, a.full)
 	if err != nil {
-		return fmt.Errorf("compact: %w", err)
+		return nil, fmt.Errorf("compact: %w", err)
 	}
-	// For the report only: the same call without the memory, to show which
-	// decisions the memory changed. A real loop stops at the call above.
-	noMem := *opts
-	noMem.Store = nil
-	without, err := chitta.Compact(ctx, a.history, &noMem)
-	if err != nil {
-		return fmt.Errorf("compact without memory: %w", err)
-	}
+	a.sent, a.sentLen = res.Messages, len(a.full)
+	st := res.Stats
+	a.prompt += st.AfterTokens
+	a.cached += st.CachedTokens
+	a.billed += st.BilledInput
+	a.full0 += st.BilledFull
 	if err := checkPairs(res.Messages); err != nil {
-		return fmt.Errorf("compaction %d: %w", len(a.log)+1, err)
+		return nil, fmt.Errorf("model call %d: %w", len(a.log)+1, err)
 	}
-	a.log = append(a.log, compaction{Input: a.history, Result: res, WithoutMemory: without})
-	a.report(res, without)
-	a.history = res.Messages
-	seq := make([]int, len(res.Kept))
-	for j, i := range res.Kept {
-		seq[j] = a.seq[i]
+	if !st.Compacted {
+		return res, nil
 	}
-	a.seq = seq
-	return nil
+	// For the report only: the same compaction without the memory, to show
+	// which decisions the memory changed. A real loop stops above.
+	noMem := *a.opts
+	noMem.Store, noMem.MaxTokens = nil, target
+	without, err := chitta.Compact(ctx, a.full, &noMem)
+	if err != nil {
+		return nil, fmt.Errorf("compact without memory: %w", err)
+	}
+	a.log = append(a.log, compaction{Input: a.full, Result: res, WithoutMemory: without})
+	a.report(res, without, size)
+	return res, nil
 }
 
 // report prints one compaction: a row per kept-or-dropped unit (a lone
 // message, or a tool call with its results) and a summary. Messages are
 // numbered by their place in the whole session, so a number means the same
 // message in every compaction.
-func (a *agent) report(res, without *chitta.Result) {
+func (a *agent) report(res, without *chitta.Result, size int) {
 	w, st := a.w, res.Stats
-	fmt.Fprintf(w, "\n── compaction %d · context %d > %d tokens · query %s\n", len(a.log), st.BeforeTokens, budget, quote(a.query, 34))
+	fmt.Fprintf(w, "\n── compaction %d · context %d > %d tokens · conversation %d tokens\n", len(a.log), size, budget, st.BeforeTokens)
 	fmt.Fprintf(w, "   turns    role               tok  score  cover   (system prompt always kept)\n")
 	covered := 0
 	var changed []string
@@ -250,12 +268,12 @@ func (a *agent) report(res, without *chitta.Result) {
 				isCovered = true
 			}
 			if !s.Kept && without.Scores[i].Kept {
-				changed = append(changed, fmt.Sprintf("#%d", a.seq[i]))
+				changed = append(changed, fmt.Sprintf("#%d", i))
 			}
 		}
-		span := fmt.Sprintf("#%d", a.seq[first.Index])
+		span := fmt.Sprintf("#%d", first.Index)
 		if len(u) > 1 {
-			span += fmt.Sprintf("-%d", a.seq[last.Index])
+			span += fmt.Sprintf("-%d", last.Index)
 		}
 		if first.Role.Pinned() {
 			continue // system: always kept, said in the header
@@ -263,7 +281,7 @@ func (a *agent) report(res, without *chitta.Result) {
 		status := "kept"
 		switch {
 		case first.Pinned:
-			status = fmt.Sprintf("kept  (last %d)", keepLast)
+			status = "kept  (pinned)"
 		case isCovered:
 			status = "drop  covered by memory"
 			covered += len(u)
@@ -340,10 +358,14 @@ func checkPairs(msgs []chitta.Message) error {
 	return nil
 }
 
-// tokens estimates the context the next model call would send.
+// tokens estimates the context the next model call would send without a
+// compaction: the last context plus the messages added since.
 func (a *agent) tokens() int {
 	n := 0
-	for _, m := range a.history {
+	for _, m := range a.sent {
+		n += chitta.EstimateTokens(m.Content)
+	}
+	for _, m := range a.full[a.sentLen:] {
 		n += chitta.EstimateTokens(m.Content)
 	}
 	return n
@@ -381,11 +403,9 @@ func (a *agent) append(wm wire) error {
 	}
 	var m chitta.Message
 	if err := json.Unmarshal(data, &m); err != nil {
-		return fmt.Errorf("message %d: %w", a.produced, err)
+		return fmt.Errorf("message %d: %w", len(a.full), err)
 	}
-	a.history = append(a.history, m)
-	a.seq = append(a.seq, a.produced)
-	a.produced++
+	a.full = append(a.full, m)
 	return nil
 }
 

@@ -33,6 +33,19 @@ func TestCompactions(t *testing.T) {
 	log := sess.Compactions
 	require.GreaterOrEqual(t, len(log), 2, "the script must compact more than once")
 	assert.Positive(t, sess.Cache.Hits, "later compactions reuse cached vectors")
+	// Between compactions the context only grows at its end, within budget.
+	compacted := 0
+	for i, st := range sess.Calls {
+		if st.Compacted {
+			compacted++
+			continue
+		}
+		assert.LessOrEqual(t, st.AfterTokens, budget, "call %d", i)
+		if i > 0 {
+			assert.Equal(t, sess.Calls[i-1].Kept, st.StablePrefix, "call %d appends to the previous context", i)
+		}
+	}
+	assert.Equal(t, len(log), compacted)
 	assert.Less(t, sess.Cache.Misses, sess.Cache.Hits, "most texts come from the cache")
 
 	// Coverage of the groups memory dropped / kept, over all compactions:
