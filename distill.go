@@ -231,7 +231,7 @@ func cmpFloat(a, b float64) int {
 // fillerOpeners start the acknowledgements and announcements that
 // [IsFiller] recognises, matched case-insensitively as whole words.
 var fillerOpeners = []string{
-	"great", "perfect", "excellent", "good", "awesome", "nice", "done", "ok", "okay", "sure",
+	"great", "perfect", "excellent", "good", "awesome", "nice", "ok", "okay", "sure",
 	"alright", "all right", "got it", "understood", "thanks", "thank you", "you're right", "you are right",
 	"let me", "now let me", "i'll", "i will", "now i'll", "now i will", "let's", "now let's", "next, let me",
 }
