@@ -30,7 +30,8 @@ type listInput struct {
 	Offset       int      `json:"offset,omitempty" jsonschema:"how many of the newest matching memories to skip (default 0)"`
 }
 
-// listed is one memory returned by list_memories.
+// listed is one memory returned by list_memories (and, with its
+// similarity, by recall).
 type listed struct {
 	ID         string    `json:"id"`
 	Text       string    `json:"text"`
@@ -45,6 +46,10 @@ type listOutput struct {
 	Memories []listed `json:"memories" jsonschema:"the matching memories, newest first (ties by ID)"`
 	Total    int      `json:"total" jsonschema:"how many memories match the kind filter"`
 	Offset   int      `json:"offset" jsonschema:"the offset of the first memory returned"`
+}
+
+func listedOf(m chitta.Memory) listed {
+	return listed{ID: m.ID, Text: m.Text, Kind: m.Kind, Confidence: m.Confidence, CreatedAt: m.CreatedAt, Source: m.Source}
 }
 
 // forgetInput is the arguments of forget.
@@ -118,7 +123,7 @@ func (a *app) listMemories(_ context.Context, args json.RawMessage) (*mcp.CallTo
 	})
 	out := listOutput{Memories: []listed{}, Total: len(all), Offset: in.Offset}
 	for _, m := range all[min(in.Offset, len(all)):min(in.Offset+limit, len(all))] {
-		out.Memories = append(out.Memories, listed{ID: m.ID, Text: m.Text, Kind: m.Kind, Confidence: m.Confidence, CreatedAt: m.CreatedAt, Source: m.Source})
+		out.Memories = append(out.Memories, listedOf(m))
 	}
 	summary := fmt.Sprintf("%d of %d memories", len(out.Memories), out.Total)
 	if in.Offset > 0 {

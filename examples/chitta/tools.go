@@ -9,7 +9,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -66,15 +65,11 @@ type recallInput struct {
 	MinSimilarity *float64 `json:"min_similarity,omitempty" jsonschema:"leave out memories less similar than this, 0 to 1 (default 0: never a negative similarity)"`
 }
 
-// recalled is one memory returned by recall.
+// recalled is one memory returned by recall: a listed memory and its
+// similarity.
 type recalled struct {
-	ID         string    `json:"id"`
-	Text       string    `json:"text"`
-	Kind       string    `json:"kind"`
-	Confidence float64   `json:"confidence"`
-	CreatedAt  time.Time `json:"created_at"`
-	Source     string    `json:"source,omitempty"`
-	Similarity float64   `json:"similarity" jsonschema:"cosine similarity to the text, min_similarity to 1"`
+	listed
+	Similarity float64 `json:"similarity" jsonschema:"cosine similarity to the text, min_similarity to 1"`
 }
 
 // recallOutput is the structured result of recall.
@@ -397,10 +392,7 @@ func (a *app) recall(ctx context.Context, args json.RawMessage) (*mcp.CallToolRe
 	}
 	out := recallOutput{Memories: make([]recalled, len(hits))}
 	for i, h := range hits {
-		out.Memories[i] = recalled{
-			ID: h.ID, Text: h.Text, Kind: h.Kind, Confidence: h.Confidence,
-			CreatedAt: h.CreatedAt, Source: h.Source, Similarity: h.Similarity,
-		}
+		out.Memories[i] = recalled{listed: listedOf(h.Memory), Similarity: h.Similarity}
 	}
 	summary := fmt.Sprintf("%d memories", len(hits))
 	if len(hits) > 0 {
