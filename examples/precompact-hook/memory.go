@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/examples/internal/claudecode"
 	"github.com/chitta-go/chitta/examples/internal/embedspec"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
@@ -36,10 +35,6 @@ func openMemory(ctx context.Context, cfg *config, in *hookInput) (*embedspec.Emb
 	}
 	return emb, store, nil
 }
-
-// briefID is the ID of a session's brief: one per session, replaced by
-// every compaction.
-func briefID(session string) string { return chitta.MemoryID(chitta.KindBrief, "session "+session) }
 
 // readTranscript reads the transcript at path (a leading ~/ is the home
 // directory): only a regular file, at most its last 32 MiB. A sub-agent's

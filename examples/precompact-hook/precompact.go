@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/examples/internal/brief"
@@ -47,7 +46,7 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 		return outcome{err: err}
 	}
 	if out.Brief.Text != "" {
-		if err := recordBrief(ctx, store, emb, session, out.Brief.Text); err != nil {
+		if err := brief.Record(ctx, store, emb, session, out.Brief.Text); err != nil {
 			return outcome{err: err}
 		}
 	}
@@ -66,30 +65,6 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 	}
 	summary += fmt.Sprintf("; episode %s saved to %s (%d memories)", ep.ID, store.Path(), store.Len())
 	return outcome{stdout: out.Brief.Text, summary: summary}
-}
-
-// recordBrief stores text as the session's brief, replacing the last one.
-func recordBrief(ctx context.Context, store chitta.MemoryStore, emb chitta.Embedder, session, text string) error {
-	vecs, err := emb.Embed(ctx, []string{text})
-	if err != nil {
-		return fmt.Errorf("embed brief: %w", err)
-	}
-	if len(vecs) != 1 {
-		return fmt.Errorf("embed brief: %d vectors for 1 text", len(vecs))
-	}
-	err = store.Add(ctx, chitta.Memory{
-		ID:         briefID(session),
-		Text:       text,
-		Kind:       chitta.KindBrief,
-		Confidence: 1,
-		Vector:     vecs[0],
-		CreatedAt:  time.Now().UTC(),
-		Source:     "pre-compact: session " + session,
-	})
-	if err != nil {
-		return fmt.Errorf("store brief: %w", err)
-	}
-	return nil
 }
 
 // queryFor returns the compaction query: the custom instructions given to

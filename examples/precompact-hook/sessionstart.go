@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/brief"
 	"github.com/chitta-go/chitta/examples/internal/claudecode"
 )
 
@@ -62,7 +63,7 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 			}
 		}
 	}
-	last, hasBrief := store.Get(briefID(in.SessionID))
+	last, hasBrief := store.Get(brief.ID(in.SessionID))
 
 	var lines []string
 	capWords := cfg.briefTokens * 10 / 13

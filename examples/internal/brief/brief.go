@@ -17,8 +17,7 @@ const DefaultMaxTokens = 1500
 // Fixed shape of a brief.
 const (
 	// Header is the brief's first line.
-	Header = "Preservation brief from chitta's memory-aware compaction: keep every item below verbatim in the summary " +
-		"(paths, commands, error lines, identifiers, numbers with units, URLs, the user's constraints); " +
+	Header = "Preservation brief from chitta: keep the items below verbatim in the summary; " +
 		"they exist only in this conversation, not in memory."
 	excerptWords  = 30  // words of prose per excerpt
 	artifactShare = 0.8 // of the budget for artifacts before excerpts are placed

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/examples/internal/claudecode"
@@ -129,4 +130,33 @@ func memoryText(s string) string {
 		}
 	}
 	return s
+}
+
+// ID is the memory ID of a session's brief: one per session, replaced by
+// every compaction.
+func ID(session string) string { return chitta.MemoryID(chitta.KindBrief, "session "+session) }
+
+// Record stores text as the session's brief (kind chitta.KindBrief, ID
+// [ID](session)), replacing the last one.
+func Record(ctx context.Context, store chitta.MemoryStore, emb chitta.Embedder, session, text string) error {
+	vecs, err := emb.Embed(ctx, []string{text})
+	if err != nil {
+		return fmt.Errorf("embed brief: %w", err)
+	}
+	if len(vecs) != 1 {
+		return fmt.Errorf("embed brief: %d vectors for 1 text", len(vecs))
+	}
+	err = store.Add(ctx, chitta.Memory{
+		ID:         ID(session),
+		Text:       text,
+		Kind:       chitta.KindBrief,
+		Confidence: 1,
+		Vector:     vecs[0],
+		CreatedAt:  time.Now().UTC(),
+		Source:     "pre-compact: session " + session,
+	})
+	if err != nil {
+		return fmt.Errorf("store brief: %w", err)
+	}
+	return nil
 }

@@ -29,6 +29,10 @@ var boilerplateMarkers = []string{
 	"File has been modified since read",
 	"String to replace not found in file",
 	"Found 0 matches",
+	// Confirmations of Claude Code's own tools.
+	"Todos have been modified successfully",
+	"has been updated. Here's the result of running",
+	"File created successfully at",
 }
 
 // Boilerplate reports whether turn t is Claude Code's own text rather than

@@ -84,6 +84,8 @@ func TestBoilerplate(t *testing.T) {
 			map[string]any{"type": "text", "text": "The retry loop never backs off, so the API throttles every client after a deploy."},
 		}, false), false},
 		{"a user prompt", turn(chitta.RoleUser, "Never push to main without running the integration tests first.", false), false},
+		{"todo confirmation", turn(chitta.RoleUser, result("Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress."), false), true},
+		{"edit confirmation", turn(chitta.RoleUser, result("The file /repo/a.go has been updated. Here's the result of running `cat -n` on a snippet of the edited file:"), false), true},
 		{"a tool result", turn(chitta.RoleUser, result("ok  github.com/x/y 0.2s"), false), false},
 	}
 	for _, tt := range tests {
