@@ -132,13 +132,6 @@ func runHook(t *testing.T, stdin io.Reader, args ...string) execResult {
 	return r
 }
 
-func storeLen(t *testing.T, path string) int {
-	t.Helper()
-	store, err := chitta.LoadHNSWStore(path)
-	require.NoError(t, err)
-	return store.Len()
-}
-
 func kinds(t *testing.T, path string) map[string]int {
 	t.Helper()
 	store, err := chitta.LoadHNSWStore(path)
