@@ -71,6 +71,17 @@ type Options struct {
 	// messages are kept.
 	DistillNovel bool
 
+	// DistillMax caps the memories one call distils, most novel (lowest
+	// coverage) first. 0 means no cap; negative is an error.
+	DistillMax int
+
+	// DistillSkip, when set, is asked about every distillation candidate
+	// (the message's index in the input and the message) and vetoes it by
+	// returning true: a harness's own boilerplate filter. It must not
+	// modify the message. nil skips nothing beyond chitta's own filters
+	// (filler, near-duplicates; see [IsFiller] and DistillDuplicate).
+	DistillSkip func(index int, m Message) bool
+
 	// NovelThreshold is the coverage at or above which a dropped message
 	// counts as already known: it is not distilled and it counts towards
 	// Stats.CoveredDroppedPct. 0 means DefaultNovelThreshold (0.5); valid
@@ -309,6 +320,9 @@ func resolve(opts *Options) (*resolved, error) {
 	}
 	if o.KeepLast < 0 {
 		return nil, fmt.Errorf("%w: KeepLast %d, want >= 0", ErrInvalidOption, o.KeepLast)
+	}
+	if o.DistillMax < 0 {
+		return nil, fmt.Errorf("%w: DistillMax %d, want >= 0 (0 means no cap)", ErrInvalidOption, o.DistillMax)
 	}
 	t := o.NovelThreshold
 	switch {

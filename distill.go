@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/chitta-go/chitta/internal/vecmath"
 )
 
 // Distillation limits.
@@ -28,6 +30,10 @@ const (
 	// memory's confidence: base + span·(1 − coverage).
 	distillConfidenceBase = 0.5
 	distillConfidenceSpan = 0.25
+	// DistillDuplicate is the cosine at or above which DistillNovel treats
+	// a dropped message as a near-duplicate of a stored memory (of any
+	// kind) or of another message distilled in the same call, and skips it.
+	DistillDuplicate = 0.92
 )
 
 // Distilled describes one memory recorded by [Options.DistillNovel].
@@ -53,7 +59,10 @@ var distillRules = []struct {
 
 // ClassifyNovel returns the memory kind DistillNovel gives a message of the
 // given role and text: correction, preference, habit, wisdom (assistant
-// messages only) or episode. Phrases match case-insensitively as whole
+// messages only) or fact. (A distilled message is a fact the conversation
+// established, not an episode: the default [Options.CoverageFilter] ignores
+// episodes, so distilled episodes would never cover the message they came
+// from and would be distilled again.) Phrases match case-insensitively as whole
 // words, so "standard library" is not a habit; a typographic apostrophe
 // matches a straight one, and any run of white space matches a space.
 func ClassifyNovel(role Role, text string) string {
@@ -69,7 +78,7 @@ func ClassifyNovel(role Role, text string) string {
 			}
 		}
 	}
-	return KindEpisode
+	return KindFact
 }
 
 // containsPhrase reports whether phrase occurs in t with word boundaries:
@@ -122,27 +131,55 @@ func distillText(role Role, content string) string {
 	return DistillPrefix + string(role) + "] " + content
 }
 
-// distill records the dropped, uncovered, long-enough messages as memories.
-// Store failures are logged and joined into the returned error; they never
-// change the selection.
+// distill records the dropped, uncovered, long-enough messages as memories,
+// most novel first, skipping filler, the caller's DistillSkip, and
+// near-duplicates of stored memories or of one another; at most DistillMax
+// of them, added in message order. Store failures are logged and joined
+// into the returned error; they never change the selection.
 func distill(ctx context.Context, o *resolved, msgs []Message, p *pass) ([]Distilled, error) {
-	var out []Distilled
-	var errs []error
-	now := time.Now().UTC()
+	var cands []int
 	for _, i := range p.free {
 		s := &p.scores[i]
-		v := p.vecs[i]
-		if s.Kept || v == nil || s.Coverage >= o.novelThreshold {
+		m := &msgs[i]
+		if s.Kept || p.vecs[i] == nil || s.Coverage >= o.novelThreshold ||
+			utf8.RuneCountInString(strings.TrimSpace(m.Content)) < DistillMinRunes ||
+			IsFiller(m.Role, m.Content) || (o.DistillSkip != nil && o.DistillSkip(i, *m)) {
 			continue
 		}
-		m := &msgs[i]
-		if utf8.RuneCountInString(strings.TrimSpace(m.Content)) < DistillMinRunes {
-			continue
+		cands = append(cands, i)
+	}
+	// Most novel first; ties: the later message first.
+	slices.SortStableFunc(cands, func(a, b int) int {
+		if c := cmpFloat(p.scores[a].Coverage, p.scores[b].Coverage); c != 0 {
+			return c
+		}
+		return b - a
+	})
+	var errs []error
+	var picked []int
+	for _, i := range cands {
+		if o.DistillMax > 0 && len(picked) == o.DistillMax {
+			break
 		}
 		if err := ctx.Err(); err != nil {
 			errs = append(errs, err)
 			break
 		}
+		if dup, err := p.duplicate(ctx, o, i, picked); err != nil {
+			o.log.Warn("chitta: distill: duplicate check failed", "index", i, "err", err)
+			errs = append(errs, fmt.Errorf("distill message %d: %w", i, err))
+			continue
+		} else if dup {
+			continue
+		}
+		picked = append(picked, i)
+	}
+	slices.Sort(picked)
+	var out []Distilled
+	now := time.Now().UTC()
+	for _, i := range picked {
+		s := &p.scores[i]
+		m := &msgs[i]
 		kind := ClassifyNovel(m.Role, m.Content)
 		text := distillText(m.Role, m.Content)
 		mem := Memory{
@@ -150,7 +187,7 @@ func distill(ctx context.Context, o *resolved, msgs []Message, p *pass) ([]Disti
 			Text:       text,
 			Kind:       kind,
 			Confidence: distillConfidenceBase + distillConfidenceSpan*(1-s.Coverage),
-			Vector:     append([]float32(nil), v...),
+			Vector:     append([]float32(nil), p.vecs[i]...),
 			CreatedAt:  now,
 			Source:     fmt.Sprintf("distill-on-drop: message %d", i),
 		}
@@ -162,6 +199,89 @@ func distill(ctx context.Context, o *resolved, msgs []Message, p *pass) ([]Disti
 		out = append(out, Distilled{Index: i, Kind: kind, Text: text, ID: mem.ID})
 	}
 	return out, errors.Join(errs...)
+}
+
+// duplicate reports whether message i's vector has a cosine of at least
+// DistillDuplicate to a message already picked in this pass or to any
+// stored memory, whatever its kind.
+func (p *pass) duplicate(ctx context.Context, o *resolved, i int, picked []int) (bool, error) {
+	v := p.vecs[i]
+	for _, j := range picked {
+		if float64(vecmath.Cosine(v, p.vecs[j])) >= DistillDuplicate {
+			return true, nil
+		}
+	}
+	hits, err := o.Store.Recall(ctx, v, 1)
+	if err != nil {
+		return false, err
+	}
+	return len(hits) > 0 && hits[0].Similarity >= DistillDuplicate, nil
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// fillerOpeners start the acknowledgements and announcements that
+// [IsFiller] recognises, matched case-insensitively as whole words.
+var fillerOpeners = []string{
+	"great", "perfect", "excellent", "good", "awesome", "nice", "ok", "okay", "sure",
+	"alright", "all right", "got it", "understood", "thanks", "thank you", "you're right", "you are right",
+	"let me", "now let me", "i'll", "i will", "now i'll", "now i will", "let's", "now let's", "next, let me",
+}
+
+// IsFiller reports whether an assistant message's text is filler that is
+// not worth remembering: it starts with an acknowledgement or an
+// announcement ("Great!", "Perfect.", "Let me …", "I'll …") and carries no
+// artifact — no digit, no path or URL, no code span, no identifier with an
+// underscore, a dot or an inner capital (snake_case, pkg.Func, camelCase).
+// Messages of other roles are never filler. [Options.DistillNovel] skips
+// filler.
+func IsFiller(role Role, text string) bool {
+	if role != RoleAssistant {
+		return false
+	}
+	t := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(text), "’", "'"))
+	t = strings.Join(strings.Fields(t), " ")
+	opener := false
+	for _, o := range fillerOpeners {
+		rest, ok := strings.CutPrefix(t, o)
+		if after, _ := utf8.DecodeRuneInString(rest); ok && (rest == "" || !isWordRune(after)) {
+			opener = true
+			break
+		}
+	}
+	return opener && !hasArtifact(text)
+}
+
+// hasArtifact reports whether text holds something worth keeping verbatim:
+// a digit, a slash, a backquote, or a word with an underscore, an inner dot
+// or an inner capital letter.
+func hasArtifact(text string) bool {
+	if strings.ContainsAny(text, "0123456789/`\\") {
+		return true
+	}
+	for _, w := range strings.Fields(text) {
+		w = strings.Trim(w, ".,;:!?()[]{}\"'")
+		if strings.Contains(w, "_") || strings.Contains(w, "::") {
+			return true
+		}
+		if i := strings.IndexByte(w, '.'); i > 0 && i < len(w)-1 {
+			return true
+		}
+		for j, r := range w {
+			if j > 0 && unicode.IsUpper(r) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // EpisodeConfidence is the confidence of a compaction episode memory.

@@ -35,15 +35,15 @@ func TestClassifyNovel(t *testing.T) {
 		{"assistant", "The fix is to close the body before returning", chitta.KindWisdom},
 		{"assistant", "It fails because the cache is stale", chitta.KindWisdom},
 		{"assistant", "IMPORTANT: never log the token", chitta.KindWisdom},
-		{"user", "It fails because the cache is stale", chitta.KindEpisode}, // wisdom is assistant-only
-		{"assistant", "We used the standard library and pattern matching", chitta.KindEpisode},
-		{"user", "the wrongful-termination case", chitta.KindEpisode},       // "wrong" is not a whole word
-		{"user", "mistakes were made", chitta.KindEpisode},                  // neither is "mistake"
-		{"assistant", "Habits form; the habitual path", chitta.KindEpisode}, // nor "habit"
+		{"user", "It fails because the cache is stale", chitta.KindFact}, // wisdom is assistant-only
+		{"assistant", "We used the standard library and pattern matching", chitta.KindFact},
+		{"user", "the wrongful-termination case", chitta.KindFact},       // "wrong" is not a whole word
+		{"user", "mistakes were made", chitta.KindFact},                  // neither is "mistake"
+		{"assistant", "Habits form; the habitual path", chitta.KindFact}, // nor "habit"
 		{"user", "habit: run tests", chitta.KindHabit},
 		{"tool", "error: wrong argument", chitta.KindCorrection},
-		{"assistant", "Actually,the comma needs a space", chitta.KindEpisode},
-		{"user", "ran the deploy", chitta.KindEpisode},
+		{"assistant", "Actually,the comma needs a space", chitta.KindFact},
+		{"user", "ran the deploy", chitta.KindFact},
 		// Phrases match across any run of white space.
 		{"user", "Every\ntime you deploy, tag the release", chitta.KindHabit},
 		{"user", "From now  on run the linter first", chitta.KindPreference},
@@ -82,10 +82,10 @@ func TestDistillNovel(t *testing.T) {
 		got[d.Index] = d.Kind
 		assert.Equal(t, chitta.MemoryID(d.Kind, d.Text), d.ID)
 	}
-	assert.Equal(t, map[int]string{1: chitta.KindCorrection, 2: chitta.KindWisdom, 5: chitta.KindEpisode}, got,
+	assert.Equal(t, map[int]string{1: chitta.KindCorrection, 2: chitta.KindWisdom, 5: chitta.KindFact}, got,
 		"dropped, long enough, not covered")
 	assert.Equal(t, 3, res.Stats.Distilled)
-	assert.Equal(t, map[string]int{"correction": 1, "wisdom": 1, "episode": 1}, res.Stats.DistilledKinds)
+	assert.Equal(t, map[string]int{"correction": 1, "wisdom": 1, "fact": 1}, res.Stats.DistilledKinds)
 
 	require.Len(t, store.Memories, 4)
 	m := store.Memories[1]

@@ -45,7 +45,7 @@
 // [HNSWStore] is the in-memory, persistent memory store. With
 // [Options.DistillNovel], dropped messages that the store does not yet cover
 // are recorded as new memories (corrections, preferences, habits, wisdom,
-// episodes), and [RecordEpisode] remembers each compaction itself.
+// facts; filler and near-duplicates skipped), and [RecordEpisode] remembers each compaction itself.
 //
 // All functions are safe for concurrent use; Compact never modifies its
 // input and the caller owns everything it returns.

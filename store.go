@@ -453,18 +453,9 @@ func (s *HNSWStore) memory(slot int32) Memory {
 // vector or one with a NaN or infinite component ErrInvalidVector, and a
 // done ctx ctx.Err(). The caller owns the returned hits.
 func (s *HNSWStore) Recall(ctx context.Context, vector []float32, k int) ([]Hit, error) {
-	if err := s.usable(); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if k <= 0 {
-		return []Hit{}, nil
-	}
-	q, err := s.prepare(vector, "query vector")
-	if err != nil {
-		return nil, err
+	q, err := s.query(ctx, vector, k)
+	if q == nil || err != nil {
+		return noHits(err)
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()

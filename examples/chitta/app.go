@@ -1,6 +1,7 @@
 package main
 
 import (
+	"iter"
 	"log/slog"
 	"sync"
 	"time"
@@ -8,10 +9,13 @@ import (
 	"github.com/chitta-go/chitta"
 )
 
-// memoryStore is what the chitta command needs of its memory store.
+// memoryStore is what the chitta command needs of its memory store
+// (chitta.HNSWStore and storepath.Shared have it all).
 type memoryStore interface {
 	chitta.MemoryStore
 	Len() int
+	Delete(id string) error
+	AllMatching(f chitta.KindFilter) iter.Seq[chitta.Memory]
 }
 
 // app holds what the tools share: the store, the embedder and the way to

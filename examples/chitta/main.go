@@ -24,8 +24,10 @@
 //
 // Tools: compact_context (messages, query, target_ratio, distill_novel,
 // novel_threshold, max_tokens, keep_last), remember (text, kind,
-// confidence) and recall (text, k). The memory store is loaded from
-// --store at start (a missing file is an empty store, a corrupt one stops
+// confidence), recall (text, k, min_similarity), list_memories (kinds,
+// exclude_kinds, limit, offset; newest first) and forget (id). The memory
+// store (default: the working directory's project's, see --store) is
+// loaded from --store at start (a missing file is an empty store, a corrupt one stops
 // chitta with an error and is never overwritten) and saved atomically after
 // every write. Logs go to stderr; stdout carries only JSON-RPC.
 package main

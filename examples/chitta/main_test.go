@@ -90,7 +90,7 @@ func TestOneShotExec(t *testing.T) {
 		{name: "malformed JSON", stdin: `{"jsonrpc":"2.0","id":1,"method":`, exit: 1, code: jsonrpc.CodeParseError},
 		{name: "not a request", stdin: `[1,2,3]`, exit: 1, code: jsonrpc.CodeInvalidRequest},
 		{name: "unknown method", stdin: `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`, exit: 1, code: jsonrpc.CodeMethodNotFound},
-		{name: "unknown tool", stdin: call(1, "forget", `{}`), exit: 1, code: jsonrpc.CodeInvalidParams, substr: "forget"},
+		{name: "unknown tool", stdin: call(1, "delete_everything", `{}`), exit: 1, code: jsonrpc.CodeInvalidParams, substr: "delete_everything"},
 		{name: "missing messages", stdin: call(1, "compact_context", `{"query":"x"}`), exit: 1, code: jsonrpc.CodeInvalidParams, substr: "messages"},
 		{name: "wrong type", stdin: call(1, "compact_context", `{"messages":[],"keep_last":"3"}`), exit: 1, code: jsonrpc.CodeInvalidParams, substr: "keep_last"},
 		{name: "ratio out of range", stdin: call(1, "compact_context", `{"messages":[],"target_ratio":1.01}`), exit: 1, code: jsonrpc.CodeInvalidParams, substr: "target_ratio"},
@@ -135,21 +135,24 @@ func TestOneShotEmptyInputAndHelp(t *testing.T) {
 }
 
 // TestStorePersists remembers in one process and recalls in another, with
-// the default store path under XDG_DATA_HOME created on first use.
+// the default store path (the project's, under XDG_DATA_HOME) created on
+// first use.
 func TestStorePersists(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
-	path := filepath.Join(home, "chitta", "memory.chitta")
+	stores := func() []string {
+		paths, err := filepath.Glob(filepath.Join(home, "chitta", "projects", "*", "memory.chitta"))
+		require.NoError(t, err)
+		return paths
+	}
 
 	r := runChitta(t, home, call(1, "recall", `{"text":"deploy"}`))
 	require.Equal(t, 0, r.code, r.stderr)
-	_, err := os.Stat(path)
-	require.ErrorIs(t, err, os.ErrNotExist, "reading does not create the store")
+	assert.Empty(t, stores(), "reading does not create the store")
 
 	r = runChitta(t, home, call(1, "remember", `{"text":"Deploys go out on Tuesdays after the freeze.","kind":"habit","confidence":0.6}`))
 	require.Equal(t, 0, r.code, r.stderr)
-	_, err = os.Stat(path)
-	require.NoError(t, err, "remember saves the store")
+	assert.Len(t, stores(), 1, "remember saves the store of the working directory's project")
 
 	r = runChitta(t, home, call(2, "recall", `{"text":"when do deploys go out?","k":1}`))
 	require.Equal(t, 0, r.code, r.stderr)
@@ -221,7 +224,7 @@ func TestServeExec(t *testing.T) {
 
 	tools, err := cs.ListTools(ctx, nil)
 	require.NoError(t, err)
-	assert.Len(t, tools.Tools, 3)
+	assert.Len(t, tools.Tools, 5)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "remember", Arguments: map[string]any{"text": "The staging database is read-only on Fridays."}})
 	require.NoError(t, err)
 	require.False(t, res.IsError)

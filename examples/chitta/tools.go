@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -60,19 +60,16 @@ type rememberOutput struct {
 
 // recallInput is the arguments of recall.
 type recallInput struct {
-	Text string `json:"text" jsonschema:"what to look for"`
-	K    *int   `json:"k,omitempty" jsonschema:"how many memories to return, 1 to 100 (default 5)"`
+	Text          string   `json:"text" jsonschema:"what to look for"`
+	K             *int     `json:"k,omitempty" jsonschema:"how many memories to return, 1 to 100 (default 5)"`
+	MinSimilarity *float64 `json:"min_similarity,omitempty" jsonschema:"leave out memories less similar than this, 0 to 1 (default 0: never a negative similarity)"`
 }
 
-// recalled is one memory returned by recall.
+// recalled is one memory returned by recall: a listed memory and its
+// similarity.
 type recalled struct {
-	ID         string    `json:"id"`
-	Text       string    `json:"text"`
-	Kind       string    `json:"kind"`
-	Confidence float64   `json:"confidence"`
-	CreatedAt  time.Time `json:"created_at"`
-	Source     string    `json:"source,omitempty"`
-	Similarity float64   `json:"similarity" jsonschema:"cosine similarity to the text, -1 to 1"`
+	listed
+	Similarity float64 `json:"similarity" jsonschema:"cosine similarity to the text, min_similarity to 1"`
 }
 
 // recallOutput is the structured result of recall.
@@ -89,7 +86,7 @@ type tool struct {
 
 // tools returns the tool set of a, in listing order.
 func (a *app) tools() []tool {
-	return []tool{
+	return append([]tool{
 		{
 			def: &mcp.Tool{
 				Name: "compact_context",
@@ -119,7 +116,7 @@ func (a *app) tools() []tool {
 			},
 			call: a.recall,
 		},
-	}
+	}, a.manageTools()...)
 }
 
 // callTool runs the named tool. Invalid arguments and unknown tools are
@@ -374,6 +371,13 @@ func (a *app) recall(ctx context.Context, args json.RawMessage) (*mcp.CallToolRe
 		}
 		k = *in.K
 	}
+	minSim := 0.0
+	if m := in.MinSimilarity; m != nil {
+		if math.IsNaN(*m) || *m < 0 || *m > 1 {
+			return nil, invalidParams("min_similarity: %v out of range, want 0 to 1 (default 0)", *m)
+		}
+		minSim = *m
+	}
 	vec, err := a.embedOne(ctx, text)
 	if err != nil {
 		return toolError("%v", err), nil
@@ -382,12 +386,13 @@ func (a *app) recall(ctx context.Context, args json.RawMessage) (*mcp.CallToolRe
 	if err != nil {
 		return toolError("recall: %v", err), nil
 	}
+	// Most similar first: cut at the first hit below the floor.
+	if i := slices.IndexFunc(hits, func(h chitta.Hit) bool { return !(h.Similarity >= minSim) }); i >= 0 {
+		hits = hits[:i]
+	}
 	out := recallOutput{Memories: make([]recalled, len(hits))}
 	for i, h := range hits {
-		out.Memories[i] = recalled{
-			ID: h.ID, Text: h.Text, Kind: h.Kind, Confidence: h.Confidence,
-			CreatedAt: h.CreatedAt, Source: h.Source, Similarity: h.Similarity,
-		}
+		out.Memories[i] = recalled{listed: listedOf(h.Memory), Similarity: h.Similarity}
 	}
 	summary := fmt.Sprintf("%d memories", len(hits))
 	if len(hits) > 0 {
@@ -502,5 +507,7 @@ func recallSchema() *jsonschema.Schema {
 	k := plain(s.Properties["k"], "integer")
 	k.Minimum, k.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(maxRecallK))
 	k.Default = json.RawMessage(fmt.Sprint(defaultRecallK))
+	m := plain(s.Properties["min_similarity"], "number")
+	m.Minimum, m.Maximum, m.Default = jsonschema.Ptr(0.0), jsonschema.Ptr(1.0), json.RawMessage("0")
 	return s
 }

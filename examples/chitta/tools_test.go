@@ -140,7 +140,7 @@ func TestMCPListTools(t *testing.T) {
 		assert.NotEmpty(t, tool.Description)
 		assert.NotNil(t, tool.OutputSchema)
 	}
-	assert.Equal(t, []string{"compact_context", "recall", "remember"}, names)
+	assert.Equal(t, []string{"compact_context", "forget", "list_memories", "recall", "remember"}, names)
 
 	schema, err := json.Marshal(res.Tools[0].InputSchema)
 	require.NoError(t, err)

@@ -1,30 +1,43 @@
-// Command precompact-hook is a Claude Code PreCompact hook that runs
-// chitta's memory-aware compaction over the session about to be compacted
-// and records what it learned in the persistent memory store that the
-// chitta MCP server also uses.
+// Command precompact-hook is chitta's Claude Code hook. One binary serves
+// two hook events, told apart by hook_event_name on stdin:
 //
-// Claude Code runs it with the hook input on stdin:
+//   - PreCompact: it compacts the session's last 60 turns with chitta
+//     (memory-aware: turns the memory store already covers score lower),
+//     prints a preservation brief on stdout — the file paths, commands,
+//     error lines, identifiers, numbers with units, URLs and user
+//     constraints that only the conversation holds, ranked by chitta's
+//     score, at most --brief-tokens — which Claude Code appends to the
+//     summariser's instructions, and records a compaction episode and the
+//     brief (kind "brief", one per session) in the store; with --distill
+//     also up to --distill-max novel dropped turns (no Claude Code
+//     boilerplate, no filler, no near-duplicates).
+//   - SessionStart: when source is "compact" or "resume", it prints the
+//     memories most relevant to the session's latest prompt (at most 8,
+//     similarity >= 0.2, no episodes or briefs) and the session's last
+//     brief, together at most --brief-tokens; Claude Code adds that stdout
+//     to the new context. For "startup" and "clear" it prints nothing.
+//
+// Claude Code runs it with the hook input on stdin, for example
 //
 //	{"session_id": "…", "transcript_path": "…/session.jsonl", "cwd": "…",
 //	 "hook_event_name": "PreCompact", "trigger": "manual" | "auto",
 //	 "custom_instructions": "…"}
 //
-// It reads the last 32 MiB of the transcript, takes the last 60
-// user/assistant turns (side-chain turns only when the transcript has no
-// others, as a sub-agent's own transcript has not), compacts them at a
-// target ratio of 0.4 with the query set to custom_instructions (or, when
-// empty, the last real user prompt), records a compaction episode with chitta.RecordEpisode (and, with
-// --distill, the novel dropped turns), and saves the store atomically.
+// Exit status: 0 on success (stdout is the output above; one summary line
+// goes to stderr); 1 on any failure, with one line on stderr (Claude Code
+// shows it and goes on: a non-blocking error). Never 2, which would block
+// the compaction: panics are recovered, only regular transcript files are
+// read (never more than 32 MiB, lines over 8 MiB skipped), and the hook
+// gives up --timeout after it started and on SIGINT or SIGTERM.
 //
-// It never gets in the way of Claude Code's own compaction: whatever
-// happens (bad flags, malformed input, a missing transcript, a corrupt
-// store, a timeout) it writes one line to stderr and exits 0. Exit code 2
-// would block the compaction, so it is never used. Claude Code shows a
-// hook's stderr in its debug output (claude --debug).
+// The memory store defaults to one per project (the git root of the
+// hook's cwd, else cwd) under the chitta data directory, the same default
+// the chitta MCP server takes from its working directory.
 //
 // Usage:
 //
-//	precompact-hook [--store PATH] [--embedder SPEC] [--distill] [--timeout 30s] < hook-input.json
+//	precompact-hook [--store PATH] [--embedder SPEC] [--brief-tokens 1500]
+//	                [--distill] [--distill-max 8] [--timeout 30s] < hook-input.json
 package main
 
 import (
@@ -36,34 +49,96 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/examples/internal/claudecode"
-	"github.com/chitta-go/chitta/examples/internal/embedspec"
+	"github.com/chitta-go/chitta/examples/internal/brief"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
 )
 
 // Fixed parameters of the hook.
 const (
-	turns       = 60      // user/assistant turns compacted
-	targetRatio = 0.4     // fraction of their tokens kept
-	maxInput    = 1 << 20 // bytes of hook input read
+	turns    = 60              // user/assistant turns compacted
+	maxInput = 1 << 20         // bytes of hook input read
+	grace    = 1 * time.Second // how long the work may take to stop after the deadline or a signal
+	prefix   = "chitta hook: " // starts every stderr line
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	summary, err := run(ctx, os.Args[1:], os.Stdin, os.Stderr)
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "chitta precompact: skipped:", oneLine(err.Error()))
-	} else if summary != "" {
-		fmt.Fprintln(os.Stderr, "chitta precompact:", oneLine(summary))
+	os.Exit(hookMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// outcome is what one run produced.
+type outcome struct {
+	stdout  string // for Claude Code: the brief, or the memories to bring back
+	summary string // one line for stderr
+	err     error
+}
+
+// hookMain runs the hook and returns its exit status: 0, or 1 with one
+// line on stderr. It never returns 2 and never panics.
+func hookMain(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintln(stderr, prefix+"failed: internal error: "+oneLine(fmt.Sprint(r)))
+			code = 1
+		}
+	}()
+	cfg, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
 	}
-	// Always 0: a PreCompact hook must never block Claude Code's compaction.
+	if err != nil {
+		fmt.Fprintln(stderr, prefix+"failed: "+oneLine(err.Error()))
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
+	defer cancel()
+
+	done := make(chan outcome, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- outcome{err: fmt.Errorf("internal error: %v", r)}
+			}
+		}()
+		done <- run(ctx, cfg, stdin)
+	}()
+	var o outcome
+	select {
+	case o = <-done:
+	case <-ctx.Done():
+		// The work honours ctx; a read stuck in the kernel may not.
+		select {
+		case o = <-done:
+		case <-time.After(grace):
+			o = outcome{err: ctx.Err()}
+		}
+	}
+	if o.err != nil {
+		msg := o.err.Error()
+		switch {
+		case errors.Is(o.err, context.DeadlineExceeded):
+			msg = fmt.Sprintf("timed out after %v (--timeout): %s", cfg.timeout, msg)
+		case errors.Is(o.err, context.Canceled):
+			msg = "interrupted by a signal: " + msg
+		}
+		fmt.Fprintln(stderr, prefix+"failed: "+oneLine(msg))
+		return 1
+	}
+	if o.stdout != "" {
+		if _, err := fmt.Fprintln(stdout, o.stdout); err != nil {
+			fmt.Fprintln(stderr, prefix+"failed: write stdout: "+oneLine(err.Error()))
+			return 1
+		}
+	}
+	if o.summary != "" {
+		fmt.Fprintln(stderr, prefix+oneLine(o.summary))
+	}
+	return 0
 }
 
 // oneLine joins the lines of s (errors.Join separates errors by newlines).
@@ -71,40 +146,36 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ; ")), " ")
 }
 
-// hookInput is what Claude Code writes on a PreCompact hook's stdin.
-type hookInput struct {
-	SessionID          string `json:"session_id"`
-	TranscriptPath     string `json:"transcript_path"`
-	CWD                string `json:"cwd"`
-	HookEventName      string `json:"hook_event_name"`
-	Trigger            string `json:"trigger"`
-	CustomInstructions string `json:"custom_instructions"`
-}
-
 // config is the command line.
 type config struct {
-	store    string
-	embedder string
-	distill  bool
-	timeout  time.Duration
+	store       string // "" means the project's default store
+	embedder    string
+	distill     bool
+	distillMax  int
+	briefTokens int
+	timeout     time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("precompact-hook", flag.ContinueOnError)
-	// Parse errors are reported on one line by main; the usage is printed
-	// only for -h.
+	// Parse errors are reported on one line by hookMain; the usage is
+	// printed only for -h.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	c := &config{}
 	fs.StringVar(&c.store, "store", "", storepath.FlagUsage)
 	fs.StringVar(&c.embedder, "embedder", "hash", "embedder: hash, hash:DIMS, llamacpp:PATH (needs -tags llamacpp) or openai:URL#MODEL; must match the store's")
-	fs.BoolVar(&c.distill, "distill", false, "also store dropped turns the memory does not cover yet (distill_novel)")
-	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "give up after this long (keep it under the hook's timeout in Claude Code's settings: 600s by default, 60s in the README snippet)")
+	fs.BoolVar(&c.distill, "distill", false, "PreCompact: also store the novel dropped turns as memories (no Claude Code boilerplate, no filler, no near-duplicates)")
+	fs.IntVar(&c.distillMax, "distill-max", brief.DefaultDistillMax, "PreCompact with --distill: at most this many memories per compaction, most novel first")
+	fs.IntVar(&c.briefTokens, "brief-tokens", brief.DefaultMaxTokens, "cap of what the hook prints, in words × 1.3")
+	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "give up (exit 1) after this long; keep it under the hook's timeout in Claude Code's settings")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stderr, "Usage: precompact-hook [flags] < hook-input.json\n\n"+
-				"A Claude Code PreCompact hook: compacts the session's last %d turns with chitta and\n"+
-				"records the compaction in the memory store. Always exits 0.\n\nFlags:\n", turns)
+				"chitta's Claude Code hook. PreCompact: compacts the session's last %d turns with chitta, prints a\n"+
+				"preservation brief for the summariser and records the compaction in the memory store. SessionStart\n"+
+				"(source compact or resume): prints the relevant memories and the session's last brief.\n"+
+				"Exits 0 on success, 1 with one line on stderr on any failure, never 2.\n\nFlags:\n", turns)
 			fs.SetOutput(stderr)
 			fs.PrintDefaults()
 		}
@@ -116,105 +187,39 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if c.timeout <= 0 {
 		return nil, fmt.Errorf("--timeout %v: want > 0", c.timeout)
 	}
-	store, err := storepath.Resolve(c.store)
-	if err != nil {
-		return nil, err
+	if c.distillMax < 1 || c.distillMax > 100 {
+		return nil, fmt.Errorf("--distill-max %d: want 1 to 100", c.distillMax)
 	}
-	c.store = store
+	if c.briefTokens < 100 || c.briefTokens > 100_000 {
+		return nil, fmt.Errorf("--brief-tokens %d: want 100 to 100000", c.briefTokens)
+	}
 	return c, nil
 }
 
-// run does the hook's work and returns a one-line summary, or the reason it
-// did nothing. It writes only flag usage to stderr.
-func run(ctx context.Context, args []string, stdin io.Reader, stderr io.Writer) (string, error) {
-	cfg, err := parseFlags(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
-	defer cancel()
-
-	in, err := readInput(ctx, stdin)
-	if err != nil {
-		return "", err
-	}
-	path := in.TranscriptPath
-	if rest, ok := strings.CutPrefix(path, "~/"); ok {
-		if home, err := os.UserHomeDir(); err == nil {
-			path = filepath.Join(home, rest)
-		}
-	}
-	tr, err := claudecode.ReadFile(path, nil)
-	if err != nil {
-		return "", err
-	}
-	if len(tr.Turns) == 0 {
-		// A sub-agent's own transcript is all side-chain entries.
-		if side, err := claudecode.ReadFile(path, &claudecode.Options{IncludeSidechains: true}); err == nil && len(side.Turns) > 0 {
-			tr = side
-		}
-	}
-	window := claudecode.Tail(tr.Turns, turns)
-	if len(window) == 0 {
-		return "", errors.New("no user or assistant turns in the transcript")
-	}
-	query := queryFor(in, tr.Turns)
-	session := in.SessionID
-	if session == "" {
-		session = tr.SessionID
-	}
-
-	emb, err := embedspec.Open(ctx, cfg.embedder)
-	if err != nil {
-		return "", err
-	}
-	defer emb.Close()
-	store, err := storepath.OpenShared(cfg.store, emb.Dims)
-	if err != nil {
-		return "", err
-	}
-	res, err := chitta.Compact(ctx, claudecode.Messages(window), &chitta.Options{
-		Query:        query,
-		TargetRatio:  targetRatio,
-		Embedder:     emb,
-		Store:        store,
-		DistillNovel: cfg.distill,
-	})
-	if err != nil {
-		return "", fmt.Errorf("compact: %w", err)
-	}
-	ep, err := chitta.RecordEpisode(ctx, store, emb, res.Stats, session)
-	if err != nil {
-		return "", err
-	}
-	if err := store.Save(); err != nil {
-		return "", err
-	}
-
-	st := res.Stats
-	summary := fmt.Sprintf("kept %d of %d turns, %d→%d tokens (%.1f%% dropped, %.1f%% of dropped tokens memory-covered)",
-		st.Kept, len(window), st.BeforeTokens, st.AfterTokens, st.DroppedPct, st.CoveredDroppedPct)
-	if cfg.distill {
-		summary += fmt.Sprintf(", %d memories distilled", st.Distilled)
-		if res.DistillErr != nil {
-			summary += fmt.Sprintf(" (distill error: %v)", res.DistillErr)
-		}
-	}
-	summary += fmt.Sprintf("; episode %s saved to %s (%d memories)", ep.ID, cfg.store, store.Len())
-	return summary, nil
+// hookInput is what Claude Code writes on a hook's stdin (the fields this
+// hook reads).
+type hookInput struct {
+	SessionID          string `json:"session_id"`
+	TranscriptPath     string `json:"transcript_path"`
+	CWD                string `json:"cwd"`
+	HookEventName      string `json:"hook_event_name"`
+	Trigger            string `json:"trigger,omitempty"`             // PreCompact: manual or auto
+	CustomInstructions string `json:"custom_instructions,omitempty"` // PreCompact: what the user typed after /compact
+	Source             string `json:"source,omitempty"`              // SessionStart: startup, resume, clear or compact
 }
 
-// queryFor returns the compaction query: the custom instructions given to
-// /compact, or else the last real user prompt of the transcript (not a tool
-// result, command output or system reminder).
-func queryFor(in *hookInput, turns []claudecode.Turn) string {
-	if q := strings.TrimSpace(in.CustomInstructions); q != "" {
-		return q
+// run reads the hook input and handles its event.
+func run(ctx context.Context, cfg *config, stdin io.Reader) outcome {
+	in, err := readInput(ctx, stdin)
+	if err != nil {
+		return outcome{err: err}
 	}
-	return claudecode.LastPrompt(turns)
+	switch in.HookEventName {
+	case "SessionStart":
+		return sessionStart(ctx, cfg, in)
+	default: // PreCompact; an empty name is a hand-run PreCompact
+		return preCompact(ctx, cfg, in)
+	}
 }
 
 // readInput reads and checks the hook input, giving up when ctx is done so
@@ -226,6 +231,11 @@ func readInput(ctx context.Context, stdin io.Reader) (*hookInput, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("internal error: %v", r)}
+			}
+		}()
 		data, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
 		done <- result{data, err}
 	}()
@@ -245,11 +255,14 @@ func readInput(ctx context.Context, stdin io.Reader) (*hookInput, error) {
 	if err := json.Unmarshal(r.data, &in); err != nil {
 		return nil, fmt.Errorf("malformed hook input: %w", err)
 	}
-	if strings.TrimSpace(in.TranscriptPath) == "" {
-		return nil, errors.New("malformed hook input: transcript_path: required")
-	}
-	if in.HookEventName != "" && in.HookEventName != "PreCompact" {
-		return nil, fmt.Errorf("malformed hook input: hook_event_name %q: want PreCompact", in.HookEventName)
+	switch in.HookEventName {
+	case "", "PreCompact":
+		if strings.TrimSpace(in.TranscriptPath) == "" {
+			return nil, errors.New("malformed hook input: transcript_path: required")
+		}
+	case "SessionStart":
+	default:
+		return nil, fmt.Errorf("malformed hook input: hook_event_name %q: want PreCompact or SessionStart", in.HookEventName)
 	}
 	return &in, nil
 }

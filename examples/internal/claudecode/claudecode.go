@@ -20,6 +20,7 @@ package claudecode
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,8 +36,17 @@ import (
 // Options.MaxBytes is 0: 32 MiB.
 const DefaultMaxBytes = 32 << 20
 
+// DefaultMaxLineBytes is the longest transcript line [Parse] reads when
+// Options.MaxLineBytes is 0: 8 MiB. Longer lines are skipped and counted
+// as malformed, without being held in memory.
+const DefaultMaxLineBytes = 8 << 20
+
 // ErrInvalidOptions reports an [Options] field outside its allowed range.
 var ErrInvalidOptions = errors.New("claudecode: invalid options")
+
+// ErrNotRegular reports a transcript path that names a directory, FIFO,
+// device, socket or anything else that is not a regular file.
+var ErrNotRegular = errors.New("claudecode: transcript is not a regular file")
 
 // Options configures [Parse] and [ReadFile]. A nil *Options, and the zero
 // value of every field, means the documented default.
@@ -53,10 +63,16 @@ type Options struct {
 	IncludeMeta bool
 
 	// MaxBytes bounds how much of a file [ReadFile] reads: only its last
-	// MaxBytes bytes, starting at the first complete line. 0 means
+	// MaxBytes bytes, starting at the first complete line, and never more
+	// than MaxBytes bytes whatever the file's reported size. 0 means
 	// DefaultMaxBytes (32 MiB); negative is an error. Parse reads its whole
 	// reader.
 	MaxBytes int64
+
+	// MaxLineBytes bounds one line: a longer line is skipped and counted in
+	// Transcript.Malformed. 0 means DefaultMaxLineBytes (8 MiB); negative
+	// is an error.
+	MaxLineBytes int
 }
 
 // Transcript is a parsed transcript. The caller owns it and every slice in
@@ -193,17 +209,32 @@ func Tail(turns []Turn, n int) []Turn {
 	return out
 }
 
-// ReadFile parses the transcript at path, reading at most its last
+// ReadFile is [ReadFileContext] without a deadline.
+func ReadFile(path string, opts *Options) (*Transcript, error) {
+	return ReadFileContext(context.Background(), path, opts)
+}
+
+// ReadFileContext parses the transcript at path, reading at most its last
 // Options.MaxBytes bytes (32 MiB by default): when the file is larger, it
 // seeks to the tail, drops the first partial line and sets
-// Transcript.Truncated. Errors are an open or read failure or invalid
-// options.
-func ReadFile(path string, opts *Options) (*Transcript, error) {
+// Transcript.Truncated. Only a regular file is read: a directory, FIFO,
+// device or socket is an error wrapping [ErrNotRegular], found without
+// blocking (a FIFO is opened non-blocking and never read). Reading stops
+// with ctx.Err() when ctx is done. Other errors are an open or read
+// failure or invalid options.
+func ReadFileContext(ctx context.Context, path string, opts *Options) (*Transcript, error) {
 	limit, err := maxBytes(opts)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Checked before opening too: opening some devices has side effects.
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return nil, notRegular(path, info)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open transcript: %w", err)
 	}
@@ -212,7 +243,10 @@ func ReadFile(path string, opts *Options) (*Transcript, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stat transcript: %w", err)
 	}
-	var r io.Reader = f
+	if !info.Mode().IsRegular() { // replaced between Stat and open
+		return nil, notRegular(path, info)
+	}
+	var r io.Reader = ctxReader{ctx, f}
 	truncated := false
 	if size := info.Size(); size > limit {
 		truncated = true
@@ -222,7 +256,7 @@ func ReadFile(path string, opts *Options) (*Transcript, error) {
 		if _, err := f.Seek(start, io.SeekStart); err != nil {
 			return nil, fmt.Errorf("seek transcript tail: %w", err)
 		}
-		br := bufio.NewReaderSize(f, 64<<10)
+		br := bufio.NewReaderSize(io.LimitReader(r, limit+1), 64<<10)
 		if err := skipLine(br); err != nil {
 			if errors.Is(err, io.EOF) { // no complete line in the tail
 				return &Transcript{Turns: []Turn{}, Truncated: true}, nil
@@ -230,13 +264,47 @@ func ReadFile(path string, opts *Options) (*Transcript, error) {
 			return nil, fmt.Errorf("read transcript tail: %w", err)
 		}
 		r = br
+	} else {
+		// The file may grow while it is read: never read more than limit.
+		r = io.LimitReader(r, limit)
 	}
 	t, err := Parse(r, opts)
 	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, fmt.Errorf("read transcript: %w", ctxErr)
+		}
 		return nil, err
 	}
 	t.Truncated = truncated
 	return t, nil
+}
+
+func notRegular(path string, info os.FileInfo) error {
+	what := "special file"
+	switch m := info.Mode(); {
+	case m.IsDir():
+		what = "directory"
+	case m&os.ModeNamedPipe != 0:
+		what = "FIFO"
+	case m&os.ModeDevice != 0:
+		what = "device"
+	case m&os.ModeSocket != 0:
+		what = "socket"
+	}
+	return fmt.Errorf("%w: %s is a %s", ErrNotRegular, path, what)
+}
+
+// ctxReader fails its reads once ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // skipLine discards input up to and including the next newline.
@@ -252,6 +320,25 @@ func skipLine(br *bufio.Reader) error {
 	}
 }
 
+// readLine returns the next line of br (with its newline, if any) when it
+// is at most max bytes long; a longer line is consumed and reported by
+// long = true with no data, so it is never held whole in memory.
+func readLine(br *bufio.Reader, max int) (data []byte, long bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !long {
+			if len(data)+len(chunk) > max {
+				long, data = true, nil
+			} else {
+				data = append(data, chunk...)
+			}
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return data, long, err
+		}
+	}
+}
+
 func maxBytes(opts *Options) (int64, error) {
 	if opts == nil || opts.MaxBytes == 0 {
 		return DefaultMaxBytes, nil
@@ -260,6 +347,16 @@ func maxBytes(opts *Options) (int64, error) {
 		return 0, fmt.Errorf("%w: MaxBytes %d, want >= 0 (0 means %d)", ErrInvalidOptions, opts.MaxBytes, DefaultMaxBytes)
 	}
 	return opts.MaxBytes, nil
+}
+
+func maxLineBytes(opts *Options) (int, error) {
+	if opts == nil || opts.MaxLineBytes == 0 {
+		return DefaultMaxLineBytes, nil
+	}
+	if opts.MaxLineBytes < 0 {
+		return 0, fmt.Errorf("%w: MaxLineBytes %d, want >= 0 (0 means %d)", ErrInvalidOptions, opts.MaxLineBytes, DefaultMaxLineBytes)
+	}
+	return opts.MaxLineBytes, nil
 }
 
 // entry is the part of a transcript line that Parse reads.
@@ -288,10 +385,14 @@ type pending struct {
 }
 
 // Parse reads a transcript from r (see the package documentation for the
-// rules). Lines may be of any length. It returns an error only when r fails
+// rules). Lines longer than Options.MaxLineBytes are skipped. It returns an error only when r fails
 // or opts is invalid; malformed lines are counted in Transcript.Malformed.
 func Parse(r io.Reader, opts *Options) (*Transcript, error) {
 	if _, err := maxBytes(opts); err != nil {
+		return nil, err
+	}
+	maxLine, err := maxLineBytes(opts)
+	if err != nil {
 		return nil, err
 	}
 	var o Options
@@ -304,7 +405,10 @@ func Parse(r io.Reader, opts *Options) (*Transcript, error) {
 	seen := make(map[string]bool)
 	br := bufio.NewReaderSize(r, 64<<10)
 	for line := 1; ; line++ {
-		data, err := br.ReadBytes('\n')
+		data, long, err := readLine(br, maxLine)
+		if long {
+			t.Malformed++
+		}
 		if len(bytes.TrimSpace(data)) > 0 {
 			p, merged, ok := t.read(data, line, &o, seen, byMessageID)
 			if ok && !merged {

@@ -495,10 +495,7 @@ func FuzzParse(f *testing.F) {
 
 func TestRealTranscripts(t *testing.T) {
 	t.Parallel()
-	dir, ok := shareddata.Dir("claude-transcripts")
-	if !ok {
-		t.Skip("shared/data/claude-transcripts not found above the working directory")
-	}
+	dir := shareddata.ForTest(t, "claude-transcripts")
 	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)

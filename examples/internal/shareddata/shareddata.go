@@ -33,3 +33,25 @@ func find(dir, name string) (string, bool) {
 		dir = parent
 	}
 }
+
+// TB is the part of testing.TB that [ForTest] uses.
+type TB interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Skipf(format string, args ...any)
+}
+
+// ForTest returns [Dir](name) for a test that needs the data: when it is
+// absent the test fails in CI (CI set in the environment, where the data
+// sits beside the clone) and is skipped elsewhere.
+func ForTest(t TB, name string) string {
+	t.Helper()
+	dir, ok := Dir(name)
+	if !ok {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("shared/data/%s not found above the working directory (CI provides it)", name)
+		}
+		t.Skipf("shared/data/%s not found above the working directory", name)
+	}
+	return dir
+}

@@ -1,6 +1,7 @@
 package shareddata
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -28,4 +29,24 @@ func TestFind(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(root, "shared", "data", "notes"), nil, 0o644))
 	_, ok = find(deep, "notes")
 	assert.False(t, ok)
+}
+
+// fakeTB records what ForTest does.
+type fakeTB struct{ fatal, skip string }
+
+func (*fakeTB) Helper()                             {}
+func (f *fakeTB) Fatalf(format string, args ...any) { f.fatal = fmt.Sprintf(format, args...) }
+func (f *fakeTB) Skipf(format string, args ...any)  { f.skip = fmt.Sprintf(format, args...) }
+
+func TestForTest(t *testing.T) {
+	t.Setenv("CI", "")
+	var f fakeTB
+	ForTest(&f, "no-such-data-set")
+	assert.Contains(t, f.skip, "shared/data/no-such-data-set not found")
+	assert.Empty(t, f.fatal)
+
+	t.Setenv("CI", "true")
+	f = fakeTB{}
+	ForTest(&f, "no-such-data-set")
+	assert.Contains(t, f.fatal, "CI provides it")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,8 +34,9 @@ type Shared struct {
 
 	cur atomic.Pointer[chitta.HNSWStore] // read without mu: Recall never waits for a save
 
-	mu      sync.Mutex      // serialises Add, Save and Refresh
+	mu      sync.Mutex      // serialises Add, Delete, Save and Refresh
 	pending []chitta.Memory // added since the last save, in order
+	deleted map[string]bool // IDs deleted since the last save
 	stamp   stamp           // the file as last loaded or saved
 }
 
@@ -127,7 +129,46 @@ func (s *Shared) Add(ctx context.Context, m chitta.Memory) error {
 		return err
 	}
 	s.pending = append(s.pending, m)
+	delete(s.deleted, m.ID)
 	return nil
+}
+
+// Delete removes the memory with the given ID (see
+// [chitta.HNSWStore.Delete]: an unknown ID is an error wrapping
+// [chitta.ErrNotFound]) and remembers the deletion for the next
+// [Shared.Save], which applies it to the file even when another process
+// saved meanwhile.
+func (s *Shared) Delete(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.current().Delete(id); err != nil {
+		return err
+	}
+	s.pending = slices.DeleteFunc(s.pending, func(m chitta.Memory) bool { return m.ID == id })
+	if s.deleted == nil {
+		s.deleted = make(map[string]bool)
+	}
+	s.deleted[id] = true
+	return nil
+}
+
+// Get returns the memory with the given ID as this process sees it.
+func (s *Shared) Get(id string) (chitta.Memory, bool) { return s.current().Get(id) }
+
+// All iterates over the memories as this process sees them (see
+// [chitta.HNSWStore.All]).
+func (s *Shared) All() iter.Seq[chitta.Memory] { return s.current().All() }
+
+// AllMatching iterates over the memories whose kind passes f (see
+// [chitta.HNSWStore.AllMatching]).
+func (s *Shared) AllMatching(f chitta.KindFilter) iter.Seq[chitta.Memory] {
+	return s.current().AllMatching(f)
+}
+
+// RecallMatching is [chitta.HNSWStore.RecallMatching] on the store as this
+// process sees it.
+func (s *Shared) RecallMatching(ctx context.Context, vector []float32, k int, f chitta.KindFilter) ([]chitta.Hit, error) {
+	return s.current().RecallMatching(ctx, vector, k, f)
 }
 
 // Save merges the memories added since the last save into the file, under
@@ -161,7 +202,7 @@ func (s *Shared) Save() error {
 		return err // "save store: …"
 	}
 	s.cur.Store(next)
-	s.pending, s.stamp = nil, statStamp(s.path)
+	s.pending, s.deleted, s.stamp = nil, nil, statStamp(s.path)
 	return nil
 }
 
@@ -185,8 +226,8 @@ func (s *Shared) Refresh() (bool, error) {
 	return true, nil
 }
 
-// reload reads the file and adds the pending memories to it; the caller
-// holds s.mu.
+// reload reads the file, adds the pending memories to it and applies the
+// pending deletions; the caller holds s.mu.
 func (s *Shared) reload() (*chitta.HNSWStore, error) {
 	disk, err := Open(s.path, s.dims)
 	if err != nil {
@@ -196,6 +237,11 @@ func (s *Shared) reload() (*chitta.HNSWStore, error) {
 	for _, m := range s.pending {
 		if err := disk.Add(ctx, m); err != nil {
 			return nil, fmt.Errorf("merge memory %s: %w", m.ID, err)
+		}
+	}
+	for id := range s.deleted {
+		if err := disk.Delete(id); err != nil && !errors.Is(err, chitta.ErrNotFound) {
+			return nil, fmt.Errorf("merge deletion of %s: %w", id, err)
 		}
 	}
 	return disk, nil

@@ -152,3 +152,50 @@ func TestSharedConcurrent(t *testing.T) {
 	wg.Wait()
 	assert.Len(t, texts(t, path), 15, "every memory of every handle is in the file")
 }
+
+// TestSharedDeleteSurvivesMerge: a memory forgotten by one process stays
+// forgotten when another process saved in between (the save reloads the
+// file and must re-apply the deletion), and the other's memories stay.
+func TestSharedDeleteSurvivesMerge(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), FileName)
+	server, err := OpenShared(path, 4)
+	require.NoError(t, err)
+	doomed, kept := mem("doomed", 0), mem("kept", 1)
+	require.NoError(t, server.Add(ctx, doomed))
+	require.NoError(t, server.Add(ctx, kept))
+	require.NoError(t, server.Save())
+
+	hook, err := OpenShared(path, 4)
+	require.NoError(t, err)
+	require.NoError(t, server.Delete(chitta.MemoryID(doomed.Kind, doomed.Text)))
+	require.ErrorIs(t, server.Delete("nope"), chitta.ErrNotFound)
+	require.NoError(t, hook.Add(ctx, mem("hook", 2)))
+	require.NoError(t, hook.Save()) // the file changes under the server
+	require.NoError(t, server.Save())
+	assert.ElementsMatch(t, []string{"kept", "hook"}, texts(t, path))
+
+	// Add after Delete of the same memory brings it back.
+	require.NoError(t, server.Delete(chitta.MemoryID(kept.Kind, kept.Text)))
+	require.NoError(t, server.Add(ctx, kept))
+	require.NoError(t, server.Save())
+	assert.ElementsMatch(t, []string{"kept", "hook"}, texts(t, path))
+
+	var all []string
+	for m := range server.All() {
+		all = append(all, m.Text)
+	}
+	assert.ElementsMatch(t, []string{"kept", "hook"}, all)
+	var facts []string
+	for m := range server.AllMatching(chitta.KindFilter{Include: []string{chitta.KindFact}}) {
+		facts = append(facts, m.Text)
+	}
+	assert.Len(t, facts, 2)
+	got, ok := server.Get(chitta.MemoryID(kept.Kind, kept.Text))
+	require.True(t, ok)
+	assert.Equal(t, "kept", got.Text)
+	hits, err := server.RecallMatching(ctx, []float32{0, 1, 0, 0}, 5, chitta.KindFilter{Exclude: []string{chitta.KindFact}})
+	require.NoError(t, err)
+	assert.Empty(t, hits)
+}

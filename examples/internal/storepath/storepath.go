@@ -23,35 +23,56 @@ var ErrNoHome = errors.New("storepath: no XDG_DATA_HOME and no home directory")
 // non-regular file.
 var ErrNotFile = errors.New("storepath: store path is not a regular file")
 
-// Default returns the default store path: $XDG_DATA_HOME/chitta/memory.chitta,
+// Default returns the global store path: $XDG_DATA_HOME/chitta/memory.chitta,
 // or ~/.local/share/chitta/memory.chitta when XDG_DATA_HOME is unset or not
 // absolute (the XDG Base Directory specification says to ignore relative
-// paths). It does not create anything.
+// paths). The programs default to a per-project store instead (see
+// [Resolve]). It does not create anything.
 func Default() (string, error) {
 	return defaultFrom(os.Getenv("XDG_DATA_HOME"), os.UserHomeDir)
 }
 
 func defaultFrom(xdg string, home func() (string, error)) (string, error) {
+	data, err := dataDir(xdg, home)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(data, FileName), nil
+}
+
+// dataDir returns the chitta data directory.
+func dataDir(xdg string, home func() (string, error)) (string, error) {
 	if xdg != "" && filepath.IsAbs(xdg) {
-		return filepath.Join(xdg, "chitta", FileName), nil
+		return filepath.Join(xdg, "chitta"), nil
 	}
 	h, err := home()
 	if err != nil || h == "" {
 		return "", ErrNoHome
 	}
-	return filepath.Join(h, ".local", "share", "chitta", FileName), nil
+	return filepath.Join(h, ".local", "share", "chitta"), nil
 }
 
 // FlagUsage is the usage text of a --store flag whose empty value means
-// [Default].
-const FlagUsage = "memory store `file` (default $XDG_DATA_HOME/chitta/memory.chitta or ~/.local/share/chitta/memory.chitta)"
+// the per-project default of [Resolve].
+const FlagUsage = "memory store `file` (default: one per project, the git root of the working directory or else the directory itself, " +
+	"under $XDG_DATA_HOME/chitta/projects/ or ~/.local/share/chitta/projects/)"
 
-// Resolve returns flag when it is not empty, else [Default].
+// Resolve returns flag when it is not empty, else the store of the project
+// the working directory belongs to ([ResolveFor]).
 func Resolve(flag string) (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		dir = "."
+	}
+	return ResolveFor(flag, dir)
+}
+
+// ResolveFor returns flag when it is not empty, else [ForProject](dir).
+func ResolveFor(flag, dir string) (string, error) {
 	if flag != "" {
 		return flag, nil
 	}
-	p, err := Default()
+	p, err := ForProject(dir)
 	if err != nil {
 		return "", fmt.Errorf("%w; pass --store", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -129,5 +130,69 @@ func TestResolve(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", "/data")
 	got, err = Resolve("")
 	require.NoError(t, err)
-	assert.Equal(t, "/data/chitta/memory.chitta", got)
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	want, err := ForProject(wd)
+	require.NoError(t, err)
+	assert.Equal(t, want, got, "the working directory's project")
+	assert.True(t, strings.HasPrefix(got, "/data/chitta/projects/"), got)
+}
+
+func TestProjectRootAndForProject(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", "/data")
+	base := t.TempDir()
+	repo := filepath.Join(base, "My Repo!")
+	sub := filepath.Join(repo, "pkg", "deep")
+	require.NoError(t, os.MkdirAll(sub, 0o700))
+	require.NoError(t, os.Mkdir(filepath.Join(repo, ".git"), 0o700))
+	worktree := filepath.Join(base, "wt")
+	require.NoError(t, os.MkdirAll(filepath.Join(worktree, "a"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(worktree, ".git"), []byte("gitdir: /elsewhere\n"), 0o600))
+	plain := filepath.Join(base, "plain", "dir")
+	require.NoError(t, os.MkdirAll(plain, 0o700))
+
+	tests := []struct{ dir, root string }{
+		{repo, repo},
+		{sub, repo},
+		{filepath.Join(sub, "..", "deep"), repo},
+		{filepath.Join(worktree, "a"), worktree},
+		{plain, plain},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.root, ProjectRoot(tt.dir), tt.dir)
+	}
+
+	inRepo, err := ForProject(sub)
+	require.NoError(t, err)
+	atRoot, err := ForProject(repo)
+	require.NoError(t, err)
+	assert.Equal(t, atRoot, inRepo, "one store per project, wherever in it")
+	assert.Regexp(t, `^/data/chitta/projects/MyRepo-[0-9a-f]{12}/memory\.chitta$`, inRepo)
+	other, err := ForProject(plain)
+	require.NoError(t, err)
+	assert.NotEqual(t, inRepo, other)
+	assert.Regexp(t, `^/data/chitta/projects/dir-[0-9a-f]{12}/memory\.chitta$`, other)
+
+	// Same base name, other path: another store.
+	twin := filepath.Join(base, "twin", "dir")
+	require.NoError(t, os.MkdirAll(twin, 0o700))
+	twinPath, err := ForProject(twin)
+	require.NoError(t, err)
+	assert.NotEqual(t, other, twinPath)
+
+	assert.Equal(t, "root-"+projectDirName("/")[len("root-"):], projectDirName("/"))
+	assert.Len(t, projectDirName("/"+strings.Repeat("a", 100)), 40+1+12)
+
+	got, err := ResolveFor("", sub)
+	require.NoError(t, err)
+	assert.Equal(t, inRepo, got)
+	got, err = ResolveFor("x.chitta", sub)
+	require.NoError(t, err)
+	assert.Equal(t, "x.chitta", got)
+
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("HOME", "")
+	_, err = ResolveFor("", sub)
+	require.ErrorIs(t, err, ErrNoHome)
+	assert.Contains(t, err.Error(), "pass --store")
 }

@@ -1,0 +1,345 @@
+package brief
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/claudecode"
+)
+
+// DefaultMaxTokens is the brief's cap when Options.MaxTokens is 0, in
+// chitta's estimate (words × 1.3).
+const DefaultMaxTokens = 1500
+
+// Fixed shape of a brief.
+const (
+	// Header is the brief's first line.
+	Header = "Preservation brief from chitta: keep the items below verbatim in the summary; " +
+		"they exist only in this conversation, not in memory."
+	excerptWords  = 30  // words of prose per excerpt
+	artifactShare = 0.8 // of the budget for artifacts before excerpts are placed
+	maxHeld       = 3   // memories quoted on the held line
+	heldWords     = 14  // words per quoted memory
+)
+
+// Options configures [Build]. A nil *Options, and the zero value of every
+// field, means the documented default.
+type Options struct {
+	// MaxTokens caps the brief, in words × 1.3. 0 means DefaultMaxTokens
+	// (1 500); negative is an error.
+	MaxTokens int
+	// NovelThreshold is the coverage at or above which a dropped turn
+	// counts as held by memory. 0 means chitta.DefaultNovelThreshold.
+	NovelThreshold float64
+}
+
+// Item is one artifact carried by a brief, with the turn it was taken from
+// and that turn's score.
+type Item struct {
+	Artifact
+	Turn  int     // index in the window of the best-ranked turn carrying it
+	Score float64 // that turn's chitta score
+}
+
+// Brief is a built brief.
+type Brief struct {
+	Text     string // the brief, lines separated by \n, no trailing newline
+	Tokens   int    // chitta.EstimateTokens(Text)
+	Items    []Item // the artifacts carried, in rank order
+	Excerpts int    // excerpts carried
+	Left     int    // artifacts left out by the cap
+}
+
+// candidate is an item or excerpt being placed.
+type candidate struct {
+	item    Item
+	excerpt string
+}
+
+// Build returns the brief of a compacted window: turns are the window,
+// scores Compact's scores of claudecode.Messages(turns) (one per turn), and
+// held the texts of the memories that cover the dropped turns (what the
+// summary may shorten). Artifacts come from the kept turns and the dropped
+// turns whose coverage is below the novelty threshold, ranked by the best
+// score among the turns carrying them (ties: the later turn first); the
+// excerpts are the kept uncovered turns' prose, best score first. The
+// output is deterministic. It returns an error for a bad option or when
+// scores does not match turns.
+func Build(turns []claudecode.Turn, scores []chitta.TurnScore, held []string, opts *Options) (*Brief, error) {
+	o, err := resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(scores) != len(turns) {
+		return nil, fmt.Errorf("brief: %d scores for %d turns", len(scores), len(turns))
+	}
+	var sources, excerpts []int
+	covered := 0
+	for i, s := range scores {
+		uncovered := s.Coverage < o.NovelThreshold
+		if s.Kept || uncovered {
+			sources = append(sources, i)
+		}
+		if s.Kept && uncovered {
+			excerpts = append(excerpts, i)
+		}
+		if !s.Kept && !uncovered {
+			covered++
+		}
+	}
+	byScore := func(a, b int) int {
+		if c := cmp.Compare(scores[b].Score, scores[a].Score); c != 0 {
+			return c
+		}
+		return b - a
+	}
+	slices.SortStableFunc(sources, byScore)
+	slices.SortStableFunc(excerpts, byScore)
+	score := func(i int) float64 { return scores[i].Score }
+	return build(turns, sources, excerpts, score, heldLine(held, covered), o)
+}
+
+// Recent is the baseline Build is measured against: every turn's artifacts
+// and excerpts, the most recent first, under the same cap and layout, with
+// no memory line.
+func Recent(turns []claudecode.Turn, opts *Options) (*Brief, error) {
+	o, err := resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	order := make([]int, len(turns))
+	for i := range order {
+		order[i] = len(turns) - 1 - i
+	}
+	return build(turns, order, order, func(int) float64 { return 0 }, "", o)
+}
+
+func resolve(opts *Options) (Options, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	switch {
+	case o.MaxTokens < 0:
+		return o, fmt.Errorf("brief: MaxTokens %d, want >= 0 (0 means %d)", o.MaxTokens, DefaultMaxTokens)
+	case o.MaxTokens == 0:
+		o.MaxTokens = DefaultMaxTokens
+	}
+	if o.NovelThreshold == 0 {
+		o.NovelThreshold = chitta.DefaultNovelThreshold
+	}
+	return o, nil
+}
+
+// heldLine names what memory already holds.
+func heldLine(held []string, covered int) string {
+	if covered == 0 || len(held) == 0 {
+		return "Memory holds none of these turns yet."
+	}
+	var quotes []string
+	for _, h := range held[:min(len(held), maxHeld)] {
+		quotes = append(quotes, "“"+words(oneLine(h), heldWords)+"”")
+	}
+	return fmt.Sprintf("Memory already holds what %d dropped turns say (the summary may shorten it): %s.", covered, strings.Join(quotes, "; "))
+}
+
+// build places the artifacts of the turns in order and the excerpts of
+// the turns in excerptOrder under the cap and renders the brief.
+func build(turns []claudecode.Turn, order, excerptOrder []int, score func(int) float64, held string, o Options) (*Brief, error) {
+	var arts []candidate
+	seen := make(map[Artifact]bool)
+	tools := ToolNames(turns)
+	for _, i := range order {
+		for _, a := range Extract(&turns[i], tools) {
+			if !seen[a] {
+				seen[a] = true
+				arts = append(arts, candidate{item: Item{Artifact: a, Turn: i, Score: score(i)}})
+			}
+		}
+	}
+	var exs []candidate
+	for _, i := range excerptOrder {
+		t := &turns[i]
+		if claudecode.Boilerplate(t) {
+			continue
+		}
+		p := t.Prompt // what the user typed, system reminders removed
+		if p == "" {
+			p = claudecode.Prose(t)
+		}
+		if p != "" {
+			exs = append(exs, candidate{item: Item{Turn: i, Score: score(i)}, excerpt: fmt.Sprintf("[%s] %s", t.Message.Role, words(oneLine(p), excerptWords))})
+		}
+	}
+
+	l := &layout{held: held}
+	capWords := maxWords(o.MaxTokens)
+	l.n = l.words()
+	if l.n > capWords {
+		l.held = ""
+		if l.n = l.words(); l.n > capWords {
+			return &Brief{Text: "", Left: len(arts)}, nil
+		}
+	}
+	placed := make([]bool, len(arts))
+	fill := func(cands []candidate, placedOf []bool, limit int) {
+		for k, c := range cands {
+			if placedOf != nil && placedOf[k] {
+				continue
+			}
+			if cost := l.cost(c); l.n+cost <= limit {
+				l.add(c, cost)
+				if placedOf != nil {
+					placedOf[k] = true
+				}
+			}
+		}
+	}
+	fixed := l.n
+	fill(arts, placed, fixed+int(artifactShare*float64(capWords-fixed)))
+	fill(exs, nil, capWords)
+	fill(arts, placed, capWords)
+
+	text := l.render()
+	b := &Brief{Text: text, Tokens: chitta.EstimateTokens(text), Excerpts: len(l.excerpts)}
+	for k, c := range arts {
+		if placed[k] {
+			b.Items = append(b.Items, c.item)
+		} else {
+			b.Left++
+		}
+	}
+	if b.Tokens > o.MaxTokens { // cannot happen: every word is counted
+		return nil, fmt.Errorf("brief: %d tokens over the cap of %d", b.Tokens, o.MaxTokens)
+	}
+	return b, nil
+}
+
+// maxWords is the most words whose estimate (words × 13 / 10) fits tokens.
+func maxWords(tokens int) int {
+	w := tokens * 10 / 13
+	for chitta.EstimateTokens(strings.Repeat("w ", w+1)) <= tokens {
+		w++
+	}
+	return w
+}
+
+// Section titles, by kind; paths, identifiers and URLs are listed on one
+// line, the rest one per line.
+var sections = [numKinds]struct {
+	title  string
+	inline bool
+}{
+	Constraint: {"User constraints:", false},
+	Error:      {"Errors:", false},
+	Command:    {"Commands that ran:", false},
+	Path:       {"Files:", true},
+	Identifier: {"Identifiers and numbers:", true},
+	URL:        {"URLs:", true},
+}
+
+const excerptTitle = "Kept turns memory does not hold:"
+
+// layout is a brief being filled; it counts words exactly as
+// chitta.CountWords will count the rendered text.
+type layout struct {
+	n        int // words so far
+	held     string
+	items    [numKinds][]string
+	excerpts []string
+}
+
+func (l *layout) words() int {
+	n := chitta.CountWords(Header) + chitta.CountWords(l.held)
+	for k, items := range l.items {
+		if len(items) == 0 {
+			continue
+		}
+		n += chitta.CountWords(sections[k].title)
+		for _, it := range items {
+			n += chitta.CountWords(it)
+			if !sections[k].inline {
+				n++ // the bullet
+			}
+		}
+	}
+	if len(l.excerpts) > 0 {
+		n += chitta.CountWords(excerptTitle)
+		for _, e := range l.excerpts {
+			n += 1 + chitta.CountWords(e)
+		}
+	}
+	return n
+}
+
+// cost is the words c adds.
+func (l *layout) cost(c candidate) int {
+	if c.excerpt != "" {
+		n := 1 + chitta.CountWords(c.excerpt)
+		if len(l.excerpts) == 0 {
+			n += chitta.CountWords(excerptTitle)
+		}
+		return n
+	}
+	k := c.item.Kind
+	n := chitta.CountWords(c.item.Text)
+	if !sections[k].inline {
+		n++
+	}
+	if len(l.items[k]) == 0 {
+		n += chitta.CountWords(sections[k].title)
+	}
+	return n
+}
+
+func (l *layout) add(c candidate, cost int) {
+	l.n += cost
+	if c.excerpt != "" {
+		l.excerpts = append(l.excerpts, c.excerpt)
+		return
+	}
+	l.items[c.item.Kind] = append(l.items[c.item.Kind], c.item.Text)
+}
+
+func (l *layout) render() string {
+	lines := []string{Header}
+	for k, items := range l.items {
+		if len(items) == 0 {
+			continue
+		}
+		s := sections[k]
+		if s.inline {
+			lines = append(lines, s.title+" "+strings.Join(items, ", "))
+			continue
+		}
+		lines = append(lines, s.title)
+		for _, it := range items {
+			lines = append(lines, "- "+it)
+		}
+	}
+	if len(l.excerpts) > 0 {
+		lines = append(lines, excerptTitle)
+		for _, e := range l.excerpts {
+			lines = append(lines, "- "+e)
+		}
+	}
+	if l.held != "" {
+		lines = append(lines, l.held)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// oneLine joins the lines of s with spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// words returns the first n words of s, with "…" when it cut.
+func words(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) <= n {
+		return strings.Join(f, " ")
+	}
+	return strings.Join(f[:n], " ") + "…"
+}

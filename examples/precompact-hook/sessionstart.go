@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/brief"
+	"github.com/chitta-go/chitta/examples/internal/claudecode"
+)
+
+// Recall parameters of SessionStart.
+const (
+	recallK       = 8   // memories recalled at most
+	minSimilarity = 0.2 // below this a memory is not relevant
+	memoryWords   = 60  // words printed per memory at most
+)
+
+// relevantKinds are the memories SessionStart brings back: facts, not
+// compaction episodes or briefs (the brief is printed on its own).
+var relevantKinds = chitta.KindFilter{Exclude: []string{chitta.KindEpisode, chitta.KindBrief}}
+
+// sessionStart prints, after a compaction or on resume, the memories most
+// relevant to the session's latest prompt and the session's last brief,
+// together at most --brief-tokens. Other sources print nothing.
+func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
+	if in.Source != "compact" && in.Source != "resume" {
+		return outcome{summary: fmt.Sprintf("SessionStart (%s): nothing to bring back", orNone(in.Source))}
+	}
+	emb, store, err := openMemory(ctx, cfg, in)
+	if err != nil {
+		return outcome{err: err}
+	}
+	defer emb.Close()
+
+	// The latest real prompt is the query. A transcript that cannot be
+	// read leaves only the brief to print.
+	query, note := "", ""
+	if in.TranscriptPath == "" {
+		note = "; no transcript_path, no query"
+	} else if tr, err := readTranscript(ctx, in.TranscriptPath); err != nil {
+		if ctx.Err() != nil {
+			return outcome{err: err}
+		}
+		note = "; transcript unreadable (" + err.Error() + "), no query"
+	} else {
+		query = claudecode.LastPrompt(tr.Turns)
+	}
+	var hits []chitta.Hit
+	if strings.TrimSpace(query) != "" {
+		vecs, err := emb.Embed(ctx, []string{query})
+		if err != nil {
+			return outcome{err: fmt.Errorf("embed prompt: %w", err)}
+		}
+		all, err := store.RecallMatching(ctx, vecs[0], recallK, relevantKinds)
+		if err != nil {
+			return outcome{err: fmt.Errorf("recall: %w", err)}
+		}
+		for _, h := range all {
+			if h.Similarity >= minSimilarity {
+				hits = append(hits, h)
+			}
+		}
+	}
+	last, hasBrief := store.Get(brief.ID(in.SessionID))
+
+	var lines []string
+	capWords := cfg.briefTokens * 10 / 13
+	used := 0
+	add := func(line string) bool {
+		n := chitta.CountWords(line)
+		if used+n > capWords {
+			return false
+		}
+		lines, used = append(lines, line), used+n
+		return true
+	}
+	memories := 0
+	if len(hits) > 0 {
+		add(fmt.Sprintf("chitta memory: what this project's memory store holds about the latest prompt (%d memories, most relevant first):", len(hits)))
+		for _, h := range hits {
+			if !add(fmt.Sprintf("- [%s] %s", h.Kind, clip(oneLine(h.Text), memoryWords))) {
+				break
+			}
+			memories++
+		}
+	}
+	briefLines := 0
+	if hasBrief {
+		if add("chitta's preservation brief from before the last compaction of this session:") {
+			for _, line := range strings.Split(last.Text, "\n") {
+				if !add(line) {
+					break
+				}
+				briefLines++
+			}
+		}
+	}
+	if memories == 0 && briefLines == 0 {
+		lines = nil
+	}
+	summary := fmt.Sprintf("SessionStart (%s): %d memories, %d brief lines from %s%s", in.Source, memories, briefLines, store.Path(), note)
+	return outcome{stdout: strings.Join(lines, "\n"), summary: summary}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no source"
+	}
+	return s
+}
+
+// clip returns the first n words of s, with "…" when it cut.
+func clip(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) <= n {
+		return s
+	}
+	return strings.Join(f[:n], " ") + "…"
+}

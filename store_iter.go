@@ -1,0 +1,116 @@
+package chitta
+
+import (
+	"context"
+	"iter"
+
+	"github.com/viterin/vek/vek32"
+)
+
+// iterBatch is how many memories All copies per read lock, so that a
+// caller's loop body never runs while the store is locked.
+const iterBatch = 256
+
+// All returns an iterator over every memory in the store, in storage order
+// (not by age or ID). Each yielded Memory is a copy that the caller owns,
+// Vector included. The store is read-locked only while a batch of memories
+// is copied, never while the loop body runs, so the body may call Add or
+// Delete; memories added or deleted during the iteration may or may not be
+// yielded, and a memory replaced during it is yielded at most once. A nil
+// or zero store yields nothing.
+func (s *HNSWStore) All() iter.Seq[Memory] {
+	return s.AllMatching(KindFilter{})
+}
+
+// AllMatching is [HNSWStore.All] restricted to the memories whose kind
+// passes f.
+func (s *HNSWStore) AllMatching(f KindFilter) iter.Seq[Memory] {
+	return func(yield func(Memory) bool) {
+		if s.usable() != nil {
+			return
+		}
+		seen := make(map[string]bool)
+		for next := 0; ; {
+			batch, end := s.batch(next, f, seen)
+			for _, m := range batch {
+				if !yield(m) {
+					return
+				}
+			}
+			if end < 0 {
+				return
+			}
+			next = end
+		}
+	}
+}
+
+// batch copies up to iterBatch matching memories from slot from onwards,
+// skipping IDs already in seen (a replaced memory moves only when deleted
+// and re-added), and returns the slot to continue from, or -1 at the end.
+func (s *HNSWStore) batch(from int, f KindFilter, seen map[string]bool) ([]Memory, int) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []Memory
+	for slot := from; slot < len(s.recs); slot++ {
+		if len(out) == iterBatch {
+			return out, slot
+		}
+		r := &s.recs[slot]
+		if !s.live[slot] || seen[r.id] || !f.Match(r.kind) {
+			continue
+		}
+		seen[r.id] = true
+		out = append(out, s.memory(int32(slot)))
+	}
+	return out, -1
+}
+
+// RecallMatching is [HNSWStore.Recall] over the memories whose kind passes
+// f only: an exact scan, whatever [HNSWOptions.Crossover] says, so that k
+// matching memories are found even when the nearest memories are of an
+// excluded kind. Errors are those of Recall.
+func (s *HNSWStore) RecallMatching(ctx context.Context, vector []float32, k int, f KindFilter) ([]Hit, error) {
+	q, err := s.query(ctx, vector, k)
+	if q == nil || err != nil {
+		return noHits(err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	top := topK{k: k, s: s}
+	for slot := range s.recs {
+		if slot%scanChunk == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if !s.live[slot] || !f.Match(s.recs[slot].kind) {
+			continue
+		}
+		top.offer(int32(slot), vek32.Dot(q, s.row(int32(slot))))
+	}
+	return s.hits(vector, top.h), nil
+}
+
+// query checks a Recall's arguments and returns the normalised query, or
+// nil with the error to return (nil error: no hits, k <= 0).
+func (s *HNSWStore) query(ctx context.Context, vector []float32, k int) ([]float32, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if k <= 0 {
+		return nil, nil
+	}
+	return s.prepare(vector, "query vector")
+}
+
+// noHits is what a Recall returns without scanning: the error, or no hits.
+func noHits(err error) ([]Hit, error) {
+	if err != nil {
+		return nil, err
+	}
+	return []Hit{}, nil
+}
