@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
 	"slices"
 	"unicode/utf8"
 
@@ -95,4 +97,31 @@ func checkUTF8Fields(args json.RawMessage) *jsonrpc.Error {
 		}
 	}
 	return invalidParams("arguments: not valid UTF-8 (JSON text must be UTF-8)")
+}
+
+// errTooLarge reports a first request on stdin longer than maxLineLength.
+var errTooLarge = errors.New("request too large")
+
+// cappedReader fails with errTooLarge once left bytes have been read
+// through it, until left is set negative (no limit): it bounds what
+// reading the first request buffers (a string that never ends would
+// otherwise take all memory).
+type cappedReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return c.r.Read(p)
+	}
+	if c.left == 0 {
+		return 0, errTooLarge
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }

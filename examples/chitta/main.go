@@ -49,6 +49,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
 	"github.com/chitta-go/chitta/examples/internal/embedspec"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
 )
@@ -146,12 +148,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintln(stderr, "chitta: reading an MCP session or one JSON-RPC request from stdin (see chitta -h)")
 		}
 	}
-	first, replay, err := readFirst(stdin)
+	capped := &cappedReader{r: stdin, left: maxLineLength}
+	first, replay, err := readFirst(capped)
+	capped.left = -1 // a session bounds each line itself
 	switch {
 	case errors.Is(err, io.EOF):
 		return nil // nothing asked
 	case errors.Is(err, errParse):
 		return a.writeParseError(stdout, err)
+	case errors.Is(err, errTooLarge):
+		return writeResponse(stdout, rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: longer than %d bytes (the limit of one message)", maxLineLength))
 	case err != nil:
 		return err
 	}

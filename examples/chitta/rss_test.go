@@ -177,3 +177,29 @@ func storeWithMemories(t *testing.T, path string, n int) int {
 	require.NoError(t, s.Save())
 	return s.Len()
 }
+
+// TestOneShotHugeRequest: a first request longer than the line limit (a
+// string that goes on) is answered with -32600 without being read whole.
+func TestOneShotHugeRequest(t *testing.T) {
+	t.Parallel()
+	pr, pw := io.Pipe()
+	go func() {
+		w := bufio.NewWriterSize(pw, 1<<20)
+		fmt.Fprint(w, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"recall","arguments":{"text":"`)
+		chunk := bytes.Repeat([]byte("y"), 1<<20)
+		for range maxLineLength>>20 + 16 {
+			if _, err := w.Write(chunk); err != nil {
+				break
+			}
+		}
+		_ = pw.CloseWithError(w.Flush())
+	}()
+	r, rss := measureRSS(t, pr, "--store", filepath.Join(t.TempDir(), "m.chitta"))
+	assert.Equal(t, 1, r.code)
+	resp := byID(t, responses(t, r.stdout), "null")
+	require.NotNil(t, resp.Error)
+	assert.Equal(t, int64(jsonrpc.CodeInvalidRequest), resp.Error.Code)
+	assert.Contains(t, resp.Error.Message, "longer than")
+	t.Logf("peak RSS %d MiB", rss>>20)
+	assert.Less(t, rss, int64(4*maxLineLength), "the request is not read past the limit")
+}
