@@ -57,6 +57,14 @@ type Options struct {
 	// of its own. The context is created with n_batch = n_ubatch = n_ctx =
 	// max(BatchSize, MaxTokens), so no call ever exceeds it. Zero means
 	// DefaultBatchSize; otherwise MinBatchSize..MaxBatchSize.
+	//
+	// A BatchSize above max(MaxTokens, DefaultBatchSize) is lowered to it:
+	// llama.cpp's compute buffer grows with the square of n_ubatch (8.3 GB
+	// at 65 536 tokens for a 512-token BERT model), and packing more tokens
+	// into a call than one text may hold only adds cross-text attention.
+	// The compute buffer is therefore never larger than MaxTokens (the
+	// model's trained context, at most DefaultMaxTokens, unless set) alone
+	// requires.
 	BatchSize int
 
 	// Pooling selects the pooling type; "" means PoolingMean.
@@ -152,5 +160,8 @@ func (c config) limits(trainedCtx int) (pack, maxTokens, ctxSize int) {
 	if c.maxTokens > 0 {
 		maxTokens = min(trainedCtx, c.maxTokens)
 	}
+	// See Options.BatchSize: the batch never sizes the context beyond what
+	// one text needs.
+	pack = min(pack, max(maxTokens, DefaultBatchSize))
 	return pack, maxTokens, max(pack, maxTokens)
 }

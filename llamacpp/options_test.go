@@ -80,7 +80,11 @@ func TestConfigLimits(t *testing.T) {
 		{"max tokens below context", 0, 100, 512, 128, 100, 128},
 		{"max tokens above context clamped", 0, 4096, 512, 128, 512, 512},
 		{"small batch", 64, 0, 512, 64, 512, 512},
-		{"large batch", 4096, 0, 512, 4096, 512, 4096},
+		{"large batch lowered to the text limit", 4096, 0, 512, 512, 512, 512},
+		{"largest batch lowered to the text limit", MaxBatchSize, 0, 512, 512, 512, 512},
+		{"large batch, short context", 4096, 0, 64, 128, 64, 128},
+		{"large batch, long context", MaxBatchSize, 0, 32768, 8192, 8192, 8192},
+		{"batch within an explicit max tokens", 2048, 4096, 32768, 2048, 4096, 4096},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

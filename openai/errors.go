@@ -28,6 +28,11 @@ var (
 	// answer, from [Options.Dimensions], or from earlier answers.
 	ErrDimensionMismatch = errors.New("openai: dimension mismatch")
 
+	// ErrCrossOriginRedirect reports a redirect to another origin (scheme,
+	// host or port) while an API key is set: it is refused, because the
+	// request would carry the key there.
+	ErrCrossOriginRedirect = errors.New("openai: redirect to another origin refused (it would receive the API key)")
+
 	// ErrNoInput reports a call whose texts are all empty or white space
 	// while the model's dimension is not yet known, so that not even zero
 	// vectors can be returned (set [Options.Dimensions] to avoid it).

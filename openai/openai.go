@@ -3,7 +3,9 @@
 // Hugging Face TEI and others. It POSTs batches of texts to
 // {base}/v1/embeddings, retries rate limits and server errors with
 // exponential backoff, checks every answer, and never puts the API key in
-// an error.
+// an error (nor a password or query-string value of the base URL). With a
+// key set, it refuses redirects to another origin (scheme, host, port),
+// which would receive the key.
 //
 //	e, err := openai.New(&openai.Options{
 //		BaseURL: "http://localhost:11434", // Ollama
@@ -25,6 +27,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,9 +67,10 @@ type Options struct {
 	// or "nomic-embed-text". Required.
 	Model string
 
-	// APIKey, when set, is sent as "Authorization: Bearer <APIKey>". It
-	// never appears in errors. Empty sends no Authorization header (local
-	// servers).
+	// APIKey, when set, is sent as "Authorization: Bearer <APIKey>", white
+	// space around it removed. It never appears in errors, as sent,
+	// URL-encoded or JSON-escaped. Empty sends no Authorization header
+	// (local servers).
 	APIKey string
 
 	// Dimensions, when > 0, is sent as the request's "dimensions" field
@@ -105,7 +109,9 @@ type Options struct {
 
 	// HTTPClient sends the requests. nil means http.DefaultClient. Time
 	// limits come from the ctx given to Embed; a Timeout on the client
-	// applies to each attempt.
+	// applies to each attempt. New uses a copy whose CheckRedirect refuses
+	// cross-origin redirects when APIKey is set (wrapping
+	// [ErrCrossOriginRedirect]) and otherwise calls the client's own.
 	HTTPClient *http.Client
 }
 
@@ -117,6 +123,7 @@ type Embedder struct {
 	endpoint   string
 	model      string
 	key        string
+	secrets    []string // the forms of key an error text may carry, longest first
 	maxBatch   int
 	maxRetries int
 	minBackoff time.Duration
@@ -156,10 +163,12 @@ func New(opts *Options) (*Embedder, error) {
 	if o.MinBackoff < 0 || o.MaxBackoff < 0 {
 		return nil, fmt.Errorf("%w: MinBackoff %v, MaxBackoff %v, want >= 0", ErrInvalidOption, o.MinBackoff, o.MaxBackoff)
 	}
+	key := strings.TrimSpace(o.APIKey) // a pasted key often carries a newline
 	e := &Embedder{
 		endpoint:   endpoint,
 		model:      o.Model,
-		key:        o.APIKey,
+		key:        key,
+		secrets:    secretForms(key),
 		maxBatch:   cmpOr(o.MaxBatch, DefaultMaxBatch),
 		maxRetries: cmpOr(o.MaxRetries, DefaultMaxRetries),
 		minBackoff: cmpOr(o.MinBackoff, DefaultMinBackoff),
@@ -176,10 +185,49 @@ func New(opts *Options) (*Embedder, error) {
 	if e.minBackoff > e.maxBackoff {
 		return nil, fmt.Errorf("%w: MinBackoff %v > MaxBackoff %v", ErrInvalidOption, e.minBackoff, e.maxBackoff)
 	}
-	if e.client == nil {
-		e.client = http.DefaultClient
-	}
+	e.client = guardRedirects(e.client, e.key != "")
 	return e, nil
+}
+
+// guardRedirects returns a copy of c (http.DefaultClient's settings when
+// c is nil) that refuses, when the requests carry a key, to follow a
+// redirect to another origin (scheme, host and port): net/http keeps the
+// Authorization header on a redirect to the same host name on another
+// port, which may be another program. c's own CheckRedirect still runs for
+// the redirects allowed.
+func guardRedirects(c *http.Client, withKey bool) *http.Client {
+	if c == nil {
+		c = http.DefaultClient
+	}
+	guarded := *c
+	next := c.CheckRedirect
+	guarded.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if withKey && len(via) > 0 && origin(req.URL) != origin(via[0].URL) {
+			return fmt.Errorf("%w: %s to %s", ErrCrossOriginRedirect, origin(via[0].URL), redactURL(req.URL.String()))
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &guarded
+}
+
+// origin returns the scheme, host and port of u, the port made explicit.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		switch u.Scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
 func cmpOr[T comparable](v, def T) T {
@@ -207,13 +255,47 @@ func endpointURL(base string) (string, error) {
 	return u.String(), nil
 }
 
-// redactURL hides a password in a URL for an error message.
+// redactURL hides the secrets a URL may carry before it is printed: the
+// user information (user:password@) and the values of the query string
+// (?api-key=...). Text that does not parse as a URL is redacted by its
+// shape: anything between "://" and an "@", and everything after a "?".
 func redactURL(s string) string {
-	if u, err := url.Parse(s); err == nil && u.User != nil {
-		return u.Redacted()
+	if u, err := url.Parse(s); err == nil {
+		if u.User == nil && u.RawQuery == "" {
+			return s
+		}
+		if u.User != nil {
+			u.User = url.User("REDACTED")
+		}
+		if u.RawQuery != "" {
+			q := u.Query()
+			for k := range q {
+				q[k] = []string{"REDACTED"}
+			}
+			u.RawQuery = q.Encode()
+		}
+		return u.String()
+	}
+	if i := strings.Index(s, "://"); i >= 0 {
+		if j := strings.LastIndex(s, "@"); j > i {
+			s = s[:i+3] + "REDACTED@" + s[j+1:]
+		}
+	}
+	if i := strings.Index(s, "?"); i >= 0 {
+		rest := ""
+		if j := strings.Index(s[i:], "#"); j >= 0 {
+			rest = s[i+j:]
+		}
+		s = s[:i] + "?REDACTED" + rest
 	}
 	return s
 }
+
+// RedactURL returns s, a URL or text meant as one, with its user
+// information and query-string values replaced by "REDACTED", for logs and
+// error messages (a base URL may carry a password or an api-key
+// parameter). Text that does not parse is redacted by its shape.
+func RedactURL(s string) string { return redactURL(s) }
 
 // Dimensions returns the length of the vectors: Options.Dimensions when
 // set, otherwise the length learnt from the first successful answer (0
@@ -361,14 +443,21 @@ func (e *Embedder) post(ctx context.Context, body []byte) ([]byte, time.Duration
 	}
 	resp, err := e.client.Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = redactURL(ue.URL)
+		}
+		if errors.Is(err, ErrCrossOriginRedirect) {
+			return nil, -1, err // not worth retrying
+		}
 		return nil, -1, &transportError{err}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
 		return nil, retryAfter(resp.Header.Get("Retry-After")), &StatusError{
 			StatusCode: resp.StatusCode,
-			Message:    e.scrub(serverMessage(msg)),
+			Message:    serverMessage([]byte(e.scrub(string(body))), e.scrub),
 		}
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
@@ -452,8 +541,11 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // serverMessage extracts the human message of an error body: OpenAI's
 // {"error":{"message":...}}, {"error":"..."} (Ollama, TEI), {"message":...},
-// {"detail":...} (vLLM, FastAPI), or the text itself, shortened.
-func serverMessage(body []byte) string {
+// {"detail":...} (vLLM, FastAPI), or the text itself, shortened. scrub
+// runs on the message as decoded (JSON escapes may have spelled the key
+// differently) and again once white space is normalised, before it is
+// cut: a key cut in two would otherwise survive in part.
+func serverMessage(body []byte, scrub func(string) string) string {
 	var shaped struct {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`
@@ -481,27 +573,52 @@ func serverMessage(body []byte) string {
 	if msg == "" {
 		msg = string(body)
 	}
-	msg = strings.Join(strings.Fields(strings.ToValidUTF8(msg, "?")), " ")
+	msg = scrub(strings.ToValidUTF8(scrub(msg), "?"))
+	msg = scrub(strings.Join(strings.Fields(msg), " "))
 	if utf8.RuneCountInString(msg) > maxErrorText {
 		msg = string([]rune(msg)[:maxErrorText]) + "…"
 	}
 	return msg
 }
 
-// scrub removes the API key from s.
-func (e *Embedder) scrub(s string) string {
-	if e.key == "" {
-		return s
+// secretForms returns the spellings of key an error text may carry: the
+// key itself, URL-encoded (query and path), JSON-escaped (with and
+// without HTML escaping) and with its white space normalised; longest
+// first, so that no form is half-replaced by a shorter one.
+func secretForms(key string) []string {
+	if key == "" {
+		return nil
 	}
-	return strings.ReplaceAll(s, e.key, "[REDACTED]")
+	forms := []string{key, url.QueryEscape(key), url.PathEscape(key), strings.Join(strings.Fields(key), " ")}
+	if b, err := json.Marshal(key); err == nil {
+		forms = append(forms, string(b[1:len(b)-1]))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(key) == nil {
+		b := bytes.TrimSpace(buf.Bytes())
+		forms = append(forms, string(b[1:len(b)-1]))
+	}
+	forms = slices.DeleteFunc(forms, func(f string) bool { return strings.TrimSpace(f) == "" })
+	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
+	return slices.Compact(forms)
+}
+
+// scrub removes every form of the API key from s.
+func (e *Embedder) scrub(s string) string {
+	for _, f := range e.secrets {
+		s = strings.ReplaceAll(s, f, "[REDACTED]")
+	}
+	return s
 }
 
 // redact makes sure err's text does not contain the API key.
 func (e *Embedder) redact(err error) error {
-	if err == nil || e.key == "" {
+	if err == nil || len(e.secrets) == 0 {
 		return err
 	}
-	if msg := err.Error(); strings.Contains(msg, e.key) {
+	if msg := err.Error(); e.scrub(msg) != msg {
 		return &redactedError{msg: e.scrub(msg), err: err}
 	}
 	return err

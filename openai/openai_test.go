@@ -558,7 +558,7 @@ func FuzzServerMessage(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		msg := serverMessage(body)
+		msg := serverMessage(body, func(s string) string { return s })
 		assert.LessOrEqual(t, len([]rune(msg)), maxErrorText+1)
 		assert.NotContains(t, msg, "\n")
 	})

@@ -4,7 +4,7 @@
 // Usage:
 //
 //	chitta [--store PATH] [--embedder hash|hash:DIMS|llamacpp:PATH|openai:URL#MODEL]
-//	       [--mode auto|serve|oneshot] [--verbose]
+//	       [--mode auto|serve|oneshot] [--timeout 60s] [--verbose]
 //
 // With --mode auto (the default) chitta reads the first JSON value on stdin
 // to choose its mode:
@@ -12,7 +12,12 @@
 //   - an "initialize" or "server/discover" request, or any request whose
 //     params._meta carries an MCP protocol version, opens an MCP session
 //     (what MCP clients such as Claude Code, Claude Desktop or an SDK client
-//     send first); chitta serves it until stdin closes;
+//     send first); chitta serves it until stdin closes, then answers the
+//     requests already read (waiting at most --timeout) and exits. The
+//     session reads one JSON-RPC message per line: a line that is not JSON
+//     gets -32700, one that is not a request (a batch, an id that is not a
+//     string or an integer, a version other than "2.0") -32600, a line over
+//     64 MiB -32600, and the session goes on;
 //   - anything else is a one-shot request: chitta answers that single
 //     request on stdout and exits, without a handshake. It answers
 //     tools/call and tools/list; malformed JSON gets -32700, a non-request
@@ -42,6 +47,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/chitta-go/chitta/examples/internal/embedspec"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
@@ -66,6 +74,7 @@ type config struct {
 	embedder string
 	mode     string
 	verbose  bool
+	timeout  time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -76,6 +85,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.embedder, "embedder", "hash", "embedder: hash, hash:DIMS, llamacpp:PATH (needs -tags llamacpp) or openai:URL#MODEL")
 	fs.StringVar(&c.mode, "mode", "auto", "auto (choose by the first message), serve (MCP session) or oneshot (answer one request)")
 	fs.BoolVar(&c.verbose, "verbose", false, "log debug messages (and the MCP SDK's) to stderr")
+	fs.DurationVar(&c.timeout, "timeout", defaultDrain, "in an MCP session, how long to wait once stdin closes for the requests already read to be answered")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: chitta [flags] < requests\n\n"+
 			"Serves compact_context, remember and recall as an MCP server over stdio when the first\n"+
@@ -93,6 +103,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	case "auto", "serve", "oneshot":
 	default:
 		return nil, fmt.Errorf("--mode %q: want auto, serve or oneshot", c.mode)
+	}
+	if c.timeout <= 0 {
+		return nil, fmt.Errorf("--timeout %v: want > 0", c.timeout)
 	}
 	store, err := storepath.Resolve(c.store)
 	if err != nil {
@@ -128,25 +141,29 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	a.refresh = store.Refresh
 
 	if cfg.mode == "serve" {
-		return a.serve(ctx, stdin, stdout)
+		return a.serve(ctx, stdin, stdout, cfg.timeout)
 	}
 	if f, ok := stdin.(*os.File); ok {
 		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
 			fmt.Fprintln(stderr, "chitta: reading an MCP session or one JSON-RPC request from stdin (see chitta -h)")
 		}
 	}
-	first, replay, err := readFirst(stdin)
+	capped := &cappedReader{r: stdin, left: maxLineLength}
+	first, replay, err := readFirst(capped)
+	capped.left = -1 // a session bounds each line itself
 	switch {
 	case errors.Is(err, io.EOF):
 		return nil // nothing asked
 	case errors.Is(err, errParse):
 		return a.writeParseError(stdout, err)
+	case errors.Is(err, errTooLarge):
+		return writeResponse(stdout, rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: longer than %d bytes (the limit of one message)", maxLineLength))
 	case err != nil:
 		return err
 	}
 	if cfg.mode == "auto" && opensSession(first) {
 		log.Debug("MCP session")
-		return a.serve(ctx, replay, stdout)
+		return a.serve(ctx, replay, stdout, cfg.timeout)
 	}
 	return a.oneShot(ctx, first, stdout)
 }

@@ -23,6 +23,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if bin := os.Getenv(rssChildEnv); bin != "" {
+		os.Exit(rssChild(bin))
+	}
 	os.Exit(buildAndRun(m))
 }
 
@@ -57,6 +60,13 @@ func runChitta(t *testing.T, dataHome, stdin string, args ...string) execResult 
 	cmd := exec.CommandContext(t.Context(), binary, args...)
 	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+dataHome)
 	cmd.Stdin = strings.NewReader(stdin)
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd, capturing its output; a non-zero exit is a result, any
+// other failure fails t.
+func runCmd(t *testing.T, cmd *exec.Cmd) execResult {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -65,7 +75,7 @@ func runChitta(t *testing.T, dataHome, stdin string, args ...string) execResult 
 	if errors.As(err, &exit) {
 		code = exit.ExitCode()
 	} else {
-		require.NoError(t, err)
+		require.NoError(t, err, errb.String())
 	}
 	return execResult{code: code, stdout: out.String(), stderr: errb.String()}
 }

@@ -9,20 +9,10 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// rpcRequest is a JSON-RPC 2.0 request as one-shot mode reads it; every
-// field stays raw so that a wrong type is reported against its field.
-type rpcRequest struct {
-	JSONRPC json.RawMessage `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Method  json.RawMessage `json:"method"`
-	Params  json.RawMessage `json:"params"`
-}
 
 // rpcResponse is a JSON-RPC 2.0 response: exactly one of Result and Error
 // is set.
@@ -107,8 +97,8 @@ func opensSession(first json.RawMessage) bool {
 }
 
 // readFirst reads the first JSON value of r. It returns the value's bytes
-// and a reader that yields the value again followed by the rest of r, for
-// the MCP session. It returns io.EOF when r holds only white space, and
+// and a reader that yields the value again (on one line) followed by the
+// rest of r, for the MCP session. It returns io.EOF when r holds only white space, and
 // errParse (wrapping the decoder's error) when the first value is not JSON.
 func readFirst(r io.Reader) (json.RawMessage, io.Reader, error) {
 	dec := json.NewDecoder(r)
@@ -124,7 +114,13 @@ func readFirst(r io.Reader) (json.RawMessage, io.Reader, error) {
 			return nil, nil, fmt.Errorf("read stdin: %w", err)
 		}
 	}
-	replay := io.MultiReader(bytes.NewReader(first), bytes.NewReader([]byte("\n")), dec.Buffered(), r)
+	// The session reads one message per line: the first goes back on one.
+	var line bytes.Buffer
+	if err := json.Compact(&line, first); err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", errParse, err)
+	}
+	line.WriteByte('\n')
+	replay := io.MultiReader(&line, dec.Buffered(), r)
 	return first, replay, nil
 }
 
@@ -134,41 +130,11 @@ var errParse = errors.New("parse error")
 // answer handles one one-shot request and returns its response. It never
 // fails: every problem becomes a JSON-RPC error or a tool error.
 func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
-	data = bytes.TrimSpace(data)
-	if !json.Valid(data) {
-		return rpcError(nullID, jsonrpc.CodeParseError, "parse error: the request is not valid JSON")
+	env, bad := readEnvelope(data, false)
+	if bad != nil {
+		return bad
 	}
-	if len(data) == 0 || data[0] != '{' {
-		if len(data) > 0 && data[0] == '[' {
-			return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: batch requests are not supported, send one request object")
-		}
-		return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: want a JSON-RPC request object")
-	}
-	var req rpcRequest
-	if err := json.Unmarshal(data, &req); err != nil {
-		return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: %v", err)
-	}
-	id := bytes.TrimSpace(req.ID)
-	switch {
-	case len(id) == 0 || string(id) == "null":
-		return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: id: required (one-shot mode answers requests, not notifications)")
-	case id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9'):
-		return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: id: want a string or a number")
-	case !utf8.Valid(id): // echoed as is, it would make the response invalid JSON
-		return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: id: not valid UTF-8")
-	}
-	var version string
-	if json.Unmarshal(req.JSONRPC, &version) != nil || version != "2.0" {
-		return rpcError(id, jsonrpc.CodeInvalidRequest, `invalid request: jsonrpc: want "2.0"`)
-	}
-	var method string
-	if json.Unmarshal(req.Method, &method) != nil || method == "" {
-		return rpcError(id, jsonrpc.CodeInvalidRequest, "invalid request: method: want a non-empty string")
-	}
-	params := bytes.TrimSpace(req.Params)
-	if len(params) > 0 && string(params) != "null" && params[0] != '{' {
-		return rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params: want an object")
-	}
+	id, method, params := env.id, env.method, env.params
 	switch method {
 	case "tools/call":
 		var p struct {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -11,8 +13,15 @@ import (
 const version = "0.1.0"
 
 // maxLineLength bounds one JSON-RPC message in an MCP session; a
-// compact_context call carries a whole conversation.
-const maxLineLength = 256 << 20
+// compact_context call carries a whole conversation (maxMessages of them
+// at 600 bytes each fit). A longer line is answered with -32600 and
+// skipped; a line is held whole while it is read, so the limit also bounds
+// the memory one request takes before it is parsed.
+const maxLineLength = 64 << 20
+
+// defaultDrain is how long an MCP session waits, once stdin has closed,
+// for the requests it read to be answered (the --timeout flag).
+const defaultDrain = 60 * time.Second
 
 // newServer returns an MCP server exposing a's tools. The tools are added
 // with the low-level Server.AddTool so that compact_context sees its
@@ -20,23 +29,30 @@ const maxLineLength = 256 << 20
 // re-encodes arguments through a map, which reorders keys and rounds big
 // numbers in the caller's messages) and so that both modes validate
 // arguments with the same code and messages.
-func newServer(a *app) *mcp.Server {
+func newServer(a *app) *mcp.Server { return newSessionServer(a, nil) }
+
+// newSessionServer is newServer with the stash through which the session's
+// transport passes arguments too deep for the SDK (nil for none).
+func newSessionServer(a *app, stash *argStash) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "chitta", Version: version}, &mcp.ServerOptions{Logger: a.log})
 	for _, t := range a.toolset {
 		s.AddTool(t.def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return a.callTool(ctx, req.Params.Name, req.Params.Arguments)
+			return a.callTool(ctx, req.Params.Name, stash.take(req.Params.Arguments))
 		})
 	}
 	return s
 }
 
-// serve runs an MCP session over r and w until the client disconnects or
-// ctx is done.
-func (a *app) serve(ctx context.Context, r io.Reader, w io.Writer) error {
-	t := &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}, MaxLineLength: maxLineLength}
-	return newServer(a).Run(ctx, t)
+// serve runs an MCP session over r and w until r ends (and the requests
+// read from it are answered, waiting at most drain) or ctx is done.
+func (a *app) serve(ctx context.Context, r io.Reader, w io.Writer, drain time.Duration) error {
+	stash := newArgStash()
+	t := &lineTransport{r: r, w: w, maxLine: maxLineLength, drain: drain, stash: stash, log: a.log}
+	err := newSessionServer(a, stash).Run(ctx, t)
+	if t.conn != nil {
+		if n := t.conn.Unanswered(); n > 0 {
+			return fmt.Errorf("%d requests still unanswered %v after the end of input (--timeout)", n, drain)
+		}
+	}
+	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -211,6 +211,9 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 	if msgsJSON[0] != '[' {
 		return nil, invalidParams("messages: want an array of message objects")
 	}
+	if err := checkMessageCount(msgsJSON); err != nil {
+		return nil, err
+	}
 	opts := &chitta.Options{
 		Query:        in.Query,
 		DistillNovel: in.DistillNovel,
@@ -277,7 +280,7 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 		}
 		if len(res.Distilled) > 0 {
 			if err := a.save(); err != nil {
-				return toolError("save store: %v", err), nil
+				return toolError("%v", err), nil
 			}
 		}
 	}
@@ -310,6 +313,9 @@ func onOff(b bool) string {
 
 // remember implements the remember tool.
 func (a *app) remember(ctx context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
+	if err := checkUTF8Fields(args); err != nil {
+		return nil, err
+	}
 	var in rememberInput
 	if err := decodeArgs(args, &in); err != nil {
 		return nil, err
@@ -348,7 +354,7 @@ func (a *app) remember(ctx context.Context, args json.RawMessage) (*mcp.CallTool
 		return toolError("store memory: %v", err), nil
 	}
 	if err := a.save(); err != nil {
-		return toolError("save store: %v", err), nil
+		return toolError("%v", err), nil
 	}
 	out := rememberOutput{ID: m.ID, Kind: kind, Memories: a.store.Len()}
 	return structured(out, fmt.Sprintf("remembered %s %s (%d memories)", kind, m.ID, out.Memories))
@@ -474,6 +480,7 @@ func objectArray(description string) *jsonschema.Schema {
 func compactSchema() *jsonschema.Schema {
 	s := schemaFor[compactInput]()
 	s.Properties["messages"] = objectArray(s.Properties["messages"].Description)
+	s.Properties["messages"].MaxItems = jsonschema.Ptr(maxMessages)
 	ratio := plain(s.Properties["target_ratio"], "number")
 	ratio.Minimum, ratio.Maximum = jsonschema.Ptr(chitta.MinTargetRatio), jsonschema.Ptr(chitta.MaxTargetRatio)
 	ratio.Default = json.RawMessage(fmt.Sprint(chitta.DefaultTargetRatio))

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/openai"
 )
 
 // ErrInvalidSpec reports an --embedder value that is not one of the forms in
@@ -76,10 +77,22 @@ func Open(ctx context.Context, spec string) (*Embedder, error) {
 	case "openai":
 		url, model, ok := strings.Cut(arg, "#")
 		if url == "" || !ok || model == "" {
-			return nil, fmt.Errorf("%w: %q: want openai:URL#MODEL, e.g. openai:https://api.openai.com/v1#text-embedding-3-small", ErrInvalidSpec, spec)
+			return nil, fmt.Errorf("%w: %q: want openai:URL#MODEL, e.g. openai:https://api.openai.com/v1#text-embedding-3-small", ErrInvalidSpec, Redact(spec))
 		}
 		return openOpenAI(ctx, url, model)
 	default:
-		return nil, fmt.Errorf("%w: %q: want hash, hash:DIMS, llamacpp:PATH or openai:URL#MODEL", ErrInvalidSpec, spec)
+		return nil, fmt.Errorf("%w: %q: want hash, hash:DIMS, llamacpp:PATH or openai:URL#MODEL", ErrInvalidSpec, Redact(spec))
 	}
+}
+
+// Redact returns spec fit to print in an error or a log: the user
+// information (user:password@) and query-string values (?api-key=...) of a
+// URL in it replaced by "REDACTED". Every error of this package prints
+// specs through it; programs that print a spec themselves should too.
+func Redact(spec string) string {
+	kind, arg, ok := strings.Cut(spec, ":")
+	if !ok {
+		return spec
+	}
+	return kind + ":" + openai.RedactURL(arg)
 }

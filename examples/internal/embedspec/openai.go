@@ -11,7 +11,8 @@ import (
 )
 
 // APIKeyEnv is the environment variable holding the API key sent to an
-// openai: embedder; unset sends none (local servers).
+// openai: embedder; unset sends none (local servers). White space around
+// the key is ignored.
 const APIKeyEnv = "OPENAI_API_KEY"
 
 // probeTimeout bounds the request that learns an openai: model's dimension.
@@ -22,14 +23,15 @@ const probeTimeout = 30 * time.Second
 // one probe text to learn it: a server that cannot answer fails here, with
 // a clear error, rather than in the middle of a compaction.
 func openOpenAI(ctx context.Context, url, model string) (*Embedder, error) {
+	spec := Redact("openai:" + url + "#" + model)
 	e, err := openai.New(&openai.Options{BaseURL: url, Model: model, APIKey: os.Getenv(APIKeyEnv)})
 	if err != nil {
-		return nil, fmt.Errorf("embedder openai:%s#%s: %w", url, model, err)
+		return nil, fmt.Errorf("embedder %s: %w", spec, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	if _, err := e.Embed(ctx, []string{"chitta embedding dimension probe"}); err != nil {
-		return nil, fmt.Errorf("embedder openai:%s#%s: probe: %w", url, model, err)
+		return nil, fmt.Errorf("embedder %s: probe: %w", spec, err)
 	}
 	dims := e.Dimensions()
 	return &Embedder{

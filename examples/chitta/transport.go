@@ -1,0 +1,412 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// sdkMaxDepth is the nesting depth beyond which the MCP SDK refuses to
+// decode a request's params (its internal JSON decoder's limit).
+const sdkMaxDepth = 1000
+
+// lineTransport is the MCP session's transport: line-delimited JSON-RPC
+// 2.0 over a reader and a writer, one message per line (the MCP stdio
+// transport forbids newlines inside a message).
+//
+// Unlike the SDK's IOTransport it reads the lines itself, so that no input
+// ends the session: a line that is not JSON is answered with -32700, one
+// that is not a request (a batch, a bad id, version or method) with -32600,
+// a line longer than maxLine with -32600 (its bytes are skipped, never
+// held), and the session goes on with the next line. At the end of the
+// input it waits, at most drain, for the requests it read to be answered
+// before it reports EOF, so that a client that writes its requests and
+// closes stdin gets every answer.
+//
+// A tools/call whose arguments nest deeper than the SDK accepts (a deep
+// but legitimate tool input inside a message) reaches the tool through
+// stash.
+type lineTransport struct {
+	r       io.Reader
+	w       io.Writer
+	maxLine int
+	drain   time.Duration
+	stash   *argStash
+	log     *slog.Logger
+	conn    *lineConn // set by Connect
+}
+
+// Connect implements [mcp.Transport]; it is called once.
+func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
+	c := &lineConn{
+		w:        t.w,
+		drain:    t.drain,
+		stash:    t.stash,
+		log:      t.log,
+		incoming: make(chan jsonrpc.Message),
+		readDone: make(chan struct{}),
+		closed:   make(chan struct{}),
+		pending:  map[jsonrpc.ID]struct{}{},
+	}
+	t.conn = c
+	go c.readLoop(t.r, t.maxLine)
+	return c, nil
+}
+
+// lineConn is the connection of a lineTransport.
+type lineConn struct {
+	w       io.Writer
+	writeMu sync.Mutex
+	drain   time.Duration
+	stash   *argStash
+	log     *slog.Logger
+
+	incoming chan jsonrpc.Message // from readLoop, unbuffered: no read-ahead
+	readDone chan struct{}        // closed when readLoop stops; readErr is then set
+	readErr  error
+	closed   chan struct{}
+	close    sync.Once
+
+	mu        sync.Mutex
+	pending   map[jsonrpc.ID]struct{} // calls read and not yet answered
+	idle      chan struct{}           // closed when pending empties; nil if nobody waits
+	unhandled int                     // calls still pending when the drain timed out
+}
+
+// readLoop reads the lines of r until its end or an error, answering bad
+// ones and handing the others to Read.
+func (c *lineConn) readLoop(r io.Reader, maxLine int) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, tooLong, err := readLine(br, maxLine)
+		if tooLong {
+			c.reply(rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: line longer than %d bytes (the limit of one message)", maxLine))
+		} else if len(bytes.TrimSpace(line)) > 0 {
+			if msg := c.parse(line); msg != nil {
+				select {
+				case c.incoming <- msg:
+				case <-c.closed:
+					return
+				}
+			}
+		}
+		if err != nil {
+			c.readErr = err
+			close(c.readDone)
+			return
+		}
+	}
+}
+
+// readLine reads one line of at most max bytes, without its line ending. A
+// longer line is read to its end without being kept, and reported with
+// tooLong. err is the reader's error (io.EOF at the end): the bytes before
+// it are returned as a last line.
+//
+// The line is gathered in reader-sized pieces and joined once, so that a
+// long line costs its size twice at most, not the series of copies that
+// growing one slice makes (which outran the garbage collector on a busy
+// machine).
+func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	var pieces [][]byte
+	size := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if size+len(chunk) > max+2 { // + "\r\n"
+				tooLong, pieces = true, nil
+			} else if len(chunk) > 0 {
+				pieces = append(pieces, bytes.Clone(chunk))
+				size += len(chunk)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if len(pieces) == 1 {
+			line = pieces[0]
+		} else {
+			line = bytes.Join(pieces, nil)
+		}
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		if len(line) > max {
+			return nil, true, err
+		}
+		return line, tooLong, err
+	}
+}
+
+// parse checks one line and returns the message to hand to the SDK, or nil
+// when the line was answered here (or, for a stray response, dropped).
+func (c *lineConn) parse(line []byte) jsonrpc.Message {
+	env, bad := readEnvelope(line, true)
+	if bad != nil {
+		c.reply(bad)
+		return nil
+	}
+	if env.response {
+		msg, err := jsonrpc.DecodeMessage(line)
+		if err != nil {
+			c.log.Warn("dropped a malformed response from the client", "err", err)
+			return nil
+		}
+		return msg
+	}
+	var id jsonrpc.ID
+	if env.id != nil {
+		var msg string
+		if id, msg = sessionID(env.id); msg != "" {
+			c.reply(rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: id: %s", msg))
+			return nil
+		}
+		c.mu.Lock()
+		_, dup := c.pending[id]
+		if !dup {
+			c.pending[id] = struct{}{}
+		}
+		c.mu.Unlock()
+		if dup {
+			c.reply(rpcError(env.id, jsonrpc.CodeInvalidRequest, "invalid request: id: %s is already used by a request in progress", env.id))
+			return nil
+		}
+	}
+	params := env.params
+	if env.method == "tools/call" && c.stash != nil && deeperThanSDK(params) {
+		params = c.stash.put(id, params)
+	}
+	return &jsonrpc.Request{ID: id, Method: env.method, Params: params}
+}
+
+// deeperThanSDK reports whether params nest deeper than the SDK decodes.
+func deeperThanSDK(params []byte) bool {
+	depth, _ := jsonShape(params)
+	return depth > sdkMaxDepth
+}
+
+// maxExactID is the largest integer id the SDK keeps exactly (it holds
+// numeric ids as float64, then int64).
+const maxExactID = 1 << 53
+
+// sessionID converts a checked id to the SDK's, or explains why the SDK
+// could not answer with the same id: a number that is not an integer or
+// beyond 2^53, or a string with an escape that does not decode to UTF-8
+// (a lone surrogate).
+func sessionID(raw json.RawMessage) (jsonrpc.ID, string) {
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return jsonrpc.ID{}, err.Error()
+		}
+		if strings.ContainsRune(s, utf8.RuneError) && !bytes.Contains(raw, []byte("\uFFFD")) && !bytes.Contains(bytes.ToLower(raw), []byte(`\ufffd`)) {
+			return jsonrpc.ID{}, "an escape that is not valid UTF-16 (a lone surrogate)"
+		}
+		id, err := jsonrpc.MakeID(s)
+		if err != nil {
+			return jsonrpc.ID{}, err.Error()
+		}
+		return id, ""
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > maxExactID {
+		return jsonrpc.ID{}, fmt.Sprintf("%s: want a string or an integer of at most 2^53 in magnitude", raw)
+	}
+	id, err := jsonrpc.MakeID(f)
+	if err != nil {
+		return jsonrpc.ID{}, err.Error()
+	}
+	return id, ""
+}
+
+// reply writes a response of the transport's own.
+func (c *lineConn) reply(resp *rpcResponse) {
+	data, err := marshal(resp)
+	if err == nil {
+		err = c.writeLine(data)
+	}
+	if err != nil {
+		c.log.Warn("write error response", "err", err)
+	}
+}
+
+func (c *lineConn) writeLine(data []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	select {
+	case <-c.closed:
+		return mcp.ErrConnectionClosed
+	default:
+	}
+	_, err := c.w.Write(append(data, '\n'))
+	return err
+}
+
+// Read implements [mcp.Connection]. At the end of the input it returns
+// once every call it returned has been answered, or after the drain time.
+func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case msg := <-c.incoming:
+		return msg, nil
+	case <-c.readDone:
+	case <-c.closed:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	timer := time.NewTimer(c.drain)
+	defer timer.Stop()
+	for {
+		c.mu.Lock()
+		n := len(c.pending)
+		if n > 0 && c.idle == nil {
+			c.idle = make(chan struct{})
+		}
+		idle := c.idle
+		c.mu.Unlock()
+		if n == 0 {
+			return nil, c.readErr
+		}
+		select {
+		case <-idle:
+		case <-timer.C:
+			c.mu.Lock()
+			c.unhandled = len(c.pending)
+			c.mu.Unlock()
+			return nil, c.readErr
+		case <-c.closed:
+			return nil, io.EOF
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Write implements [mcp.Connection]. A response retires its call once
+// written.
+func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	err = c.writeLine(data)
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		c.stash.drop(resp.ID)
+		c.mu.Lock()
+		delete(c.pending, resp.ID)
+		if len(c.pending) == 0 && c.idle != nil {
+			close(c.idle)
+			c.idle = nil
+		}
+		c.mu.Unlock()
+	}
+	return err
+}
+
+// Close implements [mcp.Connection]. It does not close the reader or the
+// writer (stdin and stdout).
+func (c *lineConn) Close() error {
+	c.close.Do(func() { close(c.closed) })
+	return nil
+}
+
+// SessionID implements [mcp.Connection]: stdio sessions have none.
+func (c *lineConn) SessionID() string { return "" }
+
+// Unanswered returns the number of calls still unanswered when the drain
+// time ran out at the end of the input.
+func (c *lineConn) Unanswered() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.unhandled
+}
+
+// argStash holds the arguments of tools/call requests too deeply nested
+// for the SDK's decoder. The transport swaps them for a small placeholder
+// object that the tool handler trades back with take. It is safe for
+// concurrent use; a nil *argStash holds nothing.
+type argStash struct {
+	key string // the placeholder's only key, random per process
+
+	mu    sync.Mutex
+	next  uint64
+	args  map[string]json.RawMessage
+	token map[jsonrpc.ID]string
+}
+
+func newArgStash() *argStash {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return &argStash{key: "chitta.deferred-arguments." + hex.EncodeToString(b[:]), args: map[string]json.RawMessage{}, token: map[jsonrpc.ID]string{}}
+}
+
+// put takes the arguments out of the params of the call id and returns
+// the params with a placeholder instead. Params it cannot read go on
+// unchanged (the SDK reports them).
+func (s *argStash) put(id jsonrpc.ID, params json.RawMessage) json.RawMessage {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(params, &fields) != nil || fields["arguments"] == nil {
+		return params
+	}
+	s.mu.Lock()
+	s.next++
+	tok := strconv.FormatUint(s.next, 10)
+	s.args[tok] = fields["arguments"]
+	if id.IsValid() {
+		s.token[id] = tok
+	}
+	s.mu.Unlock()
+	placeholder, _ := json.Marshal(map[string]string{s.key: tok})
+	fields["arguments"] = placeholder
+	out, err := json.Marshal(fields)
+	if err != nil {
+		return params
+	}
+	return out
+}
+
+// take returns the stashed arguments that args stands for, or args itself.
+func (s *argStash) take(args json.RawMessage) json.RawMessage {
+	if s == nil || !bytes.Contains(args, []byte(s.key)) {
+		return args
+	}
+	var p map[string]string
+	if json.Unmarshal(args, &p) != nil || len(p) != 1 {
+		return args
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	real, ok := s.args[p[s.key]]
+	if !ok {
+		return args
+	}
+	delete(s.args, p[s.key])
+	return real
+}
+
+// drop forgets the arguments of the call id, once answered.
+func (s *argStash) drop(id jsonrpc.ID) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tok, ok := s.token[id]; ok {
+		delete(s.args, tok)
+		delete(s.token, id)
+	}
+}

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+)
+
+const (
+	initializeLine  = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"0"}}}`
+	initializedLine = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+)
+
+// wireResponse is one response line as a client reads it.
+type wireResponse struct {
+	ID     json.RawMessage `json:"id"`
+	Result json.RawMessage `json:"result"`
+	Error  *jsonrpc.Error  `json:"error"`
+	raw    string
+}
+
+// responses parses every line of out as a JSON-RPC response.
+func responses(t *testing.T, out string) []wireResponse {
+	t.Helper()
+	var rs []wireResponse
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		checkResponse(t, sc.Bytes())
+		var r wireResponse
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &r), "%s", sc.Text())
+		r.raw = sc.Text()
+		rs = append(rs, r)
+	}
+	require.NoError(t, sc.Err())
+	return rs
+}
+
+// byID returns the response with the given id, failing if there is none.
+func byID(t *testing.T, rs []wireResponse, id string) wireResponse {
+	t.Helper()
+	for _, r := range rs {
+		if string(r.ID) == id {
+			return r
+		}
+	}
+	t.Fatalf("no response with id %s among %d", id, len(rs))
+	return wireResponse{}
+}
+
+// runSession serves input (lines, one message each) to an MCP session over
+// a with the given line limit, until the input ends and every request read
+// is answered, and returns the responses.
+func runSession(t *testing.T, a *app, maxLine int, lines ...string) []wireResponse {
+	t.Helper()
+	var out bytes.Buffer
+	stash := newArgStash()
+	tr := &lineTransport{r: strings.NewReader(strings.Join(lines, "\n") + "\n"), w: &out, maxLine: maxLine, drain: 30 * time.Second, stash: stash, log: a.log}
+	require.NoError(t, newSessionServer(a, stash).Run(t.Context(), tr))
+	require.Zero(t, tr.conn.Unanswered())
+	return responses(t, out.String())
+}
+
+// deepInput nests depth arrays inside a tool_use block's input.
+func deepInput(depth int) string {
+	return `[{"role":"user","content":"read the tree"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"tree","input":{"v":` +
+		strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}]`
+}
+
+// TestSessionMalformedFrames sends each malformed line between the
+// handshake and a valid request: the line gets its JSON-RPC error, and the
+// request after it is still answered.
+func TestSessionMalformedFrames(t *testing.T) {
+	t.Parallel()
+	const next = `{"jsonrpc":"2.0","id":99,"method":"tools/list"}`
+	tests := []struct {
+		name string
+		line string
+		code int64  // 0: no error response expected for the line itself
+		id   string // of the error response
+		msg  string
+	}{
+		{name: "not JSON", line: `this is not json`, code: jsonrpc.CodeParseError, id: "null", msg: "parse error"},
+		{name: "NaN", line: `NaN`, code: jsonrpc.CodeParseError, id: "null"},
+		{name: "byte order mark", line: "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, code: jsonrpc.CodeParseError, id: "null", msg: "byte order mark"},
+		{name: "unterminated string", line: `{"jsonrpc":"2.0","id":1,"method":"tools/li`, code: jsonrpc.CodeParseError, id: "null"},
+		{name: "unterminated object", line: `{"jsonrpc":"2.0","id":1,`, code: jsonrpc.CodeParseError, id: "null"},
+		{name: "batch", line: `[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "batch"},
+		{name: "empty batch", line: `[]`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "batch"},
+		{name: "a number", line: `42`, code: jsonrpc.CodeInvalidRequest, id: "null"},
+		{name: "id true", line: `{"jsonrpc":"2.0","id":true,"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "id"},
+		{name: "id null", line: `{"jsonrpc":"2.0","id":null,"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "id"},
+		{name: "id object", line: `{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "id"},
+		{name: "id fraction", line: `{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "integer"},
+		{name: "id beyond 2^53", line: `{"jsonrpc":"2.0","id":1e300,"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "integer"},
+		{name: "id not UTF-8", line: "{\"jsonrpc\":\"2.0\",\"id\":\"\xe5\",\"method\":\"tools/list\"}", code: jsonrpc.CodeInvalidRequest, id: "null", msg: "UTF-8"},
+		{name: "id lone surrogate", line: `{"jsonrpc":"2.0","id":"\ud800","method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "surrogate"},
+		{name: "jsonrpc 1.0", line: `{"jsonrpc":"1.0","id":7,"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "7", msg: "jsonrpc"},
+		{name: "no jsonrpc", line: `{"id":7,"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "7", msg: "jsonrpc"},
+		{name: "method a number", line: `{"jsonrpc":"2.0","id":7,"method":5}`, code: jsonrpc.CodeInvalidRequest, id: "7", msg: "method"},
+		{name: "params an array", line: `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":[1]}`, code: jsonrpc.CodeInvalidParams, id: "7", msg: "params"},
+		{name: "response without id", line: `{"jsonrpc":"2.0","result":{}}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "response"},
+		{name: "nesting beyond the JSON decoder", line: `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}}`, code: jsonrpc.CodeParseError, id: "null"},
+		{name: "line too long", line: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"recall","arguments":{"text":"` + strings.Repeat("x", 70000) + `"}}}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "longer than 65536 bytes"},
+		{name: "blank line", line: "  \t"},
+		{name: "stray response", line: `{"jsonrpc":"2.0","id":12345,"result":{}}`},
+		{name: "unknown notification", line: `{"jsonrpc":"2.0","method":"notifications/whatever"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a, _ := newTestApp(t)
+			rs := runSession(t, a, 64<<10, initializeLine, initializedLine, tt.line, next)
+			require.Nil(t, byID(t, rs, "0").Error, "initialize answered")
+			last := byID(t, rs, "99")
+			require.Nil(t, last.Error, "the request after the bad line is answered: %s", last.raw)
+			assert.Contains(t, string(last.Result), `"compact_context"`)
+			if tt.code == 0 {
+				assert.Len(t, rs, 2, "nothing else answered")
+				return
+			}
+			require.Len(t, rs, 3)
+			var bad wireResponse // the transport's answers may come before the SDK's
+			for _, r := range rs {
+				if string(r.ID) != "0" && string(r.ID) != "99" {
+					bad = r
+				}
+			}
+			require.NotNil(t, bad.Error, bad.raw)
+			assert.Equal(t, tt.code, bad.Error.Code)
+			assert.Equal(t, tt.id, string(bad.ID))
+			assert.Contains(t, bad.Error.Message, tt.msg)
+		})
+	}
+}
+
+// TestSessionDeepToolInput: a tool input nested deeper than the SDK's
+// decoder accepts is a legitimate message; compact_context keeps it
+// verbatim.
+func TestSessionDeepToolInput(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	msgs := deepInput(1500)
+	req := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"compact_context","arguments":{"messages":%s,"target_ratio":1}}}`, msgs)
+	rs := runSession(t, a, 1<<20, initializeLine, initializedLine, req)
+	r := byID(t, rs, "1")
+	require.Nil(t, r.Error, r.raw)
+	var res struct {
+		IsError           bool `json:"isError"`
+		StructuredContent struct {
+			Messages []json.RawMessage `json:"messages"`
+		} `json:"structuredContent"`
+	}
+	require.NoError(t, json.Unmarshal(r.Result, &res))
+	require.False(t, res.IsError, r.raw[:min(len(r.raw), 500)])
+	require.Len(t, res.StructuredContent.Messages, 3)
+	assert.Equal(t, rawMessages(t, msgs), rawMessages(t, string(mustJSON(t, res.StructuredContent.Messages))))
+}
+
+// TestSessionDuplicateID: a second call with the id of a call in progress
+// is refused with -32600 (its answer could not be told from the first's).
+func TestSessionDuplicateID(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	var out bytes.Buffer
+	pr, pw := io.Pipe()
+	tr := &lineTransport{r: pr, w: &out, maxLine: 1 << 20, drain: 30 * time.Second, stash: newArgStash(), log: a.log}
+	conn, err := tr.Connect(t.Context())
+	require.NoError(t, err)
+	go func() {
+		_, _ = io.WriteString(pw, `{"jsonrpc":"2.0","id":"x","method":"tools/list"}`+"\n"+`{"jsonrpc":"2.0","id":"x","method":"tools/list"}`+"\n")
+		_ = pw.Close()
+	}()
+	msg, err := conn.Read(t.Context())
+	require.NoError(t, err)
+	req, ok := msg.(*jsonrpc.Request)
+	require.True(t, ok)
+	assert.Equal(t, "x", req.ID.Raw())
+	// The first call is unanswered: the end of input waits for it.
+	done := make(chan error, 1)
+	go func() { _, err := conn.Read(t.Context()); done <- err }()
+	select {
+	case err := <-done:
+		t.Fatalf("Read returned %v with a call unanswered", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	resp, err := jsonrpc.DecodeMessage([]byte(`{"jsonrpc":"2.0","id":"x","result":{}}`))
+	require.NoError(t, err)
+	require.NoError(t, conn.Write(t.Context(), resp))
+	require.ErrorIs(t, <-done, io.EOF)
+	rs := responses(t, out.String())
+	require.Len(t, rs, 2)
+	require.NotNil(t, rs[0].Error)
+	assert.Equal(t, int64(jsonrpc.CodeInvalidRequest), rs[0].Error.Code)
+	assert.Equal(t, `"x"`, string(rs[0].ID))
+	assert.Contains(t, rs[0].Error.Message, "already used")
+}
+
+// TestSessionDrainTimeout: a call still unanswered when --timeout runs out
+// after the end of input is reported, and Read does not wait longer.
+func TestSessionDrainTimeout(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	tr := &lineTransport{r: strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}` + "\n"), w: &out, maxLine: 1 << 20, drain: 50 * time.Millisecond, log: slog.New(slog.DiscardHandler)}
+	conn, err := tr.Connect(t.Context())
+	require.NoError(t, err)
+	_, err = conn.Read(t.Context())
+	require.NoError(t, err)
+	_, err = conn.Read(t.Context())
+	require.ErrorIs(t, err, io.EOF)
+	assert.Equal(t, 1, tr.conn.Unanswered())
+}
+
+// TestServeAnswersAtEOF pipes a handshake and a remember into the binary
+// and closes stdin at once: the remember is answered and stored, every
+// time (before the fix the SDK returned at EOF and dropped it).
+func TestServeAnswersAtEOF(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for i := range 5 {
+		store := filepath.Join(dir, fmt.Sprintf("m%d.chitta", i))
+		in := strings.Join([]string{initializeLine, initializedLine,
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":{"text":"The deploy key rotates every 90 days."}}}`}, "\n") + "\n"
+		r := runChitta(t, dir, in, "--store", store, "--mode", "serve")
+		require.Equal(t, 0, r.code, r.stderr)
+		rs := responses(t, r.stdout)
+		res := byID(t, rs, "1")
+		require.Nil(t, res.Error, res.raw)
+		assert.Contains(t, string(res.Result), "remembered")
+		s, err := chitta.LoadHNSWStore(store)
+		require.NoError(t, err, "run %d", i)
+		assert.Equal(t, 1, s.Len())
+	}
+}
+
+func TestReadLine(t *testing.T) {
+	t.Parallel()
+	const max = 8
+	type line struct {
+		text    string
+		tooLong bool
+	}
+	tests := []struct {
+		name, in string
+		want     []line
+	}{
+		{name: "lines", in: "ab\ncd\n", want: []line{{"ab", false}, {"cd", false}, {"", false}}},
+		{name: "CRLF", in: "ab\r\ncd\r\n", want: []line{{"ab", false}, {"cd", false}, {"", false}}},
+		{name: "last line unterminated", in: "ab\ncd", want: []line{{"ab", false}, {"cd", false}}},
+		{name: "exactly the limit", in: "12345678\r\nx\n", want: []line{{"12345678", false}, {"x", false}, {"", false}}},
+		{name: "over the limit", in: "123456789\nx\n", want: []line{{"", true}, {"x", false}, {"", false}}},
+		{name: "far over the limit, unterminated", in: strings.Repeat("y", 100), want: []line{{"", true}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			br := bufio.NewReaderSize(strings.NewReader(tt.in), 16) // pieces smaller than some lines
+			var got []line
+			for {
+				l, tooLong, err := readLine(br, max)
+				got = append(got, line{string(l), tooLong})
+				if err != nil {
+					require.ErrorIs(t, err, io.EOF)
+					break
+				}
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

@@ -1,0 +1,195 @@
+package openai
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// echoServer answers every request with status and a body made by body
+// from the request's bearer token (as servers echo it: trimmed).
+func echoServer(t *testing.T, status int, body func(token string) string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token := strings.TrimSpace(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, body(token))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestKeyEchoNeverLeaks runs key-echo servers against keys and echoes
+// that leaked the key, in full or in part, before.
+func TestKeyEchoNeverLeaks(t *testing.T) {
+	t.Parallel()
+	const key = "sk-echo-0123456789abcdefSECRET"
+	tests := []struct {
+		name   string
+		key    string
+		body   func(token string) string
+		absent []string // must not appear in the error
+	}{
+		{name: "key pasted with white space, echoed trimmed", key: "  " + key + "\n",
+			body:   func(tok string) string { return `{"error":{"message":"Incorrect API key provided: ` + tok + `"}}` },
+			absent: []string{key}},
+		{name: "echo at the cut", key: key,
+			body:   func(tok string) string { return strings.Repeat("x", maxErrorText-8) + " " + tok },
+			absent: []string{key, key[:12]}},
+		{name: "key with inner white space echoed raw", key: "sk-part-one  part-two",
+			body:   func(tok string) string { return "bad key: " + tok + " end" },
+			absent: []string{"sk-part-one  part-two", "sk-part-one part-two"}},
+		{name: "echo URL-encoded", key: "sk-a/b+c=d&e SECRET",
+			body:   func(tok string) string { return "rejected " + url.QueryEscape(tok) + " and " + url.PathEscape(tok) },
+			absent: []string{url.QueryEscape("sk-a/b+c=d&e SECRET"), url.PathEscape("sk-a/b+c=d&e SECRET"), "SECRET"}},
+		{name: "echo JSON-escaped", key: "sk-<html>&SECRET",
+			body: func(string) string {
+				return `{"error":{"message":"key \u0073k-\u003chtml\u003e\u0026SECRET rejected"}}`
+			},
+			absent: []string{"SECRET", `\u003chtml`}},
+		{name: "echo in detail", key: key,
+			body:   func(tok string) string { return `{"detail":[{"msg":"invalid token ` + tok + `"}]}` },
+			absent: []string{key}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := echoServer(t, http.StatusUnauthorized, tt.body)
+			e, err := New(&Options{BaseURL: srv.URL, Model: "m", APIKey: tt.key})
+			require.NoError(t, err)
+			_, err = e.Embed(t.Context(), []string{"x"})
+			require.ErrorIs(t, err, ErrStatus)
+			for _, s := range tt.absent {
+				assert.NotContains(t, err.Error(), s)
+			}
+			assert.Contains(t, err.Error(), "[REDACT") // "[REDACT…" at the cut
+		})
+	}
+}
+
+// TestKeyTrimmed: the key is sent without the white space around it.
+func TestKeyTrimmed(t *testing.T) {
+	t.Parallel()
+	var got string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Get("Authorization")
+		w.WriteHeader(http.StatusTeapot)
+	}))
+	t.Cleanup(srv.Close)
+	e, err := New(&Options{BaseURL: srv.URL, Model: "m", APIKey: "\tsk-trim \n"})
+	require.NoError(t, err)
+	_, _ = e.Embed(t.Context(), []string{"x"})
+	assert.Equal(t, "Bearer sk-trim", got)
+}
+
+// TestRedirectKeepsKeyHome: with a key, a redirect to another origin (here
+// the same host on another port, which net/http sends Authorization to) is
+// refused and the other server never sees the key; a redirect within the
+// origin, or any redirect without a key, is followed.
+func TestRedirectKeepsKeyHome(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var seen []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization"))
+		mu.Unlock()
+		openAIAnswer(w, request{Input: []string{"x"}}, 3, nil)
+	}))
+	t.Cleanup(other.Close)
+	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/here/v1/embeddings" {
+			openAIAnswer(w, request{Input: []string{"x"}}, 3, nil)
+			return
+		}
+		if strings.HasPrefix(r.URL.Path, "/local/") {
+			http.Redirect(w, r, "/here/v1/embeddings", http.StatusTemporaryRedirect)
+			return
+		}
+		http.Redirect(w, r, other.URL+"/v1/embeddings", http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(home.Close)
+
+	e, err := New(&Options{BaseURL: home.URL + "/away", Model: "m", APIKey: "sk-redirect-SECRET"})
+	require.NoError(t, err)
+	_, err = e.Embed(t.Context(), []string{"x"})
+	require.ErrorIs(t, err, ErrCrossOriginRedirect)
+	assert.NotContains(t, err.Error(), "sk-redirect-SECRET")
+	mu.Lock()
+	assert.Empty(t, seen, "the other origin got no request")
+	mu.Unlock()
+
+	e, err = New(&Options{BaseURL: home.URL + "/local", Model: "m", APIKey: "sk-redirect-SECRET"})
+	require.NoError(t, err)
+	_, err = e.Embed(t.Context(), []string{"x"})
+	require.NoError(t, err, "a redirect within the origin is followed")
+
+	e, err = New(&Options{BaseURL: home.URL + "/away", Model: "m"})
+	require.NoError(t, err)
+	_, err = e.Embed(t.Context(), []string{"x"})
+	require.NoError(t, err, "without a key, redirects are followed")
+	mu.Lock()
+	assert.Equal(t, []string{""}, seen)
+	mu.Unlock()
+}
+
+// TestURLSecretsRedacted: the password and query-string values of a base
+// URL never appear in errors.
+func TestURLSecretsRedacted(t *testing.T) {
+	t.Parallel()
+	_, err := New(&Options{BaseURL: "ftp://user:PASSWORD@host/v1?api-key=QUERYKEY", Model: "m"})
+	require.ErrorIs(t, err, ErrInvalidOption)
+	assert.NotContains(t, err.Error(), "PASSWORD")
+	assert.NotContains(t, err.Error(), "QUERYKEY")
+
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	u := strings.Replace(srv.URL, "http://", "http://user:PASSWORD@", 1)
+	srv.Close() // connection refused
+	e, err := New(&Options{BaseURL: u + "/v1?api-key=QUERYKEY", Model: "m", MaxRetries: -1})
+	require.NoError(t, err)
+	_, err = e.Embed(t.Context(), []string{"x"})
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), "PASSWORD")
+	assert.NotContains(t, err.Error(), "QUERYKEY")
+}
+
+func TestRedactURL(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"http://localhost:11434":                   "http://localhost:11434",
+		"https://user:pw@host/v1":                  "https://REDACTED@host/v1",
+		"https://host/v1?api-key=k&x=1":            "https://host/v1?api-key=REDACTED&x=REDACTED",
+		"http://u:p w@host:bad/v1?api-key=k#model": "http://REDACTED@host:bad/v1?REDACTED#model",
+		"http://host/%zz?key=secret":               "http://host/%zz?REDACTED",
+		"not a url at all":                         "not a url at all",
+	} {
+		got := RedactURL(in)
+		assert.Equal(t, want, got, "RedactURL(%q)", in)
+	}
+}
+
+func FuzzScrubbedMessage(f *testing.F) {
+	for _, s := range []string{"", "plain %s text", `{"error":{"message":"%s"}}`, `{"error":"%s"}`, `{"detail":"%s"}`, strings.Repeat("é", 495) + "%s"} {
+		f.Add(s, "sk-fuzz-KEY-123")
+	}
+	f.Fuzz(func(t *testing.T, body, key string) {
+		key = strings.TrimSpace(key)
+		if len(key) < 4 {
+			return
+		}
+		e := &Embedder{secrets: secretForms(key)}
+		raw := strings.ReplaceAll(body, "%s", key)
+		msg := serverMessage([]byte(e.scrub(raw)), e.scrub)
+		if !strings.Contains(body, key[:len(key)/2]) { // the body did not hold key parts of its own
+			assert.NotContains(t, msg, key)
+		}
+		assert.LessOrEqual(t, len([]rune(msg)), maxErrorText+1)
+	})
+}
