@@ -119,24 +119,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		sets = append(sets, dataset{"LoCoMo", c.locomoWindow, retention.LoCoMoReplays(convs, c.locomoProbe == "session"), metric})
 	}
 	if c.tau != "" {
-		var runs []retention.Run
-		err := eachFile(c.tau, "*.json", func(name string, r io.Reader) error {
-			run, err := retention.LoadTau(name, r)
-			runs = append(runs, run)
-			return err
-		})
+		runs, err := loadAll(c.tau, "*.json", retention.LoadTau)
 		if err != nil {
 			return err
 		}
 		sets = append(sets, dataset{"tau-bench", c.agentWindow, retention.TauReplays(runs), "argument recall"})
 	}
 	if c.swe != "" {
-		var sessions []retention.Replayed
-		err := eachFile(c.swe, "*.traj.json", func(name string, r io.Reader) error {
-			s, err := retention.LoadSWEAgent(name, r)
-			sessions = append(sessions, s)
-			return err
-		})
+		sessions, err := loadAll(c.swe, "*.traj.json", retention.LoadSWEAgent)
 		if err != nil {
 			return err
 		}
@@ -153,22 +143,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// eachFile calls read on every file of dir matching pattern, in name order.
-func eachFile(dir, pattern string, read func(name string, r io.Reader) error) error {
+// loadAll loads every file of dir matching pattern, in name order.
+func loadAll[T any](dir, pattern string, load func(name string, r io.Reader) (T, error)) ([]T, error) {
 	names, err := filepath.Glob(filepath.Join(dir, pattern))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(names) == 0 {
-		return fmt.Errorf("%s: no %s files", dir, pattern)
+		return nil, fmt.Errorf("%s: no %s files", dir, pattern)
 	}
 	slices.Sort(names)
+	out := make([]T, 0, len(names))
 	for _, name := range names {
-		if err := readFile(name, read); err != nil {
+		err := readFile(name, func(base string, r io.Reader) error {
+			v, err := load(base, r)
+			out = append(out, v)
 			return err
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // readFile calls read on the open file at path, with its base name.
