@@ -194,22 +194,28 @@ func (o *HNSWOptions) resolve() (HNSWOptions, error) {
 	return r, nil
 }
 
-// HNSWStore is an in-memory [MemoryStore] and [BatchRecaller] that can be
-// saved to and loaded from a file.
+// HNSWStore is an in-memory [MemoryStore], [BatchRecaller],
+// [CoverageRecaller] and [Generational] store that can be saved to and
+// loaded from a file.
 //
-// Vectors are copied and normalised on insert and kept in one contiguous
-// matrix, so an exact scan is a single pass of SIMD dot products; Recall
-// scans exactly unless [HNSWOptions.Crossover] enables the coder/hnsw
-// graphs, and RecallBatch always scans exactly. Every returned
-// [Hit.Similarity] is the cosine between the query and the stored vector,
-// recomputed in float64 for the returned memories. Hits are ordered most
+// Vectors are copied and normalised on insert and kept in a paged matrix,
+// beside an int8 copy (one byte per component plus 8 bytes per memory).
+// An exact scan reads the int8 copy with SIMD integer dot products, bounds
+// every memory's similarity, and re-ranks in float64 the few whose bound
+// reaches the k-th best, so it is exact while reading a quarter of the
+// bytes of a float32 scan. Recall scans exactly unless
+// [HNSWOptions.Crossover] enables the coder/hnsw graphs; RecallBatch and
+// BestSimilarities always scan exactly. Every returned [Hit.Similarity] is
+// the float64 cosine between the query and the stored vector, and the
+// exact top k is the k most similar by that cosine. Hits are ordered most
 // similar first, ties by ascending ID.
 //
 // The zero value is not usable; create one with [NewHNSWStore] or
 // [LoadHNSWStore]. On a nil or zero store, Add, Recall, RecallBatch,
 // Delete and SaveFile return an error wrapping [ErrInvalidOption], Len and
-// Dims return 0 and Get finds nothing. An HNSWStore is safe for concurrent use: reads share a
-// read lock, Add and Delete take the write lock. Every Memory and Hit it
+// Dims return 0 and Get finds nothing (BestSimilarities and Generation
+// return that error too). An HNSWStore is safe for concurrent use: reads
+// share a read lock, Add and Delete take the write lock. Every Memory and Hit it
 // returns is a copy that the caller owns.
 type HNSWStore struct {
 	mu     sync.RWMutex
