@@ -211,12 +211,14 @@ func coverages(ctx context.Context, o *resolved, queries [][]float32) ([]float64
 // at is the generation the answer was computed at, when the store reports
 // it. Only a done ctx is an error.
 func recallCoverage(ctx context.Context, o *resolved, queries [][]float32) (cov []float64, complete bool, at *uint64, err error) {
-	cov = make([]float64, len(queries))
 	failed := func(err error, msg string, args ...any) ([]float64, bool, *uint64, error) {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, false, nil, ctxErr
 		}
 		o.log.Warn(msg, append(args, "err", err)...)
+		if cov == nil {
+			cov = make([]float64, len(queries))
+		}
 		return cov, false, nil, nil
 	}
 	switch s := o.Store.(type) {
@@ -228,6 +230,7 @@ func recallCoverage(ctx context.Context, o *resolved, queries [][]float32) (cov 
 		}
 		return best, true, &gen, nil
 	case CoverageRecaller:
+		cov = make([]float64, len(queries))
 		best, err := s.BestSimilarities(ctx, queries, o.coverage)
 		if err == nil && len(best) != len(queries) {
 			err = fmt.Errorf("%d similarities for %d vectors", len(best), len(queries))
@@ -240,6 +243,7 @@ func recallCoverage(ctx context.Context, o *resolved, queries [][]float32) (cov 
 		}
 		return cov, true, nil, nil
 	case BatchRecaller:
+		cov = make([]float64, len(queries))
 		hits, err := s.RecallBatch(ctx, queries, CoverageNeighbours)
 		if err != nil {
 			return failed(err, "chitta: memory recall failed; coverage 0")
@@ -251,7 +255,7 @@ func recallCoverage(ctx context.Context, o *resolved, queries [][]float32) (cov 
 		}
 		return cov, len(hits) == len(queries), nil, nil
 	}
-	complete = true
+	cov, complete = make([]float64, len(queries)), true
 	for k, q := range queries {
 		if err := ctx.Err(); err != nil {
 			return nil, false, nil, err

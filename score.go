@@ -184,8 +184,8 @@ func (p *pass) cover(ctx context.Context, o *resolved) error {
 	if o.Store == nil || p.vecs == nil {
 		return nil
 	}
-	var idx []int
-	var queries [][]float32
+	idx := make([]int, 0, len(p.free))
+	queries := make([][]float32, 0, len(p.free))
 	for _, i := range p.free {
 		if p.vecs[i] != nil {
 			idx = append(idx, i)

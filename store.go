@@ -506,11 +506,12 @@ func (s *HNSWStore) Recall(ctx context.Context, vector []float32, k int) ([]Hit,
 			return s.hits(vector, best), nil
 		}
 	}
-	tops, err := s.exactTop(ctx, [][]float32{vector}, k, nil)
+	var hits []Hit
+	err := s.exactTop(ctx, [][]float32{vector}, k, nil, func(_ int, best []scored) { hits = s.hitsOf(best) })
 	if err != nil {
 		return nil, err
 	}
-	return s.hitsOf(tops[0]), nil
+	return hits, nil
 }
 
 // RecallBatch answers one exact Recall per vector in a single pass over the
@@ -525,11 +526,11 @@ func (s *HNSWStore) RecallBatch(ctx context.Context, vectors [][]float32, k int)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := s.checkQueries(vectors); err != nil {
+		return nil, err
+	}
 	out := make([][]Hit, len(vectors))
-	for i, v := range vectors {
-		if err := s.checkQuery(v, fmt.Sprintf("query vector %d", i)); err != nil {
-			return nil, err
-		}
+	for i := range out {
 		out[i] = []Hit{}
 	}
 	if k <= 0 || len(vectors) == 0 {
@@ -541,12 +542,9 @@ func (s *HNSWStore) RecallBatch(ctx context.Context, vectors [][]float32, k int)
 	if k == 0 {
 		return out, nil
 	}
-	tops, err := s.exactTop(ctx, vectors, k, nil)
+	err := s.exactTop(ctx, vectors, k, nil, func(j int, best []scored) { out[j] = s.hitsOf(best) })
 	if err != nil {
 		return nil, err
-	}
-	for i, t := range tops {
-		out[i] = s.hitsOf(t)
 	}
 	return out, nil
 }

@@ -114,10 +114,9 @@ type bcand struct {
 
 // qbound is the scan state of one query in one worker.
 type qbound struct {
-	lows    []float64 // min-heap of the k largest lower bounds
-	cands   []bcand   // slots whose upper bound reached the k-th lower bound when seen
-	thr     float64   // rows with sr·(qi·ri) below thr cannot be candidates
-	pruneAt int
+	lows  []float64 // min-heap of the k largest lower bounds
+	cands []bcand   // slots whose upper bound reached the k-th lower bound when seen
+	thr   float64   // rows with sr·(qi·ri) below thr cannot be candidates
 }
 
 // offer records a row passing the pre-filter with bounds [lo, up]. bmax is
@@ -158,16 +157,29 @@ func (b *qbound) offer(slot int32, lo, up, bmax, sq float64, k int) {
 			return
 		}
 	}
-	b.cands = append(b.cands, bcand{slot, up})
-	if full && len(b.cands) >= b.pruneAt {
+	if full && len(b.cands) == cap(b.cands) {
+		// Drop the candidates the k-th lower bound has overtaken before
+		// growing: candidates stay few, and growth only doubles when they
+		// all survive.
 		b.cands = prune(b.cands, b.lows[0])
-		b.pruneAt = max(64, 2*len(b.cands))
 	}
+	b.cands = append(b.cands, bcand{slot, up})
 }
 
 // prune keeps the candidates whose upper bound reaches l.
 func prune(cs []bcand, l float64) []bcand {
 	return slices.DeleteFunc(cs, func(c bcand) bool { return c.up < l })
+}
+
+// checkQueries validates query vectors without copying them; an error
+// names the bad one's index.
+func (s *HNSWStore) checkQueries(vs [][]float32) error {
+	for i, v := range vs {
+		if err := s.checkQuery(v, ""); err != nil {
+			return s.checkQuery(v, fmt.Sprintf("query vector %d", i)) // format only on error
+		}
+	}
+	return nil
 }
 
 // checkQuery validates a query vector against the store's dimension
@@ -185,59 +197,94 @@ func (s *HNSWStore) checkQuery(v []float32, field string) error {
 	return nil
 }
 
-// exactTop returns, for every query, its exact top k over the live slots
-// that pass mask (nil: all), most similar first, ties by ascending ID. The
-// queries have been checked. The caller holds a lock.
-func (s *HNSWStore) exactTop(ctx context.Context, qs [][]float32, k int, mask []bool) ([][]scored, error) {
-	out := make([][]scored, len(qs))
+// exactTop computes, for every query, its exact top k over the live slots
+// that pass mask (nil: all), most similar first, ties by ascending ID, and
+// passes it to emit with the query's index; best is reused after emit
+// returns. The queries have been checked. Scratch memory is allocated once
+// per call (2·dims bytes and a few words per query, at most queryBlock
+// queries at a time), not per query. The caller holds a lock.
+func (s *HNSWStore) exactTop(ctx context.Context, qs [][]float32, k int, mask []bool, emit func(j int, best []scored)) error {
 	d := s.dims
 	nb := min(len(qs), queryBlock)
 	flat := make([]int16, nb*d)
 	scales := make([]float64, nb)
-	errs := make([]float64, nb)
+	qerrs := make([]float64, nb)
+	bmax := make([]float64, nb)
+	sc := newScanScratch(min(runtime.GOMAXPROCS(0), max(1, len(s.recs)/scanChunk)), nb, k)
+	best := make([]scored, 0, k+1)
+	em := float64(s.qerrMax)
 	for q0 := 0; q0 < len(qs); q0 += queryBlock {
 		block := qs[q0:min(len(qs), q0+queryBlock)]
 		for j, q := range block {
-			scales[j], errs[j] = quantQuery(flat[j*d:(j+1)*d], q)
+			scales[j], qerrs[j] = quantQuery(flat[j*d:(j+1)*d], q)
+			bmax[j] = em + (1+em)*qerrs[j] + 2*boundSlack
 		}
-		states, err := s.scanBounds(ctx, flat[:len(block)*d], scales[:len(block)], errs[:len(block)], k, mask)
+		nq := len(block)
+		workers, err := s.scanBounds(ctx, flat[:nq*d], scales[:nq], qerrs[:nq], bmax[:nq], sc, k, mask)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for j, q := range block {
-			out[q0+j] = s.rerank(q, states[j], k)
+			best = s.rerank(best[:0], q, sc, workers, j, k)
+			emit(q0+j, best)
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// scanScratch holds the per-worker, per-query scan state of one exactTop
+// call, allocated once: parts[w][j] is worker w's state for query j, its
+// lows and first candidates carved from flat backing arrays.
+type scanScratch struct {
+	parts [][]qbound
+	lows  [][]float64
+	cands [][]bcand
+	merge []float64 // the lower bounds of one query across workers
+}
+
+// initialCands is the candidate capacity each query starts with per
+// worker (more are allocated when needed).
+const initialCands = 4
+
+func newScanScratch(workers, nq, k int) *scanScratch {
+	sc := &scanScratch{merge: make([]float64, 0, workers*k)}
+	for range workers {
+		sc.parts = append(sc.parts, make([]qbound, nq))
+		sc.lows = append(sc.lows, make([]float64, nq*k))
+		sc.cands = append(sc.cands, make([]bcand, nq*initialCands))
+	}
+	return sc
+}
+
+// reset prepares the first nq states of worker w for a new block.
+func (sc *scanScratch) reset(w, nq, k int) {
+	for j := range sc.parts[w][:nq] {
+		sc.parts[w][j] = qbound{
+			lows:  sc.lows[w][j*k : j*k : (j+1)*k],
+			cands: sc.cands[w][j*initialCands : j*initialCands : (j+1)*initialCands],
+			thr:   math.Inf(-1),
+		}
+	}
 }
 
 // scanBounds runs the bounded int8 scan of the quantised queries over every
 // live slot passing mask, in parallel over row ranges when the matrix is
-// large, and returns per query the merged bounds of all workers. The
+// large, filling sc.parts; it returns the number of workers used. The
 // caller holds a lock.
-func (s *HNSWStore) scanBounds(ctx context.Context, flat []int16, scales, qerrs []float64, k int, mask []bool) ([][]qbound, error) {
+func (s *HNSWStore) scanBounds(ctx context.Context, flat []int16, scales, qerrs, bmax []float64, sc *scanScratch, k int, mask []bool) (int, error) {
 	n, nq := len(s.recs), len(scales)
 	workers := 1
 	if n*nq*s.dims >= parallelScanMin {
-		workers = min(runtime.GOMAXPROCS(0), max(1, n/scanChunk))
+		workers = len(sc.parts)
 	}
-	bmax := make([]float64, nq)
-	em := float64(s.qerrMax)
-	for j := range bmax {
-		bmax[j] = em + (1+em)*qerrs[j] + 2*boundSlack
-	}
-	parts := make([][]qbound, workers)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	per := (n + workers - 1) / workers
 	for w := range workers {
 		lo, hi := w*per, min(n, (w+1)*per)
-		parts[w] = make([]qbound, nq)
-		for j := range parts[w] {
-			parts[w][j] = qbound{thr: math.Inf(-1), pruneAt: 64}
-		}
+		sc.reset(w, nq, k)
 		run := func() {
-			errs[w] = s.scanBoundsRange(ctx, flat, scales, qerrs, bmax, parts[w], k, mask, lo, hi)
+			errs[w] = s.scanBoundsRange(ctx, flat, scales, qerrs, bmax, sc.parts[w][:nq], k, mask, lo, hi)
 		}
 		if workers == 1 {
 			run()
@@ -246,17 +293,7 @@ func (s *HNSWStore) scanBounds(ctx context.Context, flat []int16, scales, qerrs 
 		wg.Go(run)
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	out := make([][]qbound, nq)
-	for j := range out {
-		out[j] = make([]qbound, workers)
-		for w := range workers {
-			out[j][w] = parts[w][j]
-		}
-	}
-	return out, nil
+	return workers, errors.Join(errs...)
 }
 
 // scanBoundsRange offers every live slot of [lo, hi) passing mask to the
@@ -299,22 +336,22 @@ func (s *HNSWStore) scanBoundsRange(ctx context.Context, flat []int16, scales, q
 	return nil
 }
 
-// rerank merges the workers' bounds of query q, keeps the candidates whose
-// upper bound reaches the k-th largest lower bound, and returns the exact
-// top k of them by float64 cosine to q, ties by ascending ID.
-func (s *HNSWStore) rerank(q []float32, parts []qbound, k int) []scored {
-	var lows []float64
-	for _, p := range parts {
-		lows = append(lows, p.lows...)
+// rerank merges the first workers' bounds of query j, keeps the candidates
+// whose upper bound reaches the k-th largest lower bound, and appends to
+// best the exact top k of them by float64 cosine to q, ties by ascending
+// ID.
+func (s *HNSWStore) rerank(best []scored, q []float32, sc *scanScratch, workers, j, k int) []scored {
+	lows := sc.merge[:0]
+	for _, p := range sc.parts[:workers] {
+		lows = append(lows, p[j].lows...)
 	}
 	l := math.Inf(-1)
 	if len(lows) >= k {
 		slices.Sort(lows)
 		l = lows[len(lows)-k]
 	}
-	best := make([]scored, 0, k+1)
-	for _, p := range parts {
-		for _, c := range p.cands {
+	for _, p := range sc.parts[:workers] {
+		for _, c := range p[j].cands {
 			if c.up < l {
 				continue
 			}
@@ -406,10 +443,8 @@ func (s *HNSWStore) bestSimilarities(ctx context.Context, vectors [][]float32, f
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
-	for i, v := range vectors {
-		if err := s.checkQuery(v, fmt.Sprintf("query vector %d", i)); err != nil {
-			return nil, 0, err
-		}
+	if err := s.checkQueries(vectors); err != nil {
+		return nil, 0, err
 	}
 	out := make([]float64, len(vectors))
 	s.mu.RLock()
@@ -417,14 +452,13 @@ func (s *HNSWStore) bestSimilarities(ctx context.Context, vectors [][]float32, f
 	if len(vectors) == 0 || len(s.index) == 0 {
 		return out, s.gen, nil
 	}
-	tops, err := s.exactTop(ctx, vectors, 1, s.kindMask(f))
+	err := s.exactTop(ctx, vectors, 1, s.kindMask(f), func(j int, best []scored) {
+		if len(best) > 0 {
+			out[j] = clamp01(best[0].sim)
+		}
+	})
 	if err != nil {
 		return nil, 0, err
-	}
-	for i, t := range tops {
-		if len(t) > 0 {
-			out[i] = clamp01(t[0].sim)
-		}
 	}
 	return out, s.gen, nil
 }
