@@ -236,6 +236,9 @@ func Compact(ctx context.Context, msgs []Message, opts *Options) (*Result, error
 	if len(msgs) == 0 {
 		return res, nil
 	}
+	if r, ok := o.tokens.(reserver); ok {
+		r.reserve(len(msgs)) // a cached counter keeps every count this call needs
+	}
 	p, err := o.prepare(msgs)
 	if err != nil {
 		return nil, err
