@@ -9,21 +9,28 @@ import (
 	"github.com/chitta-go/chitta/internal/vecmath"
 )
 
-// DefaultCacheCapacity is the number of vectors a [CachedEmbedder] created
-// with capacity <= 0 keeps.
+// DefaultCacheCapacity is the initial capacity of a [CachedEmbedder] or
+// [CachedTokenCounter] created with capacity <= 0 (each grows beyond it to
+// fit the conversations it serves).
 const DefaultCacheCapacity = 4096
 
 // CachedEmbedder is an [Embedder] that remembers the vectors of the texts it
 // has embedded, so that re-compacting a conversation that grew by a few
 // turns embeds only the new turns (and the query, if it changed).
 //
-// It is a least-recently-used cache of at most capacity vectors, keyed by a
+// It is a least-recently-used cache of at most capacity vectors, where the
+// capacity grows to the number of texts of the largest Embed call seen (so
+// a call never evicts a vector it, or the next call over the same
+// conversation, needs: a conversation longer than the initial capacity
+// does not thrash the cache), keyed by a
 // 128-bit hash of the text (two [maphash] hashes with random per-instance
 // seeds; texts themselves are not kept). Each CachedEmbedder wraps exactly
 // one embedder for its whole life and owns its cache, so the identity of
 // the wrapped embedder is the CachedEmbedder instance: two CachedEmbedders
 // never share entries, even around the same embedder. Memory use is about
-// capacity × dimensions × 4 bytes plus ~100 bytes per entry.
+// capacity × dimensions × 4 bytes plus ~100 bytes per entry. Concurrent
+// calls over different conversations share the capacity and may evict
+// each other's vectors.
 //
 // Embed looks every text up, sends the misses — each distinct text once,
 // in first-appearance order — to the wrapped embedder in one call, checks
@@ -58,7 +65,7 @@ type CacheStats struct {
 	Misses    uint64 // distinct texts embedded by the wrapped embedder (failed calls not counted)
 	Evictions uint64 // vectors dropped to stay within capacity
 	Len       int    // vectors cached now
-	Capacity  int    // the most vectors kept
+	Capacity  int    // the most vectors kept (grown to the largest call)
 }
 
 type cacheKey [2]uint64
@@ -70,7 +77,8 @@ type cacheEntry struct {
 }
 
 // NewCachedEmbedder returns a CachedEmbedder in front of e keeping at most
-// capacity vectors; capacity <= 0 means [DefaultCacheCapacity]. A nil e
+// capacity vectors, or the number of texts of its largest call if that is
+// more; capacity <= 0 means [DefaultCacheCapacity]. A nil e
 // gives a CachedEmbedder whose Embed returns an error wrapping
 // [ErrInvalidOption].
 func NewCachedEmbedder(e Embedder, capacity int) *CachedEmbedder {
@@ -160,6 +168,7 @@ func (c *CachedEmbedder) embedShared(ctx context.Context, texts []string) ([][]f
 	var missKeys []cacheKey
 	var missOf map[cacheKey]int // key → index in missTexts
 	c.mu.Lock()
+	c.capacity = max(c.capacity, len(texts)) // never evict what this call needs
 	dims := c.dims
 	for i, k := range keys {
 		if e, ok := c.items[k]; ok {

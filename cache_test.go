@@ -133,15 +133,21 @@ func TestCachedEmbedderLRU(t *testing.T) {
 	assert.Equal(t, 2, st.Len)
 	assert.Equal(t, uint64(2), st.Evictions)
 
-	// More distinct misses than capacity in one call: the answer is still
-	// complete and the cache holds the last ones.
+	// More distinct misses than capacity in one call: the answer is
+	// complete and the capacity grows to the call's texts, so the next call
+	// over them embeds nothing.
 	got, err := c.Embed(ctx, []string{"p", "q", "r", "s"})
 	require.NoError(t, err)
 	require.Len(t, got, 4)
 	for _, v := range got {
 		assert.InDelta(t, 1, vecNorm(v), 1e-5)
 	}
-	assert.Equal(t, 2, c.Stats().Len)
+	st = c.Stats()
+	assert.Equal(t, 4, st.Len)
+	assert.Equal(t, 4, st.Capacity)
+	f.Reset()
+	embed("p", "q", "r", "s")
+	assert.Zero(t, f.Calls(), "p, q, r and s stayed cached")
 }
 
 func TestCachedEmbedderCapacity(t *testing.T) {
@@ -335,7 +341,7 @@ func vecNorm(v []float32) float64 {
 
 // TestCachedEmbedderProperty drives one cache with random batches (repeats
 // included) and checks every answer against the uncached embedder, the
-// capacity bound, and that each distinct text reaches the wrapped embedder
+// capacity bound (grown to the largest batch), and that each distinct text reaches the wrapped embedder
 // at most once per call.
 func TestCachedEmbedderProperty(t *testing.T) {
 	t.Parallel()
@@ -346,8 +352,10 @@ func TestCachedEmbedderProperty(t *testing.T) {
 	for _, capacity := range []int{1, 7, 64} {
 		f := &fakes.CountingEmbedder{Next: direct}
 		c := chitta.NewCachedEmbedder(f, capacity)
+		bound := capacity // grows to the largest batch
 		for range 40 {
 			batch := make([]string, rng.IntN(20))
+			bound = max(bound, len(batch))
 			for i := range batch {
 				batch[i] = pool[rng.IntN(len(pool))]
 			}
@@ -363,7 +371,8 @@ func TestCachedEmbedderProperty(t *testing.T) {
 				require.False(t, seen[s], "text sent twice in one call")
 				seen[s] = true
 			}
-			assert.LessOrEqual(t, c.Stats().Len, capacity)
+			assert.LessOrEqual(t, c.Stats().Len, bound)
+			assert.Equal(t, bound, c.Stats().Capacity)
 		}
 	}
 }

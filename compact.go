@@ -15,7 +15,7 @@ const (
 	MinTargetRatio        = 0.05 // smallest valid Options.TargetRatio
 	MaxTargetRatio        = 1.0  // largest valid Options.TargetRatio
 	DefaultNovelThreshold = 0.5  // used when Options.NovelThreshold is 0
-	CoverageNeighbours    = 3    // memories recalled per message for coverage
+	CoverageNeighbours    = 3    // memories recalled per message for coverage from a store without CoverageRecaller
 )
 
 // Options configures [Compact]. A nil *Options, and the zero value of every
@@ -56,7 +56,11 @@ type Options struct {
 	Embedder Embedder
 
 	// Store is the agent's memory; a message similar to a stored memory is
-	// "covered" and scores lower. nil means coverage 0 for every message.
+	// "covered" and scores lower. A message's coverage is its best cosine
+	// to a memory that passes CoverageFilter: exact over every memory when
+	// the store implements CoverageRecaller (HNSWStore does), otherwise
+	// over the CoverageNeighbours nearest memories (one RecallBatch, or one
+	// Recall per message). nil means coverage 0 for every message.
 	Store MemoryStore
 
 	// CoverageFilter selects the memories that count towards coverage. nil
@@ -64,6 +68,14 @@ type Options struct {
 	// compactions rather than facts; a non-nil filter is used as it is (so
 	// &KindFilter{} counts every memory).
 	CoverageFilter *KindFilter
+
+	// CoverageCache, when set, reuses the coverage of messages whose
+	// vector is unchanged while the store's generation is unchanged (see
+	// [CoverageCache]), so a re-compaction queries the store only for new
+	// messages. It is used only with a store that implements
+	// [Generational]. nil means every call queries the store for every
+	// message.
+	CoverageCache *CoverageCache
 
 	// DistillNovel, when true and both Embedder and Store are present,
 	// records dropped messages that the store does not yet cover as new
@@ -143,7 +155,7 @@ type TurnScore struct {
 	Structural float64 `json:"structural"` // role weight
 	Recency    float64 `json:"recency"`    // 0.1 oldest … 1.0 newest non-system message
 	Semantic   float64 `json:"semantic"`   // cosine to the query in [0, 1]; 0.5 when unknown
-	Coverage   float64 `json:"coverage"`   // best cosine to the 3 nearest memories in [0, 1]
+	Coverage   float64 `json:"coverage"`   // best cosine to a memory passing CoverageFilter, in [0, 1] (see Options.Store)
 	Tokens     int     `json:"tokens"`
 	Unit       int     `json:"unit"`   // index of the first message of its tool-call group (Index when alone)
 	Pinned     bool    `json:"pinned"` // kept regardless of budget: system, developer, KeepLast, live turn or first user turn
@@ -223,6 +235,9 @@ func Compact(ctx context.Context, msgs []Message, opts *Options) (*Result, error
 	res := &Result{Messages: []Message{}, Kept: []int{}, Scores: make([]TurnScore, len(msgs))}
 	if len(msgs) == 0 {
 		return res, nil
+	}
+	if r, ok := o.tokens.(reserver); ok {
+		r.reserve(len(msgs)) // a cached counter keeps every count this call needs
 	}
 	p, err := o.prepare(msgs)
 	if err != nil {

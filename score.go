@@ -177,50 +177,27 @@ type vectorError struct{ msg string }
 func (e *vectorError) Error() string { return e.msg }
 func (e *vectorError) Unwrap() error { return errVectors }
 
-// cover fills Coverage from the store: the best similarity among the
-// CoverageNeighbours nearest memories. Store failures leave coverage 0 and
-// are logged; only a done ctx is an error.
+// cover fills Coverage from the store: the best similarity to a memory
+// that passes the coverage filter (see coverages). Store failures leave
+// coverage 0 and are logged; only a done ctx is an error.
 func (p *pass) cover(ctx context.Context, o *resolved) error {
 	if o.Store == nil || p.vecs == nil {
 		return nil
 	}
-	var idx []int
-	var queries [][]float32
+	idx := make([]int, 0, len(p.free))
+	queries := make([][]float32, 0, len(p.free))
 	for _, i := range p.free {
 		if p.vecs[i] != nil {
 			idx = append(idx, i)
 			queries = append(queries, p.vecs[i])
 		}
 	}
-	if br, ok := o.Store.(BatchRecaller); ok {
-		hits, err := br.RecallBatch(ctx, queries, CoverageNeighbours)
-		if err != nil {
-			if ctxErr := ctx.Err(); ctxErr != nil {
-				return ctxErr
-			}
-			o.log.Warn("chitta: memory recall failed; coverage 0", "err", err)
-			return nil
-		}
-		for k, i := range idx {
-			if k < len(hits) {
-				p.scores[i].Coverage = bestSimilarity(hits[k], o.coverage)
-			}
-		}
-		return nil
+	cov, err := coverages(ctx, o, queries)
+	if err != nil {
+		return err
 	}
 	for k, i := range idx {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		hits, err := o.Store.Recall(ctx, queries[k], CoverageNeighbours)
-		if err != nil {
-			if ctxErr := ctx.Err(); ctxErr != nil {
-				return ctxErr
-			}
-			o.log.Warn("chitta: memory recall failed; coverage 0 for this message", "index", i, "err", err)
-			continue
-		}
-		p.scores[i].Coverage = bestSimilarity(hits, o.coverage)
+		p.scores[i].Coverage = cov[k]
 	}
 	return nil
 }

@@ -6,16 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/chitta-go/chitta/internal/scan"
 	"github.com/chitta-go/chitta/internal/vecmath"
 	"github.com/coder/hnsw"
-	"github.com/viterin/vek/vek32"
 )
 
 // Memory kinds used by chitta itself. A [Memory.Kind] may be any string.
@@ -197,33 +194,51 @@ func (o *HNSWOptions) resolve() (HNSWOptions, error) {
 	return r, nil
 }
 
-// HNSWStore is an in-memory [MemoryStore] and [BatchRecaller] that can be
-// saved to and loaded from a file.
+// HNSWStore is an in-memory [MemoryStore], [BatchRecaller],
+// [CoverageRecaller] and [Generational] store that can be saved to and
+// loaded from a file.
 //
-// Vectors are copied and normalised on insert and kept in one contiguous
-// matrix, so an exact scan is a single pass of SIMD dot products; Recall
-// scans exactly unless [HNSWOptions.Crossover] enables the coder/hnsw
-// graphs, and RecallBatch always scans exactly. Every returned
-// [Hit.Similarity] is the cosine between the query and the stored vector,
-// recomputed in float64 for the returned memories. Hits are ordered most
+// Vectors are copied and normalised on insert and kept in a paged matrix,
+// beside an int8 copy (one byte per component plus 8 bytes per memory).
+// An exact scan reads the int8 copy with SIMD integer dot products, bounds
+// every memory's similarity, and re-ranks in float64 the few whose bound
+// reaches the k-th best, so it is exact while reading a quarter of the
+// bytes of a float32 scan. Recall scans exactly unless
+// [HNSWOptions.Crossover] enables the coder/hnsw graphs; RecallBatch and
+// BestSimilarities always scan exactly. Every returned [Hit.Similarity] is
+// the float64 cosine between the query and the stored vector, and the
+// exact top k is the k most similar by that cosine. Hits are ordered most
 // similar first, ties by ascending ID.
 //
 // The zero value is not usable; create one with [NewHNSWStore] or
 // [LoadHNSWStore]. On a nil or zero store, Add, Recall, RecallBatch,
 // Delete and SaveFile return an error wrapping [ErrInvalidOption], Len and
-// Dims return 0 and Get finds nothing. An HNSWStore is safe for concurrent use: reads share a
-// read lock, Add and Delete take the write lock. Every Memory and Hit it
+// Dims return 0 and Get finds nothing (BestSimilarities and Generation
+// return that error too). An HNSWStore is safe for concurrent use: reads
+// share a read lock, Add and Delete take the write lock. Every Memory and Hit it
 // returns is a copy that the caller owns.
 type HNSWStore struct {
 	mu     sync.RWMutex
 	dims   int
 	opts   HNSWOptions
-	vecs   []float32 // slot s holds vecs[s*dims:(s+1)*dims], unit length
-	live   []bool    // per slot
-	recs   []record  // per slot
+	vecs   matrix[float32] // row s is slot s's vector, unit length
+	live   []bool          // per slot
+	recs   []record        // per slot
 	index  map[string]int32
 	free   []int32              // dead slots to reuse, LIFO
 	graphs []*hnsw.Graph[int32] // nil until Crossover is reached
+
+	// The int8 copy the exact scan reads (see store_scan.go): row s of q8
+	// is slot s's, with scale qscale[s] and residual norm qerr[s]; qerrMax
+	// bounds every qerr (it never decreases).
+	q8      matrix[int8]
+	qscale  []float32
+	qerr    []float32
+	qerrMax float32
+
+	gen       uint64 // changes with every mutation; see Generation
+	maskMu    sync.Mutex
+	maskCache kindMaskCache
 
 	graphBroken bool // coder/hnsw panicked: stay exact
 }
@@ -246,7 +261,10 @@ func NewHNSWStore(dims int, opts *HNSWOptions) (*HNSWStore, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &HNSWStore{dims: dims, opts: o, index: make(map[string]int32)}, nil
+	return &HNSWStore{
+		dims: dims, opts: o, index: make(map[string]int32), gen: generations.Add(1),
+		vecs: newMatrix[float32](dims), q8: newMatrix[int8](dims),
+	}, nil
 }
 
 // errUnusable is returned by the methods of a nil or zero HNSWStore.
@@ -337,19 +355,25 @@ func (s *HNSWStore) put(rec record, vec []float32) {
 			slot = int32(len(s.recs))
 			s.recs = append(s.recs, record{})
 			s.live = append(s.live, false)
-			s.vecs = slices.Grow(s.vecs, s.dims)[:len(s.vecs)+s.dims]
+			s.vecs.grow()
+			s.q8.grow()
+			s.qscale = append(s.qscale, 0)
+			s.qerr = append(s.qerr, 0)
 		}
 		s.index[rec.id] = slot
 	}
 	s.recs[slot] = rec
 	s.live[slot] = true
 	copy(s.row(slot), vec)
+	s.qscale[slot], s.qerr[slot] = quantRow(s.q8.row(int(slot)), vec)
+	s.qerrMax = max(s.qerrMax, s.qerr[slot])
+	s.gen = generations.Add(1)
 	s.graphAdd(slot)
 }
 
 // row returns the stored vector of slot (aliasing the matrix).
 func (s *HNSWStore) row(slot int32) []float32 {
-	return s.vecs[int(slot)*s.dims : (int(slot)+1)*s.dims]
+	return s.vecs.row(int(slot))
 }
 
 // prepare validates v against the store's dimension and returns a
@@ -418,7 +442,9 @@ func (s *HNSWStore) Delete(id string) error {
 	s.live[slot] = false
 	s.recs[slot] = record{}
 	clear(s.row(slot))
+	clear(s.q8.row(int(slot)))
 	s.free = append(s.free, slot)
+	s.gen = generations.Add(1)
 	return nil
 }
 
@@ -453,9 +479,17 @@ func (s *HNSWStore) memory(slot int32) Memory {
 // vector or one with a NaN or infinite component ErrInvalidVector, and a
 // done ctx ctx.Err(). The caller owns the returned hits.
 func (s *HNSWStore) Recall(ctx context.Context, vector []float32, k int) ([]Hit, error) {
-	q, err := s.query(ctx, vector, k)
-	if q == nil || err != nil {
-		return noHits(err)
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if k <= 0 {
+		return []Hit{}, nil
+	}
+	if err := s.checkQuery(vector, "query vector"); err != nil {
+		return nil, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -463,19 +497,21 @@ func (s *HNSWStore) Recall(ctx context.Context, vector []float32, k int) ([]Hit,
 	if k == 0 {
 		return []Hit{}, nil
 	}
-	var best []cand
 	if s.graphs != nil && len(s.index) >= s.opts.Crossover {
-		best, err = s.graphSearch(q, k)
-	}
-	if best == nil || err != nil {
-		var tops []topK
-		tops, err = s.scan(ctx, [][]float32{q}, k)
+		q, err := s.prepare(vector, "query vector")
 		if err != nil {
 			return nil, err
 		}
-		best = tops[0].h
+		if best, err := s.graphSearch(q, k); best != nil && err == nil {
+			return s.hits(vector, best), nil
+		}
 	}
-	return s.hits(vector, best), nil
+	var hits []Hit
+	err := s.exactTop(ctx, [][]float32{vector}, k, nil, func(_ int, best []scored) { hits = s.hitsOf(best) })
+	if err != nil {
+		return nil, err
+	}
+	return hits, nil
 }
 
 // RecallBatch answers one exact Recall per vector in a single pass over the
@@ -490,14 +526,11 @@ func (s *HNSWStore) RecallBatch(ctx context.Context, vectors [][]float32, k int)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := s.checkQueries(vectors); err != nil {
+		return nil, err
+	}
 	out := make([][]Hit, len(vectors))
-	qs := make([][]float32, len(vectors))
-	for i, v := range vectors {
-		q, err := s.prepare(v, fmt.Sprintf("query vector %d", i))
-		if err != nil {
-			return nil, err
-		}
-		qs[i] = q
+	for i := range out {
 		out[i] = []Hit{}
 	}
 	if k <= 0 || len(vectors) == 0 {
@@ -509,12 +542,9 @@ func (s *HNSWStore) RecallBatch(ctx context.Context, vectors [][]float32, k int)
 	if k == 0 {
 		return out, nil
 	}
-	tops, err := s.scan(ctx, qs, k)
+	err := s.exactTop(ctx, vectors, k, nil, func(j int, best []scored) { out[j] = s.hitsOf(best) })
 	if err != nil {
 		return nil, err
-	}
-	for i := range qs {
-		out[i] = s.hits(vectors[i], tops[i].h)
 	}
 	return out, nil
 }
@@ -535,101 +565,6 @@ func (s *HNSWStore) hits(q []float32, cands []cand) []Hit {
 		return strings.Compare(a.ID, b.ID)
 	})
 	return out
-}
-
-// Scan tuning: rows per ctx check and the smallest matrix worth splitting
-// across goroutines.
-const (
-	scanChunk       = 4096
-	scanBlock       = 32      // rows per blocked-kernel call
-	parallelScanMin = 1 << 20 // rows × queries × dims
-)
-
-// scan computes the exact top k of every query over all live slots. The
-// caller holds a lock.
-func (s *HNSWStore) scan(ctx context.Context, qs [][]float32, k int) ([]topK, error) {
-	n := len(s.recs)
-	workers := 1
-	if n*len(qs)*s.dims >= parallelScanMin {
-		workers = min(runtime.GOMAXPROCS(0), max(1, n/scanChunk))
-	}
-	parts := make([][]topK, workers)
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	per := (n + workers - 1) / workers
-	for w := range workers {
-		lo, hi := w*per, min(n, (w+1)*per)
-		parts[w] = make([]topK, len(qs))
-		for i := range parts[w] {
-			parts[w][i] = topK{k: k, s: s}
-		}
-		if workers == 1 {
-			errs[w] = s.scanRange(ctx, qs, parts[w], lo, hi)
-			break
-		}
-		wg.Go(func() { errs[w] = s.scanRange(ctx, qs, parts[w], lo, hi) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	tops := parts[0]
-	for _, p := range parts[1:] {
-		for i := range tops {
-			for _, c := range p[i].h {
-				tops[i].push(c)
-			}
-		}
-	}
-	return tops, nil
-}
-
-// scanRange offers every live slot in [lo, hi) to the top-k of every
-// query. Three or more queries go through the register-blocked kernel of
-// internal/scan, a block of rows at a time; fewer use one vek dot product
-// per row and query.
-func (s *HNSWStore) scanRange(ctx context.Context, qs [][]float32, tops []topK, lo, hi int) error {
-	d, nq := s.dims, len(qs)
-	var flat, buf []float32
-	if nq >= 3 {
-		flat = make([]float32, 0, nq*d)
-		for _, q := range qs {
-			flat = append(flat, q...)
-		}
-		buf = make([]float32, scanBlock*nq)
-	}
-	for start := lo; start < hi; start += scanChunk {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		end := min(hi, start+scanChunk)
-		if flat == nil {
-			for slot := start; slot < end; slot++ {
-				if !s.live[slot] {
-					continue
-				}
-				row := s.vecs[slot*d : (slot+1)*d]
-				for i, q := range qs {
-					tops[i].offer(int32(slot), vek32.Dot(q, row))
-				}
-			}
-			continue
-		}
-		for b := start; b < end; b += scanBlock {
-			e := min(end, b+scanBlock)
-			dots := scan.Dots(buf, flat, s.vecs[b*d:e*d], d)
-			for slot := b; slot < e; slot++ {
-				if !s.live[slot] {
-					continue
-				}
-				row := dots[(slot-b)*nq : (slot-b+1)*nq]
-				for i := range tops {
-					tops[i].offer(int32(slot), row[i])
-				}
-			}
-		}
-	}
-	return nil
 }
 
 // cand is a scored slot.

@@ -377,7 +377,6 @@ func decodeStore(r io.Reader, size int64, opts *HNSWOptions) (*HNSWStore, error)
 	hint := min(count, maxLoadPrealloc/perRecord)
 	s.recs = make([]record, 0, hint)
 	s.live = make([]bool, 0, hint)
-	s.vecs = make([]float32, 0, hint*uint64(dims))
 	s.index = make(map[string]int32, hint)
 	for i := range count {
 		rec, vec, err := d.record(dims)

@@ -67,8 +67,11 @@ var asciiSpace = [utf8.RuneSelf]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 
 // generations of at most capacity entries each: when the current one is
 // full it becomes the old one and the previous old one is dropped, and a
 // hit in the old generation moves the entry forward. So the counts of the
-// last capacity distinct texts are always kept; size capacity to at least
-// the length of the conversations you compact.
+// last capacity distinct texts are always kept. [Compact] grows the
+// capacity to the number of messages it is given, so re-compacting a
+// conversation longer than the initial capacity still finds every count;
+// the capacity never shrinks (memory: about 40 bytes per entry, at most
+// two generations).
 //
 // The zero value is ready to use: it wraps EstimateTokens with
 // DefaultCacheCapacity. A nil *CachedTokenCounter counts with
@@ -98,13 +101,7 @@ func (c *CachedTokenCounter) CountTokens(text string) int {
 	if c == nil {
 		return EstimateTokens(text)
 	}
-	c.once.Do(func() {
-		c.seed = maphash.MakeSeed()
-		if c.capacity <= 0 {
-			c.capacity = DefaultCacheCapacity
-		}
-		c.cur = make(map[cacheKey]int)
-	})
+	c.init()
 	// One 64-bit hash plus the length: a wrong count needs a collision of
 	// both, ~2⁻⁶⁴ per pair of texts — cheaper than CachedEmbedder's 128-bit
 	// key, and a count is worth less than a vector.
@@ -132,6 +129,32 @@ func (c *CachedTokenCounter) CountTokens(text string) int {
 	}
 	return n
 }
+
+func (c *CachedTokenCounter) init() {
+	c.once.Do(func() {
+		c.seed = maphash.MakeSeed()
+		if c.capacity <= 0 {
+			c.capacity = DefaultCacheCapacity
+		}
+		c.cur = make(map[cacheKey]int)
+	})
+}
+
+// reserve grows the capacity to at least n texts: the working set of a
+// Compact call over n messages.
+func (c *CachedTokenCounter) reserve(n int) {
+	if c == nil {
+		return
+	}
+	c.init()
+	c.mu.Lock()
+	c.capacity = max(c.capacity, n)
+	c.mu.Unlock()
+}
+
+// reserver is implemented by token counters that size themselves to a
+// call's working set (CachedTokenCounter).
+type reserver interface{ reserve(n int) }
 
 // put stores a count in the current generation, rotating generations when
 // it is full. c.mu must be held.

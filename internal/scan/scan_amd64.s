@@ -134,3 +134,157 @@ sum:
 	REDUCE(Y3, X3, 12)
 	VZEROUPPER
 	RET
+
+// IREDUCE sums the 8 int32 lanes of ymm register Y into the int32 at
+// off(R10), using X15 as scratch. X is the low half of Y.
+#define IREDUCE(Y, X, off) \
+	VEXTRACTI128 $1, Y, X15 \
+	VPADDD       X15, X, X  \
+	VPHADDD      X, X, X    \
+	VPHADDD      X, X, X    \
+	VMOVD        X, off(R10)
+
+// IACC widens 16 int8 row components at off(row)(R11) to int16 in Y12 and
+// multiply-adds them with the three queries (int16, at (q)(R11*2)) into
+// the accumulators A, B, C, using Y13 as scratch.
+#define IACC(row, A, B, C) \
+	VPMOVSXBW (row)(R11*1), Y12    \
+	VPMADDWD  (AX)(R11*2), Y12, Y13 \
+	VPADDD    Y13, A, A            \
+	VPMADDWD  (BX)(R11*2), Y12, Y13 \
+	VPADDD    Y13, B, B            \
+	VPMADDWD  (CX)(R11*2), Y12, Y13 \
+	VPADDD    Y13, C, C
+
+// func dotq3x4(q0, q1, q2 *int16, r0, r1, r2, r3 *int8, n int, out *[12]int32)
+TEXT ·dotq3x4(SB), NOSPLIT, $0-72
+	MOVQ q0+0(FP), AX
+	MOVQ q1+8(FP), BX
+	MOVQ q2+16(FP), CX
+	MOVQ r0+24(FP), DX
+	MOVQ r1+32(FP), SI
+	MOVQ r2+40(FP), DI
+	MOVQ r3+48(FP), R8
+	MOVQ n+56(FP), R9
+	MOVQ out+64(FP), R10
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	VPXOR Y10, Y10, Y10
+	VPXOR Y11, Y11, Y11
+	XORQ R11, R11
+
+qloop3:
+	CMPQ R11, R9
+	JGE  qdone3
+	IACC(DX, Y0, Y1, Y2)
+	IACC(SI, Y3, Y4, Y5)
+	IACC(DI, Y6, Y7, Y8)
+	IACC(R8, Y9, Y10, Y11)
+	ADDQ $16, R11
+	JMP  qloop3
+
+qdone3:
+	IREDUCE(Y0, X0, 0)
+	IREDUCE(Y1, X1, 4)
+	IREDUCE(Y2, X2, 8)
+	IREDUCE(Y3, X3, 12)
+	IREDUCE(Y4, X4, 16)
+	IREDUCE(Y5, X5, 20)
+	IREDUCE(Y6, X6, 24)
+	IREDUCE(Y7, X7, 28)
+	IREDUCE(Y8, X8, 32)
+	IREDUCE(Y9, X9, 36)
+	IREDUCE(Y10, X10, 40)
+	IREDUCE(Y11, X11, 44)
+	VZEROUPPER
+	RET
+
+// func dotq1x4(q *int16, r0, r1, r2, r3 *int8, n int, out *[4]int32)
+// Two accumulators per row (32 components per step) hide the latency.
+TEXT ·dotq1x4(SB), NOSPLIT, $0-56
+	MOVQ q+0(FP), AX
+	MOVQ r0+8(FP), DX
+	MOVQ r1+16(FP), SI
+	MOVQ r2+24(FP), DI
+	MOVQ r3+32(FP), R8
+	MOVQ n+40(FP), R9
+	MOVQ out+48(FP), R10
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	XORQ R11, R11
+
+qpairs:
+	LEAQ      32(R11), R12
+	CMPQ      R12, R9
+	JGT       qsingle
+	VMOVDQU   (AX)(R11*2), Y8
+	VMOVDQU   32(AX)(R11*2), Y9
+	VPMOVSXBW (DX)(R11*1), Y10
+	VPMOVSXBW 16(DX)(R11*1), Y11
+	VPMADDWD  Y8, Y10, Y10
+	VPMADDWD  Y9, Y11, Y11
+	VPADDD    Y10, Y0, Y0
+	VPADDD    Y11, Y4, Y4
+	VPMOVSXBW (SI)(R11*1), Y10
+	VPMOVSXBW 16(SI)(R11*1), Y11
+	VPMADDWD  Y8, Y10, Y10
+	VPMADDWD  Y9, Y11, Y11
+	VPADDD    Y10, Y1, Y1
+	VPADDD    Y11, Y5, Y5
+	VPMOVSXBW (DI)(R11*1), Y10
+	VPMOVSXBW 16(DI)(R11*1), Y11
+	VPMADDWD  Y8, Y10, Y10
+	VPMADDWD  Y9, Y11, Y11
+	VPADDD    Y10, Y2, Y2
+	VPADDD    Y11, Y6, Y6
+	VPMOVSXBW (R8)(R11*1), Y10
+	VPMOVSXBW 16(R8)(R11*1), Y11
+	VPMADDWD  Y8, Y10, Y10
+	VPMADDWD  Y9, Y11, Y11
+	VPADDD    Y10, Y3, Y3
+	VPADDD    Y11, Y7, Y7
+	MOVQ      R12, R11
+	JMP       qpairs
+
+qsingle:
+	CMPQ      R11, R9
+	JGE       qsum
+	VMOVDQU   (AX)(R11*2), Y8
+	VPMOVSXBW (DX)(R11*1), Y10
+	VPMADDWD  Y8, Y10, Y10
+	VPADDD    Y10, Y0, Y0
+	VPMOVSXBW (SI)(R11*1), Y10
+	VPMADDWD  Y8, Y10, Y10
+	VPADDD    Y10, Y1, Y1
+	VPMOVSXBW (DI)(R11*1), Y10
+	VPMADDWD  Y8, Y10, Y10
+	VPADDD    Y10, Y2, Y2
+	VPMOVSXBW (R8)(R11*1), Y10
+	VPMADDWD  Y8, Y10, Y10
+	VPADDD    Y10, Y3, Y3
+
+qsum:
+	VPADDD Y4, Y0, Y0
+	VPADDD Y5, Y1, Y1
+	VPADDD Y6, Y2, Y2
+	VPADDD Y7, Y3, Y3
+	IREDUCE(Y0, X0, 0)
+	IREDUCE(Y1, X1, 4)
+	IREDUCE(Y2, X2, 8)
+	IREDUCE(Y3, X3, 12)
+	VZEROUPPER
+	RET
