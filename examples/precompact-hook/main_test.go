@@ -354,7 +354,7 @@ func TestSignals(t *testing.T) {
 			var errb bytes.Buffer
 			cmd.Stderr = &errb
 			require.NoError(t, cmd.Start())
-			time.Sleep(300 * time.Millisecond)
+			time.Sleep(time.Second) // let it install its handler (a loaded machine starts slowly)
 			start := time.Now()
 			require.NoError(t, cmd.Process.Signal(sig))
 			err = cmd.Wait()

@@ -51,6 +51,10 @@ type Artifact struct {
 // (and then no longer verbatim).
 const MaxItemRunes = 200
 
+// maxScan bounds the bytes of one text block, command or tool result that
+// Extract searches, so that a huge block costs no more than a big one.
+const maxScan = 64 << 10
+
 var (
 	urlRE = regexp.MustCompile(`https?://[^\s<>"'` + "`" + `)\]}]+`)
 	// A path: two or more segments joined by slashes (optionally rooted at
@@ -130,7 +134,7 @@ func Extract(t *claudecode.Turn, tools map[string]string) []Artifact {
 		_ = json.Unmarshal(m.Content, &blocks)
 	}
 	if t.Prompt != "" {
-		for _, s := range sentenceRE.FindAllString(t.Prompt, -1) {
+		for _, s := range sentenceRE.FindAllString(head(t.Prompt), -1) {
 			if constraintRE.MatchString(s) && utf8.RuneCountInString(strings.TrimSpace(s)) >= 8 {
 				add(Constraint, s)
 			}
@@ -142,10 +146,11 @@ func Extract(t *claudecode.Turn, tools map[string]string) []Artifact {
 			if t.Meta || t.CompactSummary {
 				continue
 			}
-			for _, c := range bashInputRE.FindAllStringSubmatch(b.Text, -1) {
+			txt := head(b.Text)
+			for _, c := range bashInputRE.FindAllStringSubmatch(txt, -1) {
 				addCommand(add, c[1])
 			}
-			prose(add, b.Text)
+			prose(add, txt)
 		case "tool_use", "server_tool_use":
 			var in map[string]any
 			_ = json.Unmarshal(b.Input, &in)
@@ -162,13 +167,13 @@ func Extract(t *claudecode.Turn, tools map[string]string) []Artifact {
 			}
 			for _, key := range []string{"description", "prompt", "query", "pattern"} {
 				if s, ok := in[key].(string); ok {
-					for _, u := range urlRE.FindAllString(s, -1) {
+					for _, u := range urlRE.FindAllString(head(s), -1) {
 						add(URL, trimURL(u))
 					}
 				}
 			}
 		case "tool_result":
-			text := resultText(b.Content)
+			text := head(resultText(b.Content))
 			if b.IsError {
 				add(Error, firstLine(text))
 				continue
@@ -193,7 +198,7 @@ func Extract(t *claudecode.Turn, tools map[string]string) []Artifact {
 
 // addCommand records the first line of a command and the paths in it.
 func addCommand(add func(Kind, string), cmd string) {
-	line := firstLine(cmd)
+	line := firstLine(head(cmd))
 	add(Command, line)
 	rest := urlRE.ReplaceAllString(line, " ")
 	for _, p := range pathRE.FindAllString(rest, -1) {
@@ -266,6 +271,18 @@ func resultText(raw json.RawMessage) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// head returns the first maxScan bytes of s, cut at a rune boundary.
+func head(s string) string {
+	if len(s) <= maxScan {
+		return s
+	}
+	i := maxScan
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
 }
 
 func firstLine(s string) string {

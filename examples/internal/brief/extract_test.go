@@ -15,7 +15,7 @@ import (
 
 // transcript renders Claude Code entries (role, content) as a JSONL
 // transcript and parses it.
-func transcript(t *testing.T, entries ...any) []claudecode.Turn {
+func transcript(t testing.TB, entries ...any) []claudecode.Turn {
 	t.Helper()
 	var b strings.Builder
 	for i := 0; i < len(entries); i += 2 {
@@ -119,7 +119,7 @@ func TestExtractCutsLongItems(t *testing.T) {
 
 // window is a generated session of n rounds, each with its own path,
 // command and error.
-func window(t *testing.T, n int) []claudecode.Turn {
+func window(t testing.TB, n int) []claudecode.Turn {
 	t.Helper()
 	var entries []any
 	for i := range n {
