@@ -601,7 +601,12 @@ func secretForms(key string) []string {
 		forms = append(forms, string(b[1:len(b)-1]))
 	}
 	forms = slices.DeleteFunc(forms, func(f string) bool { return strings.TrimSpace(f) == "" })
-	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
+	slices.SortFunc(forms, func(a, b string) int { // longest first; equal ones side by side
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return strings.Compare(a, b)
+	})
 	return slices.Compact(forms)
 }
 

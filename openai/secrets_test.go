@@ -193,3 +193,17 @@ func FuzzScrubbedMessage(f *testing.F) {
 		assert.LessOrEqual(t, len([]rune(msg)), maxErrorText+1)
 	})
 }
+
+func TestSecretForms(t *testing.T) {
+	t.Parallel()
+	assert.Nil(t, secretForms(""))
+	assert.Equal(t, []string{"sk-plain"}, secretForms("sk-plain"), "one form when encoding changes nothing")
+	forms := secretForms("a b&c")
+	assert.Contains(t, forms, "a b&c")
+	assert.Contains(t, forms, "a+b%26c")
+	assert.Contains(t, forms, `a b\u0026c`)
+	for i := 1; i < len(forms); i++ {
+		assert.GreaterOrEqual(t, len(forms[i-1]), len(forms[i]), "longest first")
+		assert.NotEqual(t, forms[i-1], forms[i])
+	}
+}

@@ -150,7 +150,7 @@ func (a *app) forget(_ context.Context, args json.RawMessage) (*mcp.CallToolResu
 		return toolError("forget: %v", err), nil
 	}
 	if err := a.save(); err != nil {
-		return toolError("save store: %v", err), nil
+		return toolError("%v", err), nil // Save says "save store"
 	}
 	out := forgetOutput{ID: in.ID, Memories: a.store.Len()}
 	return structured(out, fmt.Sprintf("forgot %s (%d memories)", in.ID, out.Memories))
