@@ -113,6 +113,13 @@ type Options struct {
 	// Logger receives warnings (embedder or store failures that Compact
 	// recovers from). nil discards them.
 	Logger *slog.Logger
+
+	// Mask, when set, masks stale tool output before selection (see
+	// [MaskOptions]): old, large tool results are replaced by a one-line
+	// placeholder, their calls stay verbatim, and messages are selected on
+	// their masked sizes against the budget of the original tokens. nil
+	// means no masking: every survivor is returned verbatim.
+	Mask *MaskOptions
 }
 
 // Result is the outcome of [Compact]. The caller owns every slice in it;
@@ -148,6 +155,13 @@ type TurnScore struct {
 	Unit       int     `json:"unit"`   // index of the first message of its tool-call group (Index when alone)
 	Pinned     bool    `json:"pinned"` // kept regardless of budget: system, developer, KeepLast, live turn or first user turn
 	Kept       bool    `json:"kept"`
+
+	// Masked reports that [Options.Mask] rewrote the message (a result
+	// replaced by a placeholder or cut to head and tail); Tokens is then
+	// its rewritten size and OriginalTokens its size as given.
+	// OriginalTokens equals Tokens for every other message.
+	Masked         bool `json:"masked,omitempty"`
+	OriginalTokens int  `json:"original_tokens"`
 }
 
 // Stats summarises a compaction. Dropped counts messages; DroppedPct is a
@@ -189,6 +203,12 @@ type Stats struct {
 	BilledInput float64 `json:"billed_input,omitempty"`
 	BilledFull  float64 `json:"billed_full,omitempty"`
 	BilledRatio float64 `json:"billed_ratio,omitempty"`
+
+	// Masked counts the returned messages that [Options.Mask] rewrote, and
+	// MaskedTokens the tokens that saved them (original minus returned).
+	// BeforeTokens counts the original sizes, AfterTokens the returned ones.
+	Masked       int `json:"masked,omitempty"`
+	MaskedTokens int `json:"masked_tokens,omitempty"`
 }
 
 // Compact selects the messages of msgs worth keeping under a token budget
@@ -231,6 +251,7 @@ func Compact(ctx context.Context, msgs []Message, opts *Options) (*Result, error
 	if err := p.score(ctx, o); err != nil {
 		return nil, err
 	}
+	p.mask(o)
 	p.selectUnits(o)
 
 	st := &res.Stats
@@ -240,17 +261,17 @@ func Compact(ctx context.Context, msgs []Message, opts *Options) (*Result, error
 	var droppedTokens, coveredDropped int
 	for i := range msgs {
 		s := &p.scores[i]
-		st.BeforeTokens += s.Tokens
+		st.BeforeTokens += s.OriginalTokens
 		if s.Kept {
 			st.AfterTokens += s.Tokens
-			res.Messages = append(res.Messages, msgs[i])
+			res.Messages = append(res.Messages, p.output(i))
 			res.Kept = append(res.Kept, i)
 			continue
 		}
 		st.Dropped++
-		droppedTokens += s.Tokens
+		droppedTokens += s.OriginalTokens
 		if s.Coverage >= o.novelThreshold {
-			coveredDropped += s.Tokens
+			coveredDropped += s.OriginalTokens
 		}
 	}
 	st.Kept = len(res.Kept)
@@ -272,6 +293,7 @@ func Compact(ctx context.Context, msgs []Message, opts *Options) (*Result, error
 			st.DistilledKinds[d.Kind]++
 		}
 	}
+	p.finishMask(o, res)
 	return res, nil
 }
 
@@ -283,6 +305,7 @@ type resolved struct {
 	log            *slog.Logger
 	tokens         TokenCounter
 	coverage       KindFilter
+	mask           *maskConfig
 }
 
 // defaultCoverageFilter is the coverage filter when Options.CoverageFilter
@@ -341,6 +364,11 @@ func resolve(opts *Options) (*resolved, error) {
 			return nil, fmt.Errorf("%w: RoleWeights[%q] %v, want a finite weight >= 0", ErrInvalidOption, role, w)
 		}
 	}
+	mask, err := resolveMask(o.Mask)
+	if err != nil {
+		return nil, err
+	}
+	o.mask = mask
 	o.log = o.Logger
 	if o.log == nil {
 		o.log = slog.New(slog.DiscardHandler)
@@ -385,6 +413,7 @@ type pass struct {
 	embedded     bool
 	target       int
 	pinnedTokens int
+	masked       []*maskedMessage // per message, nil unless Options.Mask rewrote it
 }
 
 // measure returns the tokens and the structural weight of message i (0 for
@@ -419,7 +448,7 @@ func (o *resolved) prepare(msgs []Message) (*pass, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.Tokens = n
+		s.Tokens, s.OriginalTokens = n, n
 		before += n
 		if m.Role.Pinned() {
 			s.Structural, s.Pinned = pinnedWeight, true
