@@ -104,10 +104,15 @@ const (
 )
 
 // toolResult is one tool result of a message: its whole content (block
-// -1) or one top-level tool_result block.
+// -1) or one top-level tool_result block. spans are the JSON values its
+// new text replaces (every member named content, as duplicates may
+// exist).
 type toolResult struct {
 	block  int
-	name   string
+	spans  []jsonSpan
+	name   string // resolved when needed: own name, else the call's
+	callID string // the tool call ID whose name is the result's
+	call   int    // index of that call's message, -1 when unknown
 	text   string
 	tokens int
 	action maskAction
@@ -116,6 +121,7 @@ type toolResult struct {
 // maskedMessage is the rewrite of one message.
 type maskedMessage struct {
 	results []toolResult
+	direct  bool   // the message's text is its one result's: Content is the new text
 	elided  bool   // some result was replaced by a placeholder
 	memory  string // the predicted memory ID named in the placeholders
 	msg     Message
@@ -133,21 +139,21 @@ func (p *pass) mask(o *resolved) {
 	type found struct {
 		msg     int
 		results []toolResult
-		blocks  bool
+		direct  bool
 	}
 	var all []found
 	total := 0
-	names := map[string]string{} // tool call ID → name, nearest earlier call
+	lastCall := map[string]int{} // tool call ID → index of its latest call so far
 	for i := range p.msgs {
 		m := &p.msgs[i]
 		if !p.scores[i].Pinned {
-			if rs, blocks := resultsOf(m, names, p.scores[i].Tokens, o.tokens); len(rs) > 0 {
-				all = append(all, found{i, rs, blocks})
+			if rs, direct := resultsOf(m, p.scores[i].Tokens, o.tokens, lastCall); len(rs) > 0 {
+				all = append(all, found{i, rs, direct})
 				total += len(rs)
 			}
 		}
-		if len(m.ToolCallIDs) > 0 {
-			callNames(m, i, names)
+		for _, id := range m.ToolCallIDs {
+			lastCall[id] = i
 		}
 	}
 	if total == 0 {
@@ -156,10 +162,13 @@ func (p *pass) mask(o *resolved) {
 	p.masked = make([]*maskedMessage, len(p.msgs))
 	seen := 0
 	for _, f := range all {
-		mm := &maskedMessage{}
+		mm := &maskedMessage{direct: f.direct}
 		for _, r := range f.results {
 			recent := seen >= total-c.keepRecent
 			seen++
+			if c.exclude != nil || !recent && r.tokens >= c.minTokens || c.maxResult > 0 && r.tokens > c.maxResult {
+				p.name(&r)
+			}
 			switch {
 			case c.exclude[r.name]:
 				continue
@@ -193,6 +202,13 @@ func (p *pass) mask(o *resolved) {
 		mm.msg = msg
 		p.masked[f.msg] = mm
 		s.Tokens, s.Masked = n, true
+	}
+}
+
+// name resolves r.name from the call r answers, unless r has its own.
+func (p *pass) name(r *toolResult) {
+	if r.name == "" && r.call >= 0 {
+		r.name = callNameIn(p.msgs[r.call].Raw, r.callID, r.call)
 	}
 }
 
@@ -250,148 +266,196 @@ func (p *pass) finishMask(o *resolved, res *Result) {
 // their whole content.
 func isResultRole(r Role) bool { return r == RoleTool || r == "function" || r == "tool_result" }
 
-// resultsOf returns the tool results of m, and whether they are
-// tool_result blocks (true) or the whole content. wholeTokens is the token
-// count of m.Content. names maps call IDs to tool names.
-func resultsOf(m *Message, names map[string]string, wholeTokens int, tc TokenCounter) ([]toolResult, bool) {
+// resultsOf returns the tool results of m and whether its text is that of
+// its one result alone (then a rewrite's Content is the new text, with no
+// re-parse). wholeTokens is the token count of m.Content; lastCall maps
+// each call ID to the message of its nearest earlier call.
+func resultsOf(m *Message, wholeTokens int, tc TokenCounter, lastCall map[string]int) ([]toolResult, bool) {
 	if !isResultRole(m.Role) && len(m.ToolResultIDs) == 0 {
 		return nil, false
+	}
+	whole := toolResult{block: -1, call: -1, text: m.Content, tokens: wholeTokens}
+	for _, id := range m.ToolResultIDs {
+		if c, ok := lastCall[id]; ok {
+			whole.callID, whole.call = id, c
+			break
+		}
 	}
 	if len(m.Raw) == 0 {
 		if m.Role == RoleAssistant || len(m.ToolCallIDs) > 0 {
 			return nil, false
 		}
-		return []toolResult{{block: -1, name: resultName(m, "", names), text: m.Content, tokens: wholeTokens}}, false
+		return []toolResult{whole}, true
 	}
-	var w struct {
-		Name    json.RawMessage `json:"name"`
-		Content json.RawMessage `json:"content"`
+	b := []byte(m.Raw)
+	var contents []jsonSpan
+	var name jsonSpan
+	otherText := false // tool calls render into Content too
+	it := newMembers(b, jsonSpan{0, len(b)})
+	for it.next() {
+		switch key, v := it.key, it.val; {
+		case keyIs(key, "content"):
+			contents = append(contents, v)
+		case keyIs(key, "name"):
+			name = v
+		case keyIs(key, "tool_calls"), keyIs(key, "function_call"):
+			otherText = otherText || !isNullAt(b, v)
+		}
 	}
-	if json.Unmarshal(m.Raw, &w) != nil {
+	if !it.ok() || len(contents) == 0 {
 		return nil, false
 	}
-	content := bytes.TrimSpace(w.Content)
-	if len(content) > 0 && content[0] == '[' {
-		var blocks []json.RawMessage
-		if json.Unmarshal(content, &blocks) != nil {
+	if last := contents[len(contents)-1]; b[last.start] == '[' {
+		rs, n, ok := blockResults(b, last, lastCall)
+		if !ok {
 			return nil, false
 		}
-		var out []toolResult
-		for j, blk := range blocks {
-			var b struct {
-				Type      json.RawMessage `json:"type"`
-				ToolUseID json.RawMessage `json:"tool_use_id"`
-				Content   json.RawMessage `json:"content"`
+		if len(rs) > 0 {
+			if n == 1 && !otherText && len(m.ToolResultIDs) == 1 && len(m.ToolCallIDs) == 0 {
+				rs[0].text, rs[0].tokens = m.Content, wholeTokens
+				return rs, true
 			}
-			if !isObject(blk) || json.Unmarshal(blk, &b) != nil {
-				continue
-			}
-			if typ, _ := optString(b.Type); typ != "tool_result" {
-				continue
-			}
-			var sb strings.Builder
-			var linkage Message
-			if appendContent(&sb, &linkage, b.Content, "", 1) != nil || len(linkage.ToolCallIDs)+len(linkage.ToolResultIDs) > 0 {
-				continue // nested linkage: never rewritten
-			}
-			id, _ := optString(b.ToolUseID)
-			text := sb.String()
-			n := wholeTokens
-			if text != m.Content {
-				if n = tc.CountTokens(text); n < 0 {
-					continue
+			out := rs[:0]
+			for _, r := range rs {
+				var sb strings.Builder
+				var linkage Message
+				content := r.spans[len(r.spans)-1]
+				if appendContent(&sb, &linkage, b[content.start:content.end], "", 1) != nil || len(linkage.ToolCallIDs)+len(linkage.ToolResultIDs) > 0 {
+					continue // nested linkage: never rewritten
+				}
+				r.text = sb.String()
+				if r.tokens = tc.CountTokens(r.text); r.tokens >= 0 {
+					out = append(out, r)
 				}
 			}
-			out = append(out, toolResult{block: j, name: names[id], text: text, tokens: n})
-		}
-		if len(out) > 0 {
-			return out, true
+			return out, false
 		}
 	}
 	if !isResultRole(m.Role) || len(m.ToolCallIDs) > 0 {
 		return nil, false
 	}
-	own, _ := optString(w.Name)
-	return []toolResult{{block: -1, name: resultName(m, own, names), text: m.Content, tokens: wholeTokens}}, false
+	if name.end > 0 {
+		whole.name, _ = stringAt(b, name)
+	}
+	whole.spans = contents
+	return []toolResult{whole}, !otherText
 }
 
-// resultName is the name of the tool whose result m carries: its own
-// "name" field, else the name of the call its first result ID answers.
-func resultName(m *Message, own string, names map[string]string) string {
-	if own != "" {
-		return own
+// blockResults returns the top-level tool_result blocks of the content
+// array at arr (with their content spans and tool names, not their text)
+// and the number of elements of the array.
+func blockResults(b []byte, arr jsonSpan, lastCall map[string]int) ([]toolResult, int, bool) {
+	var out []toolResult
+	n := 0
+	el := newElements(b, arr)
+	for el.next() {
+		n++
+		v := el.val
+		if b[v.start] != '{' {
+			continue
+		}
+		var typ, id jsonSpan
+		var contents []jsonSpan
+		it := newMembers(b, v)
+		for it.next() {
+			switch key, val := it.key, it.val; {
+			case keyIs(key, "type"):
+				typ = val
+			case keyIs(key, "tool_use_id"):
+				id = val
+			case keyIs(key, "content"):
+				contents = append(contents, val)
+			}
+		}
+		if !it.ok() {
+			return nil, 0, false
+		}
+		if t, _ := stringAt(b, typ); typ.end == 0 || t != "tool_result" || len(contents) == 0 {
+			continue
+		}
+		r := toolResult{block: el.j, spans: contents, call: -1}
+		if id.end > 0 {
+			r.callID, _ = stringAt(b, id)
+			if c, ok := lastCall[r.callID]; ok {
+				r.call = c
+			}
+		}
+		out = append(out, r)
 	}
-	for _, id := range m.ToolResultIDs {
-		if n := names[id]; n != "" {
-			return n
+	return out, n, el.ok()
+}
+
+// callNameIn returns the name of the tool call id that message raw, at
+// index i, issues: an OpenAI tool_calls entry, an Anthropic tool_use
+// block, or a legacy function_call (whose ID ParseMessages derives from i).
+func callNameIn(raw json.RawMessage, id string, i int) string {
+	b := []byte(raw)
+	for it := newMembers(b, jsonSpan{0, len(b)}); it.next(); {
+		v := it.val
+		switch {
+		case keyIs(it.key, "tool_calls") && b[v.start] == '[':
+			for el := newElements(b, v); el.next(); {
+				if idv, fn := memberPair(b, el.val, "id", "function"); idIs(b, idv, id) {
+					name, _ := memberPair(b, fn, "name", "")
+					s, _ := stringAt(b, name)
+					return s
+				}
+			}
+		case keyIs(it.key, "content") && b[v.start] == '[':
+			for el := newElements(b, v); el.next(); {
+				if idv, name := memberPair(b, el.val, "id", "name"); idIs(b, idv, id) {
+					s, _ := stringAt(b, name)
+					return s
+				}
+			}
+		case keyIs(it.key, "function_call") && id == "function_call@"+strconv.Itoa(i):
+			name, _ := memberPair(b, v, "name", "")
+			s, _ := stringAt(b, name)
+			return s
 		}
 	}
 	return ""
 }
 
-// callNames records the names of the tool calls message m (at index i)
-// issues: OpenAI tool_calls, Anthropic tool_use blocks, and a legacy
-// function_call (whose linkage ID ParseMessages derives from i). A later
-// call with the same ID replaces an earlier one, matching how results pair
-// with the nearest earlier call.
-func callNames(m *Message, i int, names map[string]string) {
-	if len(m.Raw) == 0 {
+// memberPair returns the values of members k1 and k2 (the last of each)
+// of the object at v; a missing one has an empty span.
+func memberPair(b []byte, v jsonSpan, k1, k2 string) (v1, v2 jsonSpan) {
+	if v.end == 0 || b[v.start] != '{' {
 		return
 	}
-	var w struct {
-		ToolCalls []struct {
-			ID       json.RawMessage `json:"id"`
-			Function struct {
-				Name json.RawMessage `json:"name"`
-			} `json:"function"`
-		} `json:"tool_calls"`
-		Content      json.RawMessage `json:"content"`
-		FunctionCall *struct {
-			Name json.RawMessage `json:"name"`
-		} `json:"function_call"`
-	}
-	if json.Unmarshal(m.Raw, &w) != nil {
-		return
-	}
-	for _, tc := range w.ToolCalls {
-		id, _ := optString(tc.ID)
-		name, _ := optString(tc.Function.Name)
-		if id != "" {
-			names[id] = name
+	for it := newMembers(b, v); it.next(); {
+		switch {
+		case keyIs(it.key, k1):
+			v1 = it.val
+		case k2 != "" && keyIs(it.key, k2):
+			v2 = it.val
 		}
 	}
-	if w.FunctionCall != nil {
-		name, _ := optString(w.FunctionCall.Name)
-		names["function_call@"+strconv.Itoa(i)] = name
+	return
+}
+
+// idIs reports whether the value at v is the string id.
+func idIs(b []byte, v jsonSpan, id string) bool {
+	if v.end == 0 || b[v.start] != '"' {
+		return false
 	}
-	content := bytes.TrimSpace(w.Content)
-	if len(content) == 0 || content[0] != '[' {
-		return
+	if in := b[v.start+1 : v.end-1]; bytes.IndexByte(in, '\\') < 0 {
+		return string(in) == id // no allocation
 	}
-	var blocks []struct {
-		Type json.RawMessage `json:"type"`
-		ID   json.RawMessage `json:"id"`
-		Name json.RawMessage `json:"name"`
-	}
-	if json.Unmarshal(content, &blocks) != nil {
-		return
-	}
-	for _, b := range blocks {
-		typ, _ := optString(b.Type)
-		id, _ := optString(b.ID)
-		if (typ == "tool_use" || typ == "server_tool_use") && id != "" {
-			names[id], _ = optString(b.Name)
-		}
-	}
+	s, ok := stringAt(b, v)
+	return ok && s == id
 }
 
 // placeholder is the one-line text that replaces an elided result.
 func placeholder(r *toolResult, memory string) string {
-	s := MaskPrefix + "output of " + toolLabel(r.name) + " elided (" + strconv.Itoa(r.tokens) + " tokens)"
+	label := toolLabel(r.name)
+	b := make([]byte, 0, len(MaskPrefix)+len(label)+len(memory)+64)
+	b = append(append(append(b, MaskPrefix+"output of "...), label...), " elided ("...)
+	b = append(strconv.AppendInt(b, int64(r.tokens), 10), " tokens)"...)
 	if memory != "" {
-		s += "; excerpt in memory " + memory
+		b = append(append(b, "; excerpt in memory "...), memory...)
 	}
-	return s + "]"
+	return string(append(b, ']'))
 }
 
 // cutMarker is the line between the head and the tail of a cut result.
@@ -402,8 +466,10 @@ func cutMarker(r *toolResult) string {
 // toolLabel renders a tool name on one line, at most 64 runes; "" is
 // "a tool".
 func toolLabel(name string) string {
-	name = strings.Join(strings.FieldsFunc(name, unicode.IsSpace), " ")
-	name = strings.ToValidUTF8(name, "\uFFFD")
+	if strings.ContainsFunc(name, unicode.IsSpace) || !utf8.ValidString(name) {
+		name = strings.Join(strings.FieldsFunc(name, unicode.IsSpace), " ")
+		name = strings.ToValidUTF8(name, "\uFFFD")
+	}
 	if name == "" {
 		return "a tool"
 	}
@@ -485,155 +551,42 @@ func newText(r *toolResult, memory string, c *maskConfig, tc TokenCounter) (stri
 
 // rewrite builds the masked form of m: its Raw with each rewritten
 // result's content replaced by a JSON string and every other byte kept,
-// Content re-read from that JSON, and the linkage of m unchanged. A
-// message built in Go (Raw nil) gets the new text as Content.
+// Content the new text (or re-read from that JSON when the message holds
+// more than its one result), and the linkage of m unchanged. A message
+// built in Go (Raw nil) gets the new text as Content.
 func rewrite(m *Message, mm *maskedMessage, c *maskConfig, tc TokenCounter) (Message, bool) {
 	out := Message{Role: m.Role, ToolCallIDs: m.ToolCallIDs, ToolResultIDs: m.ToolResultIDs}
-	if len(m.Raw) == 0 {
-		r := &mm.results[0]
+	var edits []edit
+	var last string
+	for k := range mm.results {
+		r := &mm.results[k]
 		text, ok := newText(r, mm.memory, c, tc)
 		if !ok {
-			return Message{}, false
+			continue
 		}
-		out.Content = text
+		if len(m.Raw) == 0 {
+			out.Content = text
+			return out, true
+		}
+		last = text
+		val := appendJSONString(nil, text)
+		for _, s := range r.spans {
+			edits = append(edits, edit{s, val})
+		}
+	}
+	if len(edits) == 0 {
+		return Message{}, false
+	}
+	out.Raw = splice(m.Raw, edits)
+	if mm.direct && len(mm.results) == 1 {
+		out.Content = last
 		return out, true
 	}
-	raw := []byte(m.Raw)
-	if mm.results[0].block < 0 {
-		text, ok := newText(&mm.results[0], mm.memory, c, tc)
-		if !ok {
-			return Message{}, false
-		}
-		var err error
-		if raw, err = replaceKey(raw, "content", jsonString(text)); err != nil {
-			return Message{}, false
-		}
-	} else {
-		blocks := map[int][]byte{}
-		for k := range mm.results {
-			r := &mm.results[k]
-			text, ok := newText(r, mm.memory, c, tc)
-			if !ok {
-				continue
-			}
-			blocks[r.block] = jsonString(text)
-		}
-		if len(blocks) == 0 {
-			return Message{}, false
-		}
-		var err error
-		raw, err = editKey(raw, "content", func(content []byte) ([]byte, error) {
-			return editElements(content, func(j int, blk []byte) ([]byte, error) {
-				if v, ok := blocks[j]; ok {
-					return replaceKey(blk, "content", v)
-				}
-				return blk, nil
-			})
-		})
-		if err != nil {
-			return Message{}, false
-		}
-	}
 	var pr parser
-	parsed, err := pr.parse(-1, raw)
+	parsed, err := pr.parse(-1, out.Raw)
 	if err != nil {
 		return Message{}, false
 	}
-	out.Content, out.Raw = parsed.Content, raw
+	out.Content = parsed.Content
 	return out, true
 }
-
-// jsonString encodes s as a JSON string without HTML escaping.
-func jsonString(s string) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return bytes.TrimRight(b.Bytes(), "\n")
-}
-
-// replaceKey returns the JSON object obj with the value of every top-level
-// member named key (matched case-insensitively, as encoding/json reads
-// it) replaced by val; every other byte is kept. An object without key is
-// an error.
-func replaceKey(obj []byte, key string, val []byte) ([]byte, error) {
-	return editKey(obj, key, func([]byte) ([]byte, error) { return val, nil })
-}
-
-// editKey is replaceKey with the new value computed from the old one.
-func editKey(obj []byte, key string, edit func([]byte) ([]byte, error)) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, errNotObject
-	}
-	var out []byte
-	last := 0 // obj[:last] is already in out
-	found := false
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		name, _ := t.(string)
-		keyEnd := int(dec.InputOffset())
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		if !strings.EqualFold(name, key) {
-			continue
-		}
-		end := int(dec.InputOffset())
-		start := keyEnd + bytes.IndexFunc(obj[keyEnd:], func(r rune) bool { return r != ':' && !unicode.IsSpace(r) })
-		nv, err := edit(obj[start:end])
-		if err != nil {
-			return nil, err
-		}
-		out = append(append(out, obj[last:start]...), nv...)
-		last, found = end, true
-	}
-	if !found {
-		return nil, errNoKey
-	}
-	return append(out, obj[last:]...), nil
-}
-
-// editElements returns the JSON array arr with element j replaced by
-// edit(j, element); every other byte is kept.
-func editElements(arr []byte, edit func(int, []byte) ([]byte, error)) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(arr))
-	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-		return nil, errNotArray
-	}
-	var out []byte
-	last := 0
-	for j := 0; dec.More(); j++ {
-		prev := int(dec.InputOffset())
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		end := int(dec.InputOffset())
-		start := prev + bytes.IndexFunc(arr[prev:], func(r rune) bool { return r != ',' && !unicode.IsSpace(r) })
-		nv, err := edit(j, arr[start:end])
-		if err != nil {
-			return nil, err
-		}
-		if bytes.Equal(nv, arr[start:end]) {
-			continue
-		}
-		out = append(append(out, arr[last:start]...), nv...)
-		last = end
-	}
-	return append(out, arr[last:]...), nil
-}
-
-type maskError string
-
-func (e maskError) Error() string { return string(e) }
-
-const (
-	errNotObject maskError = "not a JSON object"
-	errNotArray  maskError = "not a JSON array"
-	errNoKey     maskError = "no such key"
-)
