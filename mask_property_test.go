@@ -30,6 +30,7 @@ func randomWireConversation(r *rand.Rand) string {
 	if r.IntN(2) == 0 {
 		out = append(out, `{"role":"system","content":`+q(words("sys", 5))+`}`)
 	}
+	out = append(out, `{"role":"user","content":`+q(words("task", 4))+`}`)
 	call := 0
 	tools := []string{"read_file", "grep", "bash", "Read"}
 	for n := 2 + r.IntN(14); len(out) < n; {
@@ -94,6 +95,7 @@ func jsonQuote(s string) []byte {
 // output stays within the budget of the original tokens.
 func TestMaskProperties(t *testing.T) {
 	t.Parallel()
+	valid := 0
 	for seed := range uint64(300) {
 		r := rand.New(rand.NewPCG(seed, 13))
 		data := randomWireConversation(r)
@@ -114,6 +116,9 @@ func TestMaskProperties(t *testing.T) {
 		require.NoError(t, err, "seed %d", seed)
 		checkMasked(t, in, res)
 		checkPairs(t, in, res)
+		if chitta.Validate(in) == nil {
+			valid++
+		}
 		plain, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: opts.TargetRatio, Tokens: words, KeepLast: opts.KeepLast})
 		require.NoError(t, err)
 		require.Equal(t, plain.Stats.BeforeTokens, res.Stats.BeforeTokens)
@@ -122,6 +127,7 @@ func TestMaskProperties(t *testing.T) {
 			require.LessOrEqual(t, res.Stats.AfterTokens, res.Stats.TargetTokens, "seed %d", seed)
 		}
 	}
+	require.Greater(t, valid, 100, "most drawn conversations are valid, so that checkMasked checks Validate")
 }
 
 // checkPairs checks that a kept result has its call and a kept call its

@@ -102,6 +102,17 @@ func checkMasked(t *testing.T, in []chitta.Message, res *chitta.Result) {
 		}
 		assert.Contains(t, got.Content, chitta.MaskPrefix)
 	}
+	// Masking changes no linkage: whenever the same survivors unmasked are
+	// a conversation providers accept, the masked ones are too, as
+	// returned and as read back from their JSON.
+	survivors := make([]chitta.Message, len(res.Kept))
+	for k, i := range res.Kept {
+		survivors[k] = in[i]
+	}
+	if chitta.Validate(survivors) == nil {
+		assert.NoError(t, chitta.Validate(res.Messages))
+		assert.NoError(t, chitta.Validate(back))
+	}
 	assert.Equal(t, before, res.Stats.BeforeTokens)
 	assert.Equal(t, after, res.Stats.AfterTokens)
 	assert.Equal(t, masked, res.Stats.Masked)
@@ -172,6 +183,8 @@ func TestMaskFormats(t *testing.T) {
 			t.Parallel()
 			in, res := compactMasked(t, f.data, &chitta.MaskOptions{KeepRecent: 1})
 			require.Len(t, res.Messages, len(in), "ratio 1 keeps everything")
+			require.NoError(t, chitta.Validate(in))
+			require.NoError(t, chitta.Validate(res.Messages), "every masked result passes Validate")
 			old1, old2, recent := f.results[0], f.results[1], f.results[2]
 			assert.Equal(t, "[chitta: output of read_file elided (200 tokens)]", res.Messages[old1].Content)
 			assert.True(t, strings.HasPrefix(res.Messages[old2].Content, "[chitta: output of read_file elided ("), res.Messages[old2].Content)
