@@ -414,6 +414,8 @@ type pass struct {
 	target       int
 	pinnedTokens int
 	masked       []*maskedMessage // per message, nil unless Options.Mask rewrote it
+	scratch      []toolResult     // reused by mask
+	spans        []jsonSpan       // reused by mask
 }
 
 // measure returns the tokens and the structural weight of message i (0 for

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -110,9 +111,9 @@ const (
 type toolResult struct {
 	block  int
 	spans  []jsonSpan
-	name   string // resolved when needed: own name, else the call's
-	callID string // the tool call ID whose name is the result's
-	call   int    // index of that call's message, -1 when unknown
+	name   string   // resolved when needed (pass.name)
+	nameAt jsonSpan // the message's own "name" member, if any
+	callID string   // a tool_result block's tool_use_id
 	text   string
 	tokens int
 	action maskAction
@@ -121,10 +122,12 @@ type toolResult struct {
 // maskedMessage is the rewrite of one message.
 type maskedMessage struct {
 	results []toolResult
-	direct  bool   // the message's text is its one result's: Content is the new text
-	elided  bool   // some result was replaced by a placeholder
-	memory  string // the predicted memory ID named in the placeholders
-	msg     Message
+	texts   []string // the new text of each result; "" leaves it as it is
+	direct  bool     // the message's text is its one result's: Content is the new text
+	elided  bool     // some result was replaced by a placeholder
+	memory  string   // the predicted memory ID named in the placeholders
+	msg     Message  // the rewritten message, once built
+	built   bool
 }
 
 // mask rewrites, before selection, the tool results that masking elides or
@@ -136,86 +139,119 @@ func (p *pass) mask(o *resolved) {
 	if c == nil {
 		return
 	}
-	type found struct {
-		msg     int
-		results []toolResult
-		direct  bool
-	}
-	var all []found
-	total := 0
-	lastCall := map[string]int{} // tool call ID → index of its latest call so far
-	for i := range p.msgs {
-		m := &p.msgs[i]
-		if !p.scores[i].Pinned {
-			if rs, direct := resultsOf(m, p.scores[i].Tokens, o.tokens, lastCall); len(rs) > 0 {
-				all = append(all, found{i, rs, direct})
-				total += len(rs)
+	// Newest first, so that the KeepRecent newest results are known
+	// without reading the older messages. An older message smaller than
+	// MinTokens (and than MaxResultTokens) holds no result masking would
+	// touch, so its JSON is not read at all.
+	left := c.keepRecent
+	for i := len(p.msgs) - 1; i >= 0; i-- {
+		m, s := &p.msgs[i], &p.scores[i]
+		if s.Pinned || !isResultRole(m.Role) && len(m.ToolResultIDs) == 0 {
+			continue
+		}
+		small := c.maxResult == 0 || s.Tokens <= c.maxResult
+		if left == 0 && s.Tokens < c.minTokens && small {
+			continue
+		}
+		if left > 0 && small && oneResult(m) {
+			left-- // recent and within the cap: nothing to do
+			continue
+		}
+		var direct bool
+		p.scratch, p.spans, direct = resultsOf(m, s.Tokens, o.tokens, p.scratch[:0], p.spans[:0])
+		var mm *maskedMessage
+		for j := len(p.scratch) - 1; j >= 0; j-- {
+			r := p.scratch[j]
+			recent := left > 0
+			if recent {
+				left--
 			}
-		}
-		for _, id := range m.ToolCallIDs {
-			lastCall[id] = i
-		}
-	}
-	if total == 0 {
-		return
-	}
-	p.masked = make([]*maskedMessage, len(p.msgs))
-	seen := 0
-	for _, f := range all {
-		mm := &maskedMessage{direct: f.direct}
-		for _, r := range f.results {
-			recent := seen >= total-c.keepRecent
-			seen++
 			if c.exclude != nil || !recent && r.tokens >= c.minTokens || c.maxResult > 0 && r.tokens > c.maxResult {
-				p.name(&r)
+				p.name(i, &r)
 			}
 			switch {
 			case c.exclude[r.name]:
 				continue
 			case !recent && r.tokens >= c.minTokens:
 				r.action = maskResult
-				mm.elided = true
 			case c.maxResult > 0 && r.tokens > c.maxResult:
 				r.action = cutResult
 			default:
 				continue
 			}
+			if mm == nil {
+				mm = &maskedMessage{direct: direct}
+			}
+			r.spans = slices.Clone(r.spans) // p.spans is reused
 			mm.results = append(mm.results, r)
 		}
-		if len(mm.results) == 0 {
+		if mm == nil {
 			continue
 		}
+		slices.Reverse(mm.results) // back to block order, for the edits
+		mm.elided = slices.ContainsFunc(mm.results, func(r toolResult) bool { return r.action == maskResult })
 		if mm.elided {
-			if kind, text, ok := p.novel(o, f.msg); ok {
+			if kind, text, ok := p.novel(o, i); ok {
 				mm.memory = MemoryID(kind, text)
 			}
 		}
-		msg, ok := rewrite(&p.msgs[f.msg], mm, c, o.tokens)
-		if !ok {
-			continue
-		}
-		n := o.tokens.CountTokens(msg.Content)
-		s := &p.scores[f.msg]
-		if n < 0 || n >= s.Tokens {
+		n, ok := mm.prepare(m, c, o.tokens)
+		if !ok || n < 0 || n >= s.Tokens {
 			continue // masking never makes a message larger
 		}
-		mm.msg = msg
-		p.masked[f.msg] = mm
+		if p.masked == nil {
+			p.masked = make([]*maskedMessage, len(p.msgs))
+		}
+		p.masked[i] = mm
 		s.Tokens, s.Masked = n, true
 	}
 }
 
-// name resolves r.name from the call r answers, unless r has its own.
-func (p *pass) name(r *toolResult) {
-	if r.name == "" && r.call >= 0 {
-		r.name = callNameIn(p.msgs[r.call].Raw, r.callID, r.call)
+// callOf returns the index of the message issuing the call that a result
+// at index i with ID id answers, as Compact pairs them (answeredCall): the
+// nearest earlier one, else the first later one; -1 when none. A backward
+// scan, since the call is usually a few messages back.
+func (p *pass) callOf(id string, i int) int {
+	for k := min(i, len(p.msgs)) - 1; k >= 0; k-- {
+		if slices.Contains(p.msgs[k].ToolCallIDs, id) {
+			return k
+		}
+	}
+	for k := i; k < len(p.msgs); k++ {
+		if slices.Contains(p.msgs[k].ToolCallIDs, id) {
+			return k
+		}
+	}
+	return -1
+}
+
+// name resolves r.name, for a result of message i: the message's own
+// "name" member when it has one, else the name of the call r answers (for
+// a whole-content result, the first of the message's result IDs whose
+// call is found).
+func (p *pass) name(i int, r *toolResult) {
+	m := &p.msgs[i]
+	if r.nameAt.end > 0 {
+		r.name, _ = stringAt(m.Raw, r.nameAt)
+	}
+	ids := m.ToolResultIDs
+	if r.block >= 0 {
+		ids = []string{r.callID}
+	}
+	for _, id := range ids {
+		if r.name != "" {
+			return
+		}
+		if c := p.callOf(id, i); c >= 0 {
+			r.name = callNameIn(p.msgs[c].Raw, id, c)
+		}
 	}
 }
 
 // output returns message i as Compact returns it: rewritten when masked.
 func (p *pass) output(i int) Message {
 	if p.masked != nil && p.masked[i] != nil {
-		return p.masked[i].msg
+		return p.masked[i].build(&p.msgs[i])
 	}
 	return p.msgs[i]
 }
@@ -245,13 +281,12 @@ func (p *pass) finishMask(o *resolved, res *Result) {
 		}
 		s := &p.scores[i]
 		if mm.memory != "" && stored[i] != mm.memory {
-			mm.memory = ""
-			if msg, ok := rewrite(&p.msgs[i], mm, o.mask, o.tokens); ok {
-				if n := o.tokens.CountTokens(msg.Content); n >= 0 && n <= s.Tokens {
-					st.AfterTokens -= s.Tokens - n
-					s.Tokens, mm.msg = n, msg
-					res.Messages[k] = msg
-				}
+			without := *mm
+			without.memory, without.built = "", false
+			if n, ok := without.prepare(&p.msgs[i], o.mask, o.tokens); ok && n >= 0 && n <= s.Tokens {
+				st.AfterTokens -= s.Tokens - n
+				s.Tokens, *mm = n, without
+				res.Messages[k] = mm.build(&p.msgs[i])
 			}
 		}
 		st.Masked++
@@ -262,33 +297,36 @@ func (p *pass) finishMask(o *resolved, res *Result) {
 	}
 }
 
+// oneResult reports, without reading its JSON, that m carries one tool
+// result: a tool-role message with at most one result ID. (Such a message
+// holding several tool_result blocks without IDs, which no provider
+// writes, still counts as one recent result.)
+func oneResult(m *Message) bool {
+	return isResultRole(m.Role) && len(m.ToolResultIDs) <= 1
+}
+
 // isResultRole reports whether messages of role r carry one tool result as
 // their whole content.
 func isResultRole(r Role) bool { return r == RoleTool || r == "function" || r == "tool_result" }
 
-// resultsOf returns the tool results of m and whether its text is that of
-// its one result alone (then a rewrite's Content is the new text, with no
-// re-parse). wholeTokens is the token count of m.Content; lastCall maps
-// each call ID to the message of its nearest earlier call.
-func resultsOf(m *Message, wholeTokens int, tc TokenCounter, lastCall map[string]int) ([]toolResult, bool) {
+// resultsOf appends the tool results of m to dst (their spans to spans,
+// which they share) and reports whether m's text is that of its one
+// result alone (then a rewrite's Content is the new text, with no
+// re-parse). wholeTokens is the token count of m.Content. Names are not
+// resolved (see pass.name).
+func resultsOf(m *Message, wholeTokens int, tc TokenCounter, dst []toolResult, spans []jsonSpan) ([]toolResult, []jsonSpan, bool) {
+	whole := toolResult{block: -1, text: m.Content, tokens: wholeTokens}
 	if !isResultRole(m.Role) && len(m.ToolResultIDs) == 0 {
-		return nil, false
-	}
-	whole := toolResult{block: -1, call: -1, text: m.Content, tokens: wholeTokens}
-	for _, id := range m.ToolResultIDs {
-		if c, ok := lastCall[id]; ok {
-			whole.callID, whole.call = id, c
-			break
-		}
+		return dst, spans, false
 	}
 	if len(m.Raw) == 0 {
 		if m.Role == RoleAssistant || len(m.ToolCallIDs) > 0 {
-			return nil, false
+			return dst, spans, false
 		}
-		return []toolResult{whole}, true
+		return append(dst, whole), spans, true
 	}
 	b := []byte(m.Raw)
-	var contents []jsonSpan
+	contents := spans
 	var name jsonSpan
 	otherText := false // tool calls render into Content too
 	it := newMembers(b, jsonSpan{0, len(b)})
@@ -302,20 +340,19 @@ func resultsOf(m *Message, wholeTokens int, tc TokenCounter, lastCall map[string
 			otherText = otherText || !isNullAt(b, v)
 		}
 	}
-	if !it.ok() || len(contents) == 0 {
-		return nil, false
+	if !it.ok() || len(contents) == len(spans) {
+		return dst, contents, false
 	}
 	if last := contents[len(contents)-1]; b[last.start] == '[' {
-		rs, n, ok := blockResults(b, last, lastCall)
+		rs, n, ok := blockResults(b, last)
 		if !ok {
-			return nil, false
+			return dst, contents, false
 		}
 		if len(rs) > 0 {
 			if n == 1 && !otherText && len(m.ToolResultIDs) == 1 && len(m.ToolCallIDs) == 0 {
 				rs[0].text, rs[0].tokens = m.Content, wholeTokens
-				return rs, true
+				return append(dst, rs...), contents, true
 			}
-			out := rs[:0]
 			for _, r := range rs {
 				var sb strings.Builder
 				var linkage Message
@@ -325,26 +362,23 @@ func resultsOf(m *Message, wholeTokens int, tc TokenCounter, lastCall map[string
 				}
 				r.text = sb.String()
 				if r.tokens = tc.CountTokens(r.text); r.tokens >= 0 {
-					out = append(out, r)
+					dst = append(dst, r)
 				}
 			}
-			return out, false
+			return dst, contents, false
 		}
 	}
 	if !isResultRole(m.Role) || len(m.ToolCallIDs) > 0 {
-		return nil, false
+		return dst, contents, false
 	}
-	if name.end > 0 {
-		whole.name, _ = stringAt(b, name)
-	}
-	whole.spans = contents
-	return []toolResult{whole}, !otherText
+	whole.nameAt, whole.spans = name, contents[len(spans):]
+	return append(dst, whole), contents, !otherText
 }
 
 // blockResults returns the top-level tool_result blocks of the content
 // array at arr (with their content spans and tool names, not their text)
 // and the number of elements of the array.
-func blockResults(b []byte, arr jsonSpan, lastCall map[string]int) ([]toolResult, int, bool) {
+func blockResults(b []byte, arr jsonSpan) ([]toolResult, int, bool) {
 	var out []toolResult
 	n := 0
 	el := newElements(b, arr)
@@ -373,12 +407,9 @@ func blockResults(b []byte, arr jsonSpan, lastCall map[string]int) ([]toolResult
 		if t, _ := stringAt(b, typ); typ.end == 0 || t != "tool_result" || len(contents) == 0 {
 			continue
 		}
-		r := toolResult{block: el.j, spans: contents, call: -1}
+		r := toolResult{block: el.j, spans: contents}
 		if id.end > 0 {
 			r.callID, _ = stringAt(b, id)
-			if c, ok := lastCall[r.callID]; ok {
-				r.call = c
-			}
 		}
 		out = append(out, r)
 	}
@@ -549,44 +580,70 @@ func newText(r *toolResult, memory string, c *maskConfig, tc TokenCounter) (stri
 	return cut(r.text, cutMarker(r), c.maxResult, tc)
 }
 
-// rewrite builds the masked form of m: its Raw with each rewritten
-// result's content replaced by a JSON string and every other byte kept,
-// Content the new text (or re-read from that JSON when the message holds
-// more than its one result), and the linkage of m unchanged. A message
-// built in Go (Raw nil) gets the new text as Content.
-func rewrite(m *Message, mm *maskedMessage, c *maskConfig, tc TokenCounter) (Message, bool) {
-	out := Message{Role: m.Role, ToolCallIDs: m.ToolCallIDs, ToolResultIDs: m.ToolResultIDs}
-	var edits []edit
-	var last string
+// prepare computes the new text of every result of mm and returns the
+// token count of the message's new Content. For a message whose text is
+// its one result's, the Content is that text and the JSON is built only
+// when the message is returned (build); otherwise it is built now and read
+// back. ok is false when no result can be rewritten.
+func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (int, bool) {
+	mm.texts = make([]string, len(mm.results))
+	some := false
 	for k := range mm.results {
-		r := &mm.results[k]
-		text, ok := newText(r, mm.memory, c, tc)
-		if !ok {
+		if text, ok := newText(&mm.results[k], mm.memory, c, tc); ok {
+			mm.texts[k], some = text, true
+		}
+	}
+	if !some {
+		return 0, false
+	}
+	if len(m.Raw) == 0 || mm.direct && len(mm.results) == 1 {
+		return tc.CountTokens(mm.texts[0]), true
+	}
+	msg := mm.build(m)
+	if !mm.built {
+		return 0, false
+	}
+	return tc.CountTokens(msg.Content), true
+}
+
+// build returns the masked form of m: its Raw with each rewritten result's
+// content replaced by a JSON string and every other byte kept, Content the
+// new text (or read back from that JSON when the message holds more than
+// its one result), and the linkage of m unchanged. A message built in Go
+// (Raw nil) gets the new text as Content. On failure (a rewritten JSON
+// that does not parse, which the fuzz tests have not found) it returns m
+// unchanged with mm.built false.
+func (mm *maskedMessage) build(m *Message) Message {
+	if mm.built {
+		return mm.msg
+	}
+	out := Message{Role: m.Role, ToolCallIDs: m.ToolCallIDs, ToolResultIDs: m.ToolResultIDs}
+	if len(m.Raw) == 0 {
+		out.Content = mm.texts[0]
+		mm.msg, mm.built = out, true
+		return out
+	}
+	var edits []edit
+	for k := range mm.results {
+		if mm.texts[k] == "" {
 			continue
 		}
-		if len(m.Raw) == 0 {
-			out.Content = text
-			return out, true
-		}
-		last = text
-		val := appendJSONString(nil, text)
-		for _, s := range r.spans {
+		val := appendJSONString(nil, mm.texts[k])
+		for _, s := range mm.results[k].spans {
 			edits = append(edits, edit{s, val})
 		}
 	}
-	if len(edits) == 0 {
-		return Message{}, false
-	}
 	out.Raw = splice(m.Raw, edits)
 	if mm.direct && len(mm.results) == 1 {
-		out.Content = last
-		return out, true
+		out.Content = mm.texts[0]
+	} else {
+		var pr parser
+		parsed, err := pr.parse(-1, out.Raw)
+		if err != nil {
+			return *m
+		}
+		out.Content = parsed.Content
 	}
-	var pr parser
-	parsed, err := pr.parse(-1, out.Raw)
-	if err != nil {
-		return Message{}, false
-	}
-	out.Content = parsed.Content
-	return out, true
+	mm.msg, mm.built = out, true
+	return out
 }
