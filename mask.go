@@ -329,9 +329,12 @@ func resultsOf(m *Message, wholeTokens int, tc TokenCounter, dst []toolResult, s
 	contents := spans
 	var name jsonSpan
 	otherText := false // tool calls render into Content too
+	hasRole := false   // only chat-shaped messages are rewritten
 	it := newMembers(b, jsonSpan{0, len(b)})
 	for it.next() {
 		switch key, v := it.key, it.val; {
+		case keyIs(key, "role"):
+			hasRole = !isNullAt(b, v)
 		case keyIs(key, "content"):
 			contents = append(contents, v)
 		case keyIs(key, "name"):
@@ -340,7 +343,7 @@ func resultsOf(m *Message, wholeTokens int, tc TokenCounter, dst []toolResult, s
 			otherText = otherText || !isNullAt(b, v)
 		}
 	}
-	if !it.ok() || len(contents) == len(spans) {
+	if !it.ok() || !hasRole || len(contents) == len(spans) {
 		return dst, contents, false
 	}
 	if last := contents[len(contents)-1]; b[last.start] == '[' {

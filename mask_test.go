@@ -392,3 +392,37 @@ func TestMaskGoMessages(t *testing.T) {
 	assert.Nil(t, res.Messages[2].Raw)
 	assert.Equal(t, in[4], res.Messages[4])
 }
+
+// Shapes masking does not rewrite (their results stay verbatim): OpenAI
+// Responses items (output, no role), and a result whose content carries
+// nested tool linkage.
+func TestMaskLeavesOtherShapes(t *testing.T) {
+	t.Parallel()
+	big := output("o", 150)
+	data := `[
+{"role":"user","content":"go"},
+{"type":"function_call","call_id":"r1","name":"read_file","arguments":"{}"},
+{"type":"function_call_output","call_id":"r1","output":"` + big + `"},
+{"type":"function_call","call_id":"r2","name":"read_file","arguments":"{}"},
+{"type":"function_call_output","call_id":"r2","output":"` + big + `","content":"` + big + `"},
+{"role":"assistant","content":[{"type":"tool_use","id":"n1","name":"agent","input":{}}]},
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"n1","content":[{"type":"tool_result","tool_use_id":"inner","content":"` + big + `"}]}]},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"ls","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"c","content":"` + output("r", 20) + `"}
+]`
+	in, res := compactMasked(t, data, &chitta.MaskOptions{KeepRecent: 1, MinTokens: 10})
+	for i := range in {
+		assert.False(t, res.Scores[i].Masked, "message %d", i)
+	}
+	// The same with the last result old enough: only it is masked.
+	_, res = compactMasked(t, strings.TrimSuffix(data, "\n]")+`,
+{"role":"assistant","content":null,"tool_calls":[{"id":"d","type":"function","function":{"name":"ls","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"d","content":"x"}]`, &chitta.MaskOptions{KeepRecent: 1, MinTokens: 10})
+	var masked []int
+	for _, s := range res.Scores {
+		if s.Masked {
+			masked = append(masked, s.Index)
+		}
+	}
+	assert.Equal(t, []int{8}, masked)
+}
