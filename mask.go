@@ -328,48 +328,50 @@ func resultsOf(m *Message, wholeTokens int, tc TokenCounter, dst []toolResult, s
 	b := []byte(m.Raw)
 	contents := spans
 	var name jsonSpan
-	otherText := false // tool calls render into Content too
-	hasRole := false   // only chat-shaped messages are rewritten
-	it := newMembers(b, jsonSpan{0, len(b)})
+	otherText := false  // tool calls render into Content too
+	hasRole := false    // only chat-shaped messages are rewritten
+	var rs []toolResult // the tool_result blocks of the last content member
+	n := 0              // its number of blocks
+	it := newMembers(b, 0)
 	for it.next() {
-		switch key, v := it.key, it.val; {
+		switch key := it.key; {
 		case keyIs(key, "role"):
-			hasRole = !isNullAt(b, v)
+			hasRole = !isNullAt(b, it.val())
 		case keyIs(key, "content"):
-			contents = append(contents, v)
+			rs, n = nil, 0
+			if b[it.start()] == '[' { // descend: the content is read once
+				var end int
+				rs, n, end = blockResults(b, it.start())
+				it.setEnd(end)
+			}
+			contents = append(contents, it.val())
 		case keyIs(key, "name"):
-			name = v
+			name = it.val()
 		case keyIs(key, "tool_calls"), keyIs(key, "function_call"):
-			otherText = otherText || !isNullAt(b, v)
+			otherText = otherText || !isNullAt(b, it.val())
 		}
 	}
 	if !it.ok() || !hasRole || len(contents) == len(spans) {
 		return dst, contents, false
 	}
-	if last := contents[len(contents)-1]; b[last.start] == '[' {
-		rs, n, ok := blockResults(b, last)
-		if !ok {
-			return dst, contents, false
+	if len(rs) > 0 {
+		if n == 1 && !otherText && len(m.ToolResultIDs) == 1 && len(m.ToolCallIDs) == 0 {
+			rs[0].text, rs[0].tokens = m.Content, wholeTokens
+			return append(dst, rs...), contents, true
 		}
-		if len(rs) > 0 {
-			if n == 1 && !otherText && len(m.ToolResultIDs) == 1 && len(m.ToolCallIDs) == 0 {
-				rs[0].text, rs[0].tokens = m.Content, wholeTokens
-				return append(dst, rs...), contents, true
+		for _, r := range rs {
+			var sb strings.Builder
+			var linkage Message
+			content := r.spans[len(r.spans)-1]
+			if appendContent(&sb, &linkage, b[content.start:content.end], "", 1) != nil || len(linkage.ToolCallIDs)+len(linkage.ToolResultIDs) > 0 {
+				continue // nested linkage: never rewritten
 			}
-			for _, r := range rs {
-				var sb strings.Builder
-				var linkage Message
-				content := r.spans[len(r.spans)-1]
-				if appendContent(&sb, &linkage, b[content.start:content.end], "", 1) != nil || len(linkage.ToolCallIDs)+len(linkage.ToolResultIDs) > 0 {
-					continue // nested linkage: never rewritten
-				}
-				r.text = sb.String()
-				if r.tokens = tc.CountTokens(r.text); r.tokens >= 0 {
-					dst = append(dst, r)
-				}
+			r.text = sb.String()
+			if r.tokens = tc.CountTokens(r.text); r.tokens >= 0 {
+				dst = append(dst, r)
 			}
-			return dst, contents, false
 		}
+		return dst, contents, false
 	}
 	if !isResultRole(m.Role) || len(m.ToolCallIDs) > 0 {
 		return dst, contents, false
@@ -379,34 +381,35 @@ func resultsOf(m *Message, wholeTokens int, tc TokenCounter, dst []toolResult, s
 }
 
 // blockResults returns the top-level tool_result blocks of the content
-// array at arr (with their content spans and tool names, not their text)
-// and the number of elements of the array.
-func blockResults(b []byte, arr jsonSpan) ([]toolResult, int, bool) {
+// array that starts at b[start] (with their content spans and call IDs,
+// not their text), the number of elements of the array, and the index
+// after it (-1 when malformed).
+func blockResults(b []byte, start int) ([]toolResult, int, int) {
 	var out []toolResult
 	n := 0
-	el := newElements(b, arr)
+	el := newElements(b, start)
 	for el.next() {
 		n++
-		v := el.val
-		if b[v.start] != '{' {
+		if b[el.start()] != '{' {
 			continue
 		}
 		var typ, id jsonSpan
 		var contents []jsonSpan
-		it := newMembers(b, v)
+		it := newMembers(b, el.start())
 		for it.next() {
-			switch key, val := it.key, it.val; {
+			switch key := it.key; {
 			case keyIs(key, "type"):
-				typ = val
+				typ = it.val()
 			case keyIs(key, "tool_use_id"):
-				id = val
+				id = it.val()
 			case keyIs(key, "content"):
-				contents = append(contents, val)
+				contents = append(contents, it.val())
 			}
 		}
 		if !it.ok() {
-			return nil, 0, false
+			return nil, 0, -1
 		}
+		el.setEnd(it.stop)
 		if t, _ := stringAt(b, typ); typ.end == 0 || t != "tool_result" || len(contents) == 0 {
 			continue
 		}
@@ -416,7 +419,10 @@ func blockResults(b []byte, arr jsonSpan) ([]toolResult, int, bool) {
 		}
 		out = append(out, r)
 	}
-	return out, n, el.ok()
+	if !el.ok() {
+		return nil, 0, -1
+	}
+	return out, n, el.stop
 }
 
 // callNameIn returns the name of the tool call id that message raw, at
@@ -424,27 +430,45 @@ func blockResults(b []byte, arr jsonSpan) ([]toolResult, int, bool) {
 // block, or a legacy function_call (whose ID ParseMessages derives from i).
 func callNameIn(raw json.RawMessage, id string, i int) string {
 	b := []byte(raw)
-	for it := newMembers(b, jsonSpan{0, len(b)}); it.next(); {
-		v := it.val
+	// named finds id among the objects of the array at b[at], each
+	// holding the ID under "id" and the name under nameKey, and returns
+	// the array's end (-1 when malformed).
+	named := func(at int, nameKey string) (string, bool, int) {
+		el := newElements(b, at)
+		for el.next() {
+			idv, nv, end := memberPair(b, el.start(), "id", nameKey)
+			if idIs(b, idv, id) {
+				if nameKey == "function" && nv.end > 0 {
+					nv, _, _ = memberPair(b, nv.start, "name", "")
+				}
+				s, _ := stringAt(b, nv)
+				return s, true, 0
+			}
+			el.setEnd(end)
+		}
+		if !el.ok() {
+			return "", false, -1
+		}
+		return "", false, el.stop
+	}
+	for it := newMembers(b, 0); it.next(); {
+		at := it.start()
 		switch {
-		case keyIs(it.key, "tool_calls") && b[v.start] == '[':
-			for el := newElements(b, v); el.next(); {
-				if idv, fn := memberPair(b, el.val, "id", "function"); idIs(b, idv, id) {
-					name, _ := memberPair(b, fn, "name", "")
-					s, _ := stringAt(b, name)
-					return s
-				}
+		case keyIs(it.key, "tool_calls") && b[at] == '[':
+			name, found, end := named(at, "function")
+			if found {
+				return name
 			}
-		case keyIs(it.key, "content") && b[v.start] == '[':
-			for el := newElements(b, v); el.next(); {
-				if idv, name := memberPair(b, el.val, "id", "name"); idIs(b, idv, id) {
-					s, _ := stringAt(b, name)
-					return s
-				}
+			it.setEnd(end)
+		case keyIs(it.key, "content") && b[at] == '[':
+			name, found, end := named(at, "name")
+			if found {
+				return name
 			}
+			it.setEnd(end)
 		case keyIs(it.key, "function_call") && id == "function_call@"+strconv.Itoa(i):
-			name, _ := memberPair(b, v, "name", "")
-			s, _ := stringAt(b, name)
+			nv, _, _ := memberPair(b, at, "name", "")
+			s, _ := stringAt(b, nv)
 			return s
 		}
 	}
@@ -452,20 +476,25 @@ func callNameIn(raw json.RawMessage, id string, i int) string {
 }
 
 // memberPair returns the values of members k1 and k2 (the last of each)
-// of the object at v; a missing one has an empty span.
-func memberPair(b []byte, v jsonSpan, k1, k2 string) (v1, v2 jsonSpan) {
-	if v.end == 0 || b[v.start] != '{' {
-		return
+// of the value at b[at] when it is an object (a missing one has an empty
+// span), and the index after the value (-1 when malformed).
+func memberPair(b []byte, at int, k1, k2 string) (v1, v2 jsonSpan, end int) {
+	if at >= len(b) || b[at] != '{' {
+		return v1, v2, skipValue(b, at)
 	}
-	for it := newMembers(b, v); it.next(); {
+	it := newMembers(b, at)
+	for it.next() {
 		switch {
 		case keyIs(it.key, k1):
-			v1 = it.val
+			v1 = it.val()
 		case k2 != "" && keyIs(it.key, k2):
-			v2 = it.val
+			v2 = it.val()
 		}
 	}
-	return
+	if !it.ok() {
+		return jsonSpan{}, jsonSpan{}, -1
+	}
+	return v1, v2, it.stop
 }
 
 // idIs reports whether the value at v is the string id.

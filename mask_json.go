@@ -85,122 +85,189 @@ func skipValue(b []byte, i int) int {
 	return j
 }
 
-// members iterates over the members of a JSON object, in order:
+// members iterates over the members of a JSON object, in order, in one
+// pass:
 //
-//	for it := newMembers(b, v); it.next(); { use it.key, it.val }
+//	for it := newMembers(b, start); it.next(); { use it.key, it.val() }
 //
-// it.ok() reports afterwards whether the object was well formed.
+// A value is skipped only when the next member is read, so a caller may
+// instead descend into it (from it.start()) and report where it ends with
+// it.setEnd, reading every byte once. it.ok() reports afterwards whether
+// the object was well formed, and it.stop is the index after its '}'.
 type members struct {
-	b    []byte
-	end  int
-	i    int // position of the next key; -1 once done or malformed
-	bad  bool
-	key  []byte   // the current key, between its quotes
-	val  jsonSpan // the current value
-	done bool
+	b       []byte
+	i       int // the next key, once the previous value is finished
+	vs, ve  int // the current value; ve is -1 until known
+	key     []byte
+	started bool
+	bad     bool
+	done    bool
+	stop    int
 }
 
-func newMembers(b []byte, v jsonSpan) members {
-	it := members{b: b, end: v.end}
-	i := skipSpace(b, v.start)
-	if i >= v.end || b[i] != '{' {
+func newMembers(b []byte, start int) members {
+	it := members{b: b, ve: -1}
+	i := skipSpace(b, start)
+	if i >= len(b) || b[i] != '{' {
 		it.bad, it.done = true, true
 		return it
 	}
-	if i = skipSpace(b, i+1); i < v.end && b[i] == '}' {
-		it.done = true
+	if i = skipSpace(b, i+1); i < len(b) && b[i] == '}' {
+		it.done, it.stop = true, i+1
 		return it
 	}
 	it.i = i
 	return it
 }
 
+func (it *members) fail() bool { it.bad, it.done = true, true; return false }
+
 func (it *members) next() bool {
 	if it.done {
 		return false
 	}
-	b, i := it.b, it.i
-	fail := func() bool { it.bad, it.done = true, true; return false }
-	if i >= it.end || b[i] != '"' {
-		return fail()
+	b := it.b
+	if it.started {
+		if it.val(); it.bad {
+			return false
+		}
+		i := skipSpace(b, it.ve)
+		switch {
+		case i >= len(b):
+			return it.fail()
+		case b[i] == '}':
+			it.done, it.stop = true, i+1
+			return false
+		case b[i] != ',':
+			return it.fail()
+		}
+		it.i = skipSpace(b, i+1)
+	}
+	it.started = true
+	i := it.i
+	if i >= len(b) || b[i] != '"' {
+		return it.fail()
 	}
 	ke := skipString(b, i)
 	if ke < 0 {
-		return fail()
+		return it.fail()
 	}
 	it.key = b[i+1 : ke-1]
-	if i = skipSpace(b, ke); i >= it.end || b[i] != ':' {
-		return fail()
+	if i = skipSpace(b, ke); i >= len(b) || b[i] != ':' {
+		return it.fail()
 	}
-	vs := skipSpace(b, i+1)
-	ve := skipValue(b, vs)
-	if ve < 0 || ve > it.end {
-		return fail()
-	}
-	it.val = jsonSpan{vs, ve}
-	switch i = skipSpace(b, ve); {
-	case i >= it.end:
-		return fail()
-	case b[i] == '}':
-		it.done = true
-	case b[i] == ',':
-		it.i = skipSpace(b, i+1)
-	default:
-		return fail()
+	if it.vs, it.ve = skipSpace(b, i+1), -1; it.vs >= len(b) {
+		return it.fail()
 	}
 	return true
+}
+
+// start is the index of the current value's first byte.
+func (it *members) start() int { return it.vs }
+
+// val returns the current value's span (empty once the object is bad).
+func (it *members) val() jsonSpan {
+	if it.ve < 0 && !it.bad {
+		if it.ve = skipValue(it.b, it.vs); it.ve < 0 {
+			it.fail()
+		}
+	}
+	if it.bad {
+		return jsonSpan{}
+	}
+	return jsonSpan{it.vs, it.ve}
+}
+
+// setEnd records where the current value ends, after the caller read it
+// (end < 0: it was malformed).
+func (it *members) setEnd(end int) {
+	if end < 0 {
+		it.fail()
+		return
+	}
+	it.ve = end
 }
 
 func (it *members) ok() bool { return !it.bad }
 
 // elements iterates over the elements of a JSON array like members.
 type elements struct {
-	b         []byte
-	end, i, j int
-	val       jsonSpan
-	bad, done bool
+	b       []byte
+	i       int
+	vs, ve  int
+	j       int // index of the current element
+	started bool
+	bad     bool
+	done    bool
+	stop    int
 }
 
-func newElements(b []byte, v jsonSpan) elements {
-	it := elements{b: b, end: v.end, j: -1}
-	i := skipSpace(b, v.start)
-	if i >= v.end || b[i] != '[' {
+func newElements(b []byte, start int) elements {
+	it := elements{b: b, ve: -1, j: -1}
+	i := skipSpace(b, start)
+	if i >= len(b) || b[i] != '[' {
 		it.bad, it.done = true, true
 		return it
 	}
-	if i = skipSpace(b, i+1); i < v.end && b[i] == ']' {
-		it.done = true
+	if i = skipSpace(b, i+1); i < len(b) && b[i] == ']' {
+		it.done, it.stop = true, i+1
 		return it
 	}
 	it.i = i
 	return it
 }
 
+func (it *elements) fail() bool { it.bad, it.done = true, true; return false }
+
 func (it *elements) next() bool {
 	if it.done {
 		return false
 	}
-	b := it.b
-	e := skipValue(b, it.i)
-	if e < 0 || e > it.end {
-		it.bad, it.done = true, true
-		return false
+	if it.started {
+		if it.val(); it.bad {
+			return false
+		}
+		i := skipSpace(it.b, it.ve)
+		switch {
+		case i >= len(it.b):
+			return it.fail()
+		case it.b[i] == ']':
+			it.done, it.stop = true, i+1
+			return false
+		case it.b[i] != ',':
+			return it.fail()
+		}
+		it.i = skipSpace(it.b, i+1)
 	}
-	it.val = jsonSpan{it.i, e}
+	it.started = true
+	if it.i >= len(it.b) {
+		return it.fail()
+	}
+	it.vs, it.ve = it.i, -1
 	it.j++
-	switch i := skipSpace(b, e); {
-	case i >= it.end:
-		it.bad, it.done = true, true
-		return false
-	case b[i] == ']':
-		it.done = true
-	case b[i] == ',':
-		it.i = skipSpace(b, i+1)
-	default:
-		it.bad, it.done = true, true
-		return false
-	}
 	return true
+}
+
+func (it *elements) start() int { return it.vs }
+
+func (it *elements) val() jsonSpan {
+	if it.ve < 0 && !it.bad {
+		if it.ve = skipValue(it.b, it.vs); it.ve < 0 {
+			it.fail()
+		}
+	}
+	if it.bad {
+		return jsonSpan{}
+	}
+	return jsonSpan{it.vs, it.ve}
+}
+
+func (it *elements) setEnd(end int) {
+	if end < 0 {
+		it.fail()
+		return
+	}
+	it.ve = end
 }
 
 func (it *elements) ok() bool { return !it.bad }
