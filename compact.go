@@ -126,7 +126,7 @@ type Options struct {
 // Messages holds the surviving input messages themselves (sharing Raw and
 // the ID slices with the input).
 type Result struct {
-	Messages []Message   // survivors, in original order, verbatim
+	Messages []Message   // survivors, in original order, verbatim (but for what Options.Mask rewrote)
 	Kept     []int       // indices of the survivors in the input, ascending
 	Scores   []TurnScore // one per input message, in input order
 	Stats    Stats
@@ -223,7 +223,9 @@ type Stats struct {
 // until the budget is filled. System and developer messages are always kept
 // and charged first. A message that issues tool calls and the messages
 // carrying their results are kept or dropped together. See the package
-// documentation for the full rules.
+// documentation for the full rules. With [Options.Mask], old tool results
+// are masked first and the messages carrying them are returned rewritten
+// (new Raw and Content, same linkage).
 //
 // Compact returns an error for invalid options (wrapping
 // ErrInvalidTargetRatio or ErrInvalidOption), for a message with an unknown
