@@ -158,7 +158,11 @@ func (p *pass) mask(o *resolved) {
 			continue
 		}
 		var direct bool
-		p.scratch, p.spans, direct = resultsOf(m, s.Tokens, o.tokens, p.scratch[:0], p.spans[:0])
+		content := s.Tokens // the message's count; with framing, its content's alone
+		if _, framed := o.tokens.(FramingCounter); framed {
+			content = o.tokens.CountTokens(m.Content)
+		}
+		p.scratch, p.spans, direct = resultsOf(m, content, o.tokens, p.scratch[:0], p.spans[:0])
 		var mm *maskedMessage
 		for j := len(p.scratch) - 1; j >= 0; j-- {
 			r := p.scratch[j]
@@ -613,7 +617,7 @@ func newText(r *toolResult, memory string, c *maskConfig, tc TokenCounter) (stri
 }
 
 // prepare computes the new text of every result of mm and returns the
-// token count of the message's new Content. For a message whose text is
+// token count of the rewritten message (its new Content plus framing). For a message whose text is
 // its one result's, the Content is that text and the JSON is built only
 // when the message is returned (build); otherwise it is built now and read
 // back. ok is false when no result can be rewritten.
@@ -629,13 +633,15 @@ func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (in
 		return 0, false
 	}
 	if len(m.Raw) == 0 || mm.direct && len(mm.results) == 1 {
-		return tc.CountTokens(mm.texts[0]), true
+		counted := *m // framing (role, linkage) is unchanged by masking
+		counted.Content = mm.texts[0]
+		return countMessage(tc, &counted), true
 	}
 	msg := mm.build(m)
 	if !mm.built {
 		return 0, false
 	}
-	return tc.CountTokens(msg.Content), true
+	return countMessage(tc, &msg), true
 }
 
 // build returns the masked form of m: its Raw with each rewritten result's

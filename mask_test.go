@@ -426,3 +426,30 @@ func TestMaskLeavesOtherShapes(t *testing.T) {
 	}
 	assert.Equal(t, []int{8}, masked)
 }
+
+// framed adds 4 tokens of framing per message, as a provider tokenizer
+// does (chitta.FramingCounter).
+type framed struct{}
+
+func (framed) CountTokens(s string) int            { return words.CountTokens(s) }
+func (framed) FramingTokens(m *chitta.Message) int { return 4 }
+
+// With a FramingCounter, the placeholder names the result's own size and
+// the masked message keeps its framing.
+func TestMaskFramingCounter(t *testing.T) {
+	t.Parallel()
+	in, err := chitta.ParseMessages([]byte(maskFormats[0].data))
+	require.NoError(t, err)
+	res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 1, Tokens: framed{}, Mask: &chitta.MaskOptions{KeepRecent: 1}})
+	require.NoError(t, err)
+	assert.Equal(t, "[chitta: output of read_file elided (200 tokens)]", res.Messages[3].Content)
+	assert.Equal(t, 204, res.Scores[3].OriginalTokens)
+	assert.Equal(t, 7+4, res.Scores[3].Tokens)
+	before, after := 0, 0
+	for _, s := range res.Scores {
+		before += s.OriginalTokens
+		after += s.Tokens
+	}
+	assert.Equal(t, before, res.Stats.BeforeTokens)
+	assert.Equal(t, after, res.Stats.AfterTokens)
+}
