@@ -125,13 +125,20 @@ type Options struct {
 	// Logger receives warnings (embedder or store failures that Compact
 	// recovers from). nil discards them.
 	Logger *slog.Logger
+
+	// Mask, when set, masks stale tool output before selection (see
+	// [MaskOptions]): old, large tool results are replaced by a one-line
+	// placeholder, their calls stay verbatim, and messages are selected on
+	// their masked sizes against the budget of the original tokens. nil
+	// means no masking: every survivor is returned verbatim.
+	Mask *MaskOptions
 }
 
 // Result is the outcome of [Compact]. The caller owns every slice in it;
 // Messages holds the surviving input messages themselves (sharing Raw and
 // the ID slices with the input).
 type Result struct {
-	Messages []Message   // survivors, in original order, verbatim
+	Messages []Message   // survivors, in original order, verbatim (but for what Options.Mask rewrote)
 	Kept     []int       // indices of the survivors in the input, ascending
 	Scores   []TurnScore // one per input message, in input order
 	Stats    Stats
@@ -160,6 +167,13 @@ type TurnScore struct {
 	Unit       int     `json:"unit"`   // index of the first message of its tool-call group (Index when alone)
 	Pinned     bool    `json:"pinned"` // kept regardless of budget: system, developer, KeepLast, live turn or first user turn
 	Kept       bool    `json:"kept"`
+
+	// Masked reports that [Options.Mask] rewrote the message (a result
+	// replaced by a placeholder or cut to head and tail); Tokens is then
+	// its rewritten size and OriginalTokens its size as given.
+	// OriginalTokens equals Tokens for every other message.
+	Masked         bool `json:"masked,omitempty"`
+	OriginalTokens int  `json:"original_tokens"`
 }
 
 // Stats summarises a compaction. Dropped counts messages; DroppedPct is a
@@ -201,6 +215,12 @@ type Stats struct {
 	BilledInput float64 `json:"billed_input,omitempty"`
 	BilledFull  float64 `json:"billed_full,omitempty"`
 	BilledRatio float64 `json:"billed_ratio,omitempty"`
+
+	// Masked counts the returned messages that [Options.Mask] rewrote, and
+	// MaskedTokens the tokens that saved them (original minus returned).
+	// BeforeTokens counts the original sizes, AfterTokens the returned ones.
+	Masked       int `json:"masked,omitempty"`
+	MaskedTokens int `json:"masked_tokens,omitempty"`
 }
 
 // Compact selects the messages of msgs worth keeping under a token budget
@@ -215,7 +235,9 @@ type Stats struct {
 // until the budget is filled. System and developer messages are always kept
 // and charged first. A message that issues tool calls and the messages
 // carrying their results are kept or dropped together. See the package
-// documentation for the full rules.
+// documentation for the full rules. With [Options.Mask], old tool results
+// are masked first and the messages carrying them are returned rewritten
+// (new Raw and Content, same linkage).
 //
 // Compact returns an error for invalid options (wrapping
 // ErrInvalidTargetRatio or ErrInvalidOption), for a message with an unknown
@@ -246,6 +268,7 @@ func Compact(ctx context.Context, msgs []Message, opts *Options) (*Result, error
 	if err := p.score(ctx, o); err != nil {
 		return nil, err
 	}
+	p.mask(o)
 	p.selectUnits(o)
 
 	st := &res.Stats
@@ -255,17 +278,17 @@ func Compact(ctx context.Context, msgs []Message, opts *Options) (*Result, error
 	var droppedTokens, coveredDropped int
 	for i := range msgs {
 		s := &p.scores[i]
-		st.BeforeTokens += s.Tokens
+		st.BeforeTokens += s.OriginalTokens
 		if s.Kept {
 			st.AfterTokens += s.Tokens
-			res.Messages = append(res.Messages, msgs[i])
+			res.Messages = append(res.Messages, p.output(i))
 			res.Kept = append(res.Kept, i)
 			continue
 		}
 		st.Dropped++
-		droppedTokens += s.Tokens
+		droppedTokens += s.OriginalTokens
 		if s.Coverage >= o.novelThreshold {
-			coveredDropped += s.Tokens
+			coveredDropped += s.OriginalTokens
 		}
 	}
 	st.Kept = len(res.Kept)
@@ -287,6 +310,7 @@ func Compact(ctx context.Context, msgs []Message, opts *Options) (*Result, error
 			st.DistilledKinds[d.Kind]++
 		}
 	}
+	p.finishMask(o, res)
 	return res, nil
 }
 
@@ -298,6 +322,7 @@ type resolved struct {
 	log            *slog.Logger
 	tokens         TokenCounter
 	coverage       KindFilter
+	mask           *maskConfig
 }
 
 // defaultCoverageFilter is the coverage filter when Options.CoverageFilter
@@ -356,6 +381,11 @@ func resolve(opts *Options) (*resolved, error) {
 			return nil, fmt.Errorf("%w: RoleWeights[%q] %v, want a finite weight >= 0", ErrInvalidOption, role, w)
 		}
 	}
+	mask, err := resolveMask(o.Mask)
+	if err != nil {
+		return nil, err
+	}
+	o.mask = mask
 	o.log = o.Logger
 	if o.log == nil {
 		o.log = slog.New(slog.DiscardHandler)
@@ -400,6 +430,9 @@ type pass struct {
 	embedded     bool
 	target       int
 	pinnedTokens int
+	masked       []*maskedMessage // per message, nil unless Options.Mask rewrote it
+	scratch      []toolResult     // reused by mask
+	spans        []jsonSpan       // reused by mask
 }
 
 // measure returns the tokens and the structural weight of message i (0 for
@@ -434,7 +467,7 @@ func (o *resolved) prepare(msgs []Message) (*pass, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.Tokens = n
+		s.Tokens, s.OriginalTokens = n, n
 		before += n
 		if m.Role.Pinned() {
 			s.Structural, s.Pinned = pinnedWeight, true

@@ -131,7 +131,27 @@ func distillText(role Role, content string) string {
 	return DistillPrefix + string(role) + "] " + content
 }
 
-// distill records the dropped, uncovered, long-enough messages as memories,
+// novel reports whether message i is a candidate for distillation when it
+// is dropped or masked (it has a vector, is not covered, is long enough,
+// is not filler and not skipped by DistillSkip), and the kind and text of
+// its memory. Masking names MemoryID(kind, text) in its placeholder before
+// distillation runs; a candidate that distillation then passes over (a
+// near-duplicate, DistillMax, a store error) loses the ID again.
+func (p *pass) novel(o *resolved, i int) (kind, text string, ok bool) {
+	if !o.DistillNovel || !p.embedded || o.Store == nil {
+		return "", "", false
+	}
+	s, m := &p.scores[i], &p.msgs[i]
+	if p.vecs[i] == nil || s.Coverage >= o.novelThreshold ||
+		utf8.RuneCountInString(strings.TrimSpace(m.Content)) < DistillMinRunes ||
+		IsFiller(m.Role, m.Content) || (o.DistillSkip != nil && o.DistillSkip(i, *m)) {
+		return "", "", false
+	}
+	return ClassifyNovel(m.Role, m.Content), distillText(m.Role, m.Content), true
+}
+
+// distill records the dropped, uncovered, long-enough messages as memories
+// (and those whose tool results masking replaced by a placeholder),
 // most novel first, skipping filler, the caller's DistillSkip, and
 // near-duplicates of stored memories or of one another; at most DistillMax
 // of them, added in message order. Store failures are logged and joined
@@ -139,14 +159,12 @@ func distillText(role Role, content string) string {
 func distill(ctx context.Context, o *resolved, msgs []Message, p *pass) ([]Distilled, error) {
 	var cands []int
 	for _, i := range p.free {
-		s := &p.scores[i]
-		m := &msgs[i]
-		if s.Kept || p.vecs[i] == nil || s.Coverage >= o.novelThreshold ||
-			utf8.RuneCountInString(strings.TrimSpace(m.Content)) < DistillMinRunes ||
-			IsFiller(m.Role, m.Content) || (o.DistillSkip != nil && o.DistillSkip(i, *m)) {
+		if p.scores[i].Kept && !p.elided(i) {
 			continue
 		}
-		cands = append(cands, i)
+		if _, _, ok := p.novel(o, i); ok {
+			cands = append(cands, i)
+		}
 	}
 	// Most novel first; ties: the later message first.
 	slices.SortStableFunc(cands, func(a, b int) int {

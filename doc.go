@@ -47,6 +47,10 @@
 // are recorded as new memories (corrections, preferences, habits, wisdom,
 // facts; filler and near-duplicates skipped), and [RecordEpisode] remembers each compaction itself.
 //
+// [Options.Mask] masks stale tool output before selection: old, large tool
+// results become a one-line placeholder (naming the memory that holds
+// their excerpt) while their calls stay verbatim, so more actions fit.
+//
 // All functions are safe for concurrent use; Compact never modifies its
 // input and the caller owns everything it returns.
 package chitta

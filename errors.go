@@ -14,7 +14,8 @@ var (
 	ErrInvalidTargetRatio = errors.New("chitta: target ratio out of range")
 
 	// ErrInvalidOption reports any other option or argument outside its
-	// allowed range: negative MaxTokens or KeepLast, a NovelThreshold
+	// allowed range: negative MaxTokens or KeepLast, a negative
+	// MaskOptions field, a NovelThreshold
 	// outside [0, 1], a RoleWeights entry that is negative, NaN or
 	// infinite, an HNSWOptions field or store dims out of range, a nil
 	// store or embedder given to RecordEpisode, a CachedEmbedder without

@@ -35,11 +35,20 @@ type compactInput struct {
 	NovelThreshold *float64        `json:"novel_threshold,omitempty" jsonschema:"coverage at or above which a dropped message counts as already known, in (0, 1] (default 0.5)"`
 	MaxTokens      int             `json:"max_tokens,omitempty" jsonschema:"absolute token budget used instead of target_ratio; 0 means unused"`
 	KeepLast       int             `json:"keep_last,omitempty" jsonschema:"always keep the last N non-system messages (default 0)"`
+	Mask           *maskInput      `json:"mask,omitempty" jsonschema:"observation masking: old, large tool results are replaced by a one-line placeholder before selection, their calls kept verbatim (absent: no masking)"`
+}
+
+// maskInput is the mask argument of compact_context: chitta.MaskOptions.
+type maskInput struct {
+	KeepRecent      int      `json:"keep_recent,omitempty" jsonschema:"newest tool results never masked (0 means 3)"`
+	MinTokens       int      `json:"min_tokens,omitempty" jsonschema:"only results at least this many tokens are masked (0 means 100)"`
+	ExcludeTools    []string `json:"exclude_tools,omitempty" jsonschema:"tool names whose results are never masked"`
+	MaxResultTokens int      `json:"max_result_tokens,omitempty" jsonschema:"when > 0, any single result larger than this is cut to head and tail, even a recent one"`
 }
 
 // compactOutput is the structured result of compact_context.
 type compactOutput struct {
-	Messages  []json.RawMessage  `json:"messages" jsonschema:"the kept messages, the caller's objects unmodified, in original order"`
+	Messages  []json.RawMessage  `json:"messages" jsonschema:"the kept messages, the caller's objects unmodified (but for the tool output mask replaced), in original order"`
 	Stats     chitta.Stats       `json:"stats" jsonschema:"before_tokens, after_tokens, dropped, dropped_pct, embedding and the rest of the compaction summary"`
 	Distilled []chitta.Distilled `json:"distilled,omitempty" jsonschema:"memories recorded by distill_novel"`
 }
@@ -241,6 +250,17 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 	if in.KeepLast < 0 {
 		return nil, invalidParams("keep_last: %d out of range, want >= 0", in.KeepLast)
 	}
+	if m := in.Mask; m != nil {
+		for _, f := range []struct {
+			name string
+			v    int
+		}{{"keep_recent", m.KeepRecent}, {"min_tokens", m.MinTokens}, {"max_result_tokens", m.MaxResultTokens}} {
+			if f.v < 0 {
+				return nil, invalidParams("mask.%s: %d out of range, want >= 0", f.name, f.v)
+			}
+		}
+		opts.Mask = &chitta.MaskOptions{KeepRecent: m.KeepRecent, MinTokens: m.MinTokens, ExcludeTools: m.ExcludeTools, MaxResultTokens: m.MaxResultTokens}
+	}
 	msgs, err := chitta.ParseMessages(msgsJSON)
 	if err != nil {
 		return nil, messagesError(err)
@@ -273,6 +293,9 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 	}
 	summary := fmt.Sprintf("kept %d of %d messages, %d → %d tokens (%.1f%% dropped), embedding %s",
 		res.Stats.Kept, len(msgs), res.Stats.BeforeTokens, res.Stats.AfterTokens, res.Stats.DroppedPct, onOff(res.Stats.Embedding))
+	if in.Mask != nil {
+		summary += fmt.Sprintf(", %d tool results masked (%d tokens saved)", res.Stats.Masked, res.Stats.MaskedTokens)
+	}
 	if in.DistillNovel {
 		summary += fmt.Sprintf(", %d memories distilled", res.Stats.Distilled)
 		if res.DistillErr != nil {
@@ -490,6 +513,13 @@ func compactSchema() *jsonschema.Schema {
 	s.Properties["distill_novel"].Default = json.RawMessage("false")
 	s.Properties["max_tokens"].Minimum = jsonschema.Ptr(0.0)
 	s.Properties["keep_last"].Minimum = jsonschema.Ptr(0.0)
+	mask := s.Properties["mask"]
+	mask.Type, mask.Types = "object", nil
+	for _, f := range []string{"keep_recent", "min_tokens", "max_result_tokens"} {
+		mask.Properties[f].Minimum = jsonschema.Ptr(0.0)
+	}
+	mask.Properties["keep_recent"].Default = json.RawMessage(fmt.Sprint(chitta.DefaultMaskKeepRecent))
+	mask.Properties["min_tokens"].Default = json.RawMessage(fmt.Sprint(chitta.DefaultMaskMinTokens))
 	return s
 }
 

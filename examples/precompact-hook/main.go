@@ -10,7 +10,10 @@
 //     summariser's instructions, and records a compaction episode and the
 //     brief (kind "brief", one per session) in the store; with --distill
 //     also up to --distill-max novel dropped turns (no Claude Code
-//     boilerplate, no filler, no near-duplicates).
+//     boilerplate, no filler, no near-duplicates). With --mask, the
+//     compaction masks stale tool output (chitta.Options.Mask, defaults)
+//     and the brief lists the masked calls with the memory holding each
+//     output's excerpt (with --distill).
 //   - SessionStart: when source is "compact" or "resume", it prints the
 //     memories most relevant to the session's latest prompt (at most 8,
 //     similarity >= 0.2, no episodes or briefs) and the session's last
@@ -37,7 +40,7 @@
 // Usage:
 //
 //	precompact-hook [--store PATH] [--embedder SPEC] [--brief-tokens 1500]
-//	                [--distill] [--distill-max 8] [--timeout 30s] < hook-input.json
+//	                [--distill] [--distill-max 8] [--mask] [--timeout 30s] < hook-input.json
 package main
 
 import (
@@ -153,6 +156,7 @@ type config struct {
 	distill     bool
 	distillMax  int
 	briefTokens int
+	mask        bool
 	timeout     time.Duration
 }
 
@@ -168,6 +172,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.distill, "distill", false, "PreCompact: also store the novel dropped turns as memories (no Claude Code boilerplate, no filler, no near-duplicates)")
 	fs.IntVar(&c.distillMax, "distill-max", brief.DefaultDistillMax, "PreCompact with --distill: at most this many memories per compaction, most novel first")
 	fs.IntVar(&c.briefTokens, "brief-tokens", brief.DefaultMaxTokens, "cap of what the hook prints, in words × 1.3")
+	fs.BoolVar(&c.mask, "mask", false, "PreCompact: mask stale tool output in the compaction and list the masked calls in the brief")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "give up (exit 1) after this long; keep it under the hook's timeout in Claude Code's settings")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

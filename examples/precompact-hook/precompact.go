@@ -37,6 +37,7 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 		MaxTokens:  cfg.briefTokens,
 		Distill:    cfg.distill,
 		DistillMax: cfg.distillMax,
+		Mask:       maskOptions(cfg),
 	})
 	if err != nil {
 		return outcome{err: err}
@@ -57,6 +58,9 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 	st := out.Compact.Stats
 	summary := fmt.Sprintf("PreCompact: kept %d of %d turns, %d→%d tokens (%.1f%% dropped, %.1f%% of dropped tokens memory-covered); brief of %d tokens (%d items)",
 		st.Kept, len(window), st.BeforeTokens, st.AfterTokens, st.DroppedPct, st.CoveredDroppedPct, out.Brief.Tokens, len(out.Brief.Items))
+	if cfg.mask {
+		summary += fmt.Sprintf(", %d tool results masked (%d listed)", st.Masked, out.Brief.Masked)
+	}
 	if cfg.distill {
 		summary += fmt.Sprintf(", %d memories distilled", st.Distilled)
 		if out.Compact.DistillErr != nil {
@@ -65,6 +69,14 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 	}
 	summary += fmt.Sprintf("; episode %s saved to %s (%d memories)", ep.ID, store.Path(), store.Len())
 	return outcome{stdout: out.Brief.Text, summary: summary}
+}
+
+// maskOptions returns chitta's default masking with --mask, else nil.
+func maskOptions(cfg *config) *chitta.MaskOptions {
+	if cfg.mask {
+		return &chitta.MaskOptions{}
+	}
+	return nil
 }
 
 // queryFor returns the compaction query: the custom instructions given to

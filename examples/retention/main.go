@@ -52,6 +52,8 @@ type config struct {
 	variants            bool
 	tauSystem           string
 	args                []string
+	mask                bool   // the observation-masking evaluation (mask.go)
+	maskSWE             string // its SWE-agent trajectories
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -68,13 +70,15 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.cache, "cache", 1<<16, "embedding cache capacity (texts)")
 	fs.BoolVar(&c.variants, "variants", true, "also report the chitta variants (extra rows)")
 	fs.StringVar(&c.tauSystem, "tau-system", "keep", "tau-bench system prompt: keep (the protocol: it is kept and charged first), or drop (the budget covers the conversation alone)")
+	fs.BoolVar(&c.mask, "mask", false, "run the observation-masking evaluation instead (chitta with and without chitta.Options.Mask on -tau, -claude and -mask-swe; see mask.go)")
+	fs.StringVar(&c.maskSWE, "mask-swe", "", "`dir`ectory of SWE-agent trajectories (*.traj.json) for -mask")
 	if err := fs.Parse(args); err != nil {
 		return nil, errUsage
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if c.locomo == "" && c.tau == "" && c.claude == "" {
+	if c.locomo == "" && c.tau == "" && c.claude == "" && c.maskSWE == "" {
 		return nil, fmt.Errorf("give at least one of -locomo, -tau, -claude")
 	}
 	for _, f := range strings.Split(*ratios, ",") {
@@ -152,6 +156,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer spec.Close()
 	embDesc := spec.Name + " embedder, cached"
+	if c.mask {
+		return runMask(ctx, c, emb, embDesc, stdout, stderr)
+	}
 	ms, desc := methods(c, retention.Claude)
 	ev := &retention.Evaluator{
 		Env:     retention.Env{Embedder: emb},

@@ -34,6 +34,10 @@ type Options struct {
 	// NovelThreshold is the coverage at or above which a dropped turn
 	// counts as held by memory. 0 means chitta.DefaultNovelThreshold.
 	NovelThreshold float64
+	// Masked are lines naming the tool calls whose output chitta.Options.Mask
+	// elided (see MaskedCalls), listed after the first share of artifacts.
+	// nil lists none.
+	Masked []string
 }
 
 // Item is one artifact carried by a brief, with the turn it was taken from
@@ -50,6 +54,7 @@ type Brief struct {
 	Tokens   int    // chitta.EstimateTokens(Text)
 	Items    []Item // the artifacts carried, in rank order
 	Excerpts int    // excerpts carried
+	Masked   int    // masked calls carried
 	Left     int    // artifacts left out by the cap
 }
 
@@ -57,6 +62,7 @@ type Brief struct {
 type candidate struct {
 	item    Item
 	excerpt string
+	masked  string // a masked-call line
 }
 
 // Build returns the brief of a compacted window: turns are the window,
@@ -200,11 +206,16 @@ func build(turns []claudecode.Turn, order, excerptOrder []int, score func(int) f
 	}
 	fixed := l.n
 	fill(arts, placed, fixed+int(artifactShare*float64(capWords-fixed)))
+	var mcs []candidate
+	for _, line := range o.Masked {
+		mcs = append(mcs, candidate{masked: line})
+	}
+	fill(mcs, nil, capWords)
 	fill(exs, nil, capWords)
 	fill(arts, placed, capWords)
 
 	text := l.render()
-	b := &Brief{Text: text, Tokens: chitta.EstimateTokens(text), Excerpts: len(l.excerpts)}
+	b := &Brief{Text: text, Tokens: chitta.EstimateTokens(text), Excerpts: len(l.excerpts), Masked: len(l.masked)}
 	for k, c := range arts {
 		if placed[k] {
 			b.Items = append(b.Items, c.item)
@@ -249,6 +260,7 @@ type layout struct {
 	n        int // words so far
 	held     string
 	items    [numKinds][]string
+	masked   []string
 	excerpts []string
 }
 
@@ -266,6 +278,12 @@ func (l *layout) words() int {
 			}
 		}
 	}
+	if len(l.masked) > 0 {
+		n += chitta.CountWords(maskedTitle)
+		for _, m := range l.masked {
+			n += 1 + chitta.CountWords(m)
+		}
+	}
 	if len(l.excerpts) > 0 {
 		n += chitta.CountWords(excerptTitle)
 		for _, e := range l.excerpts {
@@ -277,6 +295,13 @@ func (l *layout) words() int {
 
 // cost is the words c adds.
 func (l *layout) cost(c candidate) int {
+	if c.masked != "" {
+		n := 1 + chitta.CountWords(c.masked)
+		if len(l.masked) == 0 {
+			n += chitta.CountWords(maskedTitle)
+		}
+		return n
+	}
 	if c.excerpt != "" {
 		n := 1 + chitta.CountWords(c.excerpt)
 		if len(l.excerpts) == 0 {
@@ -297,6 +322,10 @@ func (l *layout) cost(c candidate) int {
 
 func (l *layout) add(c candidate, cost int) {
 	l.n += cost
+	if c.masked != "" {
+		l.masked = append(l.masked, c.masked)
+		return
+	}
 	if c.excerpt != "" {
 		l.excerpts = append(l.excerpts, c.excerpt)
 		return
@@ -318,6 +347,12 @@ func (l *layout) render() string {
 		lines = append(lines, s.title)
 		for _, it := range items {
 			lines = append(lines, "- "+it)
+		}
+	}
+	if len(l.masked) > 0 {
+		lines = append(lines, maskedTitle)
+		for _, m := range l.masked {
+			lines = append(lines, "- "+m)
 		}
 	}
 	if len(l.excerpts) > 0 {

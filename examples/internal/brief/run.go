@@ -33,6 +33,10 @@ type RunOptions struct {
 	MaxTokens  int    // the brief's cap; 0 means DefaultMaxTokens (1 500)
 	Distill    bool   // record the novel dropped turns as memories
 	DistillMax int    // at most this many per run; 0 means DefaultDistillMax (8); negative is an error
+	// Mask, when set, masks stale tool output in the compaction
+	// (chitta.Options.Mask) and the brief lists the masked calls. nil
+	// means no masking.
+	Mask *chitta.MaskOptions
 }
 
 // Outcome is what [Run] did.
@@ -67,6 +71,7 @@ func Run(ctx context.Context, window []claudecode.Turn, emb chitta.Embedder, sto
 		DistillNovel: ro.Distill,
 		DistillMax:   ro.DistillMax,
 		DistillSkip:  func(i int, _ chitta.Message) bool { return claudecode.Boilerplate(&window[i]) },
+		Mask:         ro.Mask,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("compact: %w", err)
@@ -75,7 +80,7 @@ func Run(ctx context.Context, window []claudecode.Turn, emb chitta.Embedder, sto
 	if err != nil {
 		return nil, err
 	}
-	b, err := Build(window, res.Scores, held, &Options{MaxTokens: ro.MaxTokens})
+	b, err := Build(window, res.Scores, held, &Options{MaxTokens: ro.MaxTokens, Masked: MaskedCalls(window, res)})
 	if err != nil {
 		return nil, err
 	}

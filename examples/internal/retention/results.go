@@ -25,6 +25,7 @@ type Row struct {
 var metricOrder = []string{
 	UncoveredRecall, EvidenceRecall, KeptOrCoveredRecall, CoveredTokenShare, AllEvidenceKept,
 	ArgumentRecall, NeededRecall, PairIntegrity, MsPerCompaction,
+	CallsKept,
 }
 
 var datasetOrder = []string{LoCoMo, Tau, Claude}

@@ -93,6 +93,7 @@ var metricTitles = map[string]string{
 	NeededRecall:        "needed_recall — needed prefix turns kept",
 	PairIntegrity:       "pair_integrity — touched tool-call pairs kept whole (must be 1)",
 	MsPerCompaction:     "ms_per_compaction — wall time per compaction, milliseconds",
+	CallsKept:           "calls_kept — share of the prefix's tool calls kept, arguments verbatim",
 }
 
 var datasetTitles = map[string]string{

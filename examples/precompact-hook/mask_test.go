@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// With --mask, the brief lists the tool calls whose large output the
+// compaction elided, and --distill stores their excerpts.
+func TestPreCompactMask(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString(entry(t, "user", "p0", "", "Please read the loaders and fix the config bug."))
+	for i := range 5 {
+		id := fmt.Sprintf("toolu_%d", i)
+		body := make([]string, 150)
+		for k := range body {
+			body[k] = fmt.Sprintf("line%d_%d", i, k)
+		}
+		b.WriteString(entry(t, "assistant", fmt.Sprintf("a%d", i), fmt.Sprintf("msg_%d", i), []any{map[string]any{"type": "tool_use", "id": id, "name": "Read", "input": map[string]any{"file_path": fmt.Sprintf("src/loader%d.go", i)}}}))
+		b.WriteString(entry(t, "user", fmt.Sprintf("r%d", i), "", []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": strings.Join(body, " ")}}))
+	}
+	b.WriteString(entry(t, "user", "p1", "", "Now fix the config loader."))
+	transcript := filepath.Join(t.TempDir(), "session.jsonl")
+	require.NoError(t, os.WriteFile(transcript, []byte(b.String()), 0o600))
+	store := filepath.Join(t.TempDir(), "memory.chitta")
+
+	r := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", transcript, "sess-m", "")), "--store", store, "--mask", "--distill")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "Tool calls whose output chitta elided")
+	assert.Contains(t, r.stdout, "- Read src/loader0.go — output elided (195 tokens), memory ")
+	assert.NotContains(t, r.stdout, "src/loader4.go — output elided", "the newest outputs are not masked")
+	assert.Contains(t, r.stderr, "2 tool results masked (2 listed)")
+
+	plain := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", transcript, "sess-m", "")), "--store", store)
+	require.Equal(t, 0, plain.code, plain.stderr)
+	assert.NotContains(t, plain.stdout, "output elided")
+	assert.NotContains(t, plain.stderr, "masked")
+}

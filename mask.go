@@ -1,0 +1,687 @@
+package chitta
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Defaults of [MaskOptions].
+const (
+	DefaultMaskKeepRecent = 3   // used when MaskOptions.KeepRecent is 0
+	DefaultMaskMinTokens  = 100 // used when MaskOptions.MinTokens is 0
+)
+
+// MaskPrefix starts every placeholder and cut marker that masking writes.
+const MaskPrefix = "[chitta: "
+
+// MaskOptions configures observation masking ([Options.Mask]): before
+// selection, the content of old, large tool results is replaced by a
+// one-line placeholder such as
+//
+//	[chitta: output of read_file elided (1834 tokens); excerpt in memory 3f1c…]
+//
+// while the tool call that produced it stays verbatim, so the conversation
+// keeps what the agent did and drops the stale output. Messages are then
+// selected on their masked sizes. A nil *MaskOptions turns masking off; the
+// zero value masks with the defaults below. A MaskOptions is read, never
+// modified, and may be shared between goroutines.
+//
+// A tool result is the whole content of an OpenAI "tool" message, a legacy
+// "function" message or a SWE-agent tool message, or one top-level
+// tool_result block of an Anthropic message (a user message carrying
+// several results has each judged and masked on its own; its text blocks
+// stay verbatim). Results are counted in message order, blocks in block
+// order. A result whose content itself carries tool linkage (nested
+// tool_use or tool_result blocks) and Anthropic server-tool results
+// (web_search_tool_result) are never rewritten.
+type MaskOptions struct {
+	// KeepRecent is how many of the newest tool results are never masked
+	// (MaxResultTokens still applies to them). 0 means
+	// DefaultMaskKeepRecent (3); negative is an error.
+	KeepRecent int
+
+	// MinTokens is the smallest result, in tokens of Options.Tokens, that
+	// is masked. 0 means DefaultMaskMinTokens (100); negative is an error.
+	MinTokens int
+
+	// ExcludeTools names tools whose results are never masked nor cut
+	// (exact, case-sensitive match on the tool name). nil means none.
+	ExcludeTools []string
+
+	// MaxResultTokens, when > 0, cuts any single result larger than this
+	// (recent ones too) to its head and tail around a one-line marker, so
+	// that the result counts at most MaxResultTokens tokens. 0 means no
+	// cap; negative is an error.
+	MaxResultTokens int
+}
+
+// maskConfig is MaskOptions with defaults applied.
+type maskConfig struct {
+	keepRecent, minTokens, maxResult int
+	exclude                          map[string]bool
+}
+
+func resolveMask(m *MaskOptions) (*maskConfig, error) {
+	if m == nil {
+		return nil, nil
+	}
+	c := &maskConfig{keepRecent: m.KeepRecent, minTokens: m.MinTokens, maxResult: m.MaxResultTokens}
+	switch {
+	case m.KeepRecent < 0:
+		return nil, fmt.Errorf("%w: Mask.KeepRecent %d, want >= 0 (0 means %d)", ErrInvalidOption, m.KeepRecent, DefaultMaskKeepRecent)
+	case m.MinTokens < 0:
+		return nil, fmt.Errorf("%w: Mask.MinTokens %d, want >= 0 (0 means %d)", ErrInvalidOption, m.MinTokens, DefaultMaskMinTokens)
+	case m.MaxResultTokens < 0:
+		return nil, fmt.Errorf("%w: Mask.MaxResultTokens %d, want >= 0 (0 means no cap)", ErrInvalidOption, m.MaxResultTokens)
+	}
+	if c.keepRecent == 0 {
+		c.keepRecent = DefaultMaskKeepRecent
+	}
+	if c.minTokens == 0 {
+		c.minTokens = DefaultMaskMinTokens
+	}
+	if len(m.ExcludeTools) > 0 {
+		c.exclude = make(map[string]bool, len(m.ExcludeTools))
+		for _, t := range m.ExcludeTools {
+			c.exclude[t] = true
+		}
+	}
+	return c, nil
+}
+
+// maskAction is what masking does to one result.
+type maskAction uint8
+
+const (
+	keepResult maskAction = iota
+	maskResult            // replace by a placeholder
+	cutResult             // cut to head and tail
+)
+
+// toolResult is one tool result of a message: its whole content (block
+// -1) or one top-level tool_result block. spans are the JSON values its
+// new text replaces (every member named content, as duplicates may
+// exist).
+type toolResult struct {
+	block  int
+	spans  []jsonSpan
+	name   string   // resolved when needed (pass.name)
+	nameAt jsonSpan // the message's own "name" member, if any
+	callID string   // a tool_result block's tool_use_id
+	text   string
+	tokens int
+	action maskAction
+}
+
+// maskedMessage is the rewrite of one message.
+type maskedMessage struct {
+	results []toolResult
+	texts   []string // the new text of each result; "" leaves it as it is
+	direct  bool     // the message's text is its one result's: Content is the new text
+	elided  bool     // some result was replaced by a placeholder
+	memory  string   // the predicted memory ID named in the placeholders
+	msg     Message  // the rewritten message, once built
+	built   bool
+}
+
+// mask rewrites, before selection, the tool results that masking elides or
+// cuts, and sets Tokens (the rewritten size), OriginalTokens and Masked of
+// their messages. It needs the scores (coverage) and vectors to predict
+// the memory ID distillation will give each elided message.
+func (p *pass) mask(o *resolved) {
+	c := o.mask
+	if c == nil {
+		return
+	}
+	// Newest first, so that the KeepRecent newest results are known
+	// without reading the older messages. An older message smaller than
+	// MinTokens (and than MaxResultTokens) holds no result masking would
+	// touch, so its JSON is not read at all.
+	left := c.keepRecent
+	for i := len(p.msgs) - 1; i >= 0; i-- {
+		m, s := &p.msgs[i], &p.scores[i]
+		if s.Pinned || !isResultRole(m.Role) && len(m.ToolResultIDs) == 0 {
+			continue
+		}
+		small := c.maxResult == 0 || s.Tokens <= c.maxResult
+		if left == 0 && s.Tokens < c.minTokens && small {
+			continue
+		}
+		if left > 0 && small && oneResult(m) {
+			left-- // recent and within the cap: nothing to do
+			continue
+		}
+		var direct bool
+		content := s.Tokens // the message's count; with framing, its content's alone
+		if _, framed := o.tokens.(FramingCounter); framed {
+			content = o.tokens.CountTokens(m.Content)
+		}
+		p.scratch, p.spans, direct = resultsOf(m, content, o.tokens, p.scratch[:0], p.spans[:0])
+		var mm *maskedMessage
+		for j := len(p.scratch) - 1; j >= 0; j-- {
+			r := p.scratch[j]
+			recent := left > 0
+			if recent {
+				left--
+			}
+			if c.exclude != nil || !recent && r.tokens >= c.minTokens || c.maxResult > 0 && r.tokens > c.maxResult {
+				p.name(i, &r)
+			}
+			switch {
+			case c.exclude[r.name]:
+				continue
+			case !recent && r.tokens >= c.minTokens:
+				r.action = maskResult
+			case c.maxResult > 0 && r.tokens > c.maxResult:
+				r.action = cutResult
+			default:
+				continue
+			}
+			if mm == nil {
+				mm = &maskedMessage{direct: direct}
+			}
+			r.spans = slices.Clone(r.spans) // p.spans is reused
+			mm.results = append(mm.results, r)
+		}
+		if mm == nil {
+			continue
+		}
+		slices.Reverse(mm.results) // back to block order, for the edits
+		mm.elided = slices.ContainsFunc(mm.results, func(r toolResult) bool { return r.action == maskResult })
+		if mm.elided {
+			if kind, text, ok := p.novel(o, i); ok {
+				mm.memory = MemoryID(kind, text)
+			}
+		}
+		n, ok := mm.prepare(m, c, o.tokens)
+		if !ok || n < 0 || n >= s.Tokens {
+			continue // masking never makes a message larger
+		}
+		if p.masked == nil {
+			p.masked = make([]*maskedMessage, len(p.msgs))
+		}
+		p.masked[i] = mm
+		s.Tokens, s.Masked = n, true
+	}
+}
+
+// callOf returns the index of the message issuing the call that a result
+// at index i with ID id answers, as Compact pairs them (answeredCall): the
+// nearest earlier one, else the first later one; -1 when none. A backward
+// scan, since the call is usually a few messages back.
+func (p *pass) callOf(id string, i int) int {
+	for k := min(i, len(p.msgs)) - 1; k >= 0; k-- {
+		if slices.Contains(p.msgs[k].ToolCallIDs, id) {
+			return k
+		}
+	}
+	for k := i; k < len(p.msgs); k++ {
+		if slices.Contains(p.msgs[k].ToolCallIDs, id) {
+			return k
+		}
+	}
+	return -1
+}
+
+// name resolves r.name, for a result of message i: the message's own
+// "name" member when it has one, else the name of the call r answers (for
+// a whole-content result, the first of the message's result IDs whose
+// call is found).
+func (p *pass) name(i int, r *toolResult) {
+	m := &p.msgs[i]
+	if r.nameAt.end > 0 {
+		r.name, _ = stringAt(m.Raw, r.nameAt)
+	}
+	ids := m.ToolResultIDs
+	if r.block >= 0 {
+		ids = []string{r.callID}
+	}
+	for _, id := range ids {
+		if r.name != "" {
+			return
+		}
+		if c := p.callOf(id, i); c >= 0 {
+			r.name = callNameIn(p.msgs[c].Raw, id, c)
+		}
+	}
+}
+
+// output returns message i as Compact returns it: rewritten when masked.
+func (p *pass) output(i int) Message {
+	if p.masked != nil && p.masked[i] != nil {
+		return p.masked[i].build(&p.msgs[i])
+	}
+	return p.msgs[i]
+}
+
+// elided reports whether message i had a result replaced by a placeholder,
+// so that distillation treats its content as dropped.
+func (p *pass) elided(i int) bool {
+	return p.masked != nil && p.masked[i] != nil && p.masked[i].elided
+}
+
+// finishMask runs after distillation: a kept message whose placeholder
+// names a memory that was not stored (a store error) is rewritten without
+// the ID, and the masking figures of res.Stats are filled in.
+func (p *pass) finishMask(o *resolved, res *Result) {
+	if p.masked == nil {
+		return
+	}
+	stored := map[int]string{}
+	for _, d := range res.Distilled {
+		stored[d.Index] = d.ID
+	}
+	st := &res.Stats
+	for k, i := range res.Kept {
+		mm := p.masked[i]
+		if mm == nil {
+			continue
+		}
+		s := &p.scores[i]
+		if mm.memory != "" && stored[i] != mm.memory {
+			without := *mm
+			without.memory, without.built = "", false
+			if n, ok := without.prepare(&p.msgs[i], o.mask, o.tokens); ok && n >= 0 && n <= s.Tokens {
+				st.AfterTokens -= s.Tokens - n
+				s.Tokens, *mm = n, without
+				res.Messages[k] = mm.build(&p.msgs[i])
+			}
+		}
+		st.Masked++
+		st.MaskedTokens += s.OriginalTokens - s.Tokens
+	}
+	if st.BeforeTokens > 0 {
+		st.DroppedPct = 100 * float64(st.BeforeTokens-st.AfterTokens) / float64(st.BeforeTokens)
+	}
+}
+
+// oneResult reports, without reading its JSON, that m carries one tool
+// result: a tool-role message with at most one result ID. (Such a message
+// holding several tool_result blocks without IDs, which no provider
+// writes, still counts as one recent result.)
+func oneResult(m *Message) bool {
+	return isResultRole(m.Role) && len(m.ToolResultIDs) <= 1
+}
+
+// isResultRole reports whether messages of role r carry one tool result as
+// their whole content.
+func isResultRole(r Role) bool { return r == RoleTool || r == "function" || r == "tool_result" }
+
+// resultsOf appends the tool results of m to dst (their spans to spans,
+// which they share) and reports whether m's text is that of its one
+// result alone (then a rewrite's Content is the new text, with no
+// re-parse). wholeTokens is the token count of m.Content. Names are not
+// resolved (see pass.name).
+func resultsOf(m *Message, wholeTokens int, tc TokenCounter, dst []toolResult, spans []jsonSpan) ([]toolResult, []jsonSpan, bool) {
+	whole := toolResult{block: -1, text: m.Content, tokens: wholeTokens}
+	if !isResultRole(m.Role) && len(m.ToolResultIDs) == 0 {
+		return dst, spans, false
+	}
+	if len(m.Raw) == 0 {
+		if m.Role == RoleAssistant || len(m.ToolCallIDs) > 0 {
+			return dst, spans, false
+		}
+		return append(dst, whole), spans, true
+	}
+	b := []byte(m.Raw)
+	contents := spans
+	var name jsonSpan
+	otherText := false  // tool calls render into Content too
+	hasRole := false    // only chat-shaped messages are rewritten
+	var rs []toolResult // the tool_result blocks of the last content member
+	n := 0              // its number of blocks
+	it := newMembers(b, 0)
+	for it.next() {
+		switch key := it.key; {
+		case keyIs(key, "role"):
+			hasRole = !isNullAt(b, it.val())
+		case keyIs(key, "content"):
+			rs, n = nil, 0
+			if b[it.start()] == '[' { // descend: the content is read once
+				var end int
+				rs, n, end = blockResults(b, it.start())
+				it.setEnd(end)
+			}
+			contents = append(contents, it.val())
+		case keyIs(key, "name"):
+			name = it.val()
+		case keyIs(key, "tool_calls"), keyIs(key, "function_call"):
+			otherText = otherText || !isNullAt(b, it.val())
+		}
+	}
+	if !it.ok() || !hasRole || len(contents) == len(spans) {
+		return dst, contents, false
+	}
+	if len(rs) > 0 {
+		if n == 1 && !otherText && len(m.ToolResultIDs) == 1 && len(m.ToolCallIDs) == 0 {
+			rs[0].text, rs[0].tokens = m.Content, wholeTokens
+			return append(dst, rs...), contents, true
+		}
+		for _, r := range rs {
+			var sb strings.Builder
+			var linkage Message
+			content := r.spans[len(r.spans)-1]
+			if appendContent(&sb, &linkage, b[content.start:content.end], "", 1) != nil || len(linkage.ToolCallIDs)+len(linkage.ToolResultIDs) > 0 {
+				continue // nested linkage: never rewritten
+			}
+			r.text = sb.String()
+			if r.tokens = tc.CountTokens(r.text); r.tokens >= 0 {
+				dst = append(dst, r)
+			}
+		}
+		return dst, contents, false
+	}
+	if !isResultRole(m.Role) || len(m.ToolCallIDs) > 0 {
+		return dst, contents, false
+	}
+	whole.nameAt, whole.spans = name, contents[len(spans):]
+	return append(dst, whole), contents, !otherText
+}
+
+// blockResults returns the top-level tool_result blocks of the content
+// array that starts at b[start] (with their content spans and call IDs,
+// not their text), the number of elements of the array, and the index
+// after it (-1 when malformed).
+func blockResults(b []byte, start int) ([]toolResult, int, int) {
+	var out []toolResult
+	n := 0
+	el := newElements(b, start)
+	for el.next() {
+		n++
+		if b[el.start()] != '{' {
+			continue
+		}
+		var typ, id jsonSpan
+		var contents []jsonSpan
+		it := newMembers(b, el.start())
+		for it.next() {
+			switch key := it.key; {
+			case keyIs(key, "type"):
+				typ = it.val()
+			case keyIs(key, "tool_use_id"):
+				id = it.val()
+			case keyIs(key, "content"):
+				contents = append(contents, it.val())
+			}
+		}
+		if !it.ok() {
+			return nil, 0, -1
+		}
+		el.setEnd(it.stop)
+		if t, _ := stringAt(b, typ); typ.end == 0 || t != "tool_result" || len(contents) == 0 {
+			continue
+		}
+		r := toolResult{block: el.j, spans: contents}
+		if id.end > 0 {
+			r.callID, _ = stringAt(b, id)
+		}
+		out = append(out, r)
+	}
+	if !el.ok() {
+		return nil, 0, -1
+	}
+	return out, n, el.stop
+}
+
+// callNameIn returns the name of the tool call id that message raw, at
+// index i, issues: an OpenAI tool_calls entry, an Anthropic tool_use
+// block, or a legacy function_call (whose ID ParseMessages derives from i).
+func callNameIn(raw json.RawMessage, id string, i int) string {
+	b := []byte(raw)
+	// named finds id among the objects of the array at b[at], each
+	// holding the ID under "id" and the name under nameKey, and returns
+	// the array's end (-1 when malformed).
+	named := func(at int, nameKey string) (string, bool, int) {
+		el := newElements(b, at)
+		for el.next() {
+			idv, nv, end := memberPair(b, el.start(), "id", nameKey)
+			if idIs(b, idv, id) {
+				if nameKey == "function" && nv.end > 0 {
+					nv, _, _ = memberPair(b, nv.start, "name", "")
+				}
+				s, _ := stringAt(b, nv)
+				return s, true, 0
+			}
+			el.setEnd(end)
+		}
+		if !el.ok() {
+			return "", false, -1
+		}
+		return "", false, el.stop
+	}
+	for it := newMembers(b, 0); it.next(); {
+		at := it.start()
+		switch {
+		case keyIs(it.key, "tool_calls") && b[at] == '[':
+			name, found, end := named(at, "function")
+			if found {
+				return name
+			}
+			it.setEnd(end)
+		case keyIs(it.key, "content") && b[at] == '[':
+			name, found, end := named(at, "name")
+			if found {
+				return name
+			}
+			it.setEnd(end)
+		case keyIs(it.key, "function_call") && id == "function_call@"+strconv.Itoa(i):
+			nv, _, _ := memberPair(b, at, "name", "")
+			s, _ := stringAt(b, nv)
+			return s
+		}
+	}
+	return ""
+}
+
+// memberPair returns the values of members k1 and k2 (the last of each)
+// of the value at b[at] when it is an object (a missing one has an empty
+// span), and the index after the value (-1 when malformed).
+func memberPair(b []byte, at int, k1, k2 string) (v1, v2 jsonSpan, end int) {
+	if at >= len(b) || b[at] != '{' {
+		return v1, v2, skipValue(b, at)
+	}
+	it := newMembers(b, at)
+	for it.next() {
+		switch {
+		case keyIs(it.key, k1):
+			v1 = it.val()
+		case k2 != "" && keyIs(it.key, k2):
+			v2 = it.val()
+		}
+	}
+	if !it.ok() {
+		return jsonSpan{}, jsonSpan{}, -1
+	}
+	return v1, v2, it.stop
+}
+
+// idIs reports whether the value at v is the string id.
+func idIs(b []byte, v jsonSpan, id string) bool {
+	if v.end == 0 || b[v.start] != '"' {
+		return false
+	}
+	if in := b[v.start+1 : v.end-1]; bytes.IndexByte(in, '\\') < 0 {
+		return string(in) == id // no allocation
+	}
+	s, ok := stringAt(b, v)
+	return ok && s == id
+}
+
+// placeholder is the one-line text that replaces an elided result.
+func placeholder(r *toolResult, memory string) string {
+	label := toolLabel(r.name)
+	b := make([]byte, 0, len(MaskPrefix)+len(label)+len(memory)+64)
+	b = append(append(append(b, MaskPrefix+"output of "...), label...), " elided ("...)
+	b = append(strconv.AppendInt(b, int64(r.tokens), 10), " tokens)"...)
+	if memory != "" {
+		b = append(append(b, "; excerpt in memory "...), memory...)
+	}
+	return string(append(b, ']'))
+}
+
+// cutMarker is the line between the head and the tail of a cut result.
+func cutMarker(r *toolResult) string {
+	return MaskPrefix + "output of " + toolLabel(r.name) + " cut from " + strconv.Itoa(r.tokens) + " tokens to head and tail]"
+}
+
+// toolLabel renders a tool name on one line, at most 64 runes; "" is
+// "a tool".
+func toolLabel(name string) string {
+	if strings.ContainsFunc(name, unicode.IsSpace) || !utf8.ValidString(name) {
+		name = strings.Join(strings.FieldsFunc(name, unicode.IsSpace), " ")
+		name = strings.ToValidUTF8(name, "\uFFFD")
+	}
+	if name == "" {
+		return "a tool"
+	}
+	if utf8.RuneCountInString(name) > 64 {
+		r := []rune(name)
+		name = string(r[:63]) + "…"
+	}
+	return name
+}
+
+// cut returns text cut to its head and tail around marker so that it
+// counts at most max tokens, or ok false when even the marker alone does
+// not fit. Head and tail keep the same number of runes, the most that fit
+// (a binary search over CountTokens), and end and start at white space
+// when there is any in them.
+func cut(text, marker string, max int, tc TokenCounter) (string, bool) {
+	runes := []rune(text)
+	build := func(k int) string {
+		head := strings.TrimRightFunc(string(runes[:k]), unicode.IsSpace)
+		tail := strings.TrimLeftFunc(string(runes[len(runes)-k:]), unicode.IsSpace)
+		return head + "\n" + marker + "\n" + tail
+	}
+	fits := func(s string) bool { n := tc.CountTokens(s); return n >= 0 && n <= max }
+	if !fits(marker) {
+		return "", false
+	}
+	lo, hi := 0, len(runes)/2 // build(lo) fits; find the largest such k
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if fits(build(mid)) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if lo == 0 {
+		return marker, true
+	}
+	head, tail := runes[:lo], runes[len(runes)-lo:]
+	if j := lastSpace(head); j > 0 {
+		head = head[:j]
+	}
+	if j := firstSpace(tail); j >= 0 && j < len(tail)-1 {
+		tail = tail[j+1:]
+	}
+	s := strings.TrimRightFunc(string(head), unicode.IsSpace) + "\n" + marker + "\n" + strings.TrimLeftFunc(string(tail), unicode.IsSpace)
+	if !fits(s) {
+		s = build(lo)
+	}
+	return s, true
+}
+
+func lastSpace(r []rune) int {
+	for i := len(r) - 1; i >= 0; i-- {
+		if unicode.IsSpace(r[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func firstSpace(r []rune) int {
+	for i, c := range r {
+		if unicode.IsSpace(c) {
+			return i
+		}
+	}
+	return -1
+}
+
+// newText returns the text that replaces result r: its placeholder, or
+// its head and tail; ok is false when a cut cannot shrink it.
+func newText(r *toolResult, memory string, c *maskConfig, tc TokenCounter) (string, bool) {
+	if r.action == maskResult {
+		return placeholder(r, memory), true
+	}
+	return cut(r.text, cutMarker(r), c.maxResult, tc)
+}
+
+// prepare computes the new text of every result of mm and returns the
+// token count of the rewritten message (its new Content plus framing). For a message whose text is
+// its one result's, the Content is that text and the JSON is built only
+// when the message is returned (build); otherwise it is built now and read
+// back. ok is false when no result can be rewritten.
+func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (int, bool) {
+	mm.texts = make([]string, len(mm.results))
+	some := false
+	for k := range mm.results {
+		if text, ok := newText(&mm.results[k], mm.memory, c, tc); ok {
+			mm.texts[k], some = text, true
+		}
+	}
+	if !some {
+		return 0, false
+	}
+	if len(m.Raw) == 0 || mm.direct && len(mm.results) == 1 {
+		counted := *m // framing (role, linkage) is unchanged by masking
+		counted.Content = mm.texts[0]
+		return countMessage(tc, &counted), true
+	}
+	msg := mm.build(m)
+	if !mm.built {
+		return 0, false
+	}
+	return countMessage(tc, &msg), true
+}
+
+// build returns the masked form of m: its Raw with each rewritten result's
+// content replaced by a JSON string and every other byte kept, Content the
+// new text (or read back from that JSON when the message holds more than
+// its one result), and the linkage of m unchanged. A message built in Go
+// (Raw nil) gets the new text as Content. On failure (a rewritten JSON
+// that does not parse, which the fuzz tests have not found) it returns m
+// unchanged with mm.built false.
+func (mm *maskedMessage) build(m *Message) Message {
+	if mm.built {
+		return mm.msg
+	}
+	out := Message{Role: m.Role, ToolCallIDs: m.ToolCallIDs, ToolResultIDs: m.ToolResultIDs}
+	if len(m.Raw) == 0 {
+		out.Content = mm.texts[0]
+		mm.msg, mm.built = out, true
+		return out
+	}
+	var edits []edit
+	for k := range mm.results {
+		if mm.texts[k] == "" {
+			continue
+		}
+		val := appendJSONString(nil, mm.texts[k])
+		for _, s := range mm.results[k].spans {
+			edits = append(edits, edit{s, val})
+		}
+	}
+	out.Raw = splice(m.Raw, edits)
+	if mm.direct && len(mm.results) == 1 {
+		out.Content = mm.texts[0]
+	} else {
+		var pr parser
+		parsed, err := pr.parse(-1, out.Raw)
+		if err != nil {
+			return *m
+		}
+		out.Content = parsed.Content
+	}
+	mm.msg, mm.built = out, true
+	return out
+}
