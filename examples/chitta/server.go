@@ -35,13 +35,30 @@ func newServer(a *app) *mcp.Server { return newSessionServer(a, nil) }
 // transport passes arguments too deep for the SDK (nil for none).
 func newSessionServer(a *app, stash *argStash) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "chitta", Version: version}, &mcp.ServerOptions{Logger: a.log})
+	big := make(chan struct{}, 1)
 	for _, t := range a.toolset {
 		s.AddTool(t.def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return a.callTool(ctx, req.Params.Name, stash.take(req.Params.Arguments))
+			args := stash.take(req.Params.Arguments)
+			if len(args) > bigArgs {
+				select {
+				case big <- struct{}{}:
+					defer func() { <-big }()
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			return a.callTool(ctx, req.Params.Name, args)
 		})
 	}
 	return s
 }
+
+// bigArgs is the size of tool arguments beyond which a session runs the
+// calls one at a time: the SDK runs tool calls concurrently, and a
+// compaction holds a few KB per message, so a client pipelining several
+// conversations near maxMessages would otherwise need their memory at
+// once. Small calls (recall, remember, short conversations) never wait.
+const bigArgs = 1 << 20
 
 // serve runs an MCP session over r and w until r ends (and the requests
 // read from it are answered, waiting at most drain) or ctx is done.

@@ -3,12 +3,14 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -278,6 +280,62 @@ func TestReadLine(t *testing.T) {
 				}
 			}
 			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// concurrencyEmbedder is the hash embedder, slowed down, recording the
+// most calls it saw at once.
+type concurrencyEmbedder struct {
+	chitta.Embedder
+	mu        sync.Mutex
+	now, most int
+}
+
+func (e *concurrencyEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	e.mu.Lock()
+	e.now++
+	e.most = max(e.most, e.now)
+	e.mu.Unlock()
+	time.Sleep(200 * time.Millisecond)
+	defer func() { e.mu.Lock(); e.now--; e.mu.Unlock() }()
+	return e.Embedder.Embed(ctx, texts)
+}
+
+// TestSessionBigCallsOneAtATime: compact_context calls over bigArgs run
+// one at a time in a session (each holds memory per message); small calls
+// run alongside.
+func TestSessionBigCallsOneAtATime(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name       string
+		n          int
+		concurrent bool
+	}{
+		{name: "big", n: 20_000},
+		{name: "small", n: 50, concurrent: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			store, err := chitta.NewHNSWStore(testDims, nil)
+			require.NoError(t, err)
+			emb := &concurrencyEmbedder{Embedder: chitta.NewHashEmbedder(testDims)}
+			a := newApp(store, emb, nil, nil)
+			msgs := manyMessages(tt.n)
+			lines := []string{initializeLine, initializedLine}
+			for id := 1; id <= 3; id++ {
+				lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"compact_context","arguments":{"messages":%s}}}`, id, msgs))
+			}
+			require.Equal(t, tt.n > 15_000, len(msgs) > bigArgs)
+			rs := runSession(t, a, maxLineLength, lines...)
+			for id := 1; id <= 3; id++ {
+				assert.Nil(t, byID(t, rs, fmt.Sprint(id)).Error)
+			}
+			if tt.concurrent {
+				assert.Greater(t, emb.most, 1, "small calls run alongside")
+			} else {
+				assert.Equal(t, 1, emb.most, "big calls run one at a time")
+			}
 		})
 	}
 }
