@@ -262,6 +262,8 @@ func TestExitCodes(t *testing.T) {
 		{name: "bad timeout", args: []string{"--timeout", "0s"}, code: 1, stderr: "--timeout"},
 		{name: "bad brief tokens", args: []string{"--brief-tokens", "5"}, code: 1, stderr: "--brief-tokens 5: want 100 to 100000"},
 		{name: "bad distill max", args: []string{"--distill-max", "0"}, code: 1, stderr: "--distill-max 0: want 1 to 100"},
+		{name: "store names a directory", args: []string{"--store", filepath.Join(dir, "newdir") + "/"}, stdin: hookJSON(t, "PreCompact", transcript, "s", ""), code: 1, stderr: "names a directory"},
+		{name: "secret in the embedder spec", args: []string{"--embedder", "openai:http://ann:hunter2secret@127.0.0.1:1/v1?api-key=qwerty123#m"}, stdin: hookJSON(t, "PreCompact", transcript, "s", ""), code: 1, stderr: "REDACTED"},
 		{name: "session start corrupt store", args: []string{"--store", corrupt}, stdin: hookJSON(t, "SessionStart", transcript, "s", "compact"), code: 1, stderr: "refusing to start"},
 	}
 	for _, tt := range tests {
@@ -274,6 +276,8 @@ func TestExitCodes(t *testing.T) {
 			if tt.name != "help" {
 				assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
 			}
+			assert.NotContains(t, r.stderr, "hunter2secret")
+			assert.NotContains(t, r.stderr, "qwerty123")
 			if tt.code != 0 {
 				assert.Empty(t, r.stdout, "nothing for Claude Code on failure")
 				assert.True(t, strings.HasPrefix(r.stderr, prefix+"failed: "), r.stderr)
