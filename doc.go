@@ -19,21 +19,13 @@
 // tool result without its call. Survivors come back verbatim, in order:
 // a [Message] read by [ParseMessages] marshals back to its original JSON.
 //
-// The result is a conversation providers accept ([Validate] passes on it
-// whenever it passes on the input): the live turn — the last user message
-// and every message after it, or in a tool loop that prompt plus the
-// latest tool results (with their call) and what follows — is always kept;
-// when the first kept message is not a user turn, the nearest user turn
-// before it is kept too, charged to the budget; so the result is never
-// empty. A user message holding only tool results is a tool result here,
-// not a user turn. [Options.FreeSelection] restores the plain greedy rule.
-//
-// An agent loop that compacts before every model call should use a
-// [Compactor]: it appends new messages to the previous result until the
-// context exceeds [Policy.MaxTokens], then compacts down to
-// [Policy.TargetTokens], so the prompt's prefix — and the provider's prompt
-// cache — stays stable between compactions; [Stats] estimates the cache
-// hit and the billed input ([Pricing]).
+// The live turn (the last user message and what follows; in a tool loop,
+// that prompt and the latest tool results) and the user turn before the
+// first kept message are pinned, so the result passes [Validate] whenever
+// the input does; [Options.FreeSelection] restores the plain greedy rule.
+// In an agent loop, a [Compactor] appends to its previous result until
+// [Policy.MaxTokens] and then compacts to [Policy.TargetTokens], keeping
+// the provider's prompt cache warm ([Pricing]).
 //
 // Without an [Embedder] the score degrades to recency and structure, and
 // [Stats.Embedding] says so. [HashEmbedder] is a zero-download default;
