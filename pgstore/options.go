@@ -1,7 +1,9 @@
 package pgstore
 
 import (
+	"context"
 	"fmt"
+	"net/url"
 	"regexp"
 
 	"github.com/chitta-go/chitta"
@@ -89,4 +91,30 @@ func (o *Options) resolve() (Options, error) {
 		return r, fmt.Errorf("%w: %w", chitta.ErrInvalidOption, err)
 	}
 	return r, nil
+}
+
+// URL query parameters that [OpenURL] takes out of a postgres:// URL.
+const (
+	URLTable     = "chitta_table"     // Options.Table
+	URLNamespace = "chitta_namespace" // Options.Namespace
+)
+
+// OpenURL opens the store of one postgres:// (or postgresql://) URL, as
+// the chitta harnesses take it in --store: the chitta_table and
+// chitta_namespace query parameters, when present, are removed and become
+// Options.Table and Options.Namespace; dims is Options.Dims, and the
+// default index is used. The rest of the URL goes to [Open]. Errors are
+// Open's and ErrBadDSN for a URL that does not parse; none contains the
+// password.
+func OpenURL(ctx context.Context, rawURL string, dims int) (*Store, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return nil, fmt.Errorf("%w: want a postgres:// URL", ErrBadDSN)
+	}
+	q := u.Query()
+	opts := &Options{Dims: dims, Table: q.Get(URLTable), Namespace: q.Get(URLNamespace)}
+	q.Del(URLTable)
+	q.Del(URLNamespace)
+	u.RawQuery = q.Encode()
+	return Open(ctx, u.String(), opts)
 }

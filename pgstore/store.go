@@ -267,6 +267,9 @@ func buildQueries(table string) queries {
 	t, g := quote(table), quote(table+"_generation")
 	bump := "INSERT INTO " + g + " AS g (namespace, generation) SELECT $1, 1 FROM changed LIMIT 1 " +
 		"ON CONFLICT (namespace) DO UPDATE SET generation = g.generation + 1"
+	// kinds is a KindFilter on parameters $4 (include; empty passes all)
+	// and $5 (exclude).
+	const kinds = " AND (cardinality($4::text[]) = 0 OR kind = ANY($4::text[])) AND NOT kind = ANY($5::text[])"
 	nearest := "SELECT " + columns + ", embedding <=> q.v::vector AS distance FROM " + t + " WHERE namespace = $1"
 	return queries{
 		upsert: "WITH changed AS (INSERT INTO " + t + " (namespace, " + columns + ") " +
@@ -276,13 +279,14 @@ func buildQueries(table string) queries {
 			"ON CONFLICT (namespace, id) DO UPDATE SET text = excluded.text, kind = excluded.kind, " +
 			"confidence = excluded.confidence, source = excluded.source, created_at = excluded.created_at, " +
 			"created_nanos = excluded.created_nanos, embedding = excluded.embedding RETURNING 1) " + bump,
-		del:        "WITH changed AS (DELETE FROM " + t + " WHERE namespace = $1 AND id = $2 RETURNING 1) " + bump,
-		get:        "SELECT " + columns + " FROM " + t + " WHERE namespace = $1 AND id = $2",
-		count:      "SELECT count(*) FROM " + t + " WHERE namespace = $1",
-		page:       "SELECT " + columns + " FROM " + t + " WHERE namespace = $1 AND id > $2 ORDER BY id LIMIT $3",
-		recall:     "SELECT " + columns + " FROM " + t + " WHERE namespace = $1 ORDER BY embedding <=> $2::vector LIMIT $3",
+		del:   "WITH changed AS (DELETE FROM " + t + " WHERE namespace = $1 AND id = $2 RETURNING 1) " + bump,
+		get:   "SELECT " + columns + " FROM " + t + " WHERE namespace = $1 AND id = $2",
+		count: "SELECT count(*) FROM " + t + " WHERE namespace = $1",
+		page:  "SELECT " + columns + " FROM " + t + " WHERE namespace = $1 AND id > $2 ORDER BY id LIMIT $3",
+		recall: "SELECT " + columns + " FROM " + t + " WHERE namespace = $1" + kinds +
+			" ORDER BY embedding <=> $2::vector LIMIT $3",
 		batch:      "SELECT q.i, m." + strings.ReplaceAll(columns, ", ", ", m.") + " FROM unnest($2::text[]) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL (" + nearest + " ORDER BY distance LIMIT $3) m",
-		best:       "SELECT q.i, m.embedding FROM unnest($2::text[]) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL (" + nearest + " AND (cardinality($3::text[]) = 0 OR kind = ANY($3::text[])) AND NOT kind = ANY($4::text[]) ORDER BY distance LIMIT 1) m",
+		best:       "SELECT q.i, m.embedding FROM unnest($2::text[]) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL (" + nearest + kinds + " ORDER BY distance LIMIT $3) m",
 		generation: "SELECT coalesce((SELECT generation FROM " + g + " WHERE namespace = $1), 0)",
 	}
 }
@@ -562,6 +566,12 @@ func (s *Store) All(ctx context.Context) iter.Seq2[chitta.Memory, error] {
 // similarity computed in float64 against the stored vector. k <= 0 gives
 // no hits without a round trip; a bad vector gives the errors of Add.
 func (s *Store) Recall(ctx context.Context, vector []float32, k int) ([]chitta.Hit, error) {
+	return s.RecallMatching(ctx, vector, k, chitta.KindFilter{})
+}
+
+// RecallMatching is [Store.Recall] restricted, in the database, to the
+// memories whose kind passes f.
+func (s *Store) RecallMatching(ctx context.Context, vector []float32, k int, f chitta.KindFilter) ([]chitta.Hit, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
@@ -575,7 +585,8 @@ func (s *Store) Recall(ctx context.Context, vector []float32, k int) ([]chitta.H
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, s.q.recall, s.opts.Namespace, pgvector.NewVector(q).String(), k)
+	include, exclude := kindArgs(f)
+	rows, err := s.pool.Query(ctx, s.q.recall, s.opts.Namespace, pgvector.NewVector(q).String(), k, include, exclude)
 	if err != nil {
 		return nil, s.fail(ctx, "recall", err)
 	}
@@ -584,6 +595,18 @@ func (s *Store) Recall(ctx context.Context, vector []float32, k int) ([]chitta.H
 		return nil, s.fail(ctx, "recall", err)
 	}
 	return hits(vector, ms), nil
+}
+
+// kindArgs returns f's lists as non-nil slices (a nil slice is SQL NULL).
+func kindArgs(f chitta.KindFilter) (include, exclude []string) {
+	include, exclude = f.Include, f.Exclude
+	if include == nil {
+		include = []string{}
+	}
+	if exclude == nil {
+		exclude = []string{}
+	}
+	return include, exclude
 }
 
 // RecallBatch answers one Recall per vector in a single statement (one
@@ -657,14 +680,8 @@ func (s *Store) BestSimilarities(ctx context.Context, vectors [][]float32, f chi
 	if len(vectors) == 0 {
 		return out, nil
 	}
-	include, exclude := f.Include, f.Exclude
-	if include == nil {
-		include = []string{}
-	}
-	if exclude == nil {
-		exclude = []string{}
-	}
-	rows, err := s.pool.Query(ctx, s.q.best, s.opts.Namespace, qs, include, exclude)
+	include, exclude := kindArgs(f)
+	rows, err := s.pool.Query(ctx, s.q.best, s.opts.Namespace, qs, 1, include, exclude)
 	if err != nil {
 		return nil, s.fail(ctx, "best similarities", err)
 	}

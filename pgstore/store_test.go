@@ -328,6 +328,20 @@ func TestBestSimilarities(t *testing.T) {
 			assert.InDelta(t, best, got[i], 1e-12, "filter %+v query %d", f, i)
 		}
 	}
+	// RecallMatching filters in the database, as HNSWStore's does.
+	ref, err := chitta.NewHNSWStore(8, nil)
+	require.NoError(t, err)
+	for _, m := range ms {
+		require.NoError(t, ref.Add(ctx, m))
+	}
+	for _, f := range []chitta.KindFilter{{}, {Include: []string{chitta.KindPreference}}, {Exclude: []string{chitta.KindFact, chitta.KindEpisode}}} {
+		got, err := s.RecallMatching(ctx, qs[1], 4, f)
+		require.NoError(t, err)
+		want, err := ref.RecallMatching(ctx, qs[1], 4, f)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "filter %+v", f)
+	}
+
 	// A query opposite to every memory clamps to 0.
 	require.NoError(t, s.Add(ctx, chitta.Memory{ID: "neg", Kind: "only", Vector: []float32{1, 1, 1, 1, 1, 1, 1, 1}}))
 	got, err := s.BestSimilarities(ctx, [][]float32{{-1, -1, -1, -1, -1, -1, -1, -1}}, chitta.KindFilter{Include: []string{"only"}})
@@ -612,4 +626,32 @@ func TestKilledConnectionMidBatch(t *testing.T) {
 	require.NoError(t, err, "the next call works on a new connection")
 	assert.Equal(t, want, got)
 	require.NoError(t, k.Add(ctx, chitta.Memory{ID: "after", Vector: qs[0]}))
+}
+
+func TestOpenURL(t *testing.T) {
+	ctx := t.Context()
+	dsn := testDSN(t)
+	if !strings.HasPrefix(dsn, "postgres") || !strings.Contains(dsn, "://") {
+		t.Fatalf("CHITTA_TEST_DSN must be a postgres:// URL for this test")
+	}
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	table := uniqueTable()
+	s, err := OpenURL(ctx, dsn+sep+"chitta_table="+table+"&chitta_namespace=team+a", 4)
+	require.NoError(t, err)
+	t.Cleanup(func() { dropTables(t, s) })
+	assert.Equal(t, table, s.opts.Table)
+	assert.Equal(t, "team a", s.Namespace())
+	assert.Equal(t, 4, s.Dims())
+	assert.Equal(t, IndexHNSW, s.opts.Index)
+
+	for _, bad := range []string{"postgres://u:hunter2%zz@h/db", "mysql://u:hunter2@h/db", "host=h password=hunter2"} {
+		_, err := OpenURL(ctx, bad, 4)
+		require.ErrorIs(t, err, ErrBadDSN, bad)
+		assert.NotContains(t, err.Error(), "hunter2")
+	}
+	_, err = OpenURL(ctx, "postgres://u:hunter2@127.0.0.1:1/db?chitta_table=Bad", 4)
+	require.ErrorIs(t, err, chitta.ErrInvalidOption)
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/examples/internal/storepath"
 	"github.com/chitta-go/chitta/pgstore"
 )
 
@@ -68,11 +67,7 @@ func (p *pgMemory) AllMatching(f chitta.KindFilter) iter.Seq[chitta.Memory] {
 // openPG opens the PostgreSQL store of a postgres:// --store URL. Errors
 // and logs show the URL with its password redacted.
 func openPG(ctx context.Context, dsn string, dims int, log *slog.Logger) (*pgMemory, error) {
-	rest, table, namespace, err := storepath.SplitDSN(dsn)
-	if err != nil {
-		return nil, err
-	}
-	s, err := pgstore.Open(ctx, rest, &pgstore.Options{Dims: dims, Table: table, Namespace: namespace})
+	s, err := pgstore.OpenURL(ctx, dsn, dims)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", pgstore.Redact(dsn), err)
 	}
