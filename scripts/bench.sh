@@ -32,4 +32,13 @@ if [ -f scripts/install-llama.sh ]; then
   eval "$(bash scripts/install-llama.sh)"
   bench ./llamacpp 'BenchmarkEmbed' -tags llamacpp
 fi
+# pgstore on PGlite (PostgreSQL 18 + pgvector in WebAssembly) next to
+# HNSWStore: opt-in (CHITTA_BENCH_PG=1; sizes from CHITTA_PG_BENCH_SIZES,
+# default 10000,100000) because loading 100 000 memories into PGlite takes
+# a long time. Raw output in out/bench-pgstore.txt (BENCHMARKS.md, pgstore).
+if [ "${CHITTA_BENCH_PG:-0}" = 1 ]; then
+  echo "== pgstore BenchmarkStores" >&2
+  bash scripts/pglite.sh go -C pgstore test -run '^$' -bench BenchmarkStores -benchtime 100x -timeout 0 . \
+    2>&1 | tee out/bench-pgstore.txt >&2
+fi
 go run ./examples/internal/benchtable < "$raw"

@@ -3,7 +3,11 @@
 # gofmt, go vet, staticcheck and `go test -race` for the root module and each
 # nested example module, then the llama.cpp adapter tests (which install
 # llama.cpp's headers and prebuilt libraries from npm into a cache first).
-# Needs only Go, git, and the Go/npm/Debian package registries.
+# Modules that require the pgstore module run against a PostgreSQL with
+# pgvector: scripts/pglite.sh starts PGlite (from npm, cached) on 127.0.0.1
+# at the start and stops it by PID on exit, unless CHITTA_TEST_DSN names a
+# server already.
+# Needs only Go, git, node, and the Go/npm/Debian package registries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +24,14 @@ done < <(find . -name go.mod -not -path ./go.mod -not -path '*/node_modules/*' \
 
 step() { printf '\n== %s\n' "$*"; }
 
+# The PostgreSQL test server starts in the background now (it can take a
+# minute on a busy machine) and is waited for before the first module that
+# needs it.
+# shellcheck source=scripts/pglite.sh
+source scripts/pglite.sh
+trap pglite_stop EXIT
+pglite_start
+
 step "gofmt"
 unformatted=$(gofmt -l .)
 if [ -n "$unformatted" ]; then
@@ -27,6 +39,10 @@ if [ -n "$unformatted" ]; then
 fi
 
 for m in "${MODULES[@]}"; do
+  if grep -q 'github.com/chitta-go/chitta/pgstore' "$m/go.mod"; then
+    step "PostgreSQL test server"
+    pglite_wait
+  fi
   step "go vet ($m)"
   go -C "$m" vet ./...
   step "staticcheck ($m)"

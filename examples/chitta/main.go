@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	chitta [--store PATH] [--embedder hash|hash:DIMS|llamacpp:PATH|openai:URL#MODEL]
+//	chitta [--store PATH|postgres://URL] [--embedder hash|hash:DIMS|llamacpp:PATH|openai:URL#MODEL]
 //	       [--mode auto|serve|oneshot] [--timeout 60s] [--verbose]
 //
 // With --mode auto (the default) chitta reads the first JSON value on stdin
@@ -34,7 +34,11 @@
 // store (default: the working directory's project's, see --store) is
 // loaded from --store at start (a missing file is an empty store, a corrupt one stops
 // chitta with an error and is never overwritten) and saved atomically after
-// every write. Logs go to stderr; stdout carries only JSON-RPC.
+// every write. With --store postgres://… the memories live in PostgreSQL
+// with pgvector instead (package pgstore; chitta_table and chitta_namespace
+// query parameters choose the table and namespace), shared by every
+// process and machine that opens the same URL; the password is never
+// printed. Logs go to stderr; stdout carries only JSON-RPC.
 package main
 
 import (
@@ -53,6 +57,7 @@ import (
 
 	"github.com/chitta-go/chitta/examples/internal/embedspec"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
+	"github.com/chitta-go/chitta/pgstore"
 )
 
 func main() {
@@ -132,13 +137,24 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	defer emb.Close()
-	store, err := storepath.OpenShared(cfg.store, emb.Dims)
-	if err != nil {
-		return err
+	var a *app
+	if storepath.IsDSN(cfg.store) {
+		store, err := openPG(ctx, cfg.store, emb.Dims, log)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		log.Debug("ready", "store", pgstore.Redact(cfg.store), "memories", store.Len(), "embedder", emb.Name)
+		a = newApp(store, emb, nil, log) // every write is already in the database
+	} else {
+		store, err := storepath.OpenShared(cfg.store, emb.Dims)
+		if err != nil {
+			return err
+		}
+		log.Debug("ready", "store", cfg.store, "memories", store.Len(), "embedder", emb.Name)
+		a = newApp(store, emb, store.Save, log)
+		a.refresh = store.Refresh
 	}
-	log.Debug("ready", "store", cfg.store, "memories", store.Len(), "embedder", emb.Name)
-	a := newApp(store, emb, store.Save, log)
-	a.refresh = store.Refresh
 
 	if cfg.mode == "serve" {
 		return a.serve(ctx, stdin, stdout, cfg.timeout)

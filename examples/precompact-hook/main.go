@@ -35,11 +35,16 @@
 //
 // The memory store defaults to one per project (the git root of the
 // hook's cwd, else cwd) under the chitta data directory, the same default
-// the chitta MCP server takes from its working directory.
+// the chitta MCP server takes from its working directory. --store
+// postgres://… keeps it in PostgreSQL with pgvector instead (package
+// pgstore; chitta_table and chitta_namespace query parameters choose the
+// table and namespace), so a team's hooks share one memory; the password
+// is never printed. The hook has its own go.mod so that the root module
+// does not depend on the PostgreSQL driver.
 //
 // Usage:
 //
-//	precompact-hook [--store PATH] [--embedder SPEC] [--brief-tokens 1500]
+//	precompact-hook [--store PATH|postgres://URL] [--embedder SPEC] [--brief-tokens 1500]
 //	                [--distill] [--distill-max 8] [--mask] [--timeout 30s] < hook-input.json
 package main
 

@@ -2,20 +2,46 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/brief"
 	"github.com/chitta-go/chitta/examples/internal/claudecode"
 	"github.com/chitta-go/chitta/examples/internal/embedspec"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
 )
 
-// openMemory opens the embedder and the memory store: --store, else the
-// store of the project the hook's cwd belongs to (Claude Code's cwd field,
-// else the process's working directory). The store is the one place the
-// hook opens one. The caller closes the embedder.
-func openMemory(ctx context.Context, cfg *config, in *hookInput) (*embedspec.Embedder, *storepath.Shared, error) {
+// hookStore is what the hook needs of its memory store; a
+// storepath.Shared (a store file) and a pgMemory (postgres://) have it.
+type hookStore interface {
+	brief.Store
+	Get(id string) (chitta.Memory, bool)
+	Len() int
+	Save() error  // persists the writes (a no-op in PostgreSQL)
+	Path() string // where the store is, for the summary (no password)
+}
+
+// openMemory opens the embedder and the memory store: --store (a file or
+// a postgres:// URL), else the store of the project the hook's cwd belongs
+// to (Claude Code's cwd field, else the process's working directory). The
+// store is the one place the hook opens one. The caller closes the
+// embedder and then the store.
+func openMemory(ctx context.Context, cfg *config, in *hookInput) (*embedspec.Embedder, hookStore, error) {
+	if storepath.IsDSN(cfg.store) {
+		emb, err := embedspec.Open(ctx, cfg.embedder)
+		if err != nil {
+			return nil, nil, err
+		}
+		store, err := openPG(ctx, cfg.store, emb.Dims)
+		if err != nil {
+			emb.Close()
+			return nil, nil, err
+		}
+		return emb, store, nil
+	}
 	dir := in.CWD
 	if dir == "" {
 		dir, _ = os.Getwd()
@@ -56,4 +82,12 @@ func readTranscript(ctx context.Context, path string) (*claudecode.Transcript, e
 		}
 	}
 	return tr, nil
+}
+
+// closeStore closes a store that holds connections (a pgMemory); a store
+// file has nothing to close.
+func closeStore(s hookStore) {
+	if c, ok := s.(io.Closer); ok {
+		_ = c.Close()
+	}
 }

@@ -31,6 +31,7 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 		return outcome{err: err}
 	}
 	defer emb.Close()
+	defer closeStore(store)
 
 	out, err := brief.Run(ctx, window, emb, store, &brief.RunOptions{
 		Query:      queryFor(in, tr.Turns),

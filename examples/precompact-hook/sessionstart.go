@@ -33,6 +33,7 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 		return outcome{err: err}
 	}
 	defer emb.Close()
+	defer closeStore(store)
 
 	// The latest real prompt is the query. A transcript that cannot be
 	// read leaves only the brief to print.

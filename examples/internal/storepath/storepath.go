@@ -55,7 +55,8 @@ func dataDir(xdg string, home func() (string, error)) (string, error) {
 // FlagUsage is the usage text of a --store flag whose empty value means
 // the per-project default of [Resolve].
 const FlagUsage = "memory store `file` (default: one per project, the git root of the working directory or else the directory itself, " +
-	"under $XDG_DATA_HOME/chitta/projects/ or ~/.local/share/chitta/projects/)"
+	"under $XDG_DATA_HOME/chitta/projects/ or ~/.local/share/chitta/projects/), or a postgres:// URL " +
+	"(PostgreSQL with pgvector; optional chitta_table and chitta_namespace query parameters)"
 
 // Resolve returns flag when it is not empty, else the store of the project
 // the working directory belongs to ([ResolveFor]).

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/pgstore"
+)
+
+// pgMemory is a pgstore.Store as the tools need it: Len, Delete and
+// AllMatching without ctx. Every other method (Recall, Add, RecallBatch,
+// BestSimilarities, Generation) is the Store's.
+type pgMemory struct {
+	*pgstore.Store
+	log  *slog.Logger
+	last atomic.Int64 // the last count read, reported when a count fails
+}
+
+// Len returns the number of memories in the namespace; when the server
+// cannot say, it logs why and returns the last count it knew.
+func (p *pgMemory) Len() int {
+	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	defer cancel()
+	n, err := p.Store.Len(ctx)
+	if err != nil {
+		p.log.Warn("count memories", "err", err)
+		return int(p.last.Load())
+	}
+	p.last.Store(int64(n))
+	return n
+}
+
+// pgTimeout bounds the calls the tools make without a ctx.
+const pgTimeout = 30 * time.Second
+
+// Delete removes the memory with the given ID (chitta.ErrNotFound when
+// there is none).
+func (p *pgMemory) Delete(id string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	defer cancel()
+	return p.Store.Delete(ctx, id)
+}
+
+// AllMatching iterates over the memories whose kind passes f. A read
+// error is logged and ends the iteration.
+func (p *pgMemory) AllMatching(f chitta.KindFilter) iter.Seq[chitta.Memory] {
+	return func(yield func(chitta.Memory) bool) {
+		ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+		defer cancel()
+		for m, err := range p.Store.All(ctx) {
+			if err != nil {
+				p.log.Warn("list memories", "err", err)
+				return
+			}
+			if f.Match(m.Kind) && !yield(m) {
+				return
+			}
+		}
+	}
+}
+
+// openPG opens the PostgreSQL store of a postgres:// --store URL. Errors
+// and logs show the URL with its password redacted.
+func openPG(ctx context.Context, dsn string, dims int, log *slog.Logger) (*pgMemory, error) {
+	s, err := pgstore.OpenURL(ctx, dsn, dims)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", pgstore.Redact(dsn), err)
+	}
+	return &pgMemory{Store: s, log: log}, nil
+}

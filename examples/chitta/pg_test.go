@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta/examples/internal/storepath"
+)
+
+// pgURL returns CHITTA_TEST_DSN (scripts/test.sh starts PGlite and sets
+// it) with a fresh namespace; without it the test skips, except in CI.
+func pgURL(t *testing.T) string {
+	t.Helper()
+	dsn := os.Getenv("CHITTA_TEST_DSN")
+	if dsn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CHITTA_TEST_DSN is not set in CI: run the tests through scripts/test.sh")
+		}
+		t.Skip("CHITTA_TEST_DSN is not set: run `bash scripts/pglite.sh go -C examples/chitta test ./...`")
+	}
+	require.True(t, storepath.IsDSN(dsn), "CHITTA_TEST_DSN must be a postgres:// URL for the harness tests")
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return fmt.Sprintf("%s%schitta_table=chitta_harness_test&chitta_namespace=%s-%d", dsn, sep, t.Name(), os.Getpid())
+}
+
+// TestPostgresStore remembers in one process and recalls in another
+// through --store postgres://….
+func TestPostgresStore(t *testing.T) {
+	dsn := pgURL(t)
+	home := t.TempDir()
+	r := runChitta(t, home, call(1, "remember", `{"text":"Deploys go out on Tuesdays after the freeze.","kind":"habit","confidence":0.6}`), "--store", dsn)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"memories":1`)
+
+	r = runChitta(t, home, call(2, "recall", `{"text":"when do deploys go out?","k":1}`), "--store", dsn, "--verbose")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "Deploys go out on Tuesdays")
+	assert.Contains(t, r.stdout, `"kind":"habit"`)
+	assert.Contains(t, r.stderr, "store=", "the verbose log names the store")
+
+	r = runChitta(t, home, call(3, "list_memories", `{"kinds":["habit"]}`), "--store", dsn)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "Deploys go out on Tuesdays")
+	var id string
+	for _, part := range strings.Split(r.stdout, `\"id\":\"`)[1:] {
+		id, _, _ = strings.Cut(part, `\"`)
+	}
+	if id == "" { // structured content carries the IDs unescaped
+		for _, part := range strings.Split(r.stdout, `"id":"`)[1:] {
+			id, _, _ = strings.Cut(part, `"`)
+		}
+	}
+	require.NotEmpty(t, id, r.stdout)
+	r = runChitta(t, home, call(4, "forget", `{"id":"`+id+`"}`), "--store", dsn)
+	require.Equal(t, 0, r.code, r.stderr)
+	r = runChitta(t, home, call(5, "recall", `{"text":"when do deploys go out?","k":1}`), "--store", dsn)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NotContains(t, r.stdout, "Deploys go out on Tuesdays", "forgotten")
+
+	r = runChitta(t, home, call(6, "compact_context", `{"messages":`+conversation+`,"query":"deploys"}`), "--store", dsn)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"before_tokens"`)
+}
+
+// TestPostgresStoreErrorsHidePassword needs no server: nothing listens on
+// port 1, and a bad URL fails before any connection.
+func TestPostgresStoreErrorsHidePassword(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, dsn, want string }{
+		{"unreachable", "postgres://agent:hunter2@127.0.0.1:1/db?sslmode=disable&connect_timeout=5", "cannot connect"},
+		{"bad url", "postgres://agent:hunter2%zz@127.0.0.1/db", "bad DSN"},
+		{"bad option", "postgres://agent:hunter2@127.0.0.1:1/db?chitta_table=Bad-Table", "Options.Table"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := runChitta(t, t.TempDir(), call(1, "recall", `{"text":"x"}`), "--store", tt.dsn, "--verbose")
+			assert.Equal(t, 1, r.code)
+			assert.Contains(t, r.stderr, tt.want)
+			assert.NotContains(t, r.stderr, "hunter2")
+			assert.NotContains(t, r.stdout, "hunter2")
+		})
+	}
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/pgstore"
+)
+
+// pgTimeout bounds the store calls the hook makes without a ctx.
+const pgTimeout = 30 * time.Second
+
+// pgMemory is a pgstore.Store as the hook needs it (see hookStore). Every
+// write is in the database when Add returns, so Save does nothing.
+type pgMemory struct {
+	*pgstore.Store
+	where string // the URL with its password redacted
+}
+
+// openPG opens the PostgreSQL store of a postgres:// --store URL (see
+// pgstore.OpenURL). Errors show the URL with its password redacted.
+func openPG(ctx context.Context, dsn string, dims int) (*pgMemory, error) {
+	s, err := pgstore.OpenURL(ctx, dsn, dims)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", pgstore.Redact(dsn), err)
+	}
+	return &pgMemory{Store: s, where: pgstore.Redact(dsn)}, nil
+}
+
+// Get returns the memory with the given ID; a read error counts as absent.
+func (p *pgMemory) Get(id string) (chitta.Memory, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	defer cancel()
+	m, ok, err := p.Store.Get(ctx, id)
+	return m, ok && err == nil
+}
+
+// Len returns the number of memories in the namespace (-1 when the server
+// cannot say).
+func (p *pgMemory) Len() int {
+	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	defer cancel()
+	n, err := p.Store.Len(ctx)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// Save does nothing: every Add is already committed.
+func (p *pgMemory) Save() error { return nil }
+
+// Path returns the store's URL with its password redacted.
+func (p *pgMemory) Path() string { return p.where }

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/storepath"
+	"github.com/chitta-go/chitta/pgstore"
+)
+
+// pgURL returns CHITTA_TEST_DSN (scripts/test.sh starts PGlite and sets
+// it) with a namespace of its own; without it the test skips, except in CI.
+func pgURL(t *testing.T) (url, namespace string) {
+	t.Helper()
+	dsn := os.Getenv("CHITTA_TEST_DSN")
+	if dsn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CHITTA_TEST_DSN is not set in CI: run the tests through scripts/test.sh")
+		}
+		t.Skip("CHITTA_TEST_DSN is not set: run `bash scripts/pglite.sh go -C examples/precompact-hook test ./...`")
+	}
+	require.True(t, storepath.IsDSN(dsn), "CHITTA_TEST_DSN must be a postgres:// URL for the hook tests")
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	namespace = fmt.Sprintf("%s-%d", t.Name(), os.Getpid())
+	return dsn + sep + "chitta_table=chitta_hook_test&chitta_namespace=" + namespace, namespace
+}
+
+// TestPostgresStore: PreCompact records its episode and brief in
+// PostgreSQL, and a later SessionStart process brings the brief back.
+func TestPostgresStore(t *testing.T) {
+	url, namespace := pgURL(t)
+	transcript := writeTranscript(t, 10)
+
+	pre := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", transcript, "sess-pg", "")), "--store", url)
+	require.Equal(t, 0, pre.code, pre.stderr)
+	assert.True(t, strings.HasPrefix(pre.stdout, "Preservation brief from chitta"), pre.stdout)
+	assert.Contains(t, pre.stderr, "chitta_hook_test", "the summary names the store")
+
+	s, err := pgstore.Open(t.Context(), os.Getenv("CHITTA_TEST_DSN"), &pgstore.Options{
+		Dims: chitta.NewHashEmbedder(0).Dimensions(), Table: "chitta_hook_test", Namespace: namespace})
+	require.NoError(t, err)
+	defer s.Close()
+	got := map[string]int{}
+	for m, err := range s.All(t.Context()) {
+		require.NoError(t, err)
+		got[m.Kind]++
+	}
+	assert.Equal(t, map[string]int{chitta.KindEpisode: 1, chitta.KindBrief: 1}, got)
+
+	post := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", transcript, "sess-pg", "compact")), "--store", url)
+	require.Equal(t, 0, post.code, post.stderr)
+	assert.Contains(t, post.stdout, strings.TrimSpace(strings.SplitN(pre.stdout, "\n", 2)[0]), "the session's brief")
+}
+
+// TestPostgresStoreErrorsHidePassword needs no server: nothing listens on
+// port 1.
+func TestPostgresStoreErrorsHidePassword(t *testing.T) {
+	t.Parallel()
+	transcript := writeTranscript(t, 3)
+	r := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", transcript, "s", "")),
+		"--store", "postgres://agent:hunter2@127.0.0.1:1/db?sslmode=disable&connect_timeout=5")
+	assert.NotEqual(t, 0, r.code)
+	assert.Contains(t, r.stderr, "cannot connect")
+	assert.Contains(t, r.stderr, "xxxxx", "the URL is shown redacted")
+	assert.NotContains(t, r.stderr, "hunter2")
+	assert.NotContains(t, r.stdout, "hunter2")
+}

@@ -1,0 +1,30 @@
+// Package pgstore keeps chitta's memory in PostgreSQL with the pgvector
+// extension, so that agents on several machines, or a fleet of agents,
+// share what they learned on a database that already replicates, backs up
+// and scales.
+//
+// A [Store] is a chitta.MemoryStore, chitta.BatchRecaller,
+// chitta.CoverageRecaller and chitta.Generational: pass it as
+// chitta.Options.Store. [Open] creates the pgvector extension and three
+// tables when they are missing (Options.Table, default chitta_memories,
+// plus _schema with the schema version and _generation with a counter per
+// namespace), and refuses a table of other dims or of a newer schema.
+// Memories are upserted by (namespace, ID) with chitta.HNSWStore's rules.
+// Similarity is 1 − pgvector's cosine distance (<=>), reported in float64
+// from the stored vector as HNSWStore reports it. RecallBatch and
+// BestSimilarities answer all of a compaction's queries in one statement
+// (unnest of the query vectors, LATERAL nearest-k), so one round trip.
+//
+// Every connection sets hnsw.ef_search to [DefaultEfSearch] and, with
+// pgvector 0.8 or later, hnsw.iterative_scan to strict_order (so a
+// namespace or kind filter does not shrink an answer below k), unless the
+// DSN sets them as runtime parameters. The pool follows pgx's DSN settings
+// (pool_max_conns, default_query_exec_mode, …). Behind PgBouncer in
+// transaction mode, or on PGlite's socket server, which multiplexes every
+// client onto one backend, use default_query_exec_mode=simple_protocol.
+//
+// Tests run against a real server: scripts/test.sh starts PGlite
+// (PostgreSQL 18 compiled to WebAssembly, with pgvector) on 127.0.0.1 and
+// sets CHITTA_TEST_DSN; set it yourself to test against any PostgreSQL
+// with pgvector.
+package pgstore

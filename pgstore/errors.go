@@ -1,0 +1,121 @@
+package pgstore
+
+import (
+	"errors"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Sentinel errors. Errors returned by this package wrap one of these, or one
+// of chitta's sentinels (chitta.ErrInvalidOption, chitta.ErrInvalidVector,
+// chitta.ErrDimensionMismatch, chitta.ErrInvalidMemory, chitta.ErrNotFound),
+// with a short phrase naming the field or value at fault; test with
+// [errors.Is]. No error of this package contains the password of the DSN.
+var (
+	// ErrBadDSN reports a connection string that cannot be parsed.
+	ErrBadDSN = errors.New("pgstore: bad DSN")
+
+	// ErrConnect reports a server that cannot be reached or refuses the
+	// connection (wrong host or port, server down, authentication failed).
+	ErrConnect = errors.New("pgstore: cannot connect to PostgreSQL")
+
+	// ErrNoVectorExtension reports a server without the pgvector extension,
+	// or a role that may not create it (CREATE EXTENSION vector).
+	ErrNoVectorExtension = errors.New("pgstore: pgvector extension missing")
+
+	// ErrSchema reports tables that this version of pgstore cannot use: a
+	// schema version newer than it knows, or a table of the configured name
+	// that pgstore did not create.
+	ErrSchema = errors.New("pgstore: unsupported schema")
+)
+
+// secretError carries a driver error with every occurrence of the password
+// removed from its text; errors.Is and errors.As still see the driver error.
+type secretError struct {
+	msg string
+	err error
+}
+
+func (e *secretError) Error() string { return e.msg }
+func (e *secretError) Unwrap() error { return e.err }
+
+// scrub returns err with the given secrets (and their URL-escaped forms)
+// replaced by "xxxxx" in its text. A nil err stays nil.
+func scrub(err error, secrets ...string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	clean := redact(msg, secrets...)
+	if clean == msg {
+		return err
+	}
+	return &secretError{msg: clean, err: err}
+}
+
+// redact replaces every non-empty secret, raw and URL-escaped, in s.
+func redact(s string, secrets ...string) string {
+	for _, p := range secrets {
+		if p == "" {
+			continue
+		}
+		for _, form := range []string{p, url.QueryEscape(p), url.PathEscape(p), url.UserPassword("u", p).String()[2:]} {
+			if form != "" {
+				s = strings.ReplaceAll(s, form, "xxxxx")
+			}
+		}
+	}
+	return s
+}
+
+// dsnSecrets returns the strings of dsn that may be a password, found
+// without trusting dsn to parse: the userinfo password of a URL and the
+// value of every password= key of a keyword/value string.
+func dsnSecrets(dsn string) []string {
+	var out []string
+	if i := strings.Index(dsn, "://"); i >= 0 {
+		rest := dsn[i+3:]
+		if at := strings.LastIndex(rest, "@"); at >= 0 {
+			if c := strings.Index(rest[:at], ":"); c >= 0 {
+				out = append(out, rest[c+1:at])
+			}
+		}
+		if q := strings.Index(rest, "?"); q >= 0 {
+			for _, kv := range strings.Split(rest[q+1:], "&") {
+				if k, v, ok := strings.Cut(kv, "="); ok && strings.EqualFold(k, "password") {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	for _, f := range strings.Fields(dsn) {
+		if k, v, ok := strings.Cut(f, "="); ok && strings.EqualFold(strings.TrimSpace(k), "password") {
+			out = append(out, strings.Trim(v, `'`))
+		}
+	}
+	return out
+}
+
+// kvPassword matches a password key of a keyword/value DSN or of a URL
+// query string, with its value.
+var kvPassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*)`)
+
+// Redact returns dsn with its password replaced by "xxxxx", for logs and
+// error messages; a dsn without a password is returned unchanged. It does
+// not need dsn to parse.
+func Redact(dsn string) string {
+	if i := strings.Index(dsn, "://"); i >= 0 {
+		rest := dsn[i+3:]
+		end := len(rest)
+		if j := strings.IndexAny(rest, "/?"); j >= 0 {
+			end = j
+		}
+		if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+			if c := strings.Index(rest[:at], ":"); c >= 0 {
+				dsn = dsn[:i+3] + rest[:c+1] + "xxxxx" + rest[at:]
+			}
+		}
+	}
+	return kvPassword.ReplaceAllString(dsn, "${1}xxxxx")
+}

@@ -1,0 +1,771 @@
+package pgstore
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"iter"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/internal/vecmath"
+)
+
+// SchemaVersion is the version of the tables this package creates and
+// reads. Open refuses a table whose recorded version is newer.
+const SchemaVersion = 1
+
+// Store is a [chitta.MemoryStore], [chitta.BatchRecaller],
+// [chitta.CoverageRecaller] and [chitta.Generational] kept in a PostgreSQL
+// table with the pgvector extension, so that agents on several machines
+// share one memory.
+//
+// Memories are upserted by (namespace, ID); vectors are validated and
+// normalised as [chitta.HNSWStore] does, so Recall ranks by the same cosine
+// similarity (1 − pgvector's cosine distance) and reports it recomputed in
+// float64 from the stored vector. With an index (the default, HNSW) Recall
+// is approximate; see [Options.Index] and [DefaultEfSearch].
+//
+// The zero value is not usable; create one with [Open]. A Store is safe for
+// concurrent use by many goroutines and, through the database, by many
+// processes. Every Memory and Hit it returns belongs to the caller.
+type Store struct {
+	pool *pgxpool.Pool
+	opts Options
+	q    queries
+}
+
+// queries are the store's SQL statements, built once from the validated,
+// quoted table names. Every caller value is a parameter.
+type queries struct {
+	upsert, del, get, count, page, recall, batch, best, generation string
+}
+
+// Open connects to the PostgreSQL server of dsn (a URL such as
+// postgres://user:pass@host:5432/db or a keyword/value string; pgx's
+// pool_max_conns and default_query_exec_mode settings apply), creates the
+// pgvector extension and the tables when they are missing, and checks that
+// the existing tables have this package's schema version and opts.Dims.
+//
+// Errors wrap chitta.ErrInvalidOption for bad options, ErrBadDSN for a dsn
+// that does not parse, ErrConnect when the server cannot be reached or
+// refuses the connection, ErrNoVectorExtension when pgvector is missing,
+// ErrSchema for a newer schema or a foreign table, and
+// chitta.ErrDimensionMismatch for a table of other dims. The password
+// never appears in an error. Close the Store when done.
+func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
+	o, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		// pgconn's message quotes the DSN (redacted) before the reason;
+		// only the reason is kept, and scrubbed of anything like a password.
+		msg := err.Error()
+		if i := strings.LastIndex(msg, "`: "); i >= 0 {
+			msg = msg[i+3:]
+		}
+		return nil, fmt.Errorf("%w: %s", ErrBadDSN, redact(msg, append(dsnSecrets(dsn), dsn)...))
+	}
+	return openConfig(ctx, cfg, o)
+}
+
+// openConfig opens a store on a parsed pool configuration (tests replace
+// its dialer). The extension and tables are set up on one connection of
+// their own, closed before the pool opens.
+func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, error) {
+	secret := cfg.ConnConfig.Password
+	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		return nil, fmt.Errorf("%w: %w", ErrConnect, scrub(err, secret))
+	}
+	s := &Store{opts: o, q: buildQueries(o.Table)}
+	iterative, err := ensureExtension(ctx, conn)
+	if err == nil {
+		err = s.ensureSchema(ctx, conn)
+	}
+	closeErr := conn.Close(ctx)
+	if err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		return nil, scrub(err, secret)
+	}
+	// Every connection's session gets the search settings. PGlite and
+	// poolers ignore them as startup parameters, so they are SET.
+	var set []string
+	if _, ok := cfg.ConnConfig.RuntimeParams["hnsw.ef_search"]; !ok {
+		set = append(set, "SET hnsw.ef_search = "+strconv.Itoa(DefaultEfSearch))
+	}
+	if _, ok := cfg.ConnConfig.RuntimeParams["hnsw.iterative_scan"]; !ok && iterative {
+		// A namespace or kind filter must not shrink the answer below k.
+		set = append(set, "SET hnsw.iterative_scan = strict_order")
+	}
+	if len(set) > 0 {
+		stmt := strings.Join(set, "; ")
+		after := cfg.AfterConnect
+		cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+			if after != nil {
+				if err := after(ctx, c); err != nil {
+					return err
+				}
+			}
+			_, err := c.Exec(ctx, stmt)
+			return err
+		}
+	}
+	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConnect, scrub(err, secret))
+	}
+	return s, nil
+}
+
+// vectorExtension is the extension Open needs (a variable so that a test
+// can name one the server lacks).
+var vectorExtension = "vector"
+
+// ensureExtension creates pgvector when it is missing and reports whether
+// it has iterative index scans (0.8 and later).
+func ensureExtension(ctx context.Context, conn *pgx.Conn) (iterative bool, err error) {
+	var version *string
+	if err := conn.QueryRow(ctx, "SELECT (SELECT extversion FROM pg_extension WHERE extname = $1)", vectorExtension).Scan(&version); err != nil {
+		return false, fmt.Errorf("read extensions: %w", err)
+	}
+	if version == nil {
+		if _, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS "+quote(vectorExtension)); err != nil {
+			return false, fmt.Errorf("%w: CREATE EXTENSION %s: %w", ErrNoVectorExtension, vectorExtension, err)
+		}
+		if err := conn.QueryRow(ctx, "SELECT extversion FROM pg_extension WHERE extname = $1", vectorExtension).Scan(&version); err != nil {
+			return false, fmt.Errorf("%w: %w", ErrNoVectorExtension, err)
+		}
+	}
+	major, rest, _ := strings.Cut(*version, ".")
+	minor, _, _ := strings.Cut(rest, ".")
+	ma, _ := strconv.Atoi(major)
+	mi, _ := strconv.Atoi(minor)
+	return ma > 0 || mi >= 8, nil
+}
+
+// quote quotes a validated identifier.
+func quote(name string) string { return `"` + name + `"` }
+
+// ensureSchema checks the recorded schema, creates what is missing under an
+// advisory lock (concurrent Opens), and checks again.
+func (s *Store) ensureSchema(ctx context.Context, conn *pgx.Conn) error {
+	exists, err := s.checkSchema(ctx, conn)
+	if err != nil || exists {
+		if err == nil {
+			err = s.createIndex(ctx, conn)
+		}
+		return err
+	}
+	t, d := s.opts.Table, strconv.Itoa(s.opts.Dims)
+	ddl := `SELECT pg_advisory_xact_lock(hashtext('chitta_pgstore:` + t + `'));
+CREATE TABLE IF NOT EXISTS ` + quote(t+"_schema") + ` (
+	singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+	version integer NOT NULL,
+	dims integer NOT NULL);
+INSERT INTO ` + quote(t+"_schema") + ` (version, dims) VALUES (` + strconv.Itoa(SchemaVersion) + `, ` + d + `) ON CONFLICT DO NOTHING;
+CREATE TABLE IF NOT EXISTS ` + quote(t) + ` (
+	namespace text NOT NULL,
+	id text COLLATE "C" NOT NULL,
+	text text NOT NULL,
+	kind text NOT NULL,
+	confidence double precision NOT NULL,
+	source text NOT NULL,
+	created_at timestamptz NOT NULL,
+	created_nanos integer NOT NULL,
+	embedding vector(` + d + `) NOT NULL,
+	PRIMARY KEY (namespace, id));
+CREATE TABLE IF NOT EXISTS ` + quote(t+"_generation") + ` (
+	namespace text PRIMARY KEY,
+	generation bigint NOT NULL)`
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, ddl)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("create tables: %w", err)
+	}
+	if _, err := s.checkSchema(ctx, conn); err != nil {
+		return err
+	}
+	return s.createIndex(ctx, conn)
+}
+
+// checkSchema reports whether the tables exist, or an error when they are
+// not ones this package can use.
+func (s *Store) checkSchema(ctx context.Context, conn *pgx.Conn) (bool, error) {
+	t := s.opts.Table
+	var hasTable, hasSchema bool
+	err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL, to_regclass($2) IS NOT NULL",
+		quote(t), quote(t+"_schema")).Scan(&hasTable, &hasSchema)
+	if err != nil {
+		return false, fmt.Errorf("read schema: %w", err)
+	}
+	if !hasSchema {
+		if hasTable {
+			return false, fmt.Errorf("%w: table %q exists without %q: not created by pgstore (choose another Options.Table)", ErrSchema, t, t+"_schema")
+		}
+		return false, nil
+	}
+	var version, dims int
+	if err := conn.QueryRow(ctx, "SELECT version, dims FROM "+quote(t+"_schema")).Scan(&version, &dims); err != nil {
+		return false, fmt.Errorf("read %s: %w", t+"_schema", err)
+	}
+	switch {
+	case version > SchemaVersion:
+		return false, fmt.Errorf("%w: table %q has schema version %d, this pgstore knows up to %d (upgrade pgstore)", ErrSchema, t, version, SchemaVersion)
+	case version < 1:
+		return false, fmt.Errorf("%w: table %q has schema version %d", ErrSchema, t, version)
+	case dims != s.opts.Dims:
+		return false, fmt.Errorf("%w: table %q holds %d-dimensional vectors, Options.Dims is %d", chitta.ErrDimensionMismatch, t, dims, s.opts.Dims)
+	case !hasTable:
+		return false, fmt.Errorf("%w: table %q is missing but %q exists", ErrSchema, t, t+"_schema")
+	}
+	return true, nil
+}
+
+// createIndex creates the configured index when it is missing.
+func (s *Store) createIndex(ctx context.Context, conn *pgx.Conn) error {
+	t := s.opts.Table
+	var ddl string
+	switch s.opts.Index {
+	case IndexHNSW:
+		ddl = "CREATE INDEX IF NOT EXISTS " + quote(t+"_embedding_hnsw") + " ON " + quote(t) + " USING hnsw (embedding vector_cosine_ops)"
+	case IndexIVFFlat:
+		ddl = "CREATE INDEX IF NOT EXISTS " + quote(t+"_embedding_ivfflat") + " ON " + quote(t) + " USING ivfflat (embedding vector_cosine_ops) WITH (lists = 100)"
+	default:
+		return nil
+	}
+	if _, err := conn.Exec(ctx, ddl); err != nil {
+		return fmt.Errorf("create %s index: %w", s.opts.Index, err)
+	}
+	return nil
+}
+
+// columns are the memory columns every read selects, in scan order.
+const columns = "id, text, kind, confidence, source, created_at, created_nanos, embedding"
+
+func buildQueries(table string) queries {
+	t, g := quote(table), quote(table+"_generation")
+	bump := "INSERT INTO " + g + " AS g (namespace, generation) SELECT $1, 1 FROM changed LIMIT 1 " +
+		"ON CONFLICT (namespace) DO UPDATE SET generation = g.generation + 1"
+	// kinds is a KindFilter on parameters $4 (include; empty passes all)
+	// and $5 (exclude).
+	const kinds = " AND (cardinality($4::text[]) = 0 OR kind = ANY($4::text[])) AND NOT kind = ANY($5::text[])"
+	nearest := "SELECT " + columns + ", embedding <=> q.v::vector AS distance FROM " + t + " WHERE namespace = $1"
+	return queries{
+		upsert: "WITH changed AS (INSERT INTO " + t + " (namespace, " + columns + ") " +
+			"SELECT $1, u.id, u.text, u.kind, u.confidence, u.source, u.created_at, u.created_nanos, u.embedding::vector " +
+			"FROM unnest($2::text[], $3::text[], $4::text[], $5::float8[], $6::text[], $7::timestamptz[], $8::int[], $9::text[]) " +
+			"AS u(id, text, kind, confidence, source, created_at, created_nanos, embedding) " +
+			"ON CONFLICT (namespace, id) DO UPDATE SET text = excluded.text, kind = excluded.kind, " +
+			"confidence = excluded.confidence, source = excluded.source, created_at = excluded.created_at, " +
+			"created_nanos = excluded.created_nanos, embedding = excluded.embedding RETURNING 1) " + bump,
+		del:   "WITH changed AS (DELETE FROM " + t + " WHERE namespace = $1 AND id = $2 RETURNING 1) " + bump,
+		get:   "SELECT " + columns + " FROM " + t + " WHERE namespace = $1 AND id = $2",
+		count: "SELECT count(*) FROM " + t + " WHERE namespace = $1",
+		page:  "SELECT " + columns + " FROM " + t + " WHERE namespace = $1 AND id > $2 ORDER BY id LIMIT $3",
+		recall: "SELECT " + columns + " FROM " + t + " WHERE namespace = $1" + kinds +
+			" ORDER BY embedding <=> $2::vector LIMIT $3",
+		batch:      "SELECT q.i, m." + strings.ReplaceAll(columns, ", ", ", m.") + " FROM unnest($2::text[]) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL (" + nearest + " ORDER BY distance LIMIT $3) m",
+		best:       "SELECT q.i, m.embedding FROM unnest($2::text[]) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL (" + nearest + kinds + " ORDER BY distance LIMIT $3) m",
+		generation: "SELECT coalesce((SELECT generation FROM " + g + " WHERE namespace = $1), 0)",
+	}
+}
+
+// Close closes every connection. Calls after Close fail. It returns nil;
+// the error result makes a Store an io.Closer.
+func (s *Store) Close() error {
+	if s != nil && s.pool != nil {
+		s.pool.Close()
+	}
+	return nil
+}
+
+// Dims returns Options.Dims (0 for a nil store).
+func (s *Store) Dims() int {
+	if s == nil {
+		return 0
+	}
+	return s.opts.Dims
+}
+
+// Namespace returns the namespace the store reads and writes.
+func (s *Store) Namespace() string {
+	if s == nil {
+		return ""
+	}
+	return s.opts.Namespace
+}
+
+// errUnusable is returned by the methods of a nil or zero Store.
+var errUnusable = fmt.Errorf("%w: pgstore.Store is nil or its zero value (use Open)", chitta.ErrInvalidOption)
+
+func (s *Store) usable() error {
+	if s == nil || s.pool == nil {
+		return errUnusable
+	}
+	return nil
+}
+
+// maxStringLen bounds ID, Text, Kind and Source, as chitta.HNSWStore does.
+const maxStringLen = 1 << 26
+
+// checkText reports a string PostgreSQL text cannot hold, or one longer
+// than max bytes.
+func checkText(field, v string, max int) error {
+	switch {
+	case len(v) > max:
+		return fmt.Errorf("%s is %d bytes, want at most %d", field, len(v), max)
+	case !utf8.ValidString(v):
+		return fmt.Errorf("%s is not valid UTF-8, which PostgreSQL text cannot store", field)
+	case strings.IndexByte(v, 0) >= 0:
+		return fmt.Errorf("%s contains a NUL byte, which PostgreSQL text cannot store", field)
+	}
+	return nil
+}
+
+// Add stores m, replacing the memory of the namespace with the same ID, and
+// bumps the namespace's generation in the same statement. The rules are
+// chitta.HNSWStore's: an empty ID becomes chitta.MemoryID(m.Kind, m.Text),
+// a zero CreatedAt the current time (stored in UTC, to the nanosecond), and
+// the vector is validated and normalised (the caller keeps m.Vector).
+//
+// Add returns an error wrapping chitta.ErrDimensionMismatch when
+// len(m.Vector) differs from Dims, chitta.ErrInvalidVector for an empty or
+// zero vector or one with a NaN or infinite component,
+// chitta.ErrInvalidMemory for a Confidence that is NaN or outside [0, 1],
+// an ID, Text, Kind or Source longer than 64 MiB, not valid UTF-8 or with a
+// NUL byte, or a CreatedAt outside the years 1–9999, and the driver's
+// error when the statement fails. On error nothing is stored.
+func (s *Store) Add(ctx context.Context, m chitta.Memory) error {
+	return s.add(ctx, []chitta.Memory{m})
+}
+
+// add upserts ms in one statement (later duplicates of an ID win).
+func (s *Store) add(ctx context.Context, ms []chitta.Memory) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	n := len(ms)
+	ids, texts, kinds, sources, vecs := make([]string, 0, n), make([]string, 0, n), make([]string, 0, n), make([]string, 0, n), make([]string, 0, n)
+	confs, created, nanos := make([]float64, 0, n), make([]time.Time, 0, n), make([]int32, 0, n)
+	seen := make(map[string]int, n)
+	now := time.Now()
+	for _, m := range ms {
+		vec, err := s.prepare(m.Vector, "Memory.Vector")
+		if err != nil {
+			return err
+		}
+		if math.IsNaN(m.Confidence) || m.Confidence < 0 || m.Confidence > 1 {
+			return fmt.Errorf("%w: Confidence %v, want 0–1", chitta.ErrInvalidMemory, m.Confidence)
+		}
+		for _, f := range []struct{ name, v string }{{"ID", m.ID}, {"Text", m.Text}, {"Kind", m.Kind}, {"Source", m.Source}} {
+			if err := checkText(f.name, f.v, maxStringLen); err != nil {
+				return fmt.Errorf("%w: %w", chitta.ErrInvalidMemory, err)
+			}
+		}
+		if m.ID == "" {
+			m.ID = chitta.MemoryID(m.Kind, m.Text)
+		}
+		at := m.CreatedAt
+		if at.IsZero() {
+			at = now
+		}
+		at = at.UTC()
+		if y := at.Year(); y < 1 || y > 9999 {
+			return fmt.Errorf("%w: CreatedAt year %d, want 1–9999", chitta.ErrInvalidMemory, y)
+		}
+		micro := at.Truncate(time.Microsecond)
+		j, dup := seen[m.ID]
+		if !dup { // a row may be upserted once per statement: the last one wins
+			j = len(ids)
+			seen[m.ID] = j
+			ids, texts, kinds, sources, vecs = append(ids, ""), append(texts, ""), append(kinds, ""), append(sources, ""), append(vecs, "")
+			confs, created, nanos = append(confs, 0), append(created, time.Time{}), append(nanos, 0)
+		}
+		ids[j], texts[j], kinds[j], sources[j] = m.ID, m.Text, m.Kind, m.Source
+		vecs[j] = pgvector.NewVector(vec).String()
+		confs[j], created[j], nanos[j] = m.Confidence, micro, int32(at.Sub(micro))
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := s.pool.Exec(ctx, s.q.upsert, s.opts.Namespace, ids, texts, kinds, confs, sources, created, nanos, vecs); err != nil {
+		return s.fail(ctx, "add", err)
+	}
+	return nil
+}
+
+// fail wraps a driver error, preferring ctx's error when ctx is done.
+func (s *Store) fail(ctx context.Context, op string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	return fmt.Errorf("%s: %w", op, scrub(err, s.pool.Config().ConnConfig.Password))
+}
+
+// prepare validates v against Dims and returns a normalised copy,
+// summing in float64 exactly as chitta.HNSWStore does, so that both stores
+// hold bit-identical vectors. field names v in errors.
+func (s *Store) prepare(v []float32, field string) ([]float32, error) {
+	if len(v) == 0 {
+		return nil, fmt.Errorf("%w: %s is empty", chitta.ErrInvalidVector, field)
+	}
+	if len(v) != s.opts.Dims {
+		return nil, fmt.Errorf("%w: %s has %d dimensions, want %d", chitta.ErrDimensionMismatch, field, len(v), s.opts.Dims)
+	}
+	if !vecmath.AllFinite(v) {
+		return nil, fmt.Errorf("%w: %s has a NaN or infinite component", chitta.ErrInvalidVector, field)
+	}
+	var ss float64
+	for _, x := range v {
+		ss += float64(x) * float64(x)
+	}
+	if ss == 0 {
+		return nil, fmt.Errorf("%w: %s is a zero vector", chitta.ErrInvalidVector, field)
+	}
+	out := make([]float32, len(v))
+	inv := 1 / math.Sqrt(ss)
+	for i, x := range v {
+		out[i] = float32(float64(x) * inv)
+	}
+	return out, nil
+}
+
+// prepareAll validates and formats every query vector as a pgvector
+// literal; the error names the index of the first bad one.
+func (s *Store) prepareAll(vectors [][]float32) ([]string, error) {
+	out := make([]string, len(vectors))
+	for i, v := range vectors {
+		q, err := s.prepare(v, fmt.Sprintf("query vector %d", i))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = pgvector.NewVector(q).String()
+	}
+	return out, nil
+}
+
+// Delete removes the memory with the given ID from the namespace and bumps
+// its generation. It returns an error wrapping chitta.ErrNotFound when
+// there is none.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	tag, err := s.pool.Exec(ctx, s.q.del, s.opts.Namespace, id)
+	if err != nil {
+		return s.fail(ctx, "delete", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("%w: ID %q", chitta.ErrNotFound, id)
+	}
+	return nil
+}
+
+// Get returns the memory with the given ID (its Vector the stored,
+// normalised one) and whether it exists.
+func (s *Store) Get(ctx context.Context, id string) (chitta.Memory, bool, error) {
+	if err := s.usable(); err != nil {
+		return chitta.Memory{}, false, err
+	}
+	rows, err := s.pool.Query(ctx, s.q.get, s.opts.Namespace, id)
+	if err != nil {
+		return chitta.Memory{}, false, s.fail(ctx, "get", err)
+	}
+	ms, err := collect(rows, func(r pgx.Rows) (chitta.Memory, error) { return scanMemory(r) })
+	if err != nil {
+		return chitta.Memory{}, false, s.fail(ctx, "get", err)
+	}
+	if len(ms) == 0 {
+		return chitta.Memory{}, false, nil
+	}
+	return ms[0], true, nil
+}
+
+// Len returns the number of memories in the namespace.
+func (s *Store) Len(ctx context.Context) (int, error) {
+	if err := s.usable(); err != nil {
+		return 0, err
+	}
+	n, err := s.number(ctx, "len", s.q.count)
+	return int(n), err
+}
+
+// number runs query, which reads one bigint of the namespace.
+func (s *Store) number(ctx context.Context, op, query string) (int64, error) {
+	var n int64
+	if err := s.pool.QueryRow(ctx, query, s.opts.Namespace).Scan(&n); err != nil {
+		return 0, s.fail(ctx, op, err)
+	}
+	return n, nil
+}
+
+// allPage is the number of memories All reads per query.
+const allPage = 256
+
+// All iterates over the memories of the namespace in ascending ID order
+// (byte order), reading them in pages of 256 by ID, so no connection is
+// held while the loop body runs and the body may call the store. Memories
+// added or deleted during the iteration may or may not be seen. An error
+// is yielded once, with a zero Memory, and ends the iteration.
+func (s *Store) All(ctx context.Context) iter.Seq2[chitta.Memory, error] {
+	return func(yield func(chitta.Memory, error) bool) {
+		if err := s.usable(); err != nil {
+			yield(chitta.Memory{}, err)
+			return
+		}
+		after := ""
+		for {
+			rows, err := s.pool.Query(ctx, s.q.page, s.opts.Namespace, after, allPage)
+			var ms []chitta.Memory
+			if err == nil {
+				ms, err = collect(rows, func(r pgx.Rows) (chitta.Memory, error) { return scanMemory(r) })
+			}
+			if err != nil {
+				yield(chitta.Memory{}, s.fail(ctx, "all", err))
+				return
+			}
+			for _, m := range ms {
+				if !yield(m, nil) {
+					return
+				}
+			}
+			if len(ms) < allPage {
+				return
+			}
+			after = ms[len(ms)-1].ID
+		}
+	}
+}
+
+// Recall returns up to k memories of the namespace most similar to vector,
+// most similar first (ties by ascending ID), each with its cosine
+// similarity computed in float64 against the stored vector. k <= 0 gives
+// no hits without a round trip; a bad vector gives the errors of Add.
+func (s *Store) Recall(ctx context.Context, vector []float32, k int) ([]chitta.Hit, error) {
+	return s.RecallMatching(ctx, vector, k, chitta.KindFilter{})
+}
+
+// RecallMatching is [Store.Recall] restricted, in the database, to the
+// memories whose kind passes f.
+func (s *Store) RecallMatching(ctx context.Context, vector []float32, k int, f chitta.KindFilter) ([]chitta.Hit, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if k <= 0 {
+		return []chitta.Hit{}, nil
+	}
+	q, err := s.prepare(vector, "query vector")
+	if err != nil {
+		return nil, err
+	}
+	include, exclude := kindArgs(f)
+	rows, err := s.pool.Query(ctx, s.q.recall, s.opts.Namespace, pgvector.NewVector(q).String(), k, include, exclude)
+	if err != nil {
+		return nil, s.fail(ctx, "recall", err)
+	}
+	ms, err := collect(rows, func(r pgx.Rows) (chitta.Memory, error) { return scanMemory(r) })
+	if err != nil {
+		return nil, s.fail(ctx, "recall", err)
+	}
+	return hits(vector, ms), nil
+}
+
+// kindArgs returns f's lists as non-nil slices (a nil slice is SQL NULL).
+func kindArgs(f chitta.KindFilter) (include, exclude []string) {
+	include, exclude = f.Include, f.Exclude
+	if include == nil {
+		include = []string{}
+	}
+	if exclude == nil {
+		exclude = []string{}
+	}
+	return include, exclude
+}
+
+// RecallBatch answers one Recall per vector in a single statement (one
+// round trip: unnest of the queries, LATERAL nearest-k per query). The
+// result has one slice of hits per vector, in order; k <= 0 or no vectors
+// give empty slices without a round trip. A bad vector fails the whole
+// batch with an error naming its index.
+func (s *Store) RecallBatch(ctx context.Context, vectors [][]float32, k int) ([][]chitta.Hit, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	qs, err := s.prepareAll(vectors)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]chitta.Hit, len(vectors))
+	for i := range out {
+		out[i] = []chitta.Hit{}
+	}
+	if k <= 0 || len(vectors) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, s.q.batch, s.opts.Namespace, qs, k)
+	if err != nil {
+		return nil, s.fail(ctx, "recall batch", err)
+	}
+	type row struct {
+		i int
+		m chitta.Memory
+	}
+	got, err := collect(rows, func(r pgx.Rows) (row, error) {
+		var i int64
+		m, err := scanMemory(r, &i)
+		return row{int(i) - 1, m}, err
+	})
+	if err != nil {
+		return nil, s.fail(ctx, "recall batch", err)
+	}
+	per := make([][]chitta.Memory, len(vectors))
+	for _, g := range got {
+		if g.i < 0 || g.i >= len(per) {
+			return nil, fmt.Errorf("recall batch: server returned query index %d of %d", g.i+1, len(per))
+		}
+		per[g.i] = append(per[g.i], g.m)
+	}
+	for i, ms := range per {
+		out[i] = hits(vectors[i], ms)
+	}
+	return out, nil
+}
+
+// BestSimilarities returns, for each vector, the highest cosine similarity
+// to a memory of the namespace that passes f (0 when none does, never
+// below 0), in one statement. With an index the nearest memory is found
+// approximately, as by Recall; its similarity is computed in float64.
+func (s *Store) BestSimilarities(ctx context.Context, vectors [][]float32, f chitta.KindFilter) ([]float64, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	qs, err := s.prepareAll(vectors)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(vectors))
+	if len(vectors) == 0 {
+		return out, nil
+	}
+	include, exclude := kindArgs(f)
+	rows, err := s.pool.Query(ctx, s.q.best, s.opts.Namespace, qs, 1, include, exclude)
+	if err != nil {
+		return nil, s.fail(ctx, "best similarities", err)
+	}
+	type row struct {
+		i int
+		v []float32
+	}
+	got, err := collect(rows, func(r pgx.Rows) (row, error) {
+		var i int64
+		var v pgvector.Vector
+		err := r.Scan(&i, &v)
+		return row{int(i) - 1, v.Slice()}, err
+	})
+	if err != nil {
+		return nil, s.fail(ctx, "best similarities", err)
+	}
+	for _, g := range got {
+		if g.i < 0 || g.i >= len(out) {
+			return nil, fmt.Errorf("best similarities: server returned query index %d of %d", g.i+1, len(out))
+		}
+		out[g.i] = max(out[g.i], min(1, vecmath.Cosine64(vectors[g.i], g.v)))
+	}
+	return out, nil
+}
+
+// Generation returns the namespace's generation: a counter in the database
+// that every Add and Delete of any process bumps in the statement that
+// changes the memories, 0 before the first.
+func (s *Store) Generation(ctx context.Context) (uint64, error) {
+	if err := s.usable(); err != nil {
+		return 0, err
+	}
+	g, err := s.number(ctx, "generation", s.q.generation)
+	return uint64(g), err
+}
+
+// collect reads every row with fn and closes rows.
+func collect[T any](rows pgx.Rows, fn func(pgx.Rows) (T, error)) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := fn(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// scanMemory scans the columns (after any leading destinations).
+func scanMemory(r pgx.Rows, lead ...any) (chitta.Memory, error) {
+	var m chitta.Memory
+	var nanos int32
+	var v pgvector.Vector
+	dst := append(lead, &m.ID, &m.Text, &m.Kind, &m.Confidence, &m.Source, &m.CreatedAt, &nanos, &v)
+	if err := r.Scan(dst...); err != nil {
+		return m, err
+	}
+	m.CreatedAt = m.CreatedAt.UTC().Add(time.Duration(nanos))
+	m.Vector = v.Slice()
+	return m, nil
+}
+
+// hits turns memories into Hits with their similarity to q computed in
+// float64, most similar first, ties by ascending ID.
+func hits(q []float32, ms []chitta.Memory) []chitta.Hit {
+	out := make([]chitta.Hit, len(ms))
+	for i, m := range ms {
+		out[i] = chitta.Hit{Memory: m, Similarity: vecmath.Cosine64(q, m.Vector)}
+	}
+	slices.SortFunc(out, func(a, b chitta.Hit) int {
+		if c := cmp.Compare(b.Similarity, a.Similarity); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// Compile-time checks of the interfaces a Store implements.
+var (
+	_ chitta.MemoryStore      = (*Store)(nil)
+	_ chitta.BatchRecaller    = (*Store)(nil)
+	_ chitta.CoverageRecaller = (*Store)(nil)
+	_ chitta.Generational     = (*Store)(nil)
+)

@@ -1,0 +1,657 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/internal/vecmath"
+)
+
+func TestRoundTripEveryField(t *testing.T) {
+	ctx := t.Context()
+	s := openTest(t, Options{Dims: 8})
+	ref, err := chitta.NewHNSWStore(8, nil)
+	require.NoError(t, err)
+
+	m := chitta.Memory{
+		ID: "id-1", Text: "ünïcode text\nwith 'quotes' and \"dq\" and \\ and $1", Kind: chitta.KindCorrection,
+		Confidence: 0.8125, Vector: []float32{3, -4, 0.5, 1e-20, 7, 0, 2, -1},
+		CreatedAt: time.Date(1999, 12, 31, 23, 59, 58, 987654321, time.FixedZone("X", 3600)),
+		Source:    "session/42",
+	}
+	require.NoError(t, s.Add(ctx, m))
+	require.NoError(t, ref.Add(ctx, m))
+	want, ok := ref.Get("id-1")
+	require.True(t, ok)
+
+	got, ok, err := s.Get(ctx, "id-1")
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, want, got, "the same memory as HNSWStore keeps, vector bit for bit")
+	assert.Equal(t, time.UTC, got.CreatedAt.Location())
+	assert.True(t, got.CreatedAt.Equal(m.CreatedAt))
+
+	var all []chitta.Memory
+	for m, err := range s.All(ctx) {
+		require.NoError(t, err)
+		all = append(all, m)
+	}
+	assert.Equal(t, []chitta.Memory{want}, all)
+
+	hits, err := s.Recall(ctx, m.Vector, 3)
+	require.NoError(t, err)
+	refHits, err := ref.Recall(ctx, m.Vector, 3)
+	require.NoError(t, err)
+	assert.Equal(t, refHits, hits)
+	assert.InDelta(t, 1, hits[0].Similarity, 1e-12)
+
+	_, ok, err = s.Get(ctx, "missing")
+	require.NoError(t, err)
+	assert.False(t, ok)
+}
+
+func TestAddDefaultsAndUpsert(t *testing.T) {
+	ctx := t.Context()
+	s := openTest(t, Options{Dims: 4})
+	before := time.Now().Add(-time.Second)
+	require.NoError(t, s.Add(ctx, chitta.Memory{Text: "likes tea", Kind: chitta.KindPreference, Confidence: 0.5, Vector: []float32{1, 0, 0, 0}}))
+	id := chitta.MemoryID(chitta.KindPreference, "likes tea")
+	got, ok, err := s.Get(ctx, id)
+	require.NoError(t, err)
+	require.True(t, ok, "an empty ID becomes MemoryID(kind, text)")
+	assert.True(t, got.CreatedAt.After(before), "a zero CreatedAt becomes now")
+
+	require.NoError(t, s.Add(ctx, chitta.Memory{ID: id, Text: "likes green tea", Kind: chitta.KindHabit, Confidence: 1, Vector: []float32{0, 2, 0, 0}, Source: "s2"}))
+	n, err := s.Len(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "same ID replaces")
+	got, _, err = s.Get(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, "likes green tea", got.Text)
+	assert.Equal(t, chitta.KindHabit, got.Kind)
+	assert.Equal(t, []float32{0, 1, 0, 0}, got.Vector)
+	assert.Equal(t, "s2", got.Source)
+
+	// Duplicate IDs in one statement: the last wins.
+	require.NoError(t, s.add(ctx, []chitta.Memory{
+		{ID: "d", Text: "first", Vector: []float32{1, 1, 0, 0}},
+		{ID: "e", Text: "other", Vector: []float32{1, 1, 1, 0}},
+		{ID: "d", Text: "second", Vector: []float32{1, 1, 0, 1}},
+	}))
+	got, _, err = s.Get(ctx, "d")
+	require.NoError(t, err)
+	assert.Equal(t, "second", got.Text)
+	n, err = s.Len(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 3, n)
+
+	require.NoError(t, s.Delete(ctx, "d"))
+	require.ErrorIs(t, s.Delete(ctx, "d"), chitta.ErrNotFound)
+	n, err = s.Len(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, n)
+}
+
+func TestAddRejectsBadInput(t *testing.T) {
+	ctx := t.Context()
+	s := openTest(t, Options{Dims: 3})
+	ok := []float32{1, 2, 3}
+	for _, tt := range []struct {
+		name string
+		m    chitta.Memory
+		want error
+		in   string
+	}{
+		{"wrong dims", chitta.Memory{Text: "x", Vector: []float32{1, 2}}, chitta.ErrDimensionMismatch, "2 dimensions, want 3"},
+		{"empty vector", chitta.Memory{Text: "x"}, chitta.ErrInvalidVector, "empty"},
+		{"zero vector", chitta.Memory{Text: "x", Vector: []float32{0, 0, 0}}, chitta.ErrInvalidVector, "zero"},
+		{"NaN", chitta.Memory{Text: "x", Vector: []float32{1, float32(math.NaN()), 0}}, chitta.ErrInvalidVector, "NaN"},
+		{"Inf", chitta.Memory{Text: "x", Vector: []float32{1, float32(math.Inf(1)), 0}}, chitta.ErrInvalidVector, "infinite"},
+		{"confidence", chitta.Memory{Text: "x", Vector: ok, Confidence: 1.5}, chitta.ErrInvalidMemory, "Confidence"},
+		{"NaN confidence", chitta.Memory{Text: "x", Vector: ok, Confidence: math.NaN()}, chitta.ErrInvalidMemory, "Confidence"},
+		{"NUL", chitta.Memory{Text: "a\x00b", Vector: ok}, chitta.ErrInvalidMemory, "Text contains a NUL"},
+		{"UTF-8", chitta.Memory{Text: "x", Kind: "\xff", Vector: ok}, chitta.ErrInvalidMemory, "Kind is not valid UTF-8"},
+		{"year", chitta.Memory{Text: "x", Vector: ok, CreatedAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}, chitta.ErrInvalidMemory, "year 10000"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := s.Add(ctx, tt.m)
+			require.ErrorIs(t, err, tt.want)
+			assert.Contains(t, err.Error(), tt.in)
+		})
+	}
+	n, err := s.Len(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, n, "nothing stored")
+
+	_, err = s.Recall(ctx, []float32{1}, 1)
+	require.ErrorIs(t, err, chitta.ErrDimensionMismatch)
+	_, err = s.RecallBatch(ctx, [][]float32{ok, {0, 0, 0}}, 1)
+	require.ErrorIs(t, err, chitta.ErrInvalidVector)
+	assert.Contains(t, err.Error(), "query vector 1")
+	_, err = s.BestSimilarities(ctx, [][]float32{{1, 2}}, chitta.KindFilter{})
+	require.ErrorIs(t, err, chitta.ErrDimensionMismatch)
+
+	hits, err := s.Recall(ctx, ok, 0)
+	require.NoError(t, err)
+	assert.Empty(t, hits)
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	require.ErrorIs(t, s.Add(cancelled, chitta.Memory{Text: "x", Vector: ok}), context.Canceled)
+	_, err = s.Recall(cancelled, ok, 1)
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = s.Len(cancelled)
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestNamespacesIsolated(t *testing.T) {
+	ctx := t.Context()
+	a := openTest(t, Options{Dims: 4, Namespace: "project-a"})
+	b, err := Open(ctx, testDSN(t), &Options{Dims: 4, Table: a.opts.Table, Namespace: "project b ü"})
+	require.NoError(t, err)
+	defer b.Close()
+
+	v := []float32{1, 2, 3, 4}
+	require.NoError(t, a.Add(ctx, chitta.Memory{ID: "same", Text: "in a", Vector: v}))
+	require.NoError(t, a.Add(ctx, chitta.Memory{ID: "only-a", Text: "a", Vector: v}))
+	require.NoError(t, b.Add(ctx, chitta.Memory{ID: "same", Text: "in b", Vector: v}))
+
+	na, err := a.Len(ctx)
+	require.NoError(t, err)
+	nb, err := b.Len(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, na)
+	assert.Equal(t, 1, nb)
+
+	got, _, err := b.Get(ctx, "same")
+	require.NoError(t, err)
+	assert.Equal(t, "in b", got.Text)
+	_, ok, err := b.Get(ctx, "only-a")
+	require.NoError(t, err)
+	assert.False(t, ok)
+	hits, err := b.Recall(ctx, v, 10)
+	require.NoError(t, err)
+	require.Len(t, hits, 1)
+	assert.Equal(t, "in b", hits[0].Text)
+	batch, err := b.RecallBatch(ctx, [][]float32{v}, 10)
+	require.NoError(t, err)
+	require.Len(t, batch[0], 1)
+	require.ErrorIs(t, b.Delete(ctx, "only-a"), chitta.ErrNotFound)
+
+	ga, err := a.Generation(ctx)
+	require.NoError(t, err)
+	gb, err := b.Generation(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2), ga)
+	assert.Equal(t, uint64(1), gb)
+}
+
+func TestDimsMismatchOnOpen(t *testing.T) {
+	s := openTest(t, Options{Dims: 8})
+	_, err := Open(t.Context(), testDSN(t), &Options{Dims: 4, Table: s.opts.Table})
+	require.ErrorIs(t, err, chitta.ErrDimensionMismatch)
+	assert.Contains(t, err.Error(), "8-dimensional")
+	assert.Contains(t, err.Error(), "Options.Dims is 4")
+}
+
+func TestSchemaVersionAndForeignTable(t *testing.T) {
+	ctx := t.Context()
+	s := openTest(t, Options{Dims: 4})
+	// Reopening the current version works and changes nothing.
+	again, err := Open(ctx, testDSN(t), &Options{Dims: 4, Table: s.opts.Table})
+	require.NoError(t, err)
+	again.Close()
+
+	_, err = s.pool.Exec(ctx, "UPDATE "+quote(s.opts.Table+"_schema")+" SET version = 2")
+	require.NoError(t, err)
+	_, err = Open(ctx, testDSN(t), &Options{Dims: 4, Table: s.opts.Table})
+	require.ErrorIs(t, err, ErrSchema)
+	assert.Contains(t, err.Error(), "schema version 2")
+
+	foreign := uniqueTable()
+	_, err = s.pool.Exec(ctx, "CREATE TABLE "+quote(foreign)+" (x int)")
+	require.NoError(t, err)
+	defer s.pool.Exec(context.Background(), "DROP TABLE "+quote(foreign)) //nolint:errcheck
+	_, err = Open(ctx, testDSN(t), &Options{Dims: 4, Table: foreign})
+	require.ErrorIs(t, err, ErrSchema)
+	assert.Contains(t, err.Error(), "not created by pgstore")
+}
+
+func TestIndexKinds(t *testing.T) {
+	for _, index := range []string{IndexHNSW, IndexIVFFlat, IndexNone} {
+		t.Run(index, func(t *testing.T) {
+			s := openTest(t, Options{Dims: 4, Index: index})
+			var names []string
+			rows, err := s.pool.Query(t.Context(), "SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexname LIKE '%embedding%'", s.opts.Table)
+			require.NoError(t, err)
+			names, err = collect(rows, func(r pgx.Rows) (string, error) {
+				var n string
+				return n, r.Scan(&n)
+			})
+			require.NoError(t, err)
+			if index == IndexNone {
+				assert.Empty(t, names)
+			} else {
+				assert.Equal(t, []string{s.opts.Table + "_embedding_" + index}, names)
+			}
+		})
+	}
+}
+
+func TestRecallBatchEqualsRecall(t *testing.T) {
+	for _, index := range []string{IndexNone, IndexHNSW} {
+		t.Run(index, func(t *testing.T) {
+			ctx := t.Context()
+			s := openTest(t, Options{Dims: 16, Index: index})
+			ms := memories(7, 300, 16)
+			require.NoError(t, s.add(ctx, ms))
+			rng := rand.New(rand.NewPCG(8, 1))
+			qs := make([][]float32, 25)
+			for i := range qs {
+				qs[i] = randomVec(rng, 16)
+			}
+			qs[3] = ms[42].Vector // an exact match
+			batch, err := s.RecallBatch(ctx, qs, 5)
+			require.NoError(t, err)
+			require.Len(t, batch, len(qs))
+			for i, q := range qs {
+				one, err := s.Recall(ctx, q, 5)
+				require.NoError(t, err)
+				assert.Equal(t, one, batch[i], "query %d", i)
+				assert.Len(t, one, 5)
+			}
+			assert.Equal(t, "m0042", batch[3][0].ID)
+			if index == IndexNone { // exact: the same answer as HNSWStore
+				ref, err := chitta.NewHNSWStore(16, nil)
+				require.NoError(t, err)
+				for _, m := range ms {
+					require.NoError(t, ref.Add(ctx, m))
+				}
+				want, err := ref.RecallBatch(ctx, qs, 5)
+				require.NoError(t, err)
+				assert.Equal(t, want, batch)
+			}
+			empty, err := s.RecallBatch(ctx, qs[:2], 0)
+			require.NoError(t, err)
+			assert.Equal(t, [][]chitta.Hit{{}, {}}, empty)
+		})
+	}
+}
+
+func TestBestSimilarities(t *testing.T) {
+	ctx := t.Context()
+	s := openTest(t, Options{Dims: 8, Index: IndexNone})
+	none, err := s.BestSimilarities(ctx, [][]float32{{1, 0, 0, 0, 0, 0, 0, 0}}, chitta.KindFilter{})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0}, none, "empty store")
+
+	ms := memories(3, 120, 8)
+	require.NoError(t, s.add(ctx, ms))
+	rng := rand.New(rand.NewPCG(4, 1))
+	qs := [][]float32{ms[5].Vector}
+	for range 10 {
+		qs = append(qs, randomVec(rng, 8))
+	}
+	for _, f := range []chitta.KindFilter{
+		{},
+		{Exclude: []string{chitta.KindEpisode}},
+		{Include: []string{chitta.KindPreference}},
+		{Include: []string{chitta.KindFact, chitta.KindEpisode}, Exclude: []string{chitta.KindFact}},
+		{Include: []string{"nothing"}},
+	} {
+		got, err := s.BestSimilarities(ctx, qs, f)
+		require.NoError(t, err)
+		for i, q := range qs {
+			best := 0.0
+			for _, m := range ms {
+				if f.Match(m.Kind) {
+					stored, _, err := s.Get(ctx, m.ID)
+					require.NoError(t, err)
+					best = max(best, vecmath.Cosine64(q, stored.Vector))
+				}
+			}
+			assert.InDelta(t, best, got[i], 1e-12, "filter %+v query %d", f, i)
+		}
+	}
+	// RecallMatching filters in the database, as HNSWStore's does.
+	ref, err := chitta.NewHNSWStore(8, nil)
+	require.NoError(t, err)
+	for _, m := range ms {
+		require.NoError(t, ref.Add(ctx, m))
+	}
+	for _, f := range []chitta.KindFilter{{}, {Include: []string{chitta.KindPreference}}, {Exclude: []string{chitta.KindFact, chitta.KindEpisode}}} {
+		got, err := s.RecallMatching(ctx, qs[1], 4, f)
+		require.NoError(t, err)
+		want, err := ref.RecallMatching(ctx, qs[1], 4, f)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "filter %+v", f)
+	}
+
+	// A query opposite to every memory clamps to 0.
+	require.NoError(t, s.Add(ctx, chitta.Memory{ID: "neg", Kind: "only", Vector: []float32{1, 1, 1, 1, 1, 1, 1, 1}}))
+	got, err := s.BestSimilarities(ctx, [][]float32{{-1, -1, -1, -1, -1, -1, -1, -1}}, chitta.KindFilter{Include: []string{"only"}})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0}, got)
+}
+
+func TestGenerationBumpsWithEveryMutation(t *testing.T) {
+	ctx := t.Context()
+	s := openTest(t, Options{Dims: 2})
+	other, err := Open(ctx, testDSN(t), &Options{Dims: 2, Table: s.opts.Table})
+	require.NoError(t, err)
+	defer other.Close()
+
+	gen := func() uint64 {
+		g, err := other.Generation(ctx)
+		require.NoError(t, err)
+		return g
+	}
+	assert.Equal(t, uint64(0), gen())
+	require.NoError(t, s.Add(ctx, chitta.Memory{ID: "a", Vector: []float32{1, 0}}))
+	assert.Equal(t, uint64(1), gen(), "another Store sees the writer's generation")
+	require.NoError(t, s.Add(ctx, chitta.Memory{ID: "a", Vector: []float32{0, 1}}))
+	assert.Equal(t, uint64(2), gen(), "a replace bumps")
+	require.Error(t, s.Add(ctx, chitta.Memory{ID: "b", Vector: []float32{0, 0}}))
+	require.Error(t, s.Delete(ctx, "missing"))
+	assert.Equal(t, uint64(2), gen(), "failed mutations do not bump")
+	_, err = s.Recall(ctx, []float32{1, 0}, 1)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2), gen(), "reads do not bump")
+	require.NoError(t, s.Delete(ctx, "a"))
+	assert.Equal(t, uint64(3), gen())
+}
+
+func TestAllPages(t *testing.T) {
+	ctx := t.Context()
+	s := openTest(t, Options{Dims: 4, Index: IndexNone})
+	ms := memories(11, allPage*2+3, 4)
+	require.NoError(t, s.add(ctx, ms))
+	var ids []string
+	for m, err := range s.All(ctx) {
+		require.NoError(t, err)
+		ids = append(ids, m.ID)
+		if len(ids) == 10 { // the body may use the store while iterating
+			_, err := s.Len(ctx)
+			require.NoError(t, err)
+		}
+	}
+	require.Len(t, ids, len(ms))
+	assert.True(t, slices.IsSorted(ids))
+	n := 0
+	for range s.All(ctx) {
+		n++
+		if n == 3 {
+			break
+		}
+	}
+	assert.Equal(t, 3, n, "break stops the iteration")
+}
+
+func TestConcurrentGoroutinesLoseNothing(t *testing.T) {
+	ctx := t.Context()
+	s := openTest(t, Options{Dims: 8})
+	const workers, each = 4, 40
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*each)
+	for w := range workers {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 9))
+			for i := range each {
+				if err := s.Add(ctx, chitta.Memory{ID: fmt.Sprintf("w%d-%d", w, i), Text: "x", Vector: randomVec(rng, 8)}); err != nil {
+					errs <- err
+				}
+				if _, err := s.Recall(ctx, randomVec(rng, 8), 2); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	n, err := s.Len(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, workers*each, n)
+	g, err := s.Generation(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(workers*each), g)
+}
+
+func TestTwoProcessesLoseNothing(t *testing.T) {
+	ctx := t.Context()
+	s := openTest(t, Options{Dims: 8})
+	const each = 40
+	var wg sync.WaitGroup
+	outs := make([][]byte, 2)
+	errs := make([]error, 2)
+	for p := range 2 {
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "PGSTORE_CHILD_TABLE="+s.opts.Table,
+			"PGSTORE_CHILD_PREFIX="+strings.Repeat("p", p+1), "PGSTORE_CHILD_N="+strconv.Itoa(each))
+		wg.Go(func() { outs[p], errs[p] = cmd.CombinedOutput() })
+	}
+	wg.Wait()
+	for p := range 2 {
+		require.NoError(t, errs[p], "child %d:\n%s", p, outs[p])
+		assert.Contains(t, string(outs[p]), "child added 40")
+	}
+	n, err := s.Len(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2*each, n)
+	g, err := s.Generation(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, uint64(2*each), g)
+}
+
+func TestCompactSameAsHNSWStore(t *testing.T) {
+	ctx := t.Context()
+	emb := chitta.NewHashEmbedder(64)
+	texts := []string{
+		"the build uses go 1.25 and staticcheck", "deploy with the blue green script", "user prefers tabs over spaces",
+		"the database is postgres with pgvector", "tests run with the race detector", "the api returns json errors",
+		"remember to rebase on main", "cache invalidation happens on write", "the tokenizer counts words",
+	}
+	vecs, err := emb.Embed(ctx, texts)
+	require.NoError(t, err)
+	s := openTest(t, Options{Dims: 64})
+	ref, err := chitta.NewHNSWStore(64, nil)
+	require.NoError(t, err)
+	kinds := []string{chitta.KindFact, chitta.KindEpisode, chitta.KindPreference}
+	for i, text := range texts {
+		m := chitta.Memory{Text: text, Kind: kinds[i%3], Confidence: 0.9, Vector: vecs[i], CreatedAt: time.Unix(int64(i), 0)}
+		require.NoError(t, s.Add(ctx, m))
+		require.NoError(t, ref.Add(ctx, m))
+	}
+	var msgs []chitta.Message
+	msgs = append(msgs, chitta.Message{Role: chitta.RoleSystem, Content: "you are a coding agent"})
+	for i := range 30 {
+		msgs = append(msgs,
+			chitta.Message{Role: chitta.RoleUser, Content: fmt.Sprintf("question %d about %s", i, texts[i%len(texts)])},
+			chitta.Message{Role: chitta.RoleAssistant, Content: fmt.Sprintf("answer %d: %s, and more words %d", i, texts[(i*5)%len(texts)], i*i)})
+	}
+	run := func(store chitta.MemoryStore) *chitta.Result {
+		res, err := chitta.Compact(ctx, msgs, &chitta.Options{Query: "what database do we use", Embedder: emb, Store: store, TargetRatio: 0.4})
+		require.NoError(t, err)
+		return res
+	}
+	want, got := run(ref), run(s)
+	assert.Equal(t, want.Kept, got.Kept)
+	assert.Equal(t, want.Scores, got.Scores)
+	covered := 0
+	for _, sc := range got.Scores {
+		if sc.Coverage > 0 {
+			covered++
+		}
+	}
+	assert.Positive(t, covered, "the store took part in scoring")
+}
+
+func TestOpenErrors(t *testing.T) {
+	ctx := t.Context()
+	for _, tt := range []struct {
+		name string
+		opts *Options
+		want string
+	}{
+		{"nil", nil, "Dims is required"},
+		{"no dims", &Options{}, "Options.Dims 0"},
+		{"too many dims", &Options{Dims: MaxDims + 1}, "Options.Dims 16001"},
+		{"indexed dims", &Options{Dims: MaxIndexedDims + 1}, "Index \"hnsw\", want 1–2000"},
+		{"table", &Options{Dims: 4, Table: "Bad-Name"}, "Options.Table \"Bad-Name\""},
+		{"table injection", &Options{Dims: 4, Table: `x"; DROP TABLE y; --`}, "Options.Table"},
+		{"long table", &Options{Dims: 4, Table: strings.Repeat("a", MaxTableLen+1)}, "at most 40 bytes"},
+		{"index", &Options{Dims: 4, Index: "btree"}, "Options.Index \"btree\""},
+		{"namespace", &Options{Dims: 4, Namespace: "a\x00b"}, "Options.Namespace contains a NUL"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Open(ctx, "postgres://u:hunter2@127.0.0.1:1/db", tt.opts)
+			require.ErrorIs(t, err, chitta.ErrInvalidOption)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+
+	for _, tt := range []struct{ name, dsn string }{
+		{"bad url escape", "postgres://user:hunter2%zz@localhost/db"},
+		{"bad port", "postgres://user:hunter2@localhost:notaport/db"},
+		{"bad keyword", "host=localhost password=hunter2 port=x"},
+		{"bad sslmode", "postgres://user:hunter2@localhost/db?sslmode=maybe"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Open(ctx, tt.dsn, &Options{Dims: 4})
+			require.ErrorIs(t, err, ErrBadDSN)
+			assert.NotContains(t, err.Error(), "hunter2")
+		})
+	}
+
+	t.Run("unreachable", func(t *testing.T) {
+		short, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		_, err := Open(short, "postgres://user:hunter2@127.0.0.1:1/db?sslmode=disable&connect_timeout=5", &Options{Dims: 4})
+		require.ErrorIs(t, err, ErrConnect)
+		assert.NotContains(t, err.Error(), "hunter2")
+		assert.Contains(t, err.Error(), "127.0.0.1")
+	})
+
+	t.Run("no vector extension", func(t *testing.T) {
+		defer func(name string) { vectorExtension = name }(vectorExtension)
+		vectorExtension = "vector_not_installed"
+		_, err := Open(ctx, testDSN(t), &Options{Dims: 4, Table: uniqueTable()})
+		require.ErrorIs(t, err, ErrNoVectorExtension)
+		assert.Contains(t, err.Error(), "CREATE EXTENSION vector_not_installed")
+	})
+
+	var s *Store
+	require.ErrorIs(t, s.Add(ctx, chitta.Memory{}), chitta.ErrInvalidOption)
+	_, err := (&Store{}).Recall(ctx, []float32{1}, 1)
+	require.ErrorIs(t, err, chitta.ErrInvalidOption)
+	require.NoError(t, s.Close())
+}
+
+func TestRedact(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"postgres://u:hunter2@h:5432/db?sslmode=disable", "postgres://u:xxxxx@h:5432/db?sslmode=disable"},
+		{"postgres://u@h/db", "postgres://u@h/db"},
+		{"postgresql://h/db?user=u&password=hunter2&x=1", "postgresql://h/db?user=u&password=xxxxx&x=1"},
+		{"host=h password=hunter2 user=u", "host=h password=xxxxx user=u"},
+		{"host=h password='hun ter2' user=u", "host=h password=xxxxx user=u"},
+		{"/path/to/store.chitta", "/path/to/store.chitta"},
+	} {
+		assert.Equal(t, tt.want, Redact(tt.in), tt.in)
+	}
+}
+
+func FuzzRedactHidesPassword(f *testing.F) {
+	f.Add("hunter2", "db.example.com")
+	f.Add("p@ss:w/rd", "h")
+	f.Add("a b'c", "localhost")
+	f.Fuzz(func(t *testing.T, password, host string) {
+		if len(password) < 6 || strings.ContainsAny(password, "@/?#&= '\\") || strings.ContainsAny(host, "@/?#:&= ") {
+			return
+		}
+		for _, dsn := range []string{
+			"postgres://user:" + password + "@" + host + ":5432/db",
+			"host=" + host + " password=" + password + " user=u",
+			"postgres://" + host + "/db?password=" + password,
+		} {
+			if strings.Contains(strings.Replace(dsn, password, "", 1), password) {
+				continue // the password also occurs elsewhere
+			}
+			assert.NotContains(t, Redact(dsn), password, dsn)
+		}
+	})
+}
+
+func TestKilledConnectionMidBatch(t *testing.T) {
+	ctx := t.Context()
+	s := openTest(t, Options{Dims: 8})
+	require.NoError(t, s.add(ctx, memories(5, 50, 8)))
+	cfg := s.pool.Config()
+	var kill killSwitch
+	cfg.ConnConfig.DialFunc = kill.dial(cfg.ConnConfig.DialFunc)
+	k, err := openConfig(ctx, cfg, s.opts)
+	require.NoError(t, err)
+	defer k.Close()
+
+	rng := rand.New(rand.NewPCG(1, 2))
+	qs := make([][]float32, 60)
+	for i := range qs {
+		qs[i] = randomVec(rng, 8)
+	}
+	want, err := k.RecallBatch(ctx, qs, 3)
+	require.NoError(t, err)
+
+	kill.arm() // the next read from the server closes the socket
+	_, err = k.RecallBatch(ctx, qs, 3)
+	require.Error(t, err)
+	assert.False(t, errors.Is(err, context.Canceled))
+
+	got, err := k.RecallBatch(ctx, qs, 3)
+	require.NoError(t, err, "the next call works on a new connection")
+	assert.Equal(t, want, got)
+	require.NoError(t, k.Add(ctx, chitta.Memory{ID: "after", Vector: qs[0]}))
+}
+
+func TestOpenURL(t *testing.T) {
+	ctx := t.Context()
+	dsn := testDSN(t)
+	if !strings.HasPrefix(dsn, "postgres") || !strings.Contains(dsn, "://") {
+		t.Fatalf("CHITTA_TEST_DSN must be a postgres:// URL for this test")
+	}
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	table := uniqueTable()
+	s, err := OpenURL(ctx, dsn+sep+"chitta_table="+table+"&chitta_namespace=team+a", 4)
+	require.NoError(t, err)
+	t.Cleanup(func() { dropTables(t, s) })
+	assert.Equal(t, table, s.opts.Table)
+	assert.Equal(t, "team a", s.Namespace())
+	assert.Equal(t, 4, s.Dims())
+	assert.Equal(t, IndexHNSW, s.opts.Index)
+
+	for _, bad := range []string{"postgres://u:hunter2%zz@h/db", "mysql://u:hunter2@h/db", "host=h password=hunter2"} {
+		_, err := OpenURL(ctx, bad, 4)
+		require.ErrorIs(t, err, ErrBadDSN, bad)
+		assert.NotContains(t, err.Error(), "hunter2")
+	}
+	_, err = OpenURL(ctx, "postgres://u:hunter2@127.0.0.1:1/db?chitta_table=Bad", 4)
+	require.ErrorIs(t, err, chitta.ErrInvalidOption)
+}
