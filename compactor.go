@@ -120,7 +120,9 @@ type Compactor struct {
 // [*CachedEmbedder] is wrapped in one (capacity [DefaultCacheCapacity]),
 // and the token counter (EstimateTokens when nil) in a
 // [*CachedTokenCounter], so that each compaction embeds and counts only
-// the messages added since the last one.
+// the messages added since the last one. With a Store and no
+// CoverageCache it creates a [CoverageCache], so that a compaction against
+// an unchanged store queries it only for new messages.
 //
 // It returns an error wrapping [ErrInvalidOption] for a Policy out of
 // range, and any error [Compact] would return for opts.
@@ -140,6 +142,9 @@ func NewCompactor(opts *Options, p Policy) (*Compactor, error) {
 	}
 	if _, ok := c.opts.Tokens.(*CachedTokenCounter); !ok {
 		c.opts.Tokens = NewCachedTokenCounter(c.opts.Tokens, 0)
+	}
+	if c.opts.Store != nil && c.opts.CoverageCache == nil {
+		c.opts.CoverageCache = NewCoverageCache()
 	}
 	o, err := resolve(&c.opts)
 	if err != nil {

@@ -35,7 +35,9 @@ import (
 // current call needs. The zero value is ready to use; a nil *CoverageCache
 // caches nothing. A CoverageCache is safe for concurrent use; calls that
 // alternate between stores or filters keep resetting it (still correct,
-// but nothing is reused), so give each store its own cache.
+// but nothing is reused), so give each store its own cache. The cache
+// holds a reference to the last store it served (keeping it reachable)
+// until it serves another.
 type CoverageCache struct {
 	once  sync.Once
 	seeds [2]maphash.Seed

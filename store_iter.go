@@ -3,8 +3,6 @@ package chitta
 import (
 	"context"
 	"iter"
-
-	"github.com/viterin/vek/vek32"
 )
 
 // iterBatch is how many memories All copies per read lock, so that a
@@ -77,19 +75,15 @@ func (s *HNSWStore) RecallMatching(ctx context.Context, vector []float32, k int,
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	top := topK{k: k, s: s}
-	for slot := range s.recs {
-		if slot%scanChunk == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		if !s.live[slot] || !f.Match(s.recs[slot].kind) {
-			continue
-		}
-		top.offer(int32(slot), vek32.Dot(q, s.row(int32(slot))))
+	hits := []Hit{}
+	if k = min(k, len(s.index)); k == 0 {
+		return hits, nil
 	}
-	return s.hits(vector, top.h), nil
+	err = s.exactTop(ctx, [][]float32{vector}, k, s.kindMask(f), func(_ int, best []scored) { hits = s.hitsOf(best) })
+	if err != nil {
+		return nil, err
+	}
+	return hits, nil
 }
 
 // query checks a Recall's arguments and returns the normalised query, or

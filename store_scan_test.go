@@ -98,8 +98,8 @@ func scanSets(r *rand.Rand, sets, queries int) []scanSet {
 	return out
 }
 
-// TestHNSWStoreCompressedScanExact checks that Recall, RecallBatch and
-// BestSimilarities, which scan the int8 copy and re-rank candidates, give
+// TestHNSWStoreCompressedScanExact checks that Recall, RecallBatch,
+// RecallMatching and BestSimilarities, which scan the int8 copy and re-rank candidates, give
 // exactly the float64 answer of a full scan: the same IDs in the same
 // order and the same similarities, over 42 data sets (dims 1–4096, random,
 // clustered and near-tie sets) and 1 260 queries, with k from 1 to beyond
@@ -140,7 +140,11 @@ func TestHNSWStoreCompressedScanExact(t *testing.T) {
 				for i := range want {
 					require.Equal(t, want[i].Similarity, got[i].Similarity)
 				}
-				top := exactTop(ms, q, 1, func(m chitta.Memory) bool { return f.Match(m.Kind) })
+				pass := func(m chitta.Memory) bool { return f.Match(m.Kind) }
+				matching, err := s.RecallMatching(ctx, q, k, f)
+				require.NoError(t, err)
+				require.Equal(t, ids(exactTop(ms, q, k, pass)), ids(matching), "matching query %d k=%d", j, k)
+				top := exactTop(ms, q, 1, pass)
 				require.Equal(t, max(0, top[0].Similarity), best[j], "best similarity of query %d", j)
 			}
 		})

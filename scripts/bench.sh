@@ -27,6 +27,15 @@ bench . '^(BenchmarkEstimateTokens|BenchmarkCompact|BenchmarkHashEmbedder|Benchm
 # memories, batched recall, Add, save/load, heap per memory, Compact against
 # 100 000 memories, and the coder/hnsw recall measurements the issue quotes.
 bench . '^(BenchmarkRecall|BenchmarkRecallBatch|BenchmarkAdd|BenchmarkStoreFile|BenchmarkStoreHeap|BenchmarkCompactStore|BenchmarkHNSWRecallQuality)$' -benchmem -timeout 60m
+# Issue #16 and #14-C2: re-compaction against 100 000 memories (coverage cache),
+# default vs sized caches at 6 000 messages, allocated bytes per message at 100 000
+# messages. Three runs each: the machine is noisy, read ratios within one run.
+bench . '^(BenchmarkRecompactStore|BenchmarkRecompactLarge|BenchmarkCompactHeap)$' -benchmem -count 3 -timeout 60m
+# Recall and RecallBatch against peers in one run (chromem-go lives in its own
+# module so that it never enters chitta's go.mod): copy-vectors is the float32
+# floor, flop-roof the float32 compute floor of the 60-query batch.
+echo "== bench/peers" >&2
+go -C bench/peers test -run '^$' -bench . -benchtime "$BT" -count 3 -timeout 60m . | tee -a "$raw" >&2
 bench ./examples/internal/retention 'BenchmarkSelect'
 if [ -f scripts/install-llama.sh ]; then
   eval "$(bash scripts/install-llama.sh)"
