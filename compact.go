@@ -122,8 +122,9 @@ type Options struct {
 	// Lexical is the weight of a lexical score learned from the
 	// conversation itself inside the semantic term: Semantic becomes
 	// (1 − Lexical)·cosine + Lexical·BM25, where BM25 (k1 1.2, b 0.75) is
-	// computed over the HashEmbedder's features of the query and of this
-	// call's non-system messages (IDF over those messages, so a word in
+	// computed over the HashEmbedder's word-level features (words, whole
+	// identifiers, bigrams) of the query and of this call's non-system
+	// messages (IDF over those messages, so a word in
 	// every turn counts little) and divided by the best message's. The
 	// lexical pass of each text is cached in a [CachedEmbedder] Embedder.
 	// 0 means off; valid range [0, 1]. Without a query and an Embedder it
