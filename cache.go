@@ -28,9 +28,11 @@ const DefaultCacheCapacity = 4096
 // one embedder for its whole life and owns its cache, so the identity of
 // the wrapped embedder is the CachedEmbedder instance: two CachedEmbedders
 // never share entries, even around the same embedder. Memory use is about
-// capacity × dimensions × 4 bytes plus ~100 bytes per entry. Concurrent
-// calls over different conversations share the capacity and may evict
-// each other's vectors.
+// capacity × dimensions × 4 bytes plus ~100 bytes per entry, plus, once
+// [Options.Lexical] has used an entry, 12 bytes per lexical feature of its
+// text (its lexical pass is cached with the vector and evicted with it).
+// Concurrent calls over different conversations share the capacity and
+// may evict each other's vectors.
 //
 // Embed looks every text up, sends the misses — each distinct text once,
 // in first-appearance order — to the wrapped embedder in one call, checks
@@ -73,6 +75,7 @@ type cacheKey [2]uint64
 type cacheEntry struct {
 	key        cacheKey
 	vec        []float32 // never modified once cached
+	lex        *lexDoc   // lexical pass of the text (Options.Lexical), built on first use
 	prev, next *cacheEntry
 }
 

@@ -111,6 +111,26 @@ type Options struct {
 	// means the spec's formula.
 	Rescale bool
 
+	// RelevanceReserve is the share of the free budget (what is left after
+	// pinned messages) that goes first to the tool-call groups most similar
+	// to the query, first fit, before the formula fills the rest; scores
+	// are unchanged. It keeps an old exact match that recency would push
+	// out. 0 means off; valid range [0, 1]. Without a query and an
+	// Embedder it does nothing. RETENTION.md measures 0.5 with Lexical 0.3.
+	RelevanceReserve float64
+
+	// Lexical is the weight of a lexical score learned from the
+	// conversation itself inside the semantic term: Semantic becomes
+	// (1 − Lexical)·cosine + Lexical·BM25, where BM25 (k1 1.2, b 0.75) is
+	// computed over the HashEmbedder's word-level features (words, whole
+	// identifiers, bigrams) of the query and of this call's non-system
+	// messages (IDF over those messages, so a word in
+	// every turn counts little) and divided by the best message's. The
+	// lexical pass of each text is cached in a [CachedEmbedder] Embedder.
+	// 0 means off; valid range [0, 1]. Without a query and an Embedder it
+	// does nothing.
+	Lexical float64
+
 	// RoleWeights overrides or extends the structural weights (user 1.0,
 	// assistant 0.8, tool 0.5). A role absent from both is an error.
 	// Weights must be finite and >= 0; system and developer cannot be given
@@ -161,7 +181,7 @@ type TurnScore struct {
 	Score      float64 `json:"score"`      // structural × (0.3·recency + 0.4·semantic + 0.3·(1 − coverage))
 	Structural float64 `json:"structural"` // role weight
 	Recency    float64 `json:"recency"`    // 0.1 oldest … 1.0 newest non-system message
-	Semantic   float64 `json:"semantic"`   // cosine to the query in [0, 1]; 0.5 when unknown
+	Semantic   float64 `json:"semantic"`   // cosine to the query in [0, 1] (mixed with BM25 by Options.Lexical); 0.5 when unknown
 	Coverage   float64 `json:"coverage"`   // best cosine to a memory passing CoverageFilter, in [0, 1] (see Options.Store)
 	Tokens     int     `json:"tokens"`
 	Unit       int     `json:"unit"`   // index of the first message of its tool-call group (Index when alone)
@@ -364,6 +384,12 @@ func resolve(opts *Options) (*resolved, error) {
 	if o.DistillMax < 0 {
 		return nil, fmt.Errorf("%w: DistillMax %d, want >= 0 (0 means no cap)", ErrInvalidOption, o.DistillMax)
 	}
+	if err := checkShare("RelevanceReserve", o.RelevanceReserve); err != nil {
+		return nil, err
+	}
+	if err := checkShare("Lexical", o.Lexical); err != nil {
+		return nil, err
+	}
 	t := o.NovelThreshold
 	switch {
 	case t == 0:
@@ -428,6 +454,7 @@ type pass struct {
 	free         []int // indices of non-pinned messages, ascending
 	vecs         [][]float32
 	embedded     bool
+	queried      bool // Semantic holds the query cosine
 	target       int
 	pinnedTokens int
 	masked       []*maskedMessage // per message, nil unless Options.Mask rewrote it
@@ -525,7 +552,7 @@ func (p *pass) selectUnits(o *resolved) {
 		return cmp.Compare(b.last, a.last)
 	})
 	for {
-		p.fill(cands, pinned)
+		p.fill(o, cands, pinned)
 		if o.FreeSelection {
 			return
 		}
@@ -548,7 +575,7 @@ type unit struct {
 
 // fill keeps the pinned units and then the others in the order of cands,
 // first fit. It sets Kept and Pinned of every message and p.pinnedTokens.
-func (p *pass) fill(cands []unit, pinned map[int]bool) {
+func (p *pass) fill(o *resolved, cands []unit, pinned map[int]bool) {
 	used := 0
 	for i := range p.scores {
 		s := &p.scores[i]
@@ -567,8 +594,9 @@ func (p *pass) fill(cands []unit, pinned map[int]bool) {
 		}
 	}
 	p.pinnedTokens = used
+	used += p.reserve(o, cands, p.target-used)
 	for _, u := range cands {
-		if pinned[u.members[0]] || used+u.cost > p.target {
+		if p.scores[u.members[0]].Kept || used+u.cost > p.target { // pinned, or taken by the reserve
 			continue
 		}
 		used += u.cost

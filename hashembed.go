@@ -145,8 +145,9 @@ type hashState struct {
 	gram  []byte  // boundary-marked word for trigrams
 	pos   []int32 // rune offsets in gram
 
-	prev uint64 // hash of the previous non-stop word, 0 if none
-	key  bool   // the current chunk is a JSON key: its words weigh like stop words
+	prev   uint64 // hash of the previous non-stop word, 0 if none
+	key    bool   // the current chunk is a JSON key: its words weigh like stop words
+	noGram bool   // skip character trigrams (the lexical pass of Options.Lexical)
 }
 
 // featureSlot is one entry of the feature table: a feature's hash (0 =
@@ -498,7 +499,7 @@ func (s *hashState) part(p wordPart) (uint64, bool) {
 		s.add(h, stopWeight)
 		return h, true
 	}
-	if p.letters && p.runes >= minGramRunes && p.runes <= maxGramRunes {
+	if !s.noGram && p.letters && p.runes >= minGramRunes && p.runes <= maxGramRunes {
 		s.trigrams(w, p.runes)
 	}
 	if p.ascii {

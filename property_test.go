@@ -82,6 +82,12 @@ func randomOptions(r *rand.Rand) *chitta.Options {
 		o.KeepLast = r.IntN(4)
 	}
 	o.Rescale = r.IntN(3) == 0
+	if r.IntN(2) == 0 {
+		o.RelevanceReserve = r.Float64()
+	}
+	if r.IntN(2) == 0 {
+		o.Lexical = r.Float64()
+	}
 	if r.IntN(3) > 0 {
 		o.Embedder = fakes.SeededEmbedder{Dims: 8}
 		o.Query = "fix the config error"
@@ -207,6 +213,24 @@ func TestCompactProperties(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, res.Kept, again.Kept, "deterministic (seed %d)", seed)
 		require.Equal(t, res.Scores, again.Scores)
+
+		// The reserve never changes a score, and without a query neither
+		// option changes anything.
+		base := *opts
+		base.RelevanceReserve = 0
+		if opts.Query == "" {
+			base.Lexical = 0
+		}
+		ref, err := chitta.Compact(t.Context(), msgs, &base)
+		require.NoError(t, err)
+		for i := range ref.Scores {
+			a, b := ref.Scores[i], res.Scores[i]
+			a.Kept, b.Kept, a.Pinned, b.Pinned = false, false, false, false // selection, not score
+			require.Equal(t, a, b, "seed %d: score %d changed by the reserve", seed, i)
+		}
+		if opts.Query == "" {
+			require.Equal(t, ref.Kept, res.Kept, "seed %d: no query, no change", seed)
+		}
 	}
 }
 

@@ -34,6 +34,7 @@ func (p *pass) score(ctx context.Context, o *resolved) error {
 	if err := p.embed(ctx, o); err != nil {
 		return err
 	}
+	p.mixLexical(o)
 	if err := p.cover(ctx, o); err != nil {
 		return err
 	}
@@ -132,6 +133,7 @@ func (p *pass) embed(ctx context.Context, o *resolved) error {
 		return nil
 	}
 	if query != nil {
+		p.queried = true
 		for _, i := range p.free {
 			if v := p.vecs[i]; v != nil {
 				p.scores[i].Semantic = clamp01(float64(vecmath.Cosine(v, query)))

@@ -8,7 +8,7 @@
 // remember tool, which the loop executes against a memory store, so that
 // compactions drop first the turns the memory already covers.
 //
-//	go run ./examples/agentloop
+//	go run ./examples/agentloop [-relevance-reserve 0.5 -lexical 0.3]
 //
 // It prints every step, and at each compaction what was kept and dropped
 // (role, tokens, score, memory coverage), checks that no tool call was
@@ -20,6 +20,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -39,14 +40,41 @@ const (
 	keepLast = 4
 )
 
+// policy is the loop's choice of chitta.Options.RelevanceReserve and
+// Lexical; the zero value is the seed formula alone.
+type policy struct {
+	reserve, lexical float64
+}
+
+// parseFlags reads -relevance-reserve and -lexical (RETENTION.md measures
+// the preset 0.5 and 0.3); chitta validates the values.
+func parseFlags(args []string) (policy, error) {
+	var p policy
+	fs := flag.NewFlagSet("agentloop", flag.ContinueOnError)
+	fs.Float64Var(&p.reserve, "relevance-reserve", 0, "share of the free budget filled first by the turns most similar to the task, 0 to 1 (0 = off)")
+	fs.Float64Var(&p.lexical, "lexical", 0, "weight of the conversation's own BM25 score in the similarity, 0 to 1 (0 = off)")
+	if err := fs.Parse(args); err != nil {
+		return p, err
+	}
+	if fs.NArg() > 0 {
+		return p, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return p, nil
+}
+
 func main() {
-	if err := run(context.Background(), os.Stdout); err != nil {
+	p, err := parseFlags(os.Args[1:])
+	if err == nil {
+		_, err = simulatePolicy(context.Background(), os.Stdout, p)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "agentloop:", err)
 		os.Exit(1)
 	}
 }
 
-// run plays the scripted session and writes the report to w.
+// run plays the scripted session with the seed formula and writes the
+// report to w.
 func run(ctx context.Context, w io.Writer) error {
 	_, err := simulate(ctx, w)
 	return err
@@ -87,8 +115,14 @@ type session struct {
 	Calls       []chitta.Stats // every model call's context
 }
 
-// simulate runs the scripted session, writing the report to w.
+// simulate runs the scripted session with the seed formula, writing the
+// report to w.
 func simulate(ctx context.Context, w io.Writer) (*session, error) {
+	return simulatePolicy(ctx, w, policy{})
+}
+
+// simulatePolicy runs the scripted session compacting with p.
+func simulatePolicy(ctx context.Context, w io.Writer, p policy) (*session, error) {
 	// The embedded defaults: a HashEmbedder behind a CachedEmbedder, so
 	// that each compaction embeds only the turns added since the last one,
 	// and an in-memory HNSWStore for what the model remembers.
@@ -105,13 +139,20 @@ func simulate(ctx context.Context, w io.Writer) (*session, error) {
 		KeepLast: keepLast,
 		Embedder: emb,
 		Store:    store,
+
+		RelevanceReserve: p.reserve,
+		Lexical:          p.lexical,
 	}
 	compactor, err := chitta.NewCompactor(opts, chitta.Policy{MaxTokens: budget, TargetTokens: target})
 	if err != nil {
 		return nil, err
 	}
 	a := &agent{w: w, store: store, emb: emb, compactor: compactor, opts: opts}
-	fmt.Fprintf(w, "chitta agent loop · scripted, no network · Compactor: previous context + new messages up to %d tokens, else compact to %d\n\n", budget, target)
+	fmt.Fprintf(w, "chitta agent loop · scripted, no network · Compactor: previous context + new messages up to %d tokens, else compact to %d\n", budget, target)
+	if p != (policy{}) {
+		fmt.Fprintf(w, "relevance reserve %v, lexical %v\n", p.reserve, p.lexical)
+	}
+	fmt.Fprintln(w)
 	if err := a.append(wire{Role: "system", Content: ptr(systemPrompt)}); err != nil {
 		return nil, err
 	}

@@ -173,3 +173,22 @@ func mean(xs []float64) float64 {
 	}
 	return sum / float64(len(xs))
 }
+
+func TestRelevanceReservePolicy(t *testing.T) {
+	t.Parallel()
+	p, err := parseFlags([]string{"-relevance-reserve", "0.5", "-lexical", "0.3"})
+	require.NoError(t, err)
+	assert.Equal(t, policy{reserve: 0.5, lexical: 0.3}, p)
+	var out bytes.Buffer
+	sess, err := simulatePolicy(t.Context(), &out, p)
+	require.NoError(t, err)
+	assert.Contains(t, out.String(), "relevance reserve 0.5, lexical 0.3")
+	require.NotEmpty(t, sess.Compactions)
+	for _, c := range sess.Compactions {
+		assert.LessOrEqual(t, c.Result.Stats.AfterTokens, target)
+	}
+	_, err = simulatePolicy(t.Context(), io.Discard, policy{reserve: 2})
+	require.ErrorIs(t, err, chitta.ErrInvalidOption, "chitta validates the share")
+	_, err = parseFlags([]string{"extra"})
+	require.Error(t, err)
+}

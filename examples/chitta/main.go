@@ -28,8 +28,8 @@
 // --mode serve and --mode oneshot skip the detection.
 //
 // Tools: compact_context (messages, query, target_ratio, distill_novel,
-// novel_threshold, max_tokens, keep_last), remember (text, kind,
-// confidence), recall (text, k, min_similarity), list_memories (kinds,
+// novel_threshold, max_tokens, keep_last, relevance_reserve, lexical),
+// remember (text, kind, confidence), recall (text, k, min_similarity), list_memories (kinds,
 // exclude_kinds, limit, offset; newest first) and forget (id). The memory
 // store (default: the working directory's project's, see --store) is
 // loaded from --store at start (a missing file is an empty store, a corrupt one stops

@@ -36,6 +36,9 @@ type compactInput struct {
 	MaxTokens      int             `json:"max_tokens,omitempty" jsonschema:"absolute token budget used instead of target_ratio; 0 means unused"`
 	KeepLast       int             `json:"keep_last,omitempty" jsonschema:"always keep the last N non-system messages (default 0)"`
 	Mask           *maskInput      `json:"mask,omitempty" jsonschema:"observation masking: old, large tool results are replaced by a one-line placeholder before selection, their calls kept verbatim (absent: no masking)"`
+
+	RelevanceReserve float64 `json:"relevance_reserve,omitempty" jsonschema:"share of the free budget filled first by the messages most similar to query, 0 to 1 (default 0 = off; 0.5 with lexical 0.3 is the measured preset)"`
+	Lexical          float64 `json:"lexical,omitempty" jsonschema:"weight of a BM25 score learned from the conversation inside the semantic term, 0 to 1 (default 0 = off)"`
 }
 
 // maskInput is the mask argument of compact_context: chitta.MaskOptions.
@@ -231,6 +234,9 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 		Embedder:     a.embedder,
 		Store:        a.store,
 		Logger:       a.log,
+
+		RelevanceReserve: in.RelevanceReserve,
+		Lexical:          in.Lexical,
 	}
 	if r := in.TargetRatio; r != nil {
 		if math.IsNaN(*r) || *r < chitta.MinTargetRatio || *r > chitta.MaxTargetRatio {
@@ -249,6 +255,14 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 	}
 	if in.KeepLast < 0 {
 		return nil, invalidParams("keep_last: %d out of range, want >= 0", in.KeepLast)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"relevance_reserve", in.RelevanceReserve}, {"lexical", in.Lexical}} {
+		if math.IsNaN(f.v) || f.v < 0 || f.v > 1 {
+			return nil, invalidParams("%s: %v out of range, want 0 to 1 (default 0, off)", f.name, f.v)
+		}
 	}
 	if m := in.Mask; m != nil {
 		for _, f := range []struct {
@@ -520,6 +534,10 @@ func compactSchema() *jsonschema.Schema {
 	}
 	mask.Properties["keep_recent"].Default = json.RawMessage(fmt.Sprint(chitta.DefaultMaskKeepRecent))
 	mask.Properties["min_tokens"].Default = json.RawMessage(fmt.Sprint(chitta.DefaultMaskMinTokens))
+	for _, name := range []string{"relevance_reserve", "lexical"} {
+		p := s.Properties[name]
+		p.Minimum, p.Maximum, p.Default = jsonschema.Ptr(0.0), jsonschema.Ptr(1.0), json.RawMessage("0")
+	}
 	return s
 }
 

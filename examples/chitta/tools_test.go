@@ -348,6 +348,8 @@ func TestMCPInvalidArguments(t *testing.T) {
 		{"negative max_tokens", "compact_context", `{"messages": [], "max_tokens": -1}`, "max_tokens"},
 		{"fractional keep_last", "compact_context", `{"messages": [], "keep_last": 1.5}`, "keep_last: want an integer"},
 		{"negative keep_last", "compact_context", `{"messages": [], "keep_last": -2}`, "keep_last"},
+		{"reserve above 1", "compact_context", `{"messages": [], "relevance_reserve": 1.5}`, "relevance_reserve: 1.5 out of range, want 0 to 1"},
+		{"negative lexical", "compact_context", `{"messages": [], "lexical": -0.1}`, "lexical: -0.1 out of range, want 0 to 1"},
 		{"unknown argument", "compact_context", `{"messages": [], "ratio": 0.3}`, `unknown field "ratio"`},
 		{"arguments not an object", "compact_context", `[1]`, "arguments: want an object"},
 		{"remember without text", "remember", `{"kind": "fact"}`, "text: required"},

@@ -163,6 +163,8 @@ type config struct {
 	briefTokens int
 	mask        bool
 	timeout     time.Duration
+
+	reserve, lexical float64 // chitta.Options.RelevanceReserve and Lexical
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -178,6 +180,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.distillMax, "distill-max", brief.DefaultDistillMax, "PreCompact with --distill: at most this many memories per compaction, most novel first")
 	fs.IntVar(&c.briefTokens, "brief-tokens", brief.DefaultMaxTokens, "cap of what the hook prints, in words × 1.3")
 	fs.BoolVar(&c.mask, "mask", false, "PreCompact: mask stale tool output in the compaction and list the masked calls in the brief")
+	fs.Float64Var(&c.reserve, "relevance-reserve", 0, "PreCompact: share of the free budget filled first by the turns most similar to the query, 0 to 1 (0 = off; RETENTION.md measures 0.5 with --lexical 0.3)")
+	fs.Float64Var(&c.lexical, "lexical", 0, "PreCompact: weight of the conversation's own BM25 score in the similarity, 0 to 1 (0 = off)")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "give up (exit 1) after this long; keep it under the hook's timeout in Claude Code's settings")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -202,6 +206,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if c.briefTokens < 100 || c.briefTokens > 100_000 {
 		return nil, fmt.Errorf("--brief-tokens %d: want 100 to 100000", c.briefTokens)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"relevance-reserve", c.reserve}, {"lexical", c.lexical}} {
+		if !(f.v >= 0 && f.v <= 1) {
+			return nil, fmt.Errorf("--%s %v: want 0 to 1", f.name, f.v)
+		}
 	}
 	return c, nil
 }

@@ -264,6 +264,9 @@ func TestExitCodes(t *testing.T) {
 		{name: "bad distill max", args: []string{"--distill-max", "0"}, code: 1, stderr: "--distill-max 0: want 1 to 100"},
 		{name: "store names a directory", args: []string{"--store", filepath.Join(dir, "newdir") + "/"}, stdin: hookJSON(t, "PreCompact", transcript, "s", ""), code: 1, stderr: "names a directory"},
 		{name: "secret in the embedder spec", args: []string{"--embedder", "openai:http://ann:hunter2secret@127.0.0.1:1/v1?api-key=qwerty123#m"}, stdin: hookJSON(t, "PreCompact", transcript, "s", ""), code: 1, stderr: "REDACTED"},
+		{name: "reserve above 1", args: []string{"--relevance-reserve", "1.5"}, code: 1, stderr: "--relevance-reserve 1.5: want 0 to 1"},
+		{name: "lexical NaN", args: []string{"--lexical", "NaN"}, code: 1, stderr: "--lexical NaN: want 0 to 1"},
+		{name: "relevance-reserve preset", args: []string{"--relevance-reserve", "0.5", "--lexical", "0.3"}, stdin: hookJSON(t, "PreCompact", transcript, "s", "focus on the HTTP timeout"), code: 0, stderr: "PreCompact: kept"},
 		{name: "session start corrupt store", args: []string{"--store", corrupt}, stdin: hookJSON(t, "SessionStart", transcript, "s", "compact"), code: 1, stderr: "refusing to start"},
 	}
 	for _, tt := range tests {

@@ -39,6 +39,9 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 		Distill:    cfg.distill,
 		DistillMax: cfg.distillMax,
 		Mask:       maskOptions(cfg),
+
+		RelevanceReserve: cfg.reserve,
+		Lexical:          cfg.lexical,
 	})
 	if err != nil {
 		return outcome{err: err}

@@ -3,10 +3,13 @@
 //
 // Usage:
 //
-//	go run ./examples/retention -locomo FILE -tau DIR -claude DIR \
+//	go run ./examples/retention -locomo FILE -tau DIR -claude DIR -swe DIR \
 //		-ratios 0.1,0.2,0.3,0.4,0.5 -out DIR
 //
-// Any subset of -locomo, -tau and -claude may be given. Progress goes to
+// Any subset of -locomo, -tau, -claude and -swe may be given. -locomo runs
+// the question protocol (dataset locomo) and the blind protocol
+// (locomo-blind); -tau runs the protocol's mode (tau) and the mode with
+// the system prompt outside the ratio (tau-nonsystem). Progress goes to
 // stderr; DIR receives report.md (tables), report.json (every figure as
 // {"rows":[{"dataset","method","ratio","metric","value"},…]}) and
 // retention.svg (recall against ratio, one line per method). Every figure
@@ -44,13 +47,13 @@ var errUsage = errors.New("usage")
 // config is the parsed command line.
 type config struct {
 	locomo, tau, claude string
+	swe                 string
 	ratios              []float64
 	out                 string
 	seed                uint64
 	embedder            string
 	cache               int
 	variants            bool
-	tauSystem           string
 	args                []string
 	mask                bool   // the observation-masking evaluation (mask.go)
 	maskSWE             string // its SWE-agent trajectories
@@ -63,13 +66,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.locomo, "locomo", "", "LoCoMo JSON `file` (a list of conversations)")
 	fs.StringVar(&c.tau, "tau", "", "`dir`ectory of tau-bench result files (*.json)")
 	fs.StringVar(&c.claude, "claude", "", "`dir`ectory of Claude Code transcripts (*.jsonl)")
+	fs.StringVar(&c.swe, "swe", "", "`dir`ectory of SWE-agent trajectories (*.traj.json)")
 	ratios := fs.String("ratios", "0.1,0.2,0.3,0.4,0.5", "comma-separated target `ratios`, each in [0.05, 1]")
 	fs.StringVar(&c.out, "out", "retention-out", "output `dir`ectory (created)")
 	fs.Uint64Var(&c.seed, "seed", 1, "`seed` of the random baseline (runs use seed streams 0–4)")
 	fs.StringVar(&c.embedder, "embedder", "hash", "embedder: hash, hash:DIMS, llamacpp:PATH (build tag llamacpp) or openai:URL#MODEL (key from $OPENAI_API_KEY)")
 	fs.IntVar(&c.cache, "cache", 1<<16, "embedding cache capacity (texts)")
 	fs.BoolVar(&c.variants, "variants", true, "also report the chitta variants (extra rows)")
-	fs.StringVar(&c.tauSystem, "tau-system", "keep", "tau-bench system prompt: keep (the protocol: it is kept and charged first), or drop (the budget covers the conversation alone)")
 	fs.BoolVar(&c.mask, "mask", false, "run the observation-masking evaluation instead (chitta with and without chitta.Options.Mask on -tau, -claude and -mask-swe; see mask.go)")
 	fs.StringVar(&c.maskSWE, "mask-swe", "", "`dir`ectory of SWE-agent trajectories (*.traj.json) for -mask")
 	if err := fs.Parse(args); err != nil {
@@ -78,8 +81,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	if c.locomo == "" && c.tau == "" && c.claude == "" && c.maskSWE == "" {
-		return nil, fmt.Errorf("give at least one of -locomo, -tau, -claude")
+	if c.locomo == "" && c.tau == "" && c.claude == "" && c.swe == "" && c.maskSWE == "" {
+		return nil, fmt.Errorf("give at least one of -locomo, -tau, -claude, -swe")
 	}
 	for _, f := range strings.Split(*ratios, ",") {
 		r, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
@@ -91,9 +94,6 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 	}
 	slices.Sort(c.ratios)
-	if c.tauSystem != "keep" && c.tauSystem != "drop" {
-		return nil, fmt.Errorf("-tau-system %q: want keep or drop", c.tauSystem)
-	}
 	if c.cache < 1 {
 		return nil, fmt.Errorf("-cache %d: want >= 1", c.cache)
 	}
@@ -110,6 +110,7 @@ func methods(c *config, dataset string) ([]retention.Method, []string) {
 		retention.Chitta{Label: "chitta-nomem", NoMemory: true},
 		retention.Recency{},
 		retention.Random{Seed: c.seed},
+		retention.Chitta{Label: "chitta-reserve", RelevanceReserve: 0.5, Lexical: 0.3},
 	}
 	desc := []string{
 		"`chitta`: chitta.Compact, default options (the live turn and the first user turn pinned), with the memory store",
@@ -117,6 +118,7 @@ func methods(c *config, dataset string) ([]retention.Method, []string) {
 		"`chitta-nomem`: chitta.Compact without a memory store (stateless relevance)",
 		"`recency`: newest tool-call groups first, first fit (truncation)",
 		"`random`: tool-call groups in seeded random order, first fit; mean of 5 seeds",
+		"`chitta-reserve`: chitta.Compact with the relevance-reserve preset, Options.RelevanceReserve 0.5 and Options.Lexical 0.3, with the memory store",
 	}
 	if !c.variants {
 		return ms, desc
@@ -171,8 +173,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			_, err := chitta.RecordEpisode(ctx, s, e, st, session)
 			return err
 		},
-		TauDropSystem: c.tauSystem == "drop",
-		Progress:      stderr,
+		Progress: stderr,
 	}
 	start := time.Now()
 	if c.locomo != "" {
@@ -187,6 +188,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		ev.Methods, _ = methods(c, retention.LoCoMo)
 		if err := ev.LoCoMo(ctx, convs); err != nil {
+			return err
+		}
+		if err := ev.LoCoMoBlind(ctx, convs); err != nil {
 			return err
 		}
 	}
@@ -207,6 +211,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		ev.Methods, _ = methods(c, retention.Claude)
 		if err := ev.Claude(ctx, sessions, nil); err != nil {
+			return err
+		}
+	}
+	if c.swe != "" {
+		trs, err := loadTrajectories(c.swe)
+		if err != nil {
+			return err
+		}
+		ev.Methods, _ = methods(c, retention.SWE)
+		if err := ev.SWE(ctx, trs); err != nil {
 			return err
 		}
 	}
@@ -248,25 +262,41 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // loadTau reads every *.json file of dir, in name order.
 func loadTau(dir string) ([]retention.Run, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	return loadDir(dir, "*.json", retention.LoadTau)
+}
+
+// loadTrajectories reads every *.traj.json file of dir, in name order; a directory
+// without one is an error.
+func loadTrajectories(dir string) ([]retention.Trajectory, error) {
+	trs, err := loadDir(dir, "*.traj.json", retention.LoadSWE)
+	if err == nil && len(trs) == 0 {
+		return nil, fmt.Errorf("-swe %s: no *.traj.json file", dir)
+	}
+	return trs, err
+}
+
+// loadDir reads every file of dir matching pattern with load, in name
+// order.
+func loadDir[T any](dir, pattern string, load func(string, io.Reader) (T, error)) ([]T, error) {
+	names, err := filepath.Glob(filepath.Join(dir, pattern))
 	if err != nil {
 		return nil, err
 	}
 	slices.Sort(names)
-	var runs []retention.Run
+	var out []T
 	for _, name := range names {
 		f, err := os.Open(name)
 		if err != nil {
 			return nil, err
 		}
-		r, err := retention.LoadTau(filepath.Base(name), f)
+		v, err := load(filepath.Base(name), f)
 		f.Close()
 		if err != nil {
 			return nil, err
 		}
-		runs = append(runs, r)
+		out = append(out, v)
 	}
-	return runs, nil
+	return out, nil
 }
 
 func writeFile(path string, write func(io.Writer) error) error {

@@ -81,7 +81,15 @@ func runReport(t *testing.T, args ...string) (rows []map[string]any, md, svg str
 func TestRunAllDatasets(t *testing.T) {
 	t.Parallel()
 	locomo, tau, claude := fixtures(t)
-	args := []string{"-locomo", locomo, "-tau", tau, "-claude", claude, "-ratios", "0.5,0.3", "-seed", "7"}
+	swe := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(swe, "t.traj.json"), []byte(`{"history": [
+ {"role": "system", "content": "You edit files."},
+ {"role": "user", "content": "Fix calc.py."},
+ {"role": "assistant", "content": "Open it.", "tool_calls": [{"id": "t1", "type": "function", "function": {"name": "open", "arguments": "{\"path\":\"/r/calc.py\"}"}}]},
+ {"role": "tool", "tool_call_ids": ["t1"], "content": "[File: /r/calc.py (1 lines total)]\n1:def divide(a, b)\n(Open file: /r/calc.py)"},
+ {"role": "assistant", "content": "Fix.", "tool_calls": [{"id": "t2", "type": "function", "function": {"name": "edit", "arguments": "{\"search\":\"def divide(a, b)\",\"replace\":\"def divide(a, b):\"}"}}]},
+ {"role": "tool", "tool_call_ids": ["t2"], "content": "done"}]}`), 0o644))
+	args := []string{"-locomo", locomo, "-tau", tau, "-claude", claude, "-swe", swe, "-ratios", "0.5,0.3", "-seed", "7"}
 	rows, md, svg := runReport(t, args...)
 	seen := map[string]bool{}
 	for _, r := range rows {
@@ -96,7 +104,10 @@ func TestRunAllDatasets(t *testing.T) {
 		"locomo/covered_token_share", "locomo/all_evidence_kept", "locomo/ms_per_compaction",
 		"tau/argument_recall", "tau/pair_integrity", "tau/ms_per_compaction",
 		"claude/needed_recall", "claude/pair_integrity", "claude/ms_per_compaction",
-		"method/chitta", "method/chitta-nomem", "method/recency", "method/random",
+		"locomo-blind/uncovered_recall", "locomo-blind/evidence_recall", "locomo-blind/ms_per_compaction",
+		"tau-nonsystem/argument_recall", "tau-nonsystem/pair_integrity",
+		"swe/edit_context_recall", "swe/pair_integrity",
+		"method/chitta", "method/chitta-nomem", "method/recency", "method/random", "method/chitta-reserve",
 	} {
 		assert.True(t, seen[k], k)
 	}
@@ -125,7 +136,7 @@ func TestRunFlagErrors(t *testing.T) {
 		{},
 		{"-locomo", locomo, "-ratios", "0.01"},
 		{"-locomo", locomo, "-ratios", "x"},
-		{"-locomo", locomo, "-tau-system", "maybe"},
+		{"-swe", filepath.Join(t.TempDir(), "missing")},
 		{"-locomo", locomo, "-embedder", "nope"},
 		{"-locomo", locomo, "extra"},
 		{"-locomo", filepath.Join(t.TempDir(), "missing.json")},

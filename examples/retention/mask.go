@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
@@ -105,23 +104,5 @@ func runMask(ctx context.Context, c *config, emb chitta.Embedder, embDesc string
 
 // loadSWE reads every *.traj.json file of dir, in name order.
 func loadSWE(dir string) ([]retention.Run, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "*.traj.json"))
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(names)
-	var runs []retention.Run
-	for _, name := range names {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		r, err := retention.LoadSWEHistory(filepath.Base(name), f)
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-		runs = append(runs, r)
-	}
-	return runs, nil
+	return loadDir(dir, "*.traj.json", retention.LoadSWEHistory)
 }

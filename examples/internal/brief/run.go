@@ -37,6 +37,10 @@ type RunOptions struct {
 	// (chitta.Options.Mask) and the brief lists the masked calls. nil
 	// means no masking.
 	Mask *chitta.MaskOptions
+
+	// RelevanceReserve and Lexical are chitta.Options.RelevanceReserve and
+	// Lexical (0 = off; chitta validates them).
+	RelevanceReserve, Lexical float64
 }
 
 // Outcome is what [Run] did.
@@ -72,6 +76,9 @@ func Run(ctx context.Context, window []claudecode.Turn, emb chitta.Embedder, sto
 		DistillMax:   ro.DistillMax,
 		DistillSkip:  func(i int, _ chitta.Message) bool { return claudecode.Boilerplate(&window[i]) },
 		Mask:         ro.Mask,
+
+		RelevanceReserve: ro.RelevanceReserve,
+		Lexical:          ro.Lexical,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("compact: %w", err)

@@ -29,11 +29,6 @@ type Evaluator struct {
 	// after each Claude Code cut compacted by a chitta method that uses
 	// memory (chitta.RecordEpisode has this shape). nil records nothing.
 	RecordEpisode func(ctx context.Context, store chitta.MemoryStore, emb chitta.Embedder, stats chitta.Stats, session string) error
-	// TauDropSystem removes the system prompt from every tau-bench prefix
-	// before compacting, so that the budget is a share of the conversation
-	// alone (tau-bench's policy prompt is about half of a run's tokens and
-	// every method must keep it). false follows the protocol.
-	TauDropSystem bool
 	// Progress receives one line per dataset, ratio and method; nil
 	// discards them.
 	Progress io.Writer

@@ -32,6 +32,9 @@ type Task struct {
 	Query    string
 	Ratio    float64
 	Store    chitta.MemoryStore
+	// MaxTokens, when > 0, is an absolute budget used instead of Ratio
+	// (chitta.Options.MaxTokens): pinned messages are charged first.
+	MaxTokens int
 }
 
 // Outcome is what a method kept. Kept has one entry per task message;
@@ -81,6 +84,9 @@ type Chitta struct {
 	// greedy rule, without the live turn and first user turn pinned
 	// (chitta-free).
 	FreeSelection bool
+	// RelevanceReserve and Lexical set [chitta.Options.RelevanceReserve]
+	// and [chitta.Options.Lexical] (chitta-reserve: 0.5 and 0.3).
+	RelevanceReserve, Lexical float64
 	// PlanQuery, when true, appends to the task's query the last assistant
 	// message that issues no tool call (the agent's latest stated plan).
 	PlanQuery bool
@@ -113,8 +119,11 @@ func (c Chitta) Select(ctx context.Context, env Env, t Task, _ int) (Outcome, er
 		RoleWeights: c.RoleWeights,
 		Rescale:     c.Rescale,
 		Tokens:      env.Tokens,
+		MaxTokens:   t.MaxTokens,
 
-		FreeSelection: c.FreeSelection,
+		FreeSelection:    c.FreeSelection,
+		RelevanceReserve: c.RelevanceReserve,
+		Lexical:          c.Lexical,
 	}
 	if !c.NoMemory && t.Store != nil {
 		opts.Store = t.Store
@@ -203,7 +212,7 @@ func (r Random) Select(ctx context.Context, env Env, t Task, run int) (Outcome, 
 // and the budget, exactly as chitta computes them. The baselines pin what
 // the original design pins (system messages; FreeSelection).
 func layout(ctx context.Context, env Env, t Task) ([]chitta.TurnScore, int, error) {
-	res, err := chitta.Compact(ctx, t.Messages, &chitta.Options{TargetRatio: t.Ratio, Tokens: env.Tokens, FreeSelection: true})
+	res, err := chitta.Compact(ctx, t.Messages, &chitta.Options{TargetRatio: t.Ratio, MaxTokens: t.MaxTokens, Tokens: env.Tokens, FreeSelection: true})
 	if err != nil {
 		return nil, 0, fmt.Errorf("layout: %w", err)
 	}

@@ -14,14 +14,18 @@ const (
 	ArgumentRecall      = "argument_recall"
 	PairIntegrity       = "pair_integrity"
 	NeededRecall        = "needed_recall"
+	EditContextRecall   = "edit_context_recall"
 	MsPerCompaction     = "ms_per_compaction"
 )
 
 // Dataset names, as they appear in report.json.
 const (
-	LoCoMo = "locomo"
-	Tau    = "tau"
-	Claude = "claude"
+	LoCoMo       = "locomo"
+	LoCoMoBlind  = "locomo-blind"  // compacted at session boundaries, questions unknown
+	Tau          = "tau"           // the protocol: system prompt inside the ratio
+	TauNonSystem = "tau-nonsystem" // budget = ratio × non-system tokens, system kept on top
+	Claude       = "claude"
+	SWE          = "swe"
 )
 
 // Frac is a ratio accumulated over many observations: the value is

@@ -24,11 +24,11 @@ type Row struct {
 // metricOrder is the order of metrics in rows and tables.
 var metricOrder = []string{
 	UncoveredRecall, EvidenceRecall, KeptOrCoveredRecall, CoveredTokenShare, AllEvidenceKept,
-	ArgumentRecall, NeededRecall, PairIntegrity, MsPerCompaction,
+	ArgumentRecall, NeededRecall, EditContextRecall, PairIntegrity, MsPerCompaction,
 	CallsKept,
 }
 
-var datasetOrder = []string{LoCoMo, Tau, Claude}
+var datasetOrder = []string{LoCoMo, LoCoMoBlind, Tau, TauNonSystem, Claude, SWE}
 
 type cellKey struct {
 	dataset, method string

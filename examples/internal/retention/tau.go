@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -59,35 +60,9 @@ func LoadTau(name string, r io.Reader) (Run, error) {
 	for _, a := range f.Info.Task.Actions {
 		run.Actions = append(run.Actions, Call{Name: a.Name, Args: a.Kwargs})
 	}
-	traj, err := json.Marshal(f.Traj)
-	if err != nil {
-		return Run{}, fmt.Errorf("%w: tau %s: traj: %v", ErrInvalidData, name, err)
-	}
-	run.Messages, err = chitta.ParseMessages(traj)
-	if err != nil {
-		return Run{}, fmt.Errorf("%w: tau %s: traj: %w", ErrInvalidData, name, err)
-	}
-	run.Calls = make([][]Call, len(f.Traj))
-	for i, raw := range f.Traj {
-		var m struct {
-			ToolCalls []struct {
-				Function struct {
-					Name      string          `json:"name"`
-					Arguments json.RawMessage `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		}
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return Run{}, fmt.Errorf("%w: tau %s: traj[%d]: %v", ErrInvalidData, name, i, err)
-		}
-		for _, tc := range m.ToolCalls {
-			args := tc.Function.Arguments
-			var s string
-			if json.Unmarshal(args, &s) == nil { // OpenAI encodes arguments as a JSON string
-				args = json.RawMessage(s)
-			}
-			run.Calls[i] = append(run.Calls[i], Call{Name: tc.Function.Name, Args: args})
-		}
+	var err error
+	if run.Messages, run.Calls, err = parseOpenAI(f.Traj); err != nil {
+		return Run{}, fmt.Errorf("%w: tau %s: traj%w", ErrInvalidData, name, err)
 	}
 	return run, nil
 }
@@ -181,17 +156,24 @@ func lastUser(msgs []chitta.Message) string {
 
 // Tau evaluates every gold action of every run: the prefix before the
 // message issuing the action is compacted with the last user message as
-// query and no memory store. Per cut it adds argument_recall (the action's
-// argument values found verbatim in a kept message, over those found in an
-// unpinned prefix message; values the system prompt already holds are left
-// out, as every method keeps it), pair_integrity and ms_per_compaction.
+// query and no memory store, in two modes. Dataset [Tau] is the protocol's
+// mode: the budget is floor(ratio × prefix tokens), the system prompt
+// included and charged first (tau-bench's policy prompt is about half of a
+// run's tokens, so at low ratios it alone exceeds the budget). Dataset
+// [TauNonSystem] puts the system prompt outside the ratio: the budget is
+// floor(ratio × non-system tokens) plus the system prompt, kept on top.
+// Per cut it adds argument_recall (the action's argument values found
+// verbatim in a kept message, over those found in an unpinned prefix
+// message; values the system prompt already holds are left out, as every
+// method keeps it), pair_integrity and ms_per_compaction.
 func (e *Evaluator) Tau(ctx context.Context, runs []Run) error {
 	if err := e.check(); err != nil {
 		return err
 	}
 	type cutCase struct {
-		task   Task
-		values []string
+		task        Task
+		values      []string
+		sys, nonsys int // tokens of the pinned and the other messages
 	}
 	var cases []cutCase
 	var nCuts, nMissing, unseen, inSystem, nValues int
@@ -213,18 +195,12 @@ func (e *Evaluator) Tau(ctx context.Context, runs []Run) error {
 				}
 			}
 			nValues += len(vals)
-			if e.TauDropSystem {
-				prefix = slices.DeleteFunc(slices.Clone(prefix), func(m chitta.Message) bool { return m.Role.Pinned() })
-			}
-			cases = append(cases, cutCase{Task{Messages: prefix, Query: lastUser(prefix)}, vals})
+			cc := cutCase{task: Task{Messages: prefix, Query: lastUser(prefix)}, values: vals}
+			cc.sys, cc.nonsys = e.splitTokens(prefix)
+			cases = append(cases, cc)
 		}
 	}
-	var texts []string
-	for _, c := range cases {
-		texts = append(texts, distinct(c.task.Messages, []string{c.task.Query})...)
-	}
-	texts = distinct(nil, texts)
-	cold, err := e.warm(ctx, texts)
+	cold, nTexts, err := e.warmTasks(ctx, len(cases), func(k int) Task { return cases[k].task })
 	if err != nil {
 		return fmt.Errorf("tau: %w", err)
 	}
@@ -232,55 +208,85 @@ func (e *Evaluator) Tau(ctx context.Context, runs []Run) error {
 	for _, ratio := range e.Ratios {
 		n := 0
 		for _, c := range cases {
-			pinned, total := 0, 0
-			for _, m := range c.task.Messages {
-				k := e.tokens(m.Content)
-				total += k
-				if m.Role.Pinned() {
-					pinned += k
-				}
-			}
-			if pinned > int(ratio*float64(total)) {
+			if c.sys > int(ratio*float64(c.sys+c.nonsys)) {
 				n++
 			}
 		}
 		over = append(over, fmt.Sprintf("%d at %v", n, ratio))
-		for _, m := range e.Methods {
-			start := time.Now()
-			t := e.Results.Tally(Tau, m.Name(), ratio, 0)
-			for run := range m.Runs() {
-				for _, c := range cases {
-					task := c.task
-					task.Ratio = ratio
-					out, ms, err := e.run(ctx, m, task, run)
-					if err != nil {
-						return fmt.Errorf("tau: %w", err)
-					}
-					t.Add(MsPerCompaction, ms, 1)
-					addPairs(t, task.Messages, out.Kept)
-					if len(c.values) == 0 {
-						continue
-					}
-					found := 0
-					for _, v := range c.values {
-						if keptMention(task.Messages, out.Kept, v) {
-							found++
+		for _, dataset := range []string{Tau, TauNonSystem} {
+			for _, m := range e.Methods {
+				start := time.Now()
+				t := e.Results.Tally(dataset, m.Name(), ratio, 0)
+				for run := range m.Runs() {
+					for _, c := range cases {
+						task := c.task
+						task.Ratio = ratio
+						if dataset == TauNonSystem {
+							task.MaxTokens = nonSystemBudget(ratio, c.sys, c.nonsys)
 						}
+						out, ms, err := e.run(ctx, m, task, run)
+						if err != nil {
+							return fmt.Errorf("%s: %w", dataset, err)
+						}
+						t.Add(MsPerCompaction, ms, 1)
+						addPairs(t, task.Messages, out.Kept)
+						if len(c.values) == 0 {
+							continue
+						}
+						found := 0
+						for _, v := range c.values {
+							if keptMention(task.Messages, out.Kept, v) {
+								found++
+							}
+						}
+						t.Add(ArgumentRecall, float64(found), float64(len(c.values)))
 					}
-					t.Add(ArgumentRecall, float64(found), float64(len(c.values)))
 				}
+				e.progress("%s ratio %.2f %-14s %d cuts × %d runs  %v", dataset, ratio, m.Name(), len(cases), m.Runs(), time.Since(start).Round(time.Millisecond))
 			}
-			e.progress("tau ratio %.2f %-14s %d cuts × %d runs  %v", ratio, m.Name(), len(cases), m.Runs(), time.Since(start).Round(time.Millisecond))
 		}
 	}
-	if e.TauDropSystem {
-		e.Results.Note(Tau, "the system prompt was removed from every prefix (-tau-system drop): the budget is a share of the conversation alone")
-	} else {
-		e.Results.Note(Tau, fmt.Sprintf("cuts where the system prompt alone exceeds the budget, so that no method keeps anything else: %s (of %d)", strings.Join(over, ", "), len(cases)))
+	e.Results.Note(Tau, fmt.Sprintf("cuts where the system prompt alone exceeds the budget, so that no method keeps anything else: %s (of %d)", strings.Join(over, ", "), len(cases)))
+	e.Results.Note(TauNonSystem, "the budget is floor(ratio × the prefix's non-system tokens) plus the system prompt, which is kept on top (chitta.Options.MaxTokens)")
+	for _, d := range []string{Tau, TauNonSystem} {
+		e.Results.Note(d, fmt.Sprintf("%d runs, %d gold actions matched to a tool call (%d never issued by the run), %d argument values measured; %d values already in the system prompt and %d never seen in the prefix were left out", len(runs), nCuts, nMissing, nValues, inSystem, unseen))
+		e.Results.Note(d, coldNote(cold, nTexts))
 	}
-	e.Results.Note(Tau, fmt.Sprintf("%d runs, %d gold actions matched to a tool call (%d never issued by the run), %d argument values measured; %d values already in the system prompt and %d never seen in the prefix were left out", len(runs), nCuts, nMissing, nValues, inSystem, unseen))
-	e.Results.Note(Tau, coldNote(cold, len(texts)))
 	return nil
+}
+
+// splitTokens returns the tokens of the pinned (system, developer) and of
+// the other messages of msgs.
+func (e *Evaluator) splitTokens(msgs []chitta.Message) (sys, nonsys int) {
+	for _, m := range msgs {
+		if m.Role.Pinned() {
+			sys += e.tokens(m.Content)
+		} else {
+			nonsys += e.tokens(m.Content)
+		}
+	}
+	return sys, nonsys
+}
+
+// warmTasks warms the embedding cache with the distinct texts and queries
+// of the n tasks task(0) … task(n−1) (see warm) and returns the cold time
+// and the number of texts.
+func (e *Evaluator) warmTasks(ctx context.Context, n int, task func(int) Task) (time.Duration, int, error) {
+	var texts []string
+	for k := range n {
+		t := task(k)
+		texts = append(texts, distinct(t.Messages, []string{t.Query})...)
+	}
+	texts = distinct(nil, texts)
+	cold, err := e.warm(ctx, texts)
+	return cold, len(texts), err
+}
+
+// nonSystemBudget returns the token budget that keeps floor(ratio ×
+// nonsys) tokens besides the sys tokens of the system prompt (at least 1,
+// since a MaxTokens of 0 means "use the ratio").
+func nonSystemBudget(ratio float64, sys, nonsys int) int {
+	return max(1, sys+int(math.Floor(ratio*float64(nonsys)*(1+1e-12))))
 }
 
 // mentionedBy reports whether v occurs verbatim in a pinned (pinned true)

@@ -118,30 +118,45 @@ func TestEvaluatorTau(t *testing.T) {
 	assert.NotEmpty(t, e.Results.Notes[Tau])
 }
 
-func TestEvaluatorTauDropSystem(t *testing.T) {
+func TestEvaluatorTauNonSystem(t *testing.T) {
 	t.Parallel()
 	run := loadTauFixture(t)
-	// Ratio 0.4, recency, cut 7. With the system prompt (51 tokens, budget
+	// Ratio 0.4, recency, cut 7. In the protocol's mode (51 tokens, budget
 	// 20): system 12 + confirmation 4, the answer (10) no longer fits: 0 of
-	// 4 values. Without it (39 tokens, budget 15): confirmation and answer
-	// (14) fit: the cancel's 2 values, 2 of 4.
+	// 4 values. With the system prompt outside the ratio (39 non-system
+	// tokens: budget floor(0.4 × 39) = 15 on top of the system's 12):
+	// confirmation and answer (14) fit, the tool group (14) does not: the
+	// cancel's 2 values, 2 of 4. Cut 2 (user 11 tokens, budget 4 + 12)
+	// keeps no lookup value in either mode.
+	e := &Evaluator{
+		Env:      Env{Embedder: &bagEmbedder{dims: 64}, Tokens: wordTokens},
+		Methods:  []Method{Recency{}, Chitta{}},
+		Ratios:   []float64{0.4},
+		NewStore: newSliceStore,
+	}
+	require.NoError(t, e.Tau(t.Context(), []Run{run}))
+	assert.InDelta(t, 0, e.Results.Tally(Tau, "recency", 0.4, 0).Get(ArgumentRecall).Value(-1), 1e-12)
+	assert.InDelta(t, 0.5, e.Results.Tally(TauNonSystem, "recency", 0.4, 0).Get(ArgumentRecall).Value(-1), 1e-12)
+	assert.Contains(t, strings.Join(e.Results.Notes[Tau], "\n"), "system prompt alone exceeds the budget")
+	assert.Contains(t, strings.Join(e.Results.Notes[TauNonSystem], "\n"), "kept on top")
+	for _, m := range []string{"recency", "chitta"} {
+		f := e.Results.Tally(TauNonSystem, m, 0.4, 0).Get(ArgumentRecall)
+		assert.Equal(t, 4, int(f.Den), "%s: both modes measure the same values", m)
+	}
+}
+
+func TestNonSystemBudget(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
-		drop bool
-		want float64
-		note string
+		ratio       float64
+		sys, nonsys int
+		want        int
 	}{
-		{false, 0, "system prompt alone exceeds the budget"},
-		{true, 0.5, "system prompt was removed"},
+		{0.4, 12, 39, 27},
+		{0.29, 1370, 100, 1399}, // 0.29 × 100 is 28.999… in float64
+		{0.3, 0, 0, 1},          // nothing to keep: 1, never 0 (0 would mean "use the ratio")
+		{1, 5, 10, 15},
 	} {
-		e := &Evaluator{
-			Env:           Env{Embedder: &bagEmbedder{dims: 64}, Tokens: wordTokens},
-			Methods:       []Method{Recency{}},
-			Ratios:        []float64{0.4},
-			NewStore:      newSliceStore,
-			TauDropSystem: tt.drop,
-		}
-		require.NoError(t, e.Tau(t.Context(), []Run{run}))
-		assert.InDelta(t, tt.want, e.Results.Tally(Tau, "recency", 0.4, 0).Get(ArgumentRecall).Value(-1), 1e-12, "drop %v", tt.drop)
-		assert.Contains(t, strings.Join(e.Results.Notes[Tau], "\n"), tt.note)
+		assert.Equal(t, tt.want, nonSystemBudget(tt.ratio, tt.sys, tt.nonsys), "%+v", tt)
 	}
 }

@@ -91,15 +91,19 @@ var metricTitles = map[string]string{
 	AllEvidenceKept:     "all_evidence_kept — questions with every evidence turn kept",
 	ArgumentRecall:      "argument_recall — gold action argument values present in kept turns",
 	NeededRecall:        "needed_recall — needed prefix turns kept",
+	EditContextRecall:   "edit_context_recall — the edited file and its touched lines, viewed earlier, still shown by a kept turn",
 	PairIntegrity:       "pair_integrity — touched tool-call pairs kept whole (must be 1)",
 	MsPerCompaction:     "ms_per_compaction — wall time per compaction, milliseconds",
 	CallsKept:           "calls_kept — share of the prefix's tool calls kept, arguments verbatim",
 }
 
 var datasetTitles = map[string]string{
-	LoCoMo: "LoCoMo",
-	Tau:    "tau-bench",
-	Claude: "Claude Code transcripts",
+	LoCoMo:       "LoCoMo",
+	LoCoMoBlind:  "LoCoMo, blind (compacted at session boundaries, questions unknown)",
+	Tau:          "tau-bench (system prompt inside the ratio, the protocol's mode)",
+	TauNonSystem: "tau-bench (budget = ratio × non-system tokens, system prompt kept on top)",
+	Claude:       "Claude Code transcripts",
+	SWE:          "SWE-agent trajectories",
 }
 
 // MarkdownOptions adds context to [WriteMarkdown]. The zero value writes
@@ -142,7 +146,7 @@ func WriteMarkdown(w io.Writer, rows []Row, o *MarkdownOptions) error {
 		if t.category != category {
 			category = t.category
 			switch {
-			case t.dataset == LoCoMo && category == 0:
+			case (t.dataset == LoCoMo || t.dataset == LoCoMoBlind) && category == 0:
 				b.WriteString("### Categories 1–4 (answerable questions)\n\n")
 			case category == 5:
 				b.WriteString("### Category 5 (adversarial questions)\n\n")
@@ -150,7 +154,7 @@ func WriteMarkdown(w io.Writer, rows []Row, o *MarkdownOptions) error {
 				fmt.Fprintf(&b, "### Category %d only\n\n", category)
 			}
 		}
-		if t.dataset == LoCoMo && category >= 1 && category <= 4 && !o.Detail &&
+		if (t.dataset == LoCoMo || t.dataset == LoCoMoBlind) && category >= 1 && category <= 4 && !o.Detail &&
 			t.metric != UncoveredRecall && t.metric != EvidenceRecall {
 			continue
 		}
@@ -217,15 +221,17 @@ type panel struct {
 
 var panels = []panel{
 	{LoCoMo, UncoveredRecall, "LoCoMo: uncovered_recall"},
+	{LoCoMoBlind, UncoveredRecall, "LoCoMo blind: uncovered_recall"},
 	{Tau, ArgumentRecall, "tau-bench: argument_recall"},
+	{TauNonSystem, ArgumentRecall, "tau-bench, system outside the ratio: argument_recall"},
 	{Claude, NeededRecall, "Claude Code: needed_recall"},
 }
 
 var palette = []string{"#d62728", "#ff7f0e", "#1f77b4", "#7f7f7f", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"}
 
 // WriteSVG writes a self-contained SVG chart: one panel per dataset present
-// in rows (LoCoMo uncovered_recall over categories 1–4, tau argument_recall,
-// Claude needed_recall), recall against ratio, one line per method, with
+// in rows (LoCoMo uncovered_recall over categories 1–4 in both protocols,
+// tau argument_recall in both modes, Claude needed_recall), recall against ratio, one line per method, with
 // axes, ticks and a shared legend.
 func WriteSVG(w io.Writer, rows []Row) error {
 	var ts []*table
