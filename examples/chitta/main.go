@@ -93,9 +93,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.DurationVar(&c.timeout, "timeout", defaultDrain, "in an MCP session, how long to wait once stdin closes for the requests already read to be answered")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: chitta [flags] < requests\n\n"+
-			"Serves compact_context, remember and recall as an MCP server over stdio when the first\n"+
-			"message on stdin opens an MCP session (initialize); otherwise answers that one JSON-RPC\n"+
-			"request (tools/call or tools/list) on stdout and exits.\n\nFlags:\n")
+			"Serves compact_context, remember, recall, list_memories and forget as an MCP server\n"+
+			"over stdio when the first message on stdin opens an MCP session (initialize); otherwise\n"+
+			"answers that one JSON-RPC request (tools/call or tools/list) on stdout and exits.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
