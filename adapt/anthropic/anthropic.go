@@ -11,13 +11,12 @@ package anthropic
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/adapt/internal/adaptkit"
 )
 
 // Messages converts msgs to chitta messages, index for index, with Content
@@ -27,7 +26,7 @@ func Messages(msgs []anthropic.MessageParam) ([]chitta.Message, error) {
 	out := make([]chitta.Message, len(msgs))
 	for i := range msgs {
 		m := &msgs[i]
-		var b strings.Builder
+		var b adaptkit.Text
 		switch {
 		case m.OfUser != nil:
 			out[i].Role = chitta.RoleUser
@@ -38,7 +37,7 @@ func Messages(msgs []anthropic.MessageParam) ([]chitta.Message, error) {
 		case m.OfSystem != nil:
 			out[i].Role = chitta.RoleSystem
 			for _, t := range m.OfSystem.Content {
-				add(&b, t.Text)
+				b.Add(t.Text)
 			}
 		default:
 			return nil, fmt.Errorf("%w: message %d: no user, assistant or system variant set", chitta.ErrInvalidMessages, i)
@@ -48,37 +47,37 @@ func Messages(msgs []anthropic.MessageParam) ([]chitta.Message, error) {
 	return out, nil
 }
 
-func addBlocks(b *strings.Builder, m *chitta.Message, blocks []anthropic.ContentBlockParamUnion) {
+func addBlocks(b *adaptkit.Text, m *chitta.Message, blocks []anthropic.ContentBlockParamUnion) {
 	for _, blk := range blocks {
 		switch {
 		case blk.OfText != nil:
-			add(b, blk.OfText.Text)
+			b.Add(blk.OfText.Text)
 		case blk.OfThinking != nil:
-			add(b, blk.OfThinking.Thinking)
+			b.Add(blk.OfThinking.Thinking)
 		case blk.OfRedactedThinking != nil:
-			add(b, "[redacted thinking]")
+			b.Add("[redacted thinking]")
 		case blk.OfToolUse != nil:
 			m.ToolCallIDs = append(m.ToolCallIDs, blk.OfToolUse.ID)
-			add(b, blk.OfToolUse.Name+" "+jsonText(blk.OfToolUse.Input))
+			b.Add(blk.OfToolUse.Name + " " + adaptkit.JSON(blk.OfToolUse.Input))
 		case blk.OfToolResult != nil:
 			m.ToolResultIDs = append(m.ToolResultIDs, blk.OfToolResult.ToolUseID)
 			for _, c := range blk.OfToolResult.Content {
 				switch {
 				case c.OfText != nil:
-					add(b, c.OfText.Text)
+					b.Add(c.OfText.Text)
 				case c.OfImage != nil:
-					add(b, "[image]")
+					b.Add("[image]")
 				default:
-					add(b, jsonText(c))
+					b.Add(adaptkit.JSON(c))
 				}
 			}
 		case blk.OfServerToolUse != nil:
 			m.ToolCallIDs = append(m.ToolCallIDs, blk.OfServerToolUse.ID)
-			add(b, string(blk.OfServerToolUse.Name)+" "+jsonText(blk.OfServerToolUse.Input))
+			b.Add(string(blk.OfServerToolUse.Name) + " " + adaptkit.JSON(blk.OfServerToolUse.Input))
 		case blk.OfImage != nil:
-			add(b, "[image]")
+			b.Add("[image]")
 		case blk.OfDocument != nil:
-			add(b, "[document]")
+			b.Add("[document]")
 		default:
 			// Server tool results (web search, web fetch, code execution,
 			// ...) answer a server_tool_use by ID; any other block type is
@@ -86,45 +85,14 @@ func addBlocks(b *strings.Builder, m *chitta.Message, blocks []anthropic.Content
 			if id := blk.GetToolUseID(); id != nil {
 				m.ToolResultIDs = append(m.ToolResultIDs, *id)
 			}
-			add(b, jsonText(blk))
+			b.Add(adaptkit.JSON(blk))
 		}
 	}
-}
-
-func add(b *strings.Builder, s string) {
-	if strings.TrimSpace(s) == "" {
-		return
-	}
-	if b.Len() > 0 {
-		b.WriteByte('\n')
-	}
-	b.WriteString(s)
-}
-
-// jsonText is the JSON of v, or its Go syntax when it does not marshal.
-func jsonText(v any) string {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprintf("%v", v)
-	}
-	return string(data)
 }
 
 // Compact compacts msgs with [chitta.Compact] and returns the surviving
 // values of msgs themselves (msgs[i] for each i in Result.Kept, not copies
 // made through JSON), in order, with the Result. msgs is not modified.
 func Compact(ctx context.Context, msgs []anthropic.MessageParam, opts *chitta.Options) ([]anthropic.MessageParam, *chitta.Result, error) {
-	cm, err := Messages(msgs)
-	if err != nil {
-		return nil, nil, err
-	}
-	res, err := chitta.Compact(ctx, cm, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := make([]anthropic.MessageParam, len(res.Kept))
-	for j, i := range res.Kept {
-		out[j] = msgs[i]
-	}
-	return out, res, nil
+	return adaptkit.Compact(ctx, msgs, opts, Messages)
 }
