@@ -90,6 +90,7 @@ func Messages(msgs []openai.ChatCompletionMessageParamUnion) ([]chitta.Message, 
 					b.Add(adaptkit.JSON(tc))
 				}
 			}
+			//lint:ignore SA1019 conversations written with the legacy function_call must still pair
 			if fc := a.FunctionCall; fc.Name != "" || fc.Arguments != "" {
 				pendingFunction = "function_call@" + strconv.Itoa(i)
 				m.ToolCallIDs = append(m.ToolCallIDs, pendingFunction)

@@ -163,3 +163,18 @@ func Example() {
 	fmt.Println(len(out), res.Kept)
 	// Output: 3 [1 2 4]
 }
+
+func TestMessagesLegacyFunctionCall(t *testing.T) {
+	t.Parallel()
+	asst := openai.AssistantMessage("")
+	//lint:ignore SA1019 the legacy shape is what this test reads
+	asst.OfAssistant.FunctionCall = openai.ChatCompletionAssistantMessageParamFunctionCall{Name: "lookup", Arguments: `{"k":1}`}
+	//lint:ignore SA1019 the legacy shape is what this test reads
+	fn := openai.ChatCompletionMessageParamUnion{OfFunction: &openai.ChatCompletionFunctionMessageParam{Name: "lookup", Content: openai.String("v")}}
+	msgs, err := adapter.Messages([]openai.ChatCompletionMessageParamUnion{openai.UserMessage("q"), asst, fn})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"function_call@1"}, msgs[1].ToolCallIDs)
+	assert.Equal(t, []string{"function_call@1"}, msgs[2].ToolResultIDs)
+	assert.Equal(t, chitta.Role("function"), msgs[2].Role)
+	assert.Equal(t, "lookup {\"k\":1}", msgs[1].Content)
+}
