@@ -85,11 +85,11 @@ func Example() {
 		sdk.NewAssistantMessage(sdk.NewTextBlock("It sets port 8080.")),
 		sdk.NewUserMessage(sdk.NewTextBlock("Thanks. Now open the README.")),
 	}
-	out, res, err := anthropic.Compact(context.Background(), msgs, &chitta.Options{TargetRatio: 0.5})
+	out, res, err := anthropic.Compact(context.Background(), msgs, &chitta.Options{TargetRatio: 0.8})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(len(out), res.Kept)
-	// Output: 3 [1 2 4]
+	// Output: 4 [0 1 2 4]
 }

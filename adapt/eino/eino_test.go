@@ -91,11 +91,12 @@ func Example() {
 		schema.UserMessage("Thanks. Now open the README."),
 	}
 	// As react.AgentConfig{MessageModifier: adapter.MessageModifier(opts, 100_000)}:
-	modify := adapter.MessageModifier(&chitta.Options{TargetRatio: 0.5}, 0)
+	modify := adapter.MessageModifier(&chitta.Options{TargetRatio: 0.8}, 0)
 	for _, m := range modify(context.Background(), msgs) {
 		fmt.Printf("%s %q\n", m.Role, m.Content)
 	}
 	// Output:
+	// user "What port does config.yaml set?"
 	// assistant ""
 	// tool "port: 8080"
 	// user "Thanks. Now open the README."

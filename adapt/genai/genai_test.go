@@ -83,11 +83,11 @@ func Example() {
 		genai.NewContentFromText("It sets port 8080.", genai.RoleModel),
 		genai.NewContentFromText("Thanks. Now open the README.", genai.RoleUser),
 	}
-	out, res, err := adapter.Compact(context.Background(), msgs, &chitta.Options{TargetRatio: 0.5})
+	out, res, err := adapter.Compact(context.Background(), msgs, &chitta.Options{TargetRatio: 0.8})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(len(out), res.Kept)
-	// Output: 2 [3 4]
+	// Output: 3 [0 3 4]
 }

@@ -84,11 +84,11 @@ func Example() {
 		llms.TextParts(llms.ChatMessageTypeAI, "It sets port 8080."),
 		llms.TextParts(llms.ChatMessageTypeHuman, "Thanks. Now open the README."),
 	}
-	out, res, err := langchaingo.Compact(context.Background(), msgs, &chitta.Options{TargetRatio: 0.5})
+	out, res, err := langchaingo.Compact(context.Background(), msgs, &chitta.Options{TargetRatio: 0.8})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(len(out), res.Kept)
-	// Output: 3 [1 2 4]
+	// Output: 4 [0 1 2 4]
 }

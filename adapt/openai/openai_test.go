@@ -155,13 +155,13 @@ func Example() {
 		openai.AssistantMessage("It sets port 8080."),
 		openai.UserMessage("Thanks. Now open the README."),
 	}
-	out, res, err := adapter.Compact(context.Background(), msgs, &chitta.Options{TargetRatio: 0.5})
+	out, res, err := adapter.Compact(context.Background(), msgs, &chitta.Options{TargetRatio: 0.8})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(len(out), res.Kept)
-	// Output: 3 [1 2 4]
+	// Output: 4 [0 1 2 4]
 }
 
 func TestMessagesLegacyFunctionCall(t *testing.T) {
