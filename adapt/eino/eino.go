@@ -1,0 +1,108 @@
+// Package eino compacts eino conversations ([]*schema.Message) with chitta,
+// returning the caller's own values, and provides a message modifier for
+// eino agents ([MessageModifier]).
+//
+// Text for scoring comes from Content, every part of MultiContent,
+// UserInputMultiContent and AssistantGenMultiContent (images, audio, video
+// and files count as "[image]" and "[media]"), ReasoningContent, and tool
+// calls (function name and arguments). An assistant message's tool calls
+// and the tool messages answering them (ToolCallID) are kept or dropped
+// together.
+//
+// go.mod raises eino's github.com/bytedance/sonic to v1.15.5: the v1.14.1
+// eino v0.7.36 asks for does not build with go 1.26.
+package eino
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/adapt/internal/adaptkit"
+)
+
+// Messages converts msgs to chitta messages, index for index, with Content
+// and tool linkage set and Raw nil. The role is eino's as it is (system,
+// user, assistant, tool). A nil message is an error naming its index.
+func Messages(msgs []*schema.Message) ([]chitta.Message, error) {
+	out := make([]chitta.Message, len(msgs))
+	for i, m := range msgs {
+		if m == nil {
+			return nil, fmt.Errorf("%w: message %d: nil *schema.Message", chitta.ErrInvalidMessages, i)
+		}
+		c := &out[i]
+		c.Role = chitta.Role(m.Role)
+		var b adaptkit.Text
+		b.Add(m.ReasoningContent)
+		b.Add(m.Content)
+		for _, p := range m.MultiContent {
+			addPart(&b, p.Type, p.Text)
+		}
+		for _, p := range m.UserInputMultiContent {
+			addPart(&b, p.Type, p.Text)
+		}
+		for _, p := range m.AssistantGenMultiContent {
+			addPart(&b, p.Type, p.Text)
+		}
+		for _, tc := range m.ToolCalls {
+			if tc.ID != "" {
+				c.ToolCallIDs = append(c.ToolCallIDs, tc.ID)
+			}
+			b.Add(tc.Function.Name + " " + tc.Function.Arguments)
+		}
+		if m.ToolCallID != "" {
+			c.ToolResultIDs = append(c.ToolResultIDs, m.ToolCallID)
+		}
+		c.Content = b.String()
+	}
+	return out, nil
+}
+
+func addPart(b *adaptkit.Text, typ schema.ChatMessagePartType, text string) {
+	switch typ {
+	case schema.ChatMessagePartTypeText:
+		b.Add(text)
+	case schema.ChatMessagePartTypeImageURL:
+		b.Add("[image]")
+	case schema.ChatMessagePartTypeFileURL:
+		b.Add("[document]")
+	case schema.ChatMessagePartTypeAudioURL, schema.ChatMessagePartTypeVideoURL:
+		b.Add("[media]")
+	default:
+		b.Add(string(typ) + " " + text)
+	}
+}
+
+// Compact compacts msgs with [chitta.Compact] and returns the surviving
+// values of msgs themselves (the same pointers, msgs[i] for each i in
+// Result.Kept), in order, with the Result. msgs is not modified.
+func Compact(ctx context.Context, msgs []*schema.Message, opts *chitta.Options) ([]*schema.Message, *chitta.Result, error) {
+	return adaptkit.Compact(ctx, msgs, opts, Messages)
+}
+
+// MessageModifier returns a function for the MessageModifier (or
+// MessageRewriter) field of an eino agent's config, such as
+// react.AgentConfig: before each model call it compacts the conversation
+// with opts once the conversation's tokens (as opts counts them) exceed
+// triggerTokens, and passes it through unchanged below that (0 means
+// compact on every call). On an error (an invalid option, an unknown role)
+// it returns the input unchanged and logs to opts.Logger, so the agent
+// never loses messages to the modifier. The returned function is safe for
+// concurrent use if opts's Embedder, Store and Tokens are.
+func MessageModifier(opts *chitta.Options, triggerTokens int) func(ctx context.Context, input []*schema.Message) []*schema.Message {
+	return func(ctx context.Context, input []*schema.Message) []*schema.Message {
+		out, res, err := Compact(ctx, input, opts)
+		if err != nil {
+			if opts != nil && opts.Logger != nil {
+				opts.Logger.WarnContext(ctx, "chitta: compaction skipped", "err", err)
+			}
+			return input
+		}
+		if res.Stats.BeforeTokens <= triggerTokens {
+			return input
+		}
+		return out
+	}
+}

@@ -1,0 +1,119 @@
+// Package genai compacts Google Gen AI SDK conversations
+// ([]*genai.Content) with chitta, returning the caller's own values.
+//
+// Role "model" maps to assistant, "user" (or empty, the SDK's default) to
+// user. Text for scoring comes from every part: text and thoughts, function
+// calls (name and args), function responses (name and response),
+// executable code and its result, server tool calls and responses; inline
+// and file data count as "[image]" or "[document]"; a part with none of
+// these set is scored by its JSON. A function call and its response are
+// kept or dropped together: paired by ID, or, when IDs are absent, by
+// position (the k-th call of a model turn with the k-th ID-less response
+// after it), as the Gemini API pairs them.
+package genai
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"google.golang.org/genai"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/adapt/internal/adaptkit"
+)
+
+// Messages converts msgs to chitta messages, index for index, with Content
+// and tool linkage set and Raw nil. Function calls without an ID get the
+// ID "functionCall@<message>.<part>" in ToolCallIDs, which the responses
+// they pair with carry in ToolResultIDs. A nil Content, or a role other
+// than user and model, is an error naming the message.
+func Messages(msgs []*genai.Content) ([]chitta.Message, error) {
+	out := make([]chitta.Message, len(msgs))
+	var pending []string // calls without ID awaiting a response, in order
+	for i, c := range msgs {
+		if c == nil {
+			return nil, fmt.Errorf("%w: message %d: nil *genai.Content", chitta.ErrInvalidMessages, i)
+		}
+		m := &out[i]
+		switch c.Role {
+		case genai.RoleUser, "":
+			m.Role = chitta.RoleUser
+		case genai.RoleModel:
+			m.Role = chitta.RoleAssistant
+		default:
+			return nil, fmt.Errorf("%w: message %d: role %q, want user or model", chitta.ErrInvalidMessages, i, c.Role)
+		}
+		var b adaptkit.Text
+		newTurn := true
+		for j, p := range c.Parts {
+			if p == nil {
+				continue
+			}
+			switch {
+			case p.FunctionCall != nil:
+				id := p.FunctionCall.ID
+				if id == "" {
+					if newTurn { // unanswered calls of an earlier turn expire
+						pending = pending[:0]
+						newTurn = false
+					}
+					id = "functionCall@" + strconv.Itoa(i) + "." + strconv.Itoa(j)
+					pending = append(pending, id)
+				}
+				m.ToolCallIDs = append(m.ToolCallIDs, id)
+				b.Add(p.FunctionCall.Name + " " + adaptkit.JSON(p.FunctionCall.Args))
+			case p.FunctionResponse != nil:
+				id := p.FunctionResponse.ID
+				if id == "" && len(pending) > 0 {
+					id, pending = pending[0], pending[1:]
+				}
+				if id != "" {
+					m.ToolResultIDs = append(m.ToolResultIDs, id)
+				}
+				b.Add(p.FunctionResponse.Name + " " + adaptkit.JSON(p.FunctionResponse.Response))
+			case p.ToolCall != nil:
+				if p.ToolCall.ID != "" {
+					m.ToolCallIDs = append(m.ToolCallIDs, p.ToolCall.ID)
+				}
+				b.Add(string(p.ToolCall.ToolType) + " " + adaptkit.JSON(p.ToolCall.Args))
+			case p.ToolResponse != nil:
+				if p.ToolResponse.ID != "" {
+					m.ToolResultIDs = append(m.ToolResultIDs, p.ToolResponse.ID)
+				}
+				b.Add(string(p.ToolResponse.ToolType) + " " + adaptkit.JSON(p.ToolResponse.Response))
+			case p.Text != "":
+				b.Add(p.Text)
+			case p.InlineData != nil:
+				b.Add(media(p.InlineData.MIMEType))
+			case p.FileData != nil:
+				b.Add(media(p.FileData.MIMEType))
+			case p.ExecutableCode != nil:
+				b.Add(p.ExecutableCode.Code)
+			case p.CodeExecutionResult != nil:
+				b.Add(p.CodeExecutionResult.Output)
+			case len(p.ThoughtSignature) > 0 && !p.Thought:
+				// a bare thought signature carries nothing to read
+			default:
+				b.Add(adaptkit.JSON(p))
+			}
+		}
+		m.Content = b.String()
+	}
+	return out, nil
+}
+
+func media(mime string) string {
+	if strings.HasPrefix(mime, "image/") {
+		return "[image]"
+	}
+	return "[document]"
+}
+
+// Compact compacts msgs with [chitta.Compact] and returns the surviving
+// values of msgs themselves (the same pointers, msgs[i] for each i in
+// Result.Kept), in order, with the Result. msgs is not modified.
+func Compact(ctx context.Context, msgs []*genai.Content, opts *chitta.Options) ([]*genai.Content, *chitta.Result, error) {
+	return adaptkit.Compact(ctx, msgs, opts, Messages)
+}

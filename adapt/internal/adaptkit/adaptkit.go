@@ -1,0 +1,70 @@
+// Package adaptkit is what the SDK adapters under adapt/ share: building a
+// message's scoring text, rendering a value as JSON, and compacting a slice
+// of SDK values by index. It lives in the root module, so that each
+// adapter's own module needs nothing but its SDK.
+package adaptkit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/chitta-go/chitta"
+)
+
+// Text accumulates the scoring text of one message: non-blank pieces joined
+// by newlines, as chitta.ParseMessages joins blocks. The zero value is
+// empty and ready to use.
+type Text struct{ b strings.Builder }
+
+// Add appends s unless it is blank.
+func (t *Text) Add(s string) {
+	if strings.TrimSpace(s) == "" {
+		return
+	}
+	if t.b.Len() > 0 {
+		t.b.WriteByte('\n')
+	}
+	t.b.WriteString(s)
+}
+
+// String returns the text so far.
+func (t *Text) String() string { return t.b.String() }
+
+// JSON returns the JSON encoding of v, or its %v form when v does not
+// marshal; a json.RawMessage or []byte holding JSON is returned as is.
+func JSON(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case json.RawMessage:
+		return string(x)
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return string(data)
+}
+
+// Compact converts msgs with convert, compacts them with chitta.Compact,
+// and returns the surviving elements of msgs themselves (msgs[i] for each i
+// in Result.Kept), in order.
+func Compact[T any](ctx context.Context, msgs []T, opts *chitta.Options, convert func([]T) ([]chitta.Message, error)) ([]T, *chitta.Result, error) {
+	cm, err := convert(msgs)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := chitta.Compact(ctx, cm, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]T, len(res.Kept))
+	for j, i := range res.Kept {
+		out[j] = msgs[i]
+	}
+	return out, res, nil
+}

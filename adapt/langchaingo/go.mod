@@ -1,0 +1,25 @@
+module github.com/chitta-go/chitta/adapt/langchaingo
+
+go 1.25
+
+require (
+	github.com/chitta-go/chitta v0.0.0
+	github.com/stretchr/testify v1.12.1
+)
+
+require (
+	github.com/chewxy/math32 v1.10.1 // indirect
+	github.com/coder/hnsw v0.6.2-0.20250730165321-c271e58cdc9a // indirect
+	github.com/dlclark/regexp2 v1.10.0 // indirect
+	github.com/google/renameio v1.0.1 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/pkoukk/tiktoken-go v0.1.6 // indirect
+	github.com/tmc/langchaingo v0.1.14
+	github.com/viterin/partial v1.1.0 // indirect
+	github.com/viterin/vek v0.4.3 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/exp v0.0.0-20240808152545-0cdaa3abc0fa // indirect
+	golang.org/x/sys v0.35.0 // indirect
+)
+
+replace github.com/chitta-go/chitta => ../../

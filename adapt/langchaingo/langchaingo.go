@@ -1,0 +1,90 @@
+// Package langchaingo compacts langchaingo conversations
+// ([]llms.MessageContent) with chitta, returning the caller's own values.
+//
+// Roles map to chitta's: human and generic to user, ai to assistant,
+// system, tool and function as they are. Text for scoring comes from every
+// part: text, tool calls (function name and arguments), tool responses;
+// images and binary parts count as "[image]" or "[document]"; a part of a
+// type this adapter does not know is scored by its JSON. An ai message's
+// tool calls and the tool messages answering them (by tool call ID) are
+// kept or dropped together.
+package langchaingo
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/adapt/internal/adaptkit"
+)
+
+var roles = map[llms.ChatMessageType]chitta.Role{
+	llms.ChatMessageTypeHuman:    chitta.RoleUser,
+	llms.ChatMessageTypeGeneric:  chitta.RoleUser,
+	llms.ChatMessageTypeAI:       chitta.RoleAssistant,
+	llms.ChatMessageTypeSystem:   chitta.RoleSystem,
+	llms.ChatMessageTypeTool:     chitta.RoleTool,
+	llms.ChatMessageTypeFunction: "function",
+}
+
+// Messages converts msgs to chitta messages, index for index, with Content
+// and tool linkage set and Raw nil. A role other than langchaingo's six is
+// an error naming the message.
+func Messages(msgs []llms.MessageContent) ([]chitta.Message, error) {
+	out := make([]chitta.Message, len(msgs))
+	for i := range msgs {
+		role, ok := roles[msgs[i].Role]
+		if !ok {
+			return nil, fmt.Errorf("%w: message %d: role %q, want human, ai, system, tool, function or generic", chitta.ErrInvalidMessages, i, msgs[i].Role)
+		}
+		out[i].Role = role
+		var b adaptkit.Text
+		for _, p := range msgs[i].Parts {
+			addPart(&b, &out[i], p)
+		}
+		out[i].Content = b.String()
+	}
+	return out, nil
+}
+
+func addPart(b *adaptkit.Text, m *chitta.Message, p llms.ContentPart) {
+	switch x := p.(type) {
+	case llms.TextContent:
+		b.Add(x.Text)
+	case llms.ToolCall:
+		if x.ID != "" {
+			m.ToolCallIDs = append(m.ToolCallIDs, x.ID)
+		}
+		if x.FunctionCall != nil {
+			b.Add(x.FunctionCall.Name + " " + x.FunctionCall.Arguments)
+		}
+	case llms.ToolCallResponse:
+		if x.ToolCallID != "" {
+			m.ToolResultIDs = append(m.ToolResultIDs, x.ToolCallID)
+		}
+		b.Add(x.Content)
+	case llms.ImageURLContent:
+		b.Add("[image]")
+	case llms.BinaryContent:
+		if strings.HasPrefix(x.MIMEType, "image/") {
+			b.Add("[image]")
+		} else {
+			b.Add("[document]")
+		}
+	case llms.CachedContent:
+		addPart(b, m, x.ContentPart)
+	case nil:
+	default:
+		b.Add(adaptkit.JSON(p))
+	}
+}
+
+// Compact compacts msgs with [chitta.Compact] and returns the surviving
+// values of msgs themselves (msgs[i] for each i in Result.Kept, not copies
+// made through JSON), in order, with the Result. msgs is not modified.
+func Compact(ctx context.Context, msgs []llms.MessageContent, opts *chitta.Options) ([]llms.MessageContent, *chitta.Result, error) {
+	return adaptkit.Compact(ctx, msgs, opts, Messages)
+}

@@ -1,0 +1,94 @@
+package langchaingo_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/adapt/langchaingo"
+)
+
+// unknownPart is a part type the adapter does not know (the embedded
+// interface supplies langchaingo's unexported marker method).
+type unknownPart struct {
+	llms.ContentPart `json:"-"`
+	Extra            string `json:"extra"`
+}
+
+func conversation() []llms.MessageContent {
+	return []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeSystem, "You are a coding agent."),
+		{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.TextPart("Compare these"), llms.ImageURLPart("https://x/a.png"), llms.BinaryPart("application/pdf", []byte("%PDF"))}},
+		{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{
+			llms.ToolCall{ID: "c1", Type: "function", FunctionCall: &llms.FunctionCall{Name: "read", Arguments: `{"path":"a.go"}`}},
+			llms.ToolCall{ID: "c2", Type: "function", FunctionCall: &llms.FunctionCall{Name: "read", Arguments: `{"path":"b.go"}`}},
+		}},
+		{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: "c1", Name: "read", Content: "package a " + strings.Repeat("x ", 40)}}},
+		{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: "c2", Name: "read", Content: "package b"}}},
+		llms.TextParts(llms.ChatMessageTypeAI, "Both are packages."),
+		{Role: llms.ChatMessageTypeGeneric, Parts: []llms.ContentPart{unknownPart{Extra: "kept as json"}}},
+		llms.TextParts(llms.ChatMessageTypeHuman, "Which one is bigger?"),
+	}
+}
+
+func TestMessages(t *testing.T) {
+	t.Parallel()
+	msgs, err := langchaingo.Messages(conversation())
+	require.NoError(t, err)
+	require.Len(t, msgs, 8)
+	assert.Equal(t, chitta.RoleSystem, msgs[0].Role)
+	assert.Equal(t, chitta.RoleUser, msgs[1].Role)
+	assert.Equal(t, "Compare these\n[image]\n[document]", msgs[1].Content)
+	assert.Equal(t, chitta.RoleAssistant, msgs[2].Role)
+	assert.Equal(t, []string{"c1", "c2"}, msgs[2].ToolCallIDs)
+	assert.Equal(t, "read {\"path\":\"a.go\"}\nread {\"path\":\"b.go\"}", msgs[2].Content)
+	assert.Equal(t, []string{"c1"}, msgs[3].ToolResultIDs)
+	assert.Equal(t, chitta.RoleUser, msgs[6].Role)
+	assert.Contains(t, msgs[6].Content, "kept as json")
+
+	_, err = langchaingo.Messages([]llms.MessageContent{{Role: "robot"}})
+	require.ErrorIs(t, err, chitta.ErrInvalidMessages)
+	assert.Contains(t, err.Error(), "message 0")
+}
+
+func TestCompactKeepsPairsAndValues(t *testing.T) {
+	t.Parallel()
+	in := conversation()
+	for _, ratio := range []float64{0.05, 0.3, 0.6, 1} {
+		out, res, err := langchaingo.Compact(t.Context(), in, &chitta.Options{TargetRatio: ratio})
+		require.NoError(t, err)
+		require.Len(t, out, len(res.Kept))
+		kept := map[int]bool{}
+		for j, i := range res.Kept {
+			kept[i] = true
+			assert.True(t, reflect.DeepEqual(in[i], out[j]), "ratio %v: kept value %d is the input's", ratio, i)
+		}
+		assert.Equal(t, kept[2], kept[3], "ratio %v: call with its first result", ratio)
+		assert.Equal(t, kept[2], kept[4], "ratio %v: call with its second result", ratio)
+	}
+	assert.True(t, reflect.DeepEqual(conversation(), in), "input not modified")
+}
+
+func Example() {
+	msgs := []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeHuman, "What port does config.yaml set?"),
+		{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{llms.ToolCall{ID: "c1", Type: "function", FunctionCall: &llms.FunctionCall{Name: "read_file", Arguments: `{"path":"config.yaml"}`}}}},
+		{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: "c1", Name: "read_file", Content: "port: 8080"}}},
+		llms.TextParts(llms.ChatMessageTypeAI, "It sets port 8080."),
+		llms.TextParts(llms.ChatMessageTypeHuman, "Thanks. Now open the README."),
+	}
+	out, res, err := langchaingo.Compact(context.Background(), msgs, &chitta.Options{TargetRatio: 0.8})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(out), res.Kept)
+	// Output: 4 [0 1 2 4]
+}

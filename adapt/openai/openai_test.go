@@ -1,0 +1,180 @@
+package openai_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+	adapter "github.com/chitta-go/chitta/adapt/openai"
+)
+
+func chat() []openai.ChatCompletionMessageParamUnion {
+	call := func(id, name, args string) openai.ChatCompletionMessageToolCallUnionParam {
+		return openai.ChatCompletionMessageToolCallUnionParam{OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+			ID: id, Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: name, Arguments: args},
+		}}
+	}
+	asst := openai.AssistantMessage("")
+	asst.OfAssistant.ToolCalls = []openai.ChatCompletionMessageToolCallUnionParam{
+		call("c1", "read_file", `{"path":"a.go"}`), call("c2", "read_file", `{"path":"b.go"}`),
+	}
+	return []openai.ChatCompletionMessageParamUnion{
+		openai.SystemMessage("You are a coding agent."),
+		openai.UserMessage([]openai.ChatCompletionContentPartUnionParam{
+			openai.TextContentPart("Compare these files"),
+			openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: "https://x/a.png"}),
+		}),
+		asst,
+		openai.ToolMessage("package a "+strings.Repeat("x ", 40), "c1"),
+		openai.ToolMessage("package b", "c2"),
+		openai.AssistantMessage("Both are packages."),
+		openai.DeveloperMessage("Be brief."),
+		openai.UserMessage("Which is bigger?"),
+	}
+}
+
+func TestMessages(t *testing.T) {
+	t.Parallel()
+	msgs, err := adapter.Messages(chat())
+	require.NoError(t, err)
+	require.Len(t, msgs, 8)
+	assert.Equal(t, chitta.RoleSystem, msgs[0].Role)
+	assert.Equal(t, "Compare these files\n[image]", msgs[1].Content)
+	assert.Equal(t, []string{"c1", "c2"}, msgs[2].ToolCallIDs)
+	assert.Equal(t, "read_file {\"path\":\"a.go\"}\nread_file {\"path\":\"b.go\"}", msgs[2].Content)
+	assert.Equal(t, []string{"c1"}, msgs[3].ToolResultIDs)
+	assert.Equal(t, chitta.RoleTool, msgs[4].Role)
+	assert.Equal(t, chitta.RoleDeveloper, msgs[6].Role)
+
+	_, err = adapter.Messages([]openai.ChatCompletionMessageParamUnion{{}})
+	require.ErrorIs(t, err, chitta.ErrInvalidMessages)
+	assert.Contains(t, err.Error(), "message 0")
+}
+
+func TestCompactKeepsPairsAndValues(t *testing.T) {
+	t.Parallel()
+	in := chat()
+	for _, ratio := range []float64{0.05, 0.3, 0.6, 1} {
+		out, res, err := adapter.Compact(t.Context(), in, &chitta.Options{TargetRatio: ratio})
+		require.NoError(t, err)
+		require.Len(t, out, len(res.Kept))
+		kept := map[int]bool{}
+		for j, i := range res.Kept {
+			kept[i] = true
+			assert.True(t, reflect.DeepEqual(in[i], out[j]), "ratio %v: kept value %d is the input's", ratio, i)
+		}
+		assert.Equal(t, kept[2], kept[3], "ratio %v", ratio)
+		assert.Equal(t, kept[2], kept[4], "ratio %v", ratio)
+	}
+	assert.True(t, reflect.DeepEqual(chat(), in), "input not modified")
+}
+
+func output(callID, text string) responses.ResponseInputItemUnionParam {
+	o := responses.ResponseInputItemParamOfFunctionCallOutput(text)
+	o.OfFunctionCallOutput.CallID = openai.String(callID)
+	return o
+}
+
+func items() []responses.ResponseInputItemUnionParam {
+	return []responses.ResponseInputItemUnionParam{
+		responses.ResponseInputItemParamOfCompaction("opaque-summary"),
+		responses.ResponseInputItemParamOfMessage(responses.ResponseInputMessageContentListParam{
+			{OfInputText: &responses.ResponseInputTextParam{Text: "Weather in Paris and Rome? " + strings.Repeat("please ", 30)}},
+			{OfInputImage: &responses.ResponseInputImageParam{ImageURL: openai.String("https://x/map.png")}},
+		}, responses.EasyInputMessageRoleUser),
+		responses.ResponseInputItemParamOfReasoning("rs_1", []responses.ResponseReasoningItemSummaryParam{{Text: "Two lookups."}}),
+		responses.ResponseInputItemParamOfFunctionCall(`{"city":"Paris"}`, "call_a", "get_weather"),
+		responses.ResponseInputItemParamOfFunctionCall(`{"city":"Rome"}`, "call_b", "get_weather"),
+		output("call_a", "18C"),
+		output("call_b", "21C"),
+		responses.ResponseInputItemParamOfCustomToolCall("call_p", "*** patch", "apply_patch"),
+		responses.ResponseInputItemParamOfCustomToolCallOutput("call_p", "applied"),
+		responses.ResponseInputItemParamOfItemReference("msg_9"),
+		responses.ResponseInputItemParamOfMessage("And tomorrow?", responses.EasyInputMessageRoleUser),
+	}
+}
+
+func TestResponsesMessages(t *testing.T) {
+	t.Parallel()
+	msgs, err := adapter.ResponsesMessages(items())
+	require.NoError(t, err)
+	require.Len(t, msgs, 11)
+	assert.Equal(t, chitta.RoleSystem, msgs[0].Role, "compaction is pinned")
+	assert.Contains(t, msgs[1].Content, "[image]")
+	assert.Equal(t, []string{"reasoning@2"}, msgs[2].ToolCallIDs)
+	assert.Equal(t, "Two lookups.", msgs[2].Content)
+	assert.Equal(t, []string{"call_a"}, msgs[3].ToolCallIDs)
+	assert.Equal(t, []string{"reasoning@2"}, msgs[3].ToolResultIDs, "reasoning grouped with the call after it")
+	assert.Equal(t, []string{"call_b"}, msgs[6].ToolResultIDs)
+	assert.Equal(t, chitta.RoleTool, msgs[5].Role)
+	assert.Equal(t, []string{"call_p"}, msgs[7].ToolCallIDs, "custom_tool_call read from JSON")
+	assert.Equal(t, []string{"call_p"}, msgs[8].ToolResultIDs)
+	assert.Contains(t, msgs[9].Content, "msg_9")
+
+	_, err = adapter.ResponsesMessages([]responses.ResponseInputItemUnionParam{{}})
+	require.ErrorIs(t, err, chitta.ErrInvalidMessages)
+	assert.Contains(t, err.Error(), "0")
+}
+
+func TestCompactResponsesKeepsUnits(t *testing.T) {
+	t.Parallel()
+	in := items()
+	for _, ratio := range []float64{0.05, 0.3, 0.6, 1} {
+		out, res, err := adapter.CompactResponses(t.Context(), in, &chitta.Options{TargetRatio: ratio})
+		require.NoError(t, err)
+		kept := map[int]bool{}
+		for j, i := range res.Kept {
+			kept[i] = true
+			assert.True(t, reflect.DeepEqual(in[i], out[j]), "ratio %v: kept value %d is the input's", ratio, i)
+		}
+		assert.True(t, kept[0], "ratio %v: compaction item kept", ratio)
+		for _, k := range []int{3, 4, 5, 6} {
+			assert.Equal(t, kept[2], kept[k], "ratio %v: reasoning, calls and outputs together (%d)", ratio, k)
+		}
+		assert.Equal(t, kept[7], kept[8], "ratio %v: custom call with its output", ratio)
+	}
+}
+
+func Example() {
+	asst := openai.AssistantMessage("")
+	asst.OfAssistant.ToolCalls = []openai.ChatCompletionMessageToolCallUnionParam{{OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+		ID: "c1", Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: "read_file", Arguments: `{"path":"config.yaml"}`},
+	}}}
+	msgs := []openai.ChatCompletionMessageParamUnion{
+		openai.UserMessage("What port does config.yaml set?"),
+		asst,
+		openai.ToolMessage("port: 8080", "c1"),
+		openai.AssistantMessage("It sets port 8080."),
+		openai.UserMessage("Thanks. Now open the README."),
+	}
+	out, res, err := adapter.Compact(context.Background(), msgs, &chitta.Options{TargetRatio: 0.8})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(len(out), res.Kept)
+	// Output: 4 [0 1 2 4]
+}
+
+func TestMessagesLegacyFunctionCall(t *testing.T) {
+	t.Parallel()
+	asst := openai.AssistantMessage("")
+	//lint:ignore SA1019 the legacy shape is what this test reads
+	asst.OfAssistant.FunctionCall = openai.ChatCompletionAssistantMessageParamFunctionCall{Name: "lookup", Arguments: `{"k":1}`}
+	//lint:ignore SA1019 the legacy shape is what this test reads
+	fn := openai.ChatCompletionMessageParamUnion{OfFunction: &openai.ChatCompletionFunctionMessageParam{Name: "lookup", Content: openai.String("v")}}
+	msgs, err := adapter.Messages([]openai.ChatCompletionMessageParamUnion{openai.UserMessage("q"), asst, fn})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"function_call@1"}, msgs[1].ToolCallIDs)
+	assert.Equal(t, []string{"function_call@1"}, msgs[2].ToolResultIDs)
+	assert.Equal(t, chitta.Role("function"), msgs[2].Role)
+	assert.Equal(t, "lookup {\"k\":1}", msgs[1].Content)
+}

@@ -1,0 +1,140 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/adapt/internal/adaptkit"
+)
+
+// ResponsesMessages converts Responses input items to chitta messages,
+// index for index, with Content and tool linkage set and Raw nil.
+//
+// Messages, function calls and their outputs, reasoning and compaction
+// items are read from the SDK's fields; every other item is read from its
+// JSON by the same rules as [chitta.ParseMessages] (a *_call item issues
+// its call_id, a *_call_output item carries it, an unknown type is scored
+// by its JSON). A reasoning item issues the ID "reasoning@<index>", which
+// the item after it carries, so the two are kept or dropped together; a
+// compaction item has the role system, so it is always kept. An item with
+// no variant set, or whose JSON cannot be read, is an error naming its
+// index.
+func ResponsesMessages(items []responses.ResponseInputItemUnionParam) ([]chitta.Message, error) {
+	out := make([]chitta.Message, len(items))
+	reasoning := "" // the reasoning item the next item belongs with
+	for i := range items {
+		it := &items[i]
+		m := &out[i]
+		var b adaptkit.Text
+		isReasoning := false
+		switch {
+		case it.OfMessage != nil:
+			m.Role = chitta.Role(it.OfMessage.Role)
+			b.Add(it.OfMessage.Content.OfString.Value)
+			addInputContent(&b, it.OfMessage.Content.OfInputItemContentList)
+		case it.OfInputMessage != nil:
+			m.Role = chitta.Role(it.OfInputMessage.Role)
+			addInputContent(&b, it.OfInputMessage.Content)
+		case it.OfOutputMessage != nil:
+			m.Role = chitta.RoleAssistant
+			for _, c := range it.OfOutputMessage.Content {
+				switch {
+				case c.OfOutputText != nil:
+					b.Add(c.OfOutputText.Text)
+				case c.OfRefusal != nil:
+					b.Add(c.OfRefusal.Refusal)
+				default:
+					b.Add(adaptkit.JSON(c))
+				}
+			}
+		case it.OfFunctionCall != nil:
+			m.Role = chitta.RoleAssistant
+			m.ToolCallIDs = appendID(m.ToolCallIDs, it.OfFunctionCall.CallID)
+			b.Add(it.OfFunctionCall.Name + " " + it.OfFunctionCall.Arguments)
+		case it.OfFunctionCallOutput != nil:
+			o := it.OfFunctionCallOutput
+			m.Role = chitta.RoleTool
+			m.ToolResultIDs = appendID(m.ToolResultIDs, o.CallID.Value)
+			b.Add(o.Output.OfString.Value)
+			for _, p := range o.Output.OfResponseFunctionCallOutputItemArray {
+				switch {
+				case p.OfInputText != nil:
+					b.Add(p.OfInputText.Text)
+				case p.OfInputImage != nil:
+					b.Add("[image]")
+				case p.OfInputFile != nil:
+					b.Add("[document]")
+				default:
+					b.Add(adaptkit.JSON(p))
+				}
+			}
+		case it.OfReasoning != nil:
+			m.Role = chitta.RoleAssistant
+			for _, s := range it.OfReasoning.Summary {
+				b.Add(s.Text)
+			}
+			for _, c := range it.OfReasoning.Content {
+				b.Add(c.Text)
+			}
+			if b.String() == "" {
+				b.Add("[reasoning]")
+			}
+			isReasoning = true
+		case it.OfItemReference != nil: // its JSON may have no type
+			m.Role = chitta.RoleAssistant
+			b.Add("[item_reference " + it.OfItemReference.ID + "]")
+		case it.OfCompaction != nil:
+			m.Role = chitta.RoleSystem
+			b.Add("[compaction]")
+		default:
+			data, err := json.Marshal(it)
+			if err != nil {
+				return nil, fmt.Errorf("%w: message %d: %v", chitta.ErrInvalidMessages, i, err)
+			}
+			var pm chitta.Message
+			if err := pm.UnmarshalJSON(data); err != nil {
+				return nil, fmt.Errorf("item %d: %w", i, err)
+			}
+			m.Role, m.ToolCallIDs, m.ToolResultIDs = pm.Role, pm.ToolCallIDs, pm.ToolResultIDs
+			b.Add(pm.Content)
+		}
+		m.Content = b.String()
+		if reasoning != "" {
+			m.ToolResultIDs = append(m.ToolResultIDs, reasoning)
+			reasoning = ""
+		}
+		if isReasoning {
+			reasoning = "reasoning@" + strconv.Itoa(i)
+			m.ToolCallIDs = append(m.ToolCallIDs, reasoning)
+		}
+	}
+	return out, nil
+}
+
+func addInputContent(b *adaptkit.Text, parts responses.ResponseInputMessageContentListParam) {
+	for _, p := range parts {
+		switch {
+		case p.OfInputText != nil:
+			b.Add(p.OfInputText.Text)
+		case p.OfInputImage != nil:
+			b.Add("[image]")
+		case p.OfInputFile != nil:
+			b.Add("[document]")
+		default:
+			b.Add(adaptkit.JSON(p))
+		}
+	}
+}
+
+// CompactResponses compacts Responses input items with [chitta.Compact]
+// and returns the surviving values of items themselves (items[i] for each
+// i in Result.Kept, not copies made through JSON), in order, with the
+// Result. items is not modified.
+func CompactResponses(ctx context.Context, items []responses.ResponseInputItemUnionParam, opts *chitta.Options) ([]responses.ResponseInputItemUnionParam, *chitta.Result, error) {
+	return adaptkit.Compact(ctx, items, opts, ResponsesMessages)
+}
