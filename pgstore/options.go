@@ -54,7 +54,11 @@ type Options struct {
 	// Index is the vector index Open creates when it is missing: IndexHNSW
 	// (""), IndexIVFFlat (100 lists, cosine; build it once the table holds
 	// data, as pgvector recommends) or IndexNone (exact scans). Open never
-	// drops an index another Open created.
+	// drops an index another Open created. To load many memories at
+	// once, Open with IndexNone, Add them, then Open with IndexHNSW: that
+	// Open builds the index in one pass (much faster than maintaining it
+	// row by row; give the connection a maintenance_work_mem the graph fits
+	// in), and ANALYZE the table if autovacuum does not (see BENCHMARKS.md).
 	Index string
 }
 

@@ -270,7 +270,7 @@ func buildQueries(table string) queries {
 	// kinds is a KindFilter on parameters $4 (include; empty passes all)
 	// and $5 (exclude).
 	const kinds = " AND (cardinality($4::text[]) = 0 OR kind = ANY($4::text[])) AND NOT kind = ANY($5::text[])"
-	nearest := "SELECT " + columns + ", embedding <=> q.v::vector AS distance FROM " + t + " WHERE namespace = $1"
+	nearest := "SELECT " + columns + ", embedding <=> q.v AS distance FROM " + t + " WHERE namespace = $1"
 	return queries{
 		upsert: "WITH changed AS (INSERT INTO " + t + " (namespace, " + columns + ") " +
 			"SELECT $1, u.id, u.text, u.kind, u.confidence, u.source, u.created_at, u.created_nanos, u.embedding::vector " +
@@ -285,8 +285,8 @@ func buildQueries(table string) queries {
 		page:  "SELECT " + columns + " FROM " + t + " WHERE namespace = $1 AND id > $2 ORDER BY id LIMIT $3",
 		recall: "SELECT " + columns + " FROM " + t + " WHERE namespace = $1" + kinds +
 			" ORDER BY embedding <=> $2::vector LIMIT $3",
-		batch:      "SELECT q.i, m." + strings.ReplaceAll(columns, ", ", ", m.") + " FROM unnest($2::text[]) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL (" + nearest + " ORDER BY distance LIMIT $3) m",
-		best:       "SELECT q.i, m.embedding FROM unnest($2::text[]) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL (" + nearest + kinds + " ORDER BY distance LIMIT $3) m",
+		batch:      "SELECT q.i, m." + strings.ReplaceAll(columns, ", ", ", m.") + " FROM unnest($2::text[]::vector[]) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL (" + nearest + " ORDER BY distance LIMIT $3) m",
+		best:       "SELECT q.i, m.embedding FROM unnest($2::text[]::vector[]) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL (" + nearest + kinds + " ORDER BY distance LIMIT $3) m",
 		generation: "SELECT coalesce((SELECT generation FROM " + g + " WHERE namespace = $1), 0)",
 	}
 }

@@ -43,11 +43,17 @@ if [ -f scripts/install-llama.sh ]; then
 fi
 # pgstore on PGlite (PostgreSQL 18 + pgvector in WebAssembly) next to
 # HNSWStore: opt-in (CHITTA_BENCH_PG=1; sizes from CHITTA_PG_BENCH_SIZES,
-# default 10000,100000) because loading 100 000 memories into PGlite takes
-# a long time. Raw output in out/bench-pgstore.txt (BENCHMARKS.md, pgstore).
+# default 10000,100000), one fresh server per size (a few minutes for
+# 100 000 on an idle 2-core machine). Raw output in out/bench-pgstore.txt
+# (BENCHMARKS.md, pgstore).
 if [ "${CHITTA_BENCH_PG:-0}" = 1 ]; then
   echo "== pgstore BenchmarkStores" >&2
-  bash scripts/pglite.sh go -C pgstore test -run '^$' -bench BenchmarkStores -benchtime 100x -timeout 0 . \
-    2>&1 | tee out/bench-pgstore.txt >&2
+  : >out/bench-pgstore.txt
+  IFS=, read -ra pg_sizes <<<"${CHITTA_PG_BENCH_SIZES:-10000,100000}"
+  for pg_n in "${pg_sizes[@]}"; do
+    CHITTA_PG_BENCH_SIZES="$pg_n" bash scripts/pglite.sh \
+      go -C pgstore test -run '^$' -bench BenchmarkStores -benchtime 100x -timeout 0 . \
+      2>&1 | tee -a out/bench-pgstore.txt >&2
+  done
 fi
 go run ./examples/internal/benchtable < "$raw"
