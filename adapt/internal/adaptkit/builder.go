@@ -1,8 +1,8 @@
 package adaptkit
 
 import (
-	"bytes"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/chitta-go/chitta"
 )
@@ -52,7 +52,7 @@ func (b *Builder) SetRole(r chitta.Role) { b.out[b.next].Role = r }
 // Add appends s as a piece of the current message's text unless it is
 // blank, like [Text.Add].
 func (b *Builder) Add(s string) {
-	if strings.TrimSpace(s) == "" {
+	if blank(s) {
 		return
 	}
 	if b.pieces == 0 {
@@ -127,7 +127,7 @@ func (b *Builder) close(mark int) {
 	if b.pieces > 0 {
 		piece = piece[1:]
 	}
-	if len(bytes.TrimSpace(piece)) == 0 {
+	if blank(piece) {
 		b.buf = b.buf[:mark]
 		return
 	}
@@ -169,4 +169,20 @@ func (b *Builder) Finish() []chitta.Message {
 		start = p.end
 	}
 	return b.out
+}
+
+// blank reports whether s is empty or white space only, as
+// strings.TrimSpace(s) == "" does, stopping at the first ASCII character
+// that is not a space (the usual first byte of a text).
+func blank[S string | []byte](s S) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return strings.TrimSpace(string(s[i:])) == ""
+		}
+		if c != ' ' && (c < '\t' || c > '\r') {
+			return false
+		}
+	}
+	return true
 }

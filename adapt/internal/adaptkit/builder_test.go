@@ -45,7 +45,7 @@ func TestBuilder(t *testing.T) {
 func TestBuilderMatchesText(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 7))
-	words := []string{"", " ", "\n\t", "\u00a0", "a", " b ", "read_file", "ü\u2028", "x\ny"}
+	words := []string{"", " ", "\n\t", "\v\f\r", "\u00a0", "\u3000\u0085", "\u3000x", "a", " b ", "read_file", "ü\u2028", "x\ny"}
 	args := []any{nil, "", " ", "s", json.RawMessage(`{"a": 1}`), map[string]any{"path": "a.go", "n": 2.0}, []any{}, map[string]any{}, 3, []byte("b")}
 	word := func() string { return words[rng.IntN(len(words))] }
 	for trial := range 300 {
