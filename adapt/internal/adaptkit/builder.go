@@ -25,11 +25,12 @@ import (
 // for concurrent use.
 type Builder struct {
 	out     []chitta.Message
-	next    int    // the message End fills
-	buf     []byte // composed texts of the messages so far
-	pieces  int    // non-blank pieces added to the current message
-	one     string // the current message's only piece, while it is not in buf
-	pending []span // messages whose text lives in buf, filled by Finish
+	next    int         // the message End fills
+	buf     []byte      // composed texts of the messages so far
+	role    chitta.Role // the current message's role
+	pieces  int         // non-blank pieces added to the current message
+	one     string      // the current message's only piece, while it is not in buf
+	pending []span      // messages whose text lives in buf, filled by Finish
 
 	calls, results         []string // tool IDs of every message
 	callStart, resultStart int      // where the current message's IDs begin
@@ -47,7 +48,7 @@ func (b *Builder) Start(n int) {
 }
 
 // SetRole sets the role of the current message.
-func (b *Builder) SetRole(r chitta.Role) { b.out[b.next].Role = r }
+func (b *Builder) SetRole(r chitta.Role) { b.role = r }
 
 // Add appends s as a piece of the current message's text unless it is
 // blank, like [Text.Add].
@@ -139,14 +140,20 @@ func (b *Builder) close(mark int) {
 // A message's Content is set at [Builder.Finish] when its text had to be
 // composed; ToolCallIDs and ToolResultIDs stay nil when none were added.
 func (b *Builder) End() {
+	// Every field but Raw (never set) is written, so that a pooled
+	// Builder's messages need no clearing between conversations.
 	m := &b.out[b.next]
+	m.Role = b.role
 	switch {
 	case b.pieces == 0:
+		m.Content = ""
 	case b.one != "":
 		m.Content = b.one
 	default:
+		m.Content = ""
 		b.pending = append(b.pending, span{b.next, len(b.buf)})
 	}
+	m.ToolCallIDs, m.ToolResultIDs = nil, nil
 	if n := len(b.calls); n > b.callStart {
 		m.ToolCallIDs = b.calls[b.callStart:n:n]
 		b.callStart = n
@@ -156,7 +163,7 @@ func (b *Builder) End() {
 		b.resultStart = n
 	}
 	b.next++
-	b.pieces, b.one = 0, ""
+	b.role, b.pieces, b.one = "", 0, ""
 }
 
 // Finish sets the Content of the messages whose text was composed, from

@@ -48,8 +48,8 @@ const (
 )
 
 // reuse starts a conversation of n messages in b's memory from the last
-// one: the message slice (cleared by release) and the text buffer are
-// reused; the ID slices, which the messages returned last time still
+// one: the message slice (whose fields End overwrites) and the text buffer
+// are reused; the ID slices, which the messages returned last time still
 // reference, are new, sized for as many IDs as the last conversation had.
 func (b *Builder) reuse(n int) {
 	out := b.out[:0]
@@ -72,10 +72,11 @@ func (b *Builder) reuse(n int) {
 	}
 }
 
-// release returns b to the pool, holding no reference to the caller's
-// conversation.
+// release returns b to the pool. Its message slice still references the
+// conversation (texts, IDs) until the next reuse overwrites it, or the
+// pool drops it (within two garbage collections of disuse): clearing it
+// would cost more than the conversion's other work together.
 func (b *Builder) release() {
-	clear(b.out)
 	clear(b.keys[:cap(b.keys)])
 	b.lastCalls, b.lastResults = len(b.calls), len(b.results)
 	b.calls, b.results, b.one = nil, nil, ""
