@@ -84,7 +84,7 @@ func TestJSONMatchesEncodingJSON(t *testing.T) {
 // document decodes to, and on arbitrary strings as keys and values.
 func FuzzJSON(f *testing.F) {
 	f.Add(`{"cmd":"go test ./p3","n":3,"ok":true,"x":null}`, "k", 1.5)
-	f.Add(`[1e21,1e-7,"<&>",{"b":[],"a":{}}]`, "\u2028", -0.0)
+	f.Add(`[1e21,1e-7,"<&>",{"b":[],"a":{}}]`, "\u2028", math.Copysign(0, -1))
 	f.Add(`"\u0000\ud800"`, "\xff\xfe", 1e-300)
 	f.Add(`{"é":1,"e":2,"":[null,false]}`, "", 123456789.0)
 	f.Fuzz(func(t *testing.T, doc, s string, x float64) {
