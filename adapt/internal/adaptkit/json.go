@@ -155,6 +155,19 @@ func appendFloat(dst []byte, f float64) ([]byte, bool) {
 
 const hexDigits = "0123456789abcdef"
 
+// plain[c] reports that ASCII byte c stands for itself in a JSON string as
+// json.Marshal writes it (not a control character, '"', '\\', '<', '>'
+// or '&'); bytes from 0x80 up are false, to be decoded as UTF-8.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = true
+	}
+	for _, c := range `"\\<>&` {
+		t[c] = false
+	}
+	return t
+}()
+
 // appendString appends s as a JSON string with json.Marshal's escapes:
 // control characters, '"' and '\\', the HTML-sensitive '<', '>' and '&',
 // U+2028 and U+2029; invalid UTF-8 becomes \ufffd.
@@ -162,11 +175,12 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
+		c := s[i]
+		if plain[c] {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
 			switch c {
 			case '"', '\\':
