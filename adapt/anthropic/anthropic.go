@@ -23,32 +23,35 @@ import (
 // and tool linkage set and Raw nil. A message that is none of user,
 // assistant or system is an error naming its index.
 func Messages(msgs []anthropic.MessageParam) ([]chitta.Message, error) {
-	out := make([]chitta.Message, len(msgs))
+	return adaptkit.Messages(msgs, build)
+}
+
+func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 	for i := range msgs {
 		m := &msgs[i]
-		var b adaptkit.Text
 		switch {
 		case m.OfUser != nil:
-			out[i].Role = chitta.RoleUser
-			addBlocks(&b, &out[i], m.OfUser.Content)
+			b.SetRole(chitta.RoleUser)
+			addBlocks(b, m.OfUser.Content)
 		case m.OfAssistant != nil:
-			out[i].Role = chitta.RoleAssistant
-			addBlocks(&b, &out[i], m.OfAssistant.Content)
+			b.SetRole(chitta.RoleAssistant)
+			addBlocks(b, m.OfAssistant.Content)
 		case m.OfSystem != nil:
-			out[i].Role = chitta.RoleSystem
+			b.SetRole(chitta.RoleSystem)
 			for _, t := range m.OfSystem.Content {
 				b.Add(t.Text)
 			}
 		default:
-			return nil, fmt.Errorf("%w: message %d: no user, assistant or system variant set", chitta.ErrInvalidMessages, i)
+			return fmt.Errorf("%w: message %d: no user, assistant or system variant set", chitta.ErrInvalidMessages, i)
 		}
-		out[i].Content = b.String()
+		b.End()
 	}
-	return out, nil
+	return nil
 }
 
-func addBlocks(b *adaptkit.Text, m *chitta.Message, blocks []anthropic.ContentBlockParamUnion) {
-	for _, blk := range blocks {
+func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
+	for i := range blocks {
+		blk := &blocks[i]
 		switch {
 		case blk.OfText != nil:
 			b.Add(blk.OfText.Text)
@@ -57,10 +60,10 @@ func addBlocks(b *adaptkit.Text, m *chitta.Message, blocks []anthropic.ContentBl
 		case blk.OfRedactedThinking != nil:
 			b.Add("[redacted thinking]")
 		case blk.OfToolUse != nil:
-			m.ToolCallIDs = append(m.ToolCallIDs, blk.OfToolUse.ID)
-			b.Add(blk.OfToolUse.Name + " " + adaptkit.JSON(blk.OfToolUse.Input))
+			b.CallID(blk.OfToolUse.ID)
+			b.AddCallJSON(blk.OfToolUse.Name, blk.OfToolUse.Input)
 		case blk.OfToolResult != nil:
-			m.ToolResultIDs = append(m.ToolResultIDs, blk.OfToolResult.ToolUseID)
+			b.ResultID(blk.OfToolResult.ToolUseID)
 			for _, c := range blk.OfToolResult.Content {
 				switch {
 				case c.OfText != nil:
@@ -68,12 +71,12 @@ func addBlocks(b *adaptkit.Text, m *chitta.Message, blocks []anthropic.ContentBl
 				case c.OfImage != nil:
 					b.Add("[image]")
 				default:
-					b.Add(adaptkit.JSON(c))
+					b.AddJSON(c)
 				}
 			}
 		case blk.OfServerToolUse != nil:
-			m.ToolCallIDs = append(m.ToolCallIDs, blk.OfServerToolUse.ID)
-			b.Add(string(blk.OfServerToolUse.Name) + " " + adaptkit.JSON(blk.OfServerToolUse.Input))
+			b.CallID(blk.OfServerToolUse.ID)
+			b.AddCallJSON(string(blk.OfServerToolUse.Name), blk.OfServerToolUse.Input)
 		case blk.OfImage != nil:
 			b.Add("[image]")
 		case blk.OfDocument != nil:
@@ -83,9 +86,9 @@ func addBlocks(b *adaptkit.Text, m *chitta.Message, blocks []anthropic.ContentBl
 			// ...) answer a server_tool_use by ID; any other block type is
 			// scored by its JSON.
 			if id := blk.GetToolUseID(); id != nil {
-				m.ToolResultIDs = append(m.ToolResultIDs, *id)
+				b.ResultID(*id)
 			}
-			b.Add(adaptkit.JSON(blk))
+			b.AddJSON(*blk)
 		}
 	}
 }
@@ -94,5 +97,5 @@ func addBlocks(b *adaptkit.Text, m *chitta.Message, blocks []anthropic.ContentBl
 // values of msgs themselves (msgs[i] for each i in Result.Kept, not copies
 // made through JSON), in order, with the Result. msgs is not modified.
 func Compact(ctx context.Context, msgs []anthropic.MessageParam, opts *chitta.Options) ([]anthropic.MessageParam, *chitta.Result, error) {
-	return adaptkit.Compact(ctx, msgs, opts, Messages)
+	return adaptkit.CompactBuilt(ctx, msgs, opts, build)
 }

@@ -6,8 +6,8 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 
-	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/adapt/anthropic"
+	"github.com/chitta-go/chitta/adapt/internal/adaptbench"
 )
 
 // benchConversation is n messages: user text, assistant tool_use, user
@@ -32,48 +32,12 @@ func benchConversation(n int) []sdk.MessageParam {
 
 // BenchmarkCompact compares the adapter (conversion included) with
 // chitta.Compact on the already converted messages, 1 000 messages, without
-// an embedder (Compact's cheapest case) and with a HashEmbedder.
+// an embedder and with a HashEmbedder.
 func BenchmarkCompact(b *testing.B) {
-	msgs := benchConversation(1000)
-	cm, err := anthropic.Messages(msgs)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, bc := range []struct {
-		name string
-		opts *chitta.Options
-	}{
-		{"plain", &chitta.Options{TargetRatio: 0.4}},
-		{"hash", &chitta.Options{TargetRatio: 0.4, Embedder: chitta.NewHashEmbedder(256), Query: "fix the failing test"}},
-	} {
-		b.Run("msgs=1000/opts="+bc.name+"/impl=chitta", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := chitta.Compact(b.Context(), cm, bc.opts); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		b.Run("msgs=1000/opts="+bc.name+"/impl=adapter", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, _, err := anthropic.Compact(b.Context(), msgs, bc.opts); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	adaptbench.Compact(b, benchConversation(1000), anthropic.Messages, anthropic.Compact)
 }
 
-// BenchmarkMessages is the conversion alone, the adapter's whole overhead.
+// BenchmarkMessages is the conversion alone, into new messages.
 func BenchmarkMessages(b *testing.B) {
-	msgs := benchConversation(1000)
-	b.Run("msgs=1000", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := anthropic.Messages(msgs); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	adaptbench.Messages(b, benchConversation(1000), anthropic.Messages)
 }

@@ -27,40 +27,41 @@ import (
 // and tool linkage set and Raw nil. The role is eino's as it is (system,
 // user, assistant, tool). A nil message is an error naming its index.
 func Messages(msgs []*schema.Message) ([]chitta.Message, error) {
-	out := make([]chitta.Message, len(msgs))
+	return adaptkit.Messages(msgs, build)
+}
+
+func build(b *adaptkit.Builder, msgs []*schema.Message) error {
 	for i, m := range msgs {
 		if m == nil {
-			return nil, fmt.Errorf("%w: message %d: nil *schema.Message", chitta.ErrInvalidMessages, i)
+			return fmt.Errorf("%w: message %d: nil *schema.Message", chitta.ErrInvalidMessages, i)
 		}
-		c := &out[i]
-		c.Role = chitta.Role(m.Role)
-		var b adaptkit.Text
+		b.SetRole(chitta.Role(m.Role))
 		b.Add(m.ReasoningContent)
 		b.Add(m.Content)
 		for _, p := range m.MultiContent {
-			addPart(&b, p.Type, p.Text)
+			addPart(b, p.Type, p.Text)
 		}
 		for _, p := range m.UserInputMultiContent {
-			addPart(&b, p.Type, p.Text)
+			addPart(b, p.Type, p.Text)
 		}
 		for _, p := range m.AssistantGenMultiContent {
-			addPart(&b, p.Type, p.Text)
+			addPart(b, p.Type, p.Text)
 		}
 		for _, tc := range m.ToolCalls {
 			if tc.ID != "" {
-				c.ToolCallIDs = append(c.ToolCallIDs, tc.ID)
+				b.CallID(tc.ID)
 			}
-			b.Add(tc.Function.Name + " " + tc.Function.Arguments)
+			b.AddCall(tc.Function.Name, tc.Function.Arguments)
 		}
 		if m.ToolCallID != "" {
-			c.ToolResultIDs = append(c.ToolResultIDs, m.ToolCallID)
+			b.ResultID(m.ToolCallID)
 		}
-		c.Content = b.String()
+		b.End()
 	}
-	return out, nil
+	return nil
 }
 
-func addPart(b *adaptkit.Text, typ schema.ChatMessagePartType, text string) {
+func addPart(b *adaptkit.Builder, typ schema.ChatMessagePartType, text string) {
 	switch typ {
 	case schema.ChatMessagePartTypeText:
 		b.Add(text)
@@ -71,7 +72,7 @@ func addPart(b *adaptkit.Text, typ schema.ChatMessagePartType, text string) {
 	case schema.ChatMessagePartTypeAudioURL, schema.ChatMessagePartTypeVideoURL:
 		b.Add("[media]")
 	default:
-		b.Add(string(typ) + " " + text)
+		b.AddCall(string(typ), text)
 	}
 }
 
@@ -79,7 +80,7 @@ func addPart(b *adaptkit.Text, typ schema.ChatMessagePartType, text string) {
 // values of msgs themselves (the same pointers, msgs[i] for each i in
 // Result.Kept), in order, with the Result. msgs is not modified.
 func Compact(ctx context.Context, msgs []*schema.Message, opts *chitta.Options) ([]*schema.Message, *chitta.Result, error) {
-	return adaptkit.Compact(ctx, msgs, opts, Messages)
+	return adaptkit.CompactBuilt(ctx, msgs, opts, build)
 }
 
 // MessageModifier returns a function for the MessageModifier (or

@@ -30,22 +30,23 @@ import (
 // they pair with carry in ToolResultIDs. A nil Content, or a role other
 // than user and model, is an error naming the message.
 func Messages(msgs []*genai.Content) ([]chitta.Message, error) {
-	out := make([]chitta.Message, len(msgs))
+	return adaptkit.Messages(msgs, build)
+}
+
+func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 	var pending []string // calls without ID awaiting a response, in order
 	for i, c := range msgs {
 		if c == nil {
-			return nil, fmt.Errorf("%w: message %d: nil *genai.Content", chitta.ErrInvalidMessages, i)
+			return fmt.Errorf("%w: message %d: nil *genai.Content", chitta.ErrInvalidMessages, i)
 		}
-		m := &out[i]
 		switch c.Role {
 		case genai.RoleUser, "":
-			m.Role = chitta.RoleUser
+			b.SetRole(chitta.RoleUser)
 		case genai.RoleModel:
-			m.Role = chitta.RoleAssistant
+			b.SetRole(chitta.RoleAssistant)
 		default:
-			return nil, fmt.Errorf("%w: message %d: role %q, want user or model", chitta.ErrInvalidMessages, i, c.Role)
+			return fmt.Errorf("%w: message %d: role %q, want user or model", chitta.ErrInvalidMessages, i, c.Role)
 		}
-		var b adaptkit.Text
 		newTurn := true
 		for j, p := range c.Parts {
 			if p == nil {
@@ -62,27 +63,27 @@ func Messages(msgs []*genai.Content) ([]chitta.Message, error) {
 					id = "functionCall@" + strconv.Itoa(i) + "." + strconv.Itoa(j)
 					pending = append(pending, id)
 				}
-				m.ToolCallIDs = append(m.ToolCallIDs, id)
-				b.Add(p.FunctionCall.Name + " " + adaptkit.JSON(p.FunctionCall.Args))
+				b.CallID(id)
+				b.AddCallJSON(p.FunctionCall.Name, p.FunctionCall.Args)
 			case p.FunctionResponse != nil:
 				id := p.FunctionResponse.ID
 				if id == "" && len(pending) > 0 {
 					id, pending = pending[0], pending[1:]
 				}
 				if id != "" {
-					m.ToolResultIDs = append(m.ToolResultIDs, id)
+					b.ResultID(id)
 				}
-				b.Add(p.FunctionResponse.Name + " " + adaptkit.JSON(p.FunctionResponse.Response))
+				b.AddCallJSON(p.FunctionResponse.Name, p.FunctionResponse.Response)
 			case p.ToolCall != nil:
 				if p.ToolCall.ID != "" {
-					m.ToolCallIDs = append(m.ToolCallIDs, p.ToolCall.ID)
+					b.CallID(p.ToolCall.ID)
 				}
-				b.Add(string(p.ToolCall.ToolType) + " " + adaptkit.JSON(p.ToolCall.Args))
+				b.AddCallJSON(string(p.ToolCall.ToolType), p.ToolCall.Args)
 			case p.ToolResponse != nil:
 				if p.ToolResponse.ID != "" {
-					m.ToolResultIDs = append(m.ToolResultIDs, p.ToolResponse.ID)
+					b.ResultID(p.ToolResponse.ID)
 				}
-				b.Add(string(p.ToolResponse.ToolType) + " " + adaptkit.JSON(p.ToolResponse.Response))
+				b.AddCallJSON(string(p.ToolResponse.ToolType), p.ToolResponse.Response)
 			case p.Text != "":
 				b.Add(p.Text)
 			case p.InlineData != nil:
@@ -96,12 +97,12 @@ func Messages(msgs []*genai.Content) ([]chitta.Message, error) {
 			case len(p.ThoughtSignature) > 0 && !p.Thought:
 				// a bare thought signature carries nothing to read
 			default:
-				b.Add(adaptkit.JSON(p))
+				b.AddJSON(p)
 			}
 		}
-		m.Content = b.String()
+		b.End()
 	}
-	return out, nil
+	return nil
 }
 
 func media(mime string) string {
@@ -115,5 +116,5 @@ func media(mime string) string {
 // values of msgs themselves (the same pointers, msgs[i] for each i in
 // Result.Kept), in order, with the Result. msgs is not modified.
 func Compact(ctx context.Context, msgs []*genai.Content, opts *chitta.Options) ([]*genai.Content, *chitta.Result, error) {
-	return adaptkit.Compact(ctx, msgs, opts, Messages)
+	return adaptkit.CompactBuilt(ctx, msgs, opts, build)
 }

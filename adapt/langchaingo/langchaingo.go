@@ -34,36 +34,38 @@ var roles = map[llms.ChatMessageType]chitta.Role{
 // and tool linkage set and Raw nil. A role other than langchaingo's six is
 // an error naming the message.
 func Messages(msgs []llms.MessageContent) ([]chitta.Message, error) {
-	out := make([]chitta.Message, len(msgs))
+	return adaptkit.Messages(msgs, build)
+}
+
+func build(b *adaptkit.Builder, msgs []llms.MessageContent) error {
 	for i := range msgs {
 		role, ok := roles[msgs[i].Role]
 		if !ok {
-			return nil, fmt.Errorf("%w: message %d: role %q, want human, ai, system, tool, function or generic", chitta.ErrInvalidMessages, i, msgs[i].Role)
+			return fmt.Errorf("%w: message %d: role %q, want human, ai, system, tool, function or generic", chitta.ErrInvalidMessages, i, msgs[i].Role)
 		}
-		out[i].Role = role
-		var b adaptkit.Text
+		b.SetRole(role)
 		for _, p := range msgs[i].Parts {
-			addPart(&b, &out[i], p)
+			addPart(b, p)
 		}
-		out[i].Content = b.String()
+		b.End()
 	}
-	return out, nil
+	return nil
 }
 
-func addPart(b *adaptkit.Text, m *chitta.Message, p llms.ContentPart) {
+func addPart(b *adaptkit.Builder, p llms.ContentPart) {
 	switch x := p.(type) {
 	case llms.TextContent:
 		b.Add(x.Text)
 	case llms.ToolCall:
 		if x.ID != "" {
-			m.ToolCallIDs = append(m.ToolCallIDs, x.ID)
+			b.CallID(x.ID)
 		}
 		if x.FunctionCall != nil {
-			b.Add(x.FunctionCall.Name + " " + x.FunctionCall.Arguments)
+			b.AddCall(x.FunctionCall.Name, x.FunctionCall.Arguments)
 		}
 	case llms.ToolCallResponse:
 		if x.ToolCallID != "" {
-			m.ToolResultIDs = append(m.ToolResultIDs, x.ToolCallID)
+			b.ResultID(x.ToolCallID)
 		}
 		b.Add(x.Content)
 	case llms.ImageURLContent:
@@ -75,10 +77,10 @@ func addPart(b *adaptkit.Text, m *chitta.Message, p llms.ContentPart) {
 			b.Add("[document]")
 		}
 	case llms.CachedContent:
-		addPart(b, m, x.ContentPart)
+		addPart(b, x.ContentPart)
 	case nil:
 	default:
-		b.Add(adaptkit.JSON(p))
+		b.AddJSON(p)
 	}
 }
 
@@ -86,5 +88,5 @@ func addPart(b *adaptkit.Text, m *chitta.Message, p llms.ContentPart) {
 // values of msgs themselves (msgs[i] for each i in Result.Kept, not copies
 // made through JSON), in order, with the Result. msgs is not modified.
 func Compact(ctx context.Context, msgs []llms.MessageContent, opts *chitta.Options) ([]llms.MessageContent, *chitta.Result, error) {
-	return adaptkit.Compact(ctx, msgs, opts, Messages)
+	return adaptkit.CompactBuilt(ctx, msgs, opts, build)
 }

@@ -31,23 +31,24 @@ import (
 // with Content and tool linkage set and Raw nil. A message with no variant
 // set is an error naming its index.
 func Messages(msgs []openai.ChatCompletionMessageParamUnion) ([]chitta.Message, error) {
-	out := make([]chitta.Message, len(msgs))
+	return adaptkit.Messages(msgs, buildChat)
+}
+
+func buildChat(b *adaptkit.Builder, msgs []openai.ChatCompletionMessageParamUnion) error {
 	pendingFunction := "" // legacy function_call awaiting its function message
 	for i := range msgs {
 		u := &msgs[i]
-		m := &out[i]
-		var b adaptkit.Text
 		switch {
 		case u.OfSystem != nil:
-			m.Role = chitta.RoleSystem
+			b.SetRole(chitta.RoleSystem)
 			b.Add(u.OfSystem.Content.OfString.Value)
-			addTextParts(&b, u.OfSystem.Content.OfArrayOfContentParts)
+			addTextParts(b, u.OfSystem.Content.OfArrayOfContentParts)
 		case u.OfDeveloper != nil:
-			m.Role = chitta.RoleDeveloper
+			b.SetRole(chitta.RoleDeveloper)
 			b.Add(u.OfDeveloper.Content.OfString.Value)
-			addTextParts(&b, u.OfDeveloper.Content.OfArrayOfContentParts)
+			addTextParts(b, u.OfDeveloper.Content.OfArrayOfContentParts)
 		case u.OfUser != nil:
-			m.Role = chitta.RoleUser
+			b.SetRole(chitta.RoleUser)
 			b.Add(u.OfUser.Content.OfString.Value)
 			for _, p := range u.OfUser.Content.OfArrayOfContentParts {
 				switch {
@@ -60,12 +61,12 @@ func Messages(msgs []openai.ChatCompletionMessageParamUnion) ([]chitta.Message, 
 				case p.OfFile != nil:
 					b.Add("[document]")
 				default:
-					b.Add(adaptkit.JSON(p))
+					b.AddJSON(p)
 				}
 			}
 		case u.OfAssistant != nil:
 			a := u.OfAssistant
-			m.Role = chitta.RoleAssistant
+			b.SetRole(chitta.RoleAssistant)
 			b.Add(a.Content.OfString.Value)
 			for _, p := range a.Content.OfArrayOfContentParts {
 				switch {
@@ -74,59 +75,65 @@ func Messages(msgs []openai.ChatCompletionMessageParamUnion) ([]chitta.Message, 
 				case p.OfRefusal != nil:
 					b.Add(p.OfRefusal.Refusal)
 				default:
-					b.Add(adaptkit.JSON(p))
+					b.AddJSON(p)
 				}
 			}
 			b.Add(a.Refusal.Value)
 			for _, tc := range a.ToolCalls {
 				switch {
 				case tc.OfFunction != nil:
-					m.ToolCallIDs = appendID(m.ToolCallIDs, tc.OfFunction.ID)
-					b.Add(tc.OfFunction.Function.Name + " " + tc.OfFunction.Function.Arguments)
+					callID(b, tc.OfFunction.ID)
+					b.AddCall(tc.OfFunction.Function.Name, tc.OfFunction.Function.Arguments)
 				case tc.OfCustom != nil:
-					m.ToolCallIDs = appendID(m.ToolCallIDs, tc.OfCustom.ID)
-					b.Add(tc.OfCustom.Custom.Name + " " + tc.OfCustom.Custom.Input)
+					callID(b, tc.OfCustom.ID)
+					b.AddCall(tc.OfCustom.Custom.Name, tc.OfCustom.Custom.Input)
 				default:
-					b.Add(adaptkit.JSON(tc))
+					b.AddJSON(tc)
 				}
 			}
 			//lint:ignore SA1019 conversations written with the legacy function_call must still pair
 			if fc := a.FunctionCall; fc.Name != "" || fc.Arguments != "" {
 				pendingFunction = "function_call@" + strconv.Itoa(i)
-				m.ToolCallIDs = append(m.ToolCallIDs, pendingFunction)
-				b.Add(fc.Name + " " + fc.Arguments)
+				b.CallID(pendingFunction)
+				b.AddCall(fc.Name, fc.Arguments)
 			}
 		case u.OfTool != nil:
-			m.Role = chitta.RoleTool
-			m.ToolResultIDs = appendID(m.ToolResultIDs, u.OfTool.ToolCallID)
+			b.SetRole(chitta.RoleTool)
+			resultID(b, u.OfTool.ToolCallID)
 			b.Add(u.OfTool.Content.OfString.Value)
-			addTextParts(&b, u.OfTool.Content.OfArrayOfContentParts)
+			addTextParts(b, u.OfTool.Content.OfArrayOfContentParts)
 		case u.OfFunction != nil:
-			m.Role = "function"
+			b.SetRole("function")
 			if pendingFunction != "" {
-				m.ToolResultIDs = append(m.ToolResultIDs, pendingFunction)
+				b.ResultID(pendingFunction)
 				pendingFunction = ""
 			}
 			b.Add(u.OfFunction.Content.Value)
 		default:
-			return nil, fmt.Errorf("%w: message %d: no message variant set", chitta.ErrInvalidMessages, i)
+			return fmt.Errorf("%w: message %d: no message variant set", chitta.ErrInvalidMessages, i)
 		}
-		m.Content = b.String()
+		b.End()
 	}
-	return out, nil
+	return nil
 }
 
-func addTextParts(b *adaptkit.Text, parts []openai.ChatCompletionContentPartTextParam) {
+func addTextParts(b *adaptkit.Builder, parts []openai.ChatCompletionContentPartTextParam) {
 	for _, p := range parts {
 		b.Add(p.Text)
 	}
 }
 
-func appendID(ids []string, id string) []string {
-	if id == "" {
-		return ids
+// callID and resultID add a non-empty tool ID.
+func callID(b *adaptkit.Builder, id string) {
+	if id != "" {
+		b.CallID(id)
 	}
-	return append(ids, id)
+}
+
+func resultID(b *adaptkit.Builder, id string) {
+	if id != "" {
+		b.ResultID(id)
+	}
 }
 
 // Compact compacts chat messages with [chitta.Compact] and returns the
@@ -134,5 +141,5 @@ func appendID(ids []string, id string) []string {
 // not copies made through JSON), in order, with the Result. msgs is not
 // modified.
 func Compact(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, opts *chitta.Options) ([]openai.ChatCompletionMessageParamUnion, *chitta.Result, error) {
-	return adaptkit.Compact(ctx, msgs, opts, Messages)
+	return adaptkit.CompactBuilt(ctx, msgs, opts, buildChat)
 }

@@ -25,23 +25,24 @@ import (
 // no variant set, or whose JSON cannot be read, is an error naming its
 // index.
 func ResponsesMessages(items []responses.ResponseInputItemUnionParam) ([]chitta.Message, error) {
-	out := make([]chitta.Message, len(items))
+	return adaptkit.Messages(items, buildResponses)
+}
+
+func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnionParam) error {
 	reasoning := "" // the reasoning item the next item belongs with
 	for i := range items {
 		it := &items[i]
-		m := &out[i]
-		var b adaptkit.Text
 		isReasoning := false
 		switch {
 		case it.OfMessage != nil:
-			m.Role = chitta.Role(it.OfMessage.Role)
+			b.SetRole(chitta.Role(it.OfMessage.Role))
 			b.Add(it.OfMessage.Content.OfString.Value)
-			addInputContent(&b, it.OfMessage.Content.OfInputItemContentList)
+			addInputContent(b, it.OfMessage.Content.OfInputItemContentList)
 		case it.OfInputMessage != nil:
-			m.Role = chitta.Role(it.OfInputMessage.Role)
-			addInputContent(&b, it.OfInputMessage.Content)
+			b.SetRole(chitta.Role(it.OfInputMessage.Role))
+			addInputContent(b, it.OfInputMessage.Content)
 		case it.OfOutputMessage != nil:
-			m.Role = chitta.RoleAssistant
+			b.SetRole(chitta.RoleAssistant)
 			for _, c := range it.OfOutputMessage.Content {
 				switch {
 				case c.OfOutputText != nil:
@@ -49,17 +50,17 @@ func ResponsesMessages(items []responses.ResponseInputItemUnionParam) ([]chitta.
 				case c.OfRefusal != nil:
 					b.Add(c.OfRefusal.Refusal)
 				default:
-					b.Add(adaptkit.JSON(c))
+					b.AddJSON(c)
 				}
 			}
 		case it.OfFunctionCall != nil:
-			m.Role = chitta.RoleAssistant
-			m.ToolCallIDs = appendID(m.ToolCallIDs, it.OfFunctionCall.CallID)
-			b.Add(it.OfFunctionCall.Name + " " + it.OfFunctionCall.Arguments)
+			b.SetRole(chitta.RoleAssistant)
+			callID(b, it.OfFunctionCall.CallID)
+			b.AddCall(it.OfFunctionCall.Name, it.OfFunctionCall.Arguments)
 		case it.OfFunctionCallOutput != nil:
 			o := it.OfFunctionCallOutput
-			m.Role = chitta.RoleTool
-			m.ToolResultIDs = appendID(m.ToolResultIDs, o.CallID.Value)
+			b.SetRole(chitta.RoleTool)
+			resultID(b, o.CallID.Value)
 			b.Add(o.Output.OfString.Value)
 			for _, p := range o.Output.OfResponseFunctionCallOutputItemArray {
 				switch {
@@ -70,53 +71,59 @@ func ResponsesMessages(items []responses.ResponseInputItemUnionParam) ([]chitta.
 				case p.OfInputFile != nil:
 					b.Add("[document]")
 				default:
-					b.Add(adaptkit.JSON(p))
+					b.AddJSON(p)
 				}
 			}
 		case it.OfReasoning != nil:
-			m.Role = chitta.RoleAssistant
+			b.SetRole(chitta.RoleAssistant)
 			for _, s := range it.OfReasoning.Summary {
 				b.Add(s.Text)
 			}
 			for _, c := range it.OfReasoning.Content {
 				b.Add(c.Text)
 			}
-			if b.String() == "" {
+			if b.Empty() {
 				b.Add("[reasoning]")
 			}
 			isReasoning = true
 		case it.OfItemReference != nil: // its JSON may have no type
-			m.Role = chitta.RoleAssistant
+			b.SetRole(chitta.RoleAssistant)
 			b.Add("[item_reference " + it.OfItemReference.ID + "]")
 		case it.OfCompaction != nil:
-			m.Role = chitta.RoleSystem
+			b.SetRole(chitta.RoleSystem)
 			b.Add("[compaction]")
 		default:
 			data, err := json.Marshal(it)
 			if err != nil {
-				return nil, fmt.Errorf("%w: message %d: %v", chitta.ErrInvalidMessages, i, err)
+				return fmt.Errorf("%w: message %d: %v", chitta.ErrInvalidMessages, i, err)
 			}
 			var pm chitta.Message
 			if err := pm.UnmarshalJSON(data); err != nil {
-				return nil, fmt.Errorf("item %d: %w", i, err)
+				return fmt.Errorf("item %d: %w", i, err)
 			}
-			m.Role, m.ToolCallIDs, m.ToolResultIDs = pm.Role, pm.ToolCallIDs, pm.ToolResultIDs
+			b.SetRole(pm.Role)
+			for _, id := range pm.ToolCallIDs {
+				b.CallID(id)
+			}
+			for _, id := range pm.ToolResultIDs {
+				b.ResultID(id)
+			}
 			b.Add(pm.Content)
 		}
-		m.Content = b.String()
 		if reasoning != "" {
-			m.ToolResultIDs = append(m.ToolResultIDs, reasoning)
+			b.ResultID(reasoning)
 			reasoning = ""
 		}
 		if isReasoning {
 			reasoning = "reasoning@" + strconv.Itoa(i)
-			m.ToolCallIDs = append(m.ToolCallIDs, reasoning)
+			b.CallID(reasoning)
 		}
+		b.End()
 	}
-	return out, nil
+	return nil
 }
 
-func addInputContent(b *adaptkit.Text, parts responses.ResponseInputMessageContentListParam) {
+func addInputContent(b *adaptkit.Builder, parts responses.ResponseInputMessageContentListParam) {
 	for _, p := range parts {
 		switch {
 		case p.OfInputText != nil:
@@ -126,7 +133,7 @@ func addInputContent(b *adaptkit.Text, parts responses.ResponseInputMessageConte
 		case p.OfInputFile != nil:
 			b.Add("[document]")
 		default:
-			b.Add(adaptkit.JSON(p))
+			b.AddJSON(p)
 		}
 	}
 }
@@ -136,5 +143,5 @@ func addInputContent(b *adaptkit.Text, parts responses.ResponseInputMessageConte
 // i in Result.Kept, not copies made through JSON), in order, with the
 // Result. items is not modified.
 func CompactResponses(ctx context.Context, items []responses.ResponseInputItemUnionParam, opts *chitta.Options) ([]responses.ResponseInputItemUnionParam, *chitta.Result, error) {
-	return adaptkit.Compact(ctx, items, opts, ResponsesMessages)
+	return adaptkit.CompactBuilt(ctx, items, opts, buildResponses)
 }

@@ -6,16 +6,15 @@ package adaptkit
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/chitta-go/chitta"
 )
 
 // Text accumulates the scoring text of one message: non-blank pieces joined
-// by newlines, as chitta.ParseMessages joins blocks. The zero value is
-// empty and ready to use.
+// by newlines, as chitta.ParseMessages joins blocks. It is the reference
+// the adapters' [Builder] matches (and is tested against); the adapters
+// use Builder. The zero value is empty and ready to use.
 type Text struct{ b strings.Builder }
 
 // Add appends s unless it is blank.
@@ -32,32 +31,31 @@ func (t *Text) Add(s string) {
 // String returns the text so far.
 func (t *Text) String() string { return t.b.String() }
 
-// JSON returns the JSON encoding of v, or its %v form when v does not
-// marshal; a json.RawMessage or []byte holding JSON is returned as is.
+// JSON returns the JSON encoding of v as encoding/json.Marshal gives it,
+// or its %v form when v does not marshal; nil gives "", a string and a
+// json.RawMessage are returned as they are (a []byte is marshalled, as
+// base64). Tool-argument shapes (map[string]any, []any, strings, numbers,
+// bools) are encoded without reflection, with the same bytes.
 func JSON(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case json.RawMessage:
-		return string(x)
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprintf("%v", v)
-	}
-	return string(data)
+	var keys []string
+	return string(appendJSON(nil, v, &keys))
 }
 
 // Compact converts msgs with convert, compacts them with chitta.Compact,
 // and returns the surviving elements of msgs themselves (msgs[i] for each i
-// in Result.Kept), in order.
+// in Result.Kept), in order. The adapters use [CompactBuilt], which also
+// reuses the converted messages' memory.
 func Compact[T any](ctx context.Context, msgs []T, opts *chitta.Options, convert func([]T) ([]chitta.Message, error)) ([]T, *chitta.Result, error) {
 	cm, err := convert(msgs)
 	if err != nil {
 		return nil, nil, err
 	}
+	return compact(ctx, msgs, cm, opts)
+}
+
+// compact compacts cm, the chitta messages of msgs, and returns the
+// surviving elements of msgs.
+func compact[T any](ctx context.Context, msgs []T, cm []chitta.Message, opts *chitta.Options) ([]T, *chitta.Result, error) {
 	res, err := chitta.Compact(ctx, cm, opts)
 	if err != nil {
 		return nil, nil, err

@@ -1,0 +1,80 @@
+// Package adaptbench holds the benchmarks every SDK adapter under adapt/
+// runs over its own conversation, so that their figures compare. It is
+// imported only by the adapters' _test.go files.
+package adaptbench
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/chitta-go/chitta"
+)
+
+// reportCPU starts measuring the process's CPU time; the function it
+// returns reports it per operation as "cpu-ns/op", a figure that the
+// machine's load (other processes waiting for the cores) disturbs much
+// less than the wall-clock ns/op.
+func reportCPU(b *testing.B) func() {
+	start, ok := cpuTime()
+	return func() {
+		end, ok2 := cpuTime()
+		if ok && ok2 && b.N > 0 {
+			b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
+		}
+	}
+}
+
+// Compact benchmarks an adapter's Compact (conversion included) against
+// chitta.Compact on the already converted messages, in the same family:
+// "msgs=<n>/opts=plain/impl=chitta" and ".../impl=adapter" without an
+// embedder (Compact's cheapest case), then the same with a HashEmbedder
+// ("opts=hash"). Each reports its CPU time per operation beside the
+// wall-clock time (see reportCPU).
+func Compact[T any](b *testing.B, msgs []T, messages func([]T) ([]chitta.Message, error), compact func(context.Context, []T, *chitta.Options) ([]T, *chitta.Result, error)) {
+	cm, err := messages(msgs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	prefix := "msgs=" + strconv.Itoa(len(msgs))
+	for _, bc := range []struct {
+		name string
+		opts *chitta.Options
+	}{
+		{"plain", &chitta.Options{TargetRatio: 0.4}},
+		{"hash", &chitta.Options{TargetRatio: 0.4, Embedder: chitta.NewHashEmbedder(256), Query: "fix the failing test"}},
+	} {
+		b.Run(prefix+"/opts="+bc.name+"/impl=chitta", func(b *testing.B) {
+			b.ReportAllocs()
+			defer reportCPU(b)()
+			for b.Loop() {
+				if _, err := chitta.Compact(b.Context(), cm, bc.opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(prefix+"/opts="+bc.name+"/impl=adapter", func(b *testing.B) {
+			b.ReportAllocs()
+			defer reportCPU(b)()
+			for b.Loop() {
+				if _, _, err := compact(b.Context(), msgs, bc.opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// Messages benchmarks the conversion alone, into new messages
+// ("msgs=<n>").
+func Messages[T any](b *testing.B, msgs []T, messages func([]T) ([]chitta.Message, error)) {
+	b.Run("msgs="+strconv.Itoa(len(msgs)), func(b *testing.B) {
+		b.ReportAllocs()
+		defer reportCPU(b)()
+		for b.Loop() {
+			if _, err := messages(msgs); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

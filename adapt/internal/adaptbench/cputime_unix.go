@@ -1,0 +1,18 @@
+//go:build unix
+
+package adaptbench
+
+import (
+	"syscall"
+	"time"
+)
+
+// cpuTime returns the CPU time (user and system, every thread: GC workers
+// included) the process has used so far.
+func cpuTime() (time.Duration, bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
+}

@@ -1,0 +1,195 @@
+package adaptkit
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/chitta-go/chitta"
+)
+
+// Builder builds a conversation's chitta messages, one message at a time,
+// with a few allocations for the whole conversation rather than several
+// per message: a message whose text is a single piece gets that string
+// itself; the texts that must be composed (several pieces, a tool call's
+// name and arguments) are written into one buffer that becomes one string
+// at [Builder.Finish]; tool IDs are kept in two shared slices, each message
+// getting a capped sub-slice.
+//
+// Use: [Builder.Start] (or let [Messages] or [CompactBuilt] start it);
+// then for each message, in order, [Builder.SetRole], the Add methods and
+// CallID/ResultID, then [Builder.End]; after the last, [Builder.Finish].
+// The text a message gets is exactly what [Text] builds from the same
+// pieces. The messages of one conversation share memory (their texts,
+// their ID slices), so one kept message keeps the conversation's composed
+// texts alive. The zero value is ready for Start; a Builder is not safe
+// for concurrent use.
+type Builder struct {
+	out     []chitta.Message
+	next    int         // the message End fills
+	buf     []byte      // composed texts of the messages so far
+	role    chitta.Role // the current message's role
+	pieces  int         // non-blank pieces added to the current message
+	one     string      // the current message's only piece, while it is not in buf
+	pending []span      // messages whose text lives in buf, filled by Finish
+
+	calls, results         []string // tool IDs of every message
+	callStart, resultStart int      // where the current message's IDs begin
+	keys                   []string // scratch for sorting map keys
+
+	lastCalls, lastResults int // IDs of the previous conversation (pooled builders)
+}
+
+// span is the text of message i, buf[end of the previous span:end].
+type span struct{ i, end int }
+
+// Start begins a conversation of n messages, in new memory.
+func (b *Builder) Start(n int) {
+	*b = Builder{out: make([]chitta.Message, n), keys: b.keys[:0]}
+}
+
+// SetRole sets the role of the current message.
+func (b *Builder) SetRole(r chitta.Role) { b.role = r }
+
+// Add appends s as a piece of the current message's text unless it is
+// blank, like [Text.Add].
+func (b *Builder) Add(s string) {
+	if blank(s) {
+		return
+	}
+	if b.pieces == 0 {
+		b.one = s
+		b.pieces = 1
+		return
+	}
+	mark := b.open()
+	b.buf = append(b.buf, s...)
+	b.close(mark)
+}
+
+// AddCall appends the piece name + " " + args (a tool call as it is
+// scored), like Add(name + " " + args) without building that string.
+func (b *Builder) AddCall(name, args string) {
+	mark := b.open()
+	b.buf = append(b.buf, name...)
+	b.buf = append(b.buf, ' ')
+	b.buf = append(b.buf, args...)
+	b.close(mark)
+}
+
+// AddCallJSON appends the piece name + " " + JSON(args), like
+// Add(name + " " + JSON(args)), encoding args straight into the buffer.
+func (b *Builder) AddCallJSON(name string, args any) {
+	mark := b.open()
+	b.buf = append(b.buf, name...)
+	b.buf = append(b.buf, ' ')
+	b.buf = appendJSON(b.buf, args, &b.keys)
+	b.close(mark)
+}
+
+// AddJSON appends the piece JSON(v), like Add(JSON(v)).
+func (b *Builder) AddJSON(v any) {
+	if s, ok := v.(string); ok {
+		b.Add(s)
+		return
+	}
+	mark := b.open()
+	b.buf = appendJSON(b.buf, v, &b.keys)
+	b.close(mark)
+}
+
+// Empty reports whether the current message has no text yet.
+func (b *Builder) Empty() bool { return b.pieces == 0 }
+
+// CallID appends id to the current message's ToolCallIDs.
+func (b *Builder) CallID(id string) { b.calls = append(b.calls, id) }
+
+// ResultID appends id to the current message's ToolResultIDs.
+func (b *Builder) ResultID(id string) { b.results = append(b.results, id) }
+
+// open starts a piece written into buf: the current message's text moves
+// into buf if it is not there yet, and a newline separates the piece from
+// the one before. It returns where the piece's separator (if any) starts.
+func (b *Builder) open() int {
+	if b.pieces == 1 && b.one != "" {
+		b.buf = append(b.buf, b.one...)
+		b.one = ""
+	}
+	mark := len(b.buf)
+	if b.pieces > 0 {
+		b.buf = append(b.buf, '\n')
+	}
+	return mark
+}
+
+// close ends the piece opened at mark, dropping it (and its separator) if
+// it is blank.
+func (b *Builder) close(mark int) {
+	piece := b.buf[mark:]
+	if b.pieces > 0 {
+		piece = piece[1:]
+	}
+	if blank(piece) {
+		b.buf = b.buf[:mark]
+		return
+	}
+	b.pieces++
+}
+
+// End gives the current message (the one after the last End, the first
+// after Start) the text and tool IDs added since, and moves to the next.
+// A message's Content is set at [Builder.Finish] when its text had to be
+// composed; ToolCallIDs and ToolResultIDs stay nil when none were added.
+func (b *Builder) End() {
+	// Every field but Raw (never set) is written, so that a pooled
+	// Builder's messages need no clearing between conversations.
+	m := &b.out[b.next]
+	m.Role = b.role
+	switch {
+	case b.pieces == 0:
+		m.Content = ""
+	case b.one != "":
+		m.Content = b.one
+	default:
+		m.Content = ""
+		b.pending = append(b.pending, span{b.next, len(b.buf)})
+	}
+	m.ToolCallIDs, m.ToolResultIDs = nil, nil
+	if n := len(b.calls); n > b.callStart {
+		m.ToolCallIDs = b.calls[b.callStart:n:n]
+		b.callStart = n
+	}
+	if n := len(b.results); n > b.resultStart {
+		m.ToolResultIDs = b.results[b.resultStart:n:n]
+		b.resultStart = n
+	}
+	b.next++
+	b.role, b.pieces, b.one = "", 0, ""
+}
+
+// Finish sets the Content of the messages whose text was composed, from
+// one string holding all of them, and returns the messages.
+func (b *Builder) Finish() []chitta.Message {
+	all := string(b.buf)
+	start := 0
+	for _, p := range b.pending {
+		b.out[p.i].Content = all[start:p.end]
+		start = p.end
+	}
+	return b.out
+}
+
+// blank reports whether s is empty or white space only, as
+// strings.TrimSpace(s) == "" does, stopping at the first ASCII character
+// that is not a space (the usual first byte of a text).
+func blank[S string | []byte](s S) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return strings.TrimSpace(string(s[i:])) == ""
+		}
+		if c != ' ' && (c < '\t' || c > '\r') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,93 @@
+package adaptkit_test
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/adapt/internal/adaptkit"
+)
+
+func TestBuilder(t *testing.T) {
+	t.Parallel()
+	var b adaptkit.Builder
+	b.Start(4)
+	b.Add("only piece")
+	b.CallID("c1")
+	b.End()
+	b.End()
+	b.Add("text")
+	b.AddCallJSON("bash", map[string]any{"cmd": "ls <dir>"})
+	b.ResultID("r1")
+	b.ResultID("r2")
+	b.End()
+	require.True(t, b.Empty())
+	b.AddCall("", " ")
+	b.AddJSON(json.RawMessage(`{"a":1}`))
+	b.End()
+	out := b.Finish()
+	assert.Equal(t, []chitta.Message{
+		{Content: "only piece", ToolCallIDs: []string{"c1"}},
+		{},
+		{Content: "text\nbash {\"cmd\":\"ls \\u003cdir\\u003e\"}", ToolResultIDs: []string{"r1", "r2"}},
+		{Content: `{"a":1}`},
+	}, out)
+	assert.Len(t, out[0].ToolCallIDs, cap(out[0].ToolCallIDs), "ID slices are capped: appending never overwrites a neighbour")
+}
+
+// TestBuilderMatchesText is the property the adapters rely on: for any
+// sequence of pieces, a Builder gives each message exactly the text Text
+// builds from the same pieces, and exactly the IDs added for it.
+func TestBuilderMatchesText(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(11, 7))
+	words := []string{"", " ", "\n\t", "\v\f\r", "\u00a0", "\u3000\u0085", "\u3000x", "a", " b ", "read_file", "ü\u2028", "x\ny"}
+	args := []any{nil, "", " ", "s", json.RawMessage(`{"a": 1}`), map[string]any{"path": "a.go", "n": 2.0}, []any{}, map[string]any{}, 3, []byte("b")}
+	word := func() string { return words[rng.IntN(len(words))] }
+	for trial := range 300 {
+		n := rng.IntN(12)
+		want := make([]chitta.Message, n)
+		var b adaptkit.Builder
+		b.Start(n)
+		for i := range n {
+			var ref adaptkit.Text
+			for range rng.IntN(5) {
+				switch rng.IntN(6) {
+				case 0, 1:
+					s := word()
+					b.Add(s)
+					ref.Add(s)
+				case 2:
+					name, a := word(), word()
+					b.AddCall(name, a)
+					ref.Add(name + " " + a)
+				case 3:
+					name, a := word(), args[rng.IntN(len(args))]
+					b.AddCallJSON(name, a)
+					ref.Add(name + " " + adaptkit.JSON(a))
+				case 4:
+					a := args[rng.IntN(len(args))]
+					b.AddJSON(a)
+					ref.Add(adaptkit.JSON(a))
+				case 5:
+					id := word()
+					if rng.IntN(2) == 0 {
+						b.CallID(id)
+						want[i].ToolCallIDs = append(want[i].ToolCallIDs, id)
+					} else {
+						b.ResultID(id)
+						want[i].ToolResultIDs = append(want[i].ToolResultIDs, id)
+					}
+				}
+				require.Equal(t, ref.String() == "", b.Empty(), "trial %d message %d", trial, i)
+			}
+			want[i].Content = ref.String()
+			b.End()
+		}
+		require.Equal(t, want, b.Finish(), "trial %d", trial)
+	}
+}

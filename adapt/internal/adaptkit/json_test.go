@@ -1,0 +1,108 @@
+package adaptkit_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta/adapt/internal/adaptkit"
+)
+
+// reference is what JSON returned before it had its own encoder: the
+// specification the fast path must match byte for byte.
+func reference(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case json.RawMessage:
+		return string(x)
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return string(data)
+}
+
+type named string
+
+func nested(depth int) any {
+	var v any = "leaf"
+	for range depth {
+		v = map[string]any{"k": []any{v}}
+	}
+	return v
+}
+
+func TestJSONMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
+	for name, v := range map[string]any{
+		"nil":            nil,
+		"string as is":   `a "quoted" <tag>`,
+		"raw as is":      json.RawMessage(`{ "a" : 1 }`),
+		"bytes":          []byte(`{"a":1}`),
+		"one key":        map[string]any{"cmd": "go test ./..."},
+		"sorted keys":    map[string]any{"b": 1.0, "a": 2.0, "é": 3.0, "B": 4.0, "": 5.0, "aa": 6.0},
+		"empty map":      map[string]any{},
+		"nil map":        map[string]any(nil),
+		"nil slice":      []any(nil),
+		"nil strings":    map[string]any{"s": []string(nil), "t": []string{"x", "<y>"}},
+		"html escapes":   map[string]any{"<k>": "a<b>&c"},
+		"controls":       map[string]any{"s": "\x00\x01\b\f\n\r\t\x1f\x7f\"\\/"},
+		"unicode":        map[string]any{"s": "ü — 日本 \u2028 \u2029 😀"},
+		"invalid utf8":   map[string]any{"s": "a\xffb\xc3", "\xfe": 1.0},
+		"floats":         []any{0.0, math.Copysign(0, -1), 1.0, -1.5, 1e-6, 9.99e-7, 1e-7, 1e20, 1e21, 1.5e300, 123456789.125, 5e-324, math.MaxFloat64},
+		"ints":           []any{0, -1, math.MaxInt64, int64(math.MinInt64)},
+		"bools and null": []any{true, false, nil},
+		"deep nesting":   map[string]any{"a": map[string]any{"b": []any{map[string]any{"d": 1.0, "c": []any{}}}}},
+		"60 deep":        nested(30),
+		"140 deep":       nested(70),
+		"NaN":            map[string]any{"x": math.NaN()},
+		"infinity":       []any{math.Inf(1)},
+		"named string":   map[string]any{"s": named("<x>")},
+		"other ints":     map[string]any{"a": int32(7), "b": uint8(8)},
+		"float32":        []any{float32(0.1)},
+		"struct":         map[string]any{"s": struct{ A int }{1}},
+		"map of ints":    map[string]int{"a": 1},
+		"unmarshalable":  map[string]any{"f": func() {}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, reference(v), adaptkit.JSON(v))
+		})
+	}
+}
+
+// FuzzJSON checks the encoder against encoding/json on every value a JSON
+// document decodes to, and on arbitrary strings as keys and values.
+func FuzzJSON(f *testing.F) {
+	f.Add(`{"cmd":"go test ./p3","n":3,"ok":true,"x":null}`, "k", 1.5)
+	f.Add(`[1e21,1e-7,"<&>",{"b":[],"a":{}}]`, "\u2028", math.Copysign(0, -1))
+	f.Add(`"\u0000\ud800"`, "\xff\xfe", 1e-300)
+	f.Add(`{"é":1,"e":2,"":[null,false]}`, "", 123456789.0)
+	f.Fuzz(func(t *testing.T, doc, s string, x float64) {
+		var v any
+		if json.Unmarshal([]byte(doc), &v) == nil {
+			require.Equal(t, reference(v), adaptkit.JSON(v), "document %q", doc)
+			m := map[string]any{s: v, "x": x, "s": s}
+			require.Equal(t, reference(m), adaptkit.JSON(m))
+		}
+		for _, v := range []any{map[string]any{s: s}, []any{s, x}, []string{s}} {
+			require.Equal(t, reference(v), adaptkit.JSON(v), "value %#v", v)
+		}
+	})
+}
+
+func TestJSONLongStrings(t *testing.T) {
+	t.Parallel()
+	s := strings.Repeat("line <1> & \"2\"\n\tü\u2028", 500)
+	v := map[string]any{"content": s, "path": "/tmp/x.go"}
+	assert.Equal(t, reference(v), adaptkit.JSON(v))
+}

@@ -1,0 +1,87 @@
+package adaptkit
+
+import (
+	"context"
+	"sync"
+
+	"github.com/chitta-go/chitta"
+)
+
+// BuildFunc fills a started [Builder] with the messages of msgs, in order
+// (SetRole, the Add methods, End for each), or returns an error naming the
+// message it cannot read.
+type BuildFunc[T any] func(b *Builder, msgs []T) error
+
+// Messages builds msgs with build into new messages the caller owns.
+func Messages[T any](msgs []T, build BuildFunc[T]) ([]chitta.Message, error) {
+	var b Builder
+	b.Start(len(msgs))
+	if err := build(&b, msgs); err != nil {
+		return nil, err
+	}
+	return b.Finish(), nil
+}
+
+// CompactBuilt is [Compact] with the chitta messages built by build on a
+// pooled Builder: the message slice, the text buffer and the key scratch
+// are reused from call to call (chitta.Compact copies the messages it
+// returns, so the slice is free again once it returns: nothing chitta
+// calls during Compact, FramingCounter.FramingTokens included, may keep a
+// *chitta.Message it is given), which leaves a conversion only the
+// composed texts and the ID slices to allocate.
+func CompactBuilt[T any](ctx context.Context, msgs []T, opts *chitta.Options, build BuildFunc[T]) ([]T, *chitta.Result, error) {
+	b := builders.Get().(*Builder)
+	defer b.release()
+	b.reuse(len(msgs))
+	if err := build(b, msgs); err != nil {
+		return nil, nil, err
+	}
+	return compact(ctx, msgs, b.Finish(), opts)
+}
+
+var builders = sync.Pool{New: func() any { return new(Builder) }}
+
+// Pooled builders keep at most this much memory between calls.
+const (
+	maxPooledMessages = 1 << 16
+	maxPooledBuf      = 4 << 20
+)
+
+// reuse starts a conversation of n messages in b's memory from the last
+// one: the message slice (whose fields End overwrites) and the text buffer
+// are reused; the ID slices, which the messages returned last time still
+// reference, are new, sized for as many IDs as the last conversation had.
+func (b *Builder) reuse(n int) {
+	out := b.out[:0]
+	if cap(out) < n {
+		out = make([]chitta.Message, n)
+	}
+	*b = Builder{
+		out:         out[:n],
+		buf:         b.buf[:0],
+		pending:     b.pending[:0],
+		keys:        b.keys[:0],
+		lastCalls:   b.lastCalls,
+		lastResults: b.lastResults,
+	}
+	if b.lastCalls > 0 {
+		b.calls = make([]string, 0, b.lastCalls+b.lastCalls/8+8)
+	}
+	if b.lastResults > 0 {
+		b.results = make([]string, 0, b.lastResults+b.lastResults/8+8)
+	}
+}
+
+// release returns b to the pool. Its message slice still references the
+// conversation (texts, IDs) until the next reuse overwrites it, or the
+// pool drops it (within two garbage collections of disuse): clearing it
+// would cost more than the conversion's other work together.
+func (b *Builder) release() {
+	clear(b.keys[:cap(b.keys)])
+	b.lastCalls, b.lastResults = len(b.calls), len(b.results)
+	b.calls, b.results, b.one = nil, nil, ""
+	if cap(b.out) > maxPooledMessages || cap(b.buf) > maxPooledBuf {
+		return
+	}
+	builders.Put(b)
+}
