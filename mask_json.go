@@ -95,56 +95,19 @@ func skipValue(b []byte, i int) int {
 // it.setEnd, reading every byte once. it.ok() reports afterwards whether
 // the object was well formed, and it.stop is the index after its '}'.
 type members struct {
-	b       []byte
-	i       int // the next key, once the previous value is finished
-	vs, ve  int // the current value; ve is -1 until known
-	key     []byte
-	started bool
-	bad     bool
-	done    bool
-	stop    int
+	cursor
+	key []byte
 }
 
 func newMembers(b []byte, start int) members {
-	it := members{b: b, ve: -1}
-	i := skipSpace(b, start)
-	if i >= len(b) || b[i] != '{' {
-		it.bad, it.done = true, true
-		return it
-	}
-	if i = skipSpace(b, i+1); i < len(b) && b[i] == '}' {
-		it.done, it.stop = true, i+1
-		return it
-	}
-	it.i = i
-	return it
+	return members{cursor: newCursor(b, start, '{', '}')}
 }
 
-func (it *members) fail() bool { it.bad, it.done = true, true; return false }
-
 func (it *members) next() bool {
-	if it.done {
+	if !it.advance() {
 		return false
 	}
-	b := it.b
-	if it.started {
-		if it.val(); it.bad {
-			return false
-		}
-		i := skipSpace(b, it.ve)
-		switch {
-		case i >= len(b):
-			return it.fail()
-		case b[i] == '}':
-			it.done, it.stop = true, i+1
-			return false
-		case b[i] != ',':
-			return it.fail()
-		}
-		it.i = skipSpace(b, i+1)
-	}
-	it.started = true
-	i := it.i
+	b, i := it.b, it.i
 	if i >= len(b) || b[i] != '"' {
 		return it.fail()
 	}
@@ -162,84 +125,20 @@ func (it *members) next() bool {
 	return true
 }
 
-// start is the index of the current value's first byte.
-func (it *members) start() int { return it.vs }
-
-// val returns the current value's span (empty once the object is bad).
-func (it *members) val() jsonSpan {
-	if it.ve < 0 && !it.bad {
-		if it.ve = skipValue(it.b, it.vs); it.ve < 0 {
-			it.fail()
-		}
-	}
-	if it.bad {
-		return jsonSpan{}
-	}
-	return jsonSpan{it.vs, it.ve}
-}
-
-// setEnd records where the current value ends, after the caller read it
-// (end < 0: it was malformed).
-func (it *members) setEnd(end int) {
-	if end < 0 {
-		it.fail()
-		return
-	}
-	it.ve = end
-}
-
-func (it *members) ok() bool { return !it.bad }
-
 // elements iterates over the elements of a JSON array like members.
 type elements struct {
-	b       []byte
-	i       int
-	vs, ve  int
-	j       int // index of the current element
-	started bool
-	bad     bool
-	done    bool
-	stop    int
+	cursor
+	j int // index of the current element
 }
 
 func newElements(b []byte, start int) elements {
-	it := elements{b: b, ve: -1, j: -1}
-	i := skipSpace(b, start)
-	if i >= len(b) || b[i] != '[' {
-		it.bad, it.done = true, true
-		return it
-	}
-	if i = skipSpace(b, i+1); i < len(b) && b[i] == ']' {
-		it.done, it.stop = true, i+1
-		return it
-	}
-	it.i = i
-	return it
+	return elements{cursor: newCursor(b, start, '[', ']'), j: -1}
 }
 
-func (it *elements) fail() bool { it.bad, it.done = true, true; return false }
-
 func (it *elements) next() bool {
-	if it.done {
+	if !it.advance() {
 		return false
 	}
-	if it.started {
-		if it.val(); it.bad {
-			return false
-		}
-		i := skipSpace(it.b, it.ve)
-		switch {
-		case i >= len(it.b):
-			return it.fail()
-		case it.b[i] == ']':
-			it.done, it.stop = true, i+1
-			return false
-		case it.b[i] != ',':
-			return it.fail()
-		}
-		it.i = skipSpace(it.b, i+1)
-	}
-	it.started = true
 	if it.i >= len(it.b) {
 		return it.fail()
 	}
@@ -248,29 +147,92 @@ func (it *elements) next() bool {
 	return true
 }
 
-func (it *elements) start() int { return it.vs }
+// cursor is the state members and elements share: where the next entry
+// starts, the current value's span, and whether the container ended or
+// turned out malformed.
+type cursor struct {
+	b       []byte
+	close   byte // '}' or ']'
+	i       int  // the next entry, once the previous value is finished
+	vs, ve  int  // the current value; ve is -1 until known
+	started bool
+	bad     bool
+	done    bool
+	stop    int // the index after the closing byte, once done and not bad
+}
 
-func (it *elements) val() jsonSpan {
-	if it.ve < 0 && !it.bad {
-		if it.ve = skipValue(it.b, it.vs); it.ve < 0 {
-			it.fail()
+// newCursor opens the container that starts (after white space) at start
+// with the byte open.
+func newCursor(b []byte, start int, open, close byte) cursor {
+	c := cursor{b: b, close: close, ve: -1}
+	i := skipSpace(b, start)
+	if i >= len(b) || b[i] != open {
+		c.bad, c.done = true, true
+		return c
+	}
+	if i = skipSpace(b, i+1); i < len(b) && b[i] == close {
+		c.done, c.stop = true, i+1
+		return c
+	}
+	c.i = i
+	return c
+}
+
+func (c *cursor) fail() bool { c.bad, c.done = true, true; return false }
+
+// advance finishes the previous value and steps over the comma after it,
+// leaving c.i at the next entry; false at the end or on malformed input.
+func (c *cursor) advance() bool {
+	if c.done {
+		return false
+	}
+	if c.started {
+		if c.val(); c.bad {
+			return false
+		}
+		i := skipSpace(c.b, c.ve)
+		switch {
+		case i >= len(c.b):
+			return c.fail()
+		case c.b[i] == c.close:
+			c.done, c.stop = true, i+1
+			return false
+		case c.b[i] != ',':
+			return c.fail()
+		}
+		c.i = skipSpace(c.b, i+1)
+	}
+	c.started = true
+	return true
+}
+
+// start is the index of the current value's first byte.
+func (c *cursor) start() int { return c.vs }
+
+// val returns the current value's span (empty once the container is bad).
+func (c *cursor) val() jsonSpan {
+	if c.ve < 0 && !c.bad {
+		if c.ve = skipValue(c.b, c.vs); c.ve < 0 {
+			c.fail()
 		}
 	}
-	if it.bad {
+	if c.bad {
 		return jsonSpan{}
 	}
-	return jsonSpan{it.vs, it.ve}
+	return jsonSpan{c.vs, c.ve}
 }
 
-func (it *elements) setEnd(end int) {
+// setEnd records where the current value ends, after the caller read it
+// (end < 0: it was malformed).
+func (c *cursor) setEnd(end int) {
 	if end < 0 {
-		it.fail()
+		c.fail()
 		return
 	}
-	it.ve = end
+	c.ve = end
 }
 
-func (it *elements) ok() bool { return !it.bad }
+func (c *cursor) ok() bool { return !c.bad }
 
 // keyIs reports whether a raw object key names field the way
 // encoding/json matches it (case-insensitively).
