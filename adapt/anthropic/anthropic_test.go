@@ -3,7 +3,7 @@ package anthropic_test
 import (
 	"context"
 	"fmt"
-	"reflect"
+	"github.com/chitta-go/chitta/adapt/internal/adapttest"
 	"strings"
 	"testing"
 
@@ -45,19 +45,7 @@ func TestMessages(t *testing.T) {
 
 func TestCompactKeepsPairsAndValues(t *testing.T) {
 	t.Parallel()
-	in := conversation()
-	for _, ratio := range []float64{0.05, 0.3, 0.6, 1} {
-		out, res, err := anthropic.Compact(t.Context(), in, &chitta.Options{TargetRatio: ratio})
-		require.NoError(t, err)
-		require.Len(t, out, len(res.Kept))
-		kept := map[int]bool{}
-		for j, i := range res.Kept {
-			kept[i] = true
-			assert.True(t, reflect.DeepEqual(in[i], out[j]), "ratio %v: kept value %d is the input's", ratio, i)
-		}
-		assert.Equal(t, kept[1], kept[2], "ratio %v: tool_use with its results", ratio)
-	}
-	assert.True(t, reflect.DeepEqual(conversation(), in), "input not modified")
+	adapttest.KeepsPairsAndValues(t, conversation, anthropic.Compact, []int{1, 2})
 }
 
 func TestMessagesServerToolsAndUnknownBlocks(t *testing.T) {

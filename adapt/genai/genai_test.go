@@ -3,7 +3,7 @@ package genai_test
 import (
 	"context"
 	"fmt"
-	"reflect"
+	"github.com/chitta-go/chitta/adapt/internal/adapttest"
 	"strings"
 	"testing"
 
@@ -59,20 +59,7 @@ func TestMessages(t *testing.T) {
 
 func TestCompactKeepsPairsAndValues(t *testing.T) {
 	t.Parallel()
-	in := conversation()
-	for _, ratio := range []float64{0.05, 0.3, 0.6, 1} {
-		out, res, err := adapter.Compact(t.Context(), in, &chitta.Options{TargetRatio: ratio})
-		require.NoError(t, err)
-		require.Len(t, out, len(res.Kept))
-		kept := map[int]bool{}
-		for j, i := range res.Kept {
-			kept[i] = true
-			assert.Same(t, in[i], out[j], "ratio %v: kept value %d is the input's pointer", ratio, i)
-		}
-		assert.Equal(t, kept[1], kept[2], "ratio %v: calls with their responses", ratio)
-		assert.Equal(t, kept[3], kept[4], "ratio %v: call with its response by ID", ratio)
-	}
-	assert.True(t, reflect.DeepEqual(conversation(), in), "input not modified")
+	adapttest.KeepsPairsAndValues(t, conversation, adapter.Compact, []int{1, 2}, []int{3, 4})
 }
 
 func Example() {

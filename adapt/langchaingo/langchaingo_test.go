@@ -3,7 +3,7 @@ package langchaingo_test
 import (
 	"context"
 	"fmt"
-	"reflect"
+	"github.com/chitta-go/chitta/adapt/internal/adapttest"
 	"strings"
 	"testing"
 
@@ -60,20 +60,7 @@ func TestMessages(t *testing.T) {
 
 func TestCompactKeepsPairsAndValues(t *testing.T) {
 	t.Parallel()
-	in := conversation()
-	for _, ratio := range []float64{0.05, 0.3, 0.6, 1} {
-		out, res, err := langchaingo.Compact(t.Context(), in, &chitta.Options{TargetRatio: ratio})
-		require.NoError(t, err)
-		require.Len(t, out, len(res.Kept))
-		kept := map[int]bool{}
-		for j, i := range res.Kept {
-			kept[i] = true
-			assert.True(t, reflect.DeepEqual(in[i], out[j]), "ratio %v: kept value %d is the input's", ratio, i)
-		}
-		assert.Equal(t, kept[2], kept[3], "ratio %v: call with its first result", ratio)
-		assert.Equal(t, kept[2], kept[4], "ratio %v: call with its second result", ratio)
-	}
-	assert.True(t, reflect.DeepEqual(conversation(), in), "input not modified")
+	adapttest.KeepsPairsAndValues(t, conversation, langchaingo.Compact, []int{2, 3, 4})
 }
 
 func Example() {

@@ -3,6 +3,7 @@ package openai_test
 import (
 	"context"
 	"fmt"
+	"github.com/chitta-go/chitta/adapt/internal/adapttest"
 	"reflect"
 	"strings"
 	"testing"
@@ -61,20 +62,7 @@ func TestMessages(t *testing.T) {
 
 func TestCompactKeepsPairsAndValues(t *testing.T) {
 	t.Parallel()
-	in := chat()
-	for _, ratio := range []float64{0.05, 0.3, 0.6, 1} {
-		out, res, err := adapter.Compact(t.Context(), in, &chitta.Options{TargetRatio: ratio})
-		require.NoError(t, err)
-		require.Len(t, out, len(res.Kept))
-		kept := map[int]bool{}
-		for j, i := range res.Kept {
-			kept[i] = true
-			assert.True(t, reflect.DeepEqual(in[i], out[j]), "ratio %v: kept value %d is the input's", ratio, i)
-		}
-		assert.Equal(t, kept[2], kept[3], "ratio %v", ratio)
-		assert.Equal(t, kept[2], kept[4], "ratio %v", ratio)
-	}
-	assert.True(t, reflect.DeepEqual(chat(), in), "input not modified")
+	adapttest.KeepsPairsAndValues(t, chat, adapter.Compact, []int{2, 3, 4})
 }
 
 func output(callID, text string) responses.ResponseInputItemUnionParam {
