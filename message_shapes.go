@@ -30,7 +30,7 @@ func (p *parser) parse(index int, raw json.RawMessage) (Message, error) {
 	)
 	reasoning := p.pendingReasoning
 	switch {
-	case isNull(w.Role) && !isNull(w.Type):
+	case isNull(w.Role) && (!isNull(w.Type) || isBareReference(raw)):
 		m, err = p.parseItem(index, raw)
 	case isNull(w.Content) && (!isNull(w.Parts) || (!isNull(w.Text) && !isNull(w.Role))):
 		m, err = p.parseParts(index, raw, &w)
@@ -80,6 +80,9 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 		return fail("", "%v", err)
 	}
 	typ, ok := optString(it.Type)
+	if isNull(it.Type) && isBareReference(raw) {
+		typ = "item_reference" // the Responses API makes its type optional
+	}
 	if !ok || typ == "" {
 		return fail("type", "want a non-empty string")
 	}
@@ -181,6 +184,17 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 	}
 	m.Content = b.String()
 	return m, nil
+}
+
+// isBareReference reports whether raw is a Responses item reference
+// without its optional type: an object whose only member is a string "id".
+func isBareReference(raw json.RawMessage) bool {
+	var o map[string]json.RawMessage
+	if json.Unmarshal(raw, &o) != nil || len(o) != 1 {
+		return false
+	}
+	id, ok := optString(o["id"])
+	return ok && id != ""
 }
 
 // appendOutput renders a *_call_output item's output: a string, an array

@@ -53,6 +53,15 @@ func TestParseMessagesShapes(t *testing.T) {
 			},
 		},
 		{
+			name: "item references, with and without the optional type",
+			in:   `[{"role":"user","content":"go on"},{"id":"msg_1"},{"type":"item_reference","id":"fc_2"}]`,
+			want: []want{
+				{chitta.RoleUser, "go on", nil, nil},
+				{chitta.RoleAssistant, "[item_reference msg_1]", nil, nil},
+				{chitta.RoleAssistant, "[item_reference fc_2]", nil, nil},
+			},
+		},
+		{
 			name: "consecutive reasoning items form one group with the call",
 			in:   `[{"type":"reasoning","summary":[]},{"type":"reasoning","summary":[{"type":"summary_text","text":"b"}]},{"type":"function_call","call_id":"c","name":"f","arguments":""}]`,
 			want: []want{
