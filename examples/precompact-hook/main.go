@@ -29,7 +29,9 @@
 // Exit status: 0 on success (stdout is the output above; one summary line
 // goes to stderr); 1 on any failure, with one line on stderr (Claude Code
 // shows it and goes on: a non-blocking error). Never 2, which would block
-// the compaction: panics are recovered, only regular transcript files are
+// the compaction: the hook runs itself as a worker process and maps any
+// other exit of the worker (a Go runtime fatal error such as running out
+// of memory exits 2) to 1, panics are recovered, only regular transcript files are
 // read (never more than 32 MiB, lines over 8 MiB skipped), and the hook
 // gives up --timeout after it started and on SIGINT or SIGTERM.
 //
@@ -74,6 +76,11 @@ const (
 )
 
 func main() {
+	if os.Getenv(workerEnv) == "" {
+		if exe, err := os.Executable(); err == nil {
+			os.Exit(supervise(exe, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		}
+	}
 	os.Exit(hookMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSupervisorMapsFatalErrors: a worker that dies of a Go runtime fatal
+// error (exit status 2, which would block Claude Code's compaction) makes
+// the hook exit 1 with one line naming the cause. The worker is built with
+// the chittahookfatal tag (fatal_test_tag.go), which overflows its stack.
+func TestSupervisorMapsFatalErrors(t *testing.T) {
+	t.Parallel()
+	fatal := filepath.Join(t.TempDir(), "precompact-hook-fatal")
+	build := exec.Command("go", "build", "-tags", "chittahookfatal", "-o", fatal, ".")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+
+	// The worker alone exits 2: the case the supervisor exists for.
+	alone := exec.CommandContext(t.Context(), fatal)
+	alone.Env = append(os.Environ(), workerEnv+"=1")
+	alone.Stdin = strings.NewReader("{}")
+	var exit *exec.ExitError
+	require.ErrorAs(t, alone.Run(), &exit)
+	require.Equal(t, 2, exit.ExitCode())
+
+	cmd := exec.CommandContext(t.Context(), fatal)
+	cmd.Stdin = strings.NewReader("{}")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.ErrorAs(t, cmd.Run(), &exit)
+	assert.Equal(t, 1, exit.ExitCode())
+	assert.Equal(t, prefix+"failed: worker exit status 2: fatal error: stack overflow\n", stderr.String())
+	assert.Empty(t, stdout.String())
+}
+
+// TestWorkerDiesWithSupervisor: when Claude Code kills the hook (SIGKILL,
+// which cannot be forwarded), its worker is stopped too instead of being
+// left waiting.
+func TestWorkerDiesWithSupervisor(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the parent-death signal is Linux only")
+	}
+	t.Parallel()
+	cmd := exec.CommandContext(t.Context(), binary, "--store", filepath.Join(t.TempDir(), "m"), "--timeout", "1m")
+	pr, pw, err := os.Pipe()
+	require.NoError(t, err)
+	defer pw.Close()
+	defer pr.Close()
+	cmd.Stdin = pr // never written: the worker waits for its input
+	require.NoError(t, cmd.Start())
+	worker := 0
+	require.Eventually(t, func() bool {
+		// The child is listed under the thread that forked it.
+		tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/task/*/children")
+		for _, task := range tasks {
+			b, err := os.ReadFile(task)
+			if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+				worker, err = strconv.Atoi(f[0])
+				return err == nil
+			}
+		}
+		return false
+	}, 10*time.Second, 20*time.Millisecond, "the supervisor starts a worker")
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	assert.Eventually(t, func() bool {
+		// Gone, or a zombie waiting for init to reap it.
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(worker) + "/stat")
+		if errors.Is(err, os.ErrNotExist) {
+			return true
+		}
+		return err == nil && strings.Contains(string(b), ") Z ")
+	}, 5*time.Second, 20*time.Millisecond, "worker %d outlived its supervisor", worker)
+	_ = syscall.Kill(worker, syscall.SIGKILL) // in case the assertion failed
+}
+
+func TestCrashCause(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"\n  \n", ""},
+		{"runtime: goroutine stack exceeds 65536-byte limit\nfatal error: stack overflow\n\ngoroutine 1 [running]:\n", ": fatal error: stack overflow"},
+		{"fatal error: runtime: out of memory\n", ": fatal error: runtime: out of memory"},
+		{"something odd\nmore\n", ": something odd"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, crashCause([]byte(tt.in)), "%q", tt.in)
+	}
+}
+
+func TestCapBuffer(t *testing.T) {
+	t.Parallel()
+	var c capBuffer
+	big := bytes.Repeat([]byte("x"), maxWorkerStderr-10)
+	n, err := c.Write(big)
+	require.NoError(t, err)
+	assert.Equal(t, len(big), n)
+	n, err = c.Write(bytes.Repeat([]byte("y"), 100))
+	require.NoError(t, err)
+	assert.Equal(t, 100, n, "a full buffer still reports the whole write")
+	assert.Equal(t, maxWorkerStderr, c.Len())
+	assert.True(t, bytes.HasSuffix(c.Bytes(), bytes.Repeat([]byte("y"), 10)))
+}
