@@ -433,3 +433,38 @@ func TestCompactCountsFraming(t *testing.T) {
 	var nilCache *chitta.CachedTokenCounter
 	assert.Equal(t, 0, nilCache.FramingTokens(&msgs[0]))
 }
+
+// BenchmarkCalibratedCount measures what an agent loop pays per call: count
+// a conversation of 1 000 observed messages plus 10 new ones, and observe
+// the call. EstimateTokens and a warm CachedTokenCounter around it are the
+// baselines.
+func BenchmarkCalibratedCount(b *testing.B) {
+	msgs := distinctConversation(42, 1010)
+	cal := chitta.NewCalibratedCounter(chitta.NewCachedTokenCounter(nil, 0))
+	cal.Observe(msgs[:1000], truth(msgs[:1000]))
+	for _, bc := range []struct {
+		name string
+		tc   chitta.TokenCounter
+	}{
+		{"count/counter=EstimateTokens", chitta.TokenCounterFunc(chitta.EstimateTokens)},
+		{"count/counter=cached", chitta.NewCachedTokenCounter(nil, 0)},
+		{"count/counter=calibrated", cal},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			totalTokens(bc.tc, msgs) // warm the caches
+			b.ReportAllocs()
+			for b.Loop() {
+				totalTokens(bc.tc, msgs)
+			}
+		})
+	}
+	b.Run("observe/msgs=1000+10", func(b *testing.B) {
+		want := truth(msgs)
+		b.ReportAllocs()
+		for b.Loop() {
+			c := chitta.NewCalibratedCounter(chitta.NewCachedTokenCounter(nil, 0))
+			c.Observe(msgs[:1000], truth(msgs[:1000]))
+			c.Observe(msgs, want)
+		}
+	})
+}
