@@ -1,6 +1,7 @@
 package chitta
 
 import (
+	"encoding/binary"
 	"hash/maphash"
 	"math"
 	"sync"
@@ -18,8 +19,8 @@ const (
 	CalibrationOutlier = 2.0
 	// CalibrationMemory is the number of counts a [CalibratedCounter]
 	// remembers in each of its two generations: one for each observed
-	// message and one for each observed message text, so the messages of
-	// the last CalibrationMemory/2 distinct messages observed are always
+	// message and one for each observed message text, so the last
+	// CalibrationMemory/2 distinct messages observed or counted are always
 	// remembered.
 	CalibrationMemory = 8192
 )
@@ -135,20 +136,27 @@ func (c *CalibratedCounter) baseCounter() TokenCounter {
 }
 
 // messageKey hashes what the provider bills of m: role, content and the
-// tool-call linkage.
+// tool-call linkage, each string length-prefixed so that no two messages
+// hash the same input.
 func (c *CalibratedCounter) messageKey(m *Message) uint64 {
 	var h maphash.Hash
 	h.SetSeed(c.msgSeed)
-	h.WriteString(string(m.Role))
-	h.WriteByte(0)
-	h.WriteString(m.Content)
-	for _, id := range m.ToolCallIDs {
-		h.WriteByte(1)
-		h.WriteString(id)
+	var n [8]byte
+	length := func(k int) {
+		binary.LittleEndian.PutUint64(n[:], uint64(k))
+		h.Write(n[:])
 	}
-	for _, id := range m.ToolResultIDs {
-		h.WriteByte(2)
-		h.WriteString(id)
+	write := func(s string) {
+		length(len(s))
+		h.WriteString(s)
+	}
+	write(string(m.Role))
+	write(m.Content)
+	for _, ids := range [][]string{m.ToolCallIDs, m.ToolResultIDs} {
+		length(len(ids))
+		for _, id := range ids {
+			write(id)
+		}
 	}
 	return h.Sum64()
 }

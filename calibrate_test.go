@@ -210,6 +210,13 @@ func TestCalibratedCounterAttribution(t *testing.T) {
 		c.Observe([]chitta.Message{a, b}, 50)
 		assert.Equal(t, 30, totalTokens(c, []chitta.Message{b}))
 		assert.Equal(t, 20, totalTokens(c, []chitta.Message{a}))
+
+		// The same bytes split differently between content and IDs.
+		d := chitta.Message{Role: chitta.RoleUser, Content: "a", ToolCallIDs: []string{"b"}}
+		e := chitta.Message{Role: chitta.RoleUser, Content: "a\x01b"}
+		c.Observe([]chitta.Message{d}, 7)
+		c.Observe([]chitta.Message{d, e}, 16)
+		assert.Equal(t, 9, totalTokens(c, []chitta.Message{e}))
 	})
 }
 
