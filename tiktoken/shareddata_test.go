@@ -155,46 +155,113 @@ func TestSharedDataCounts(t *testing.T) {
 	}
 }
 
-// TestSharedDataCalibration replays every conversation as an agent loop
-// would call a provider, at each assistant turn: with o200k_base (content
-// and framing) as the provider's truth, a fresh CalibratedCounter over
-// EstimateTokens is within 5% of the truth on average over the calls after
-// its third observation (run with -v for the mean and the worst call).
+// calibrationStats is the error of a CalibratedCounter's count of each call
+// of a replay after its third observation, relative to the provider's
+// count.
+type calibrationStats struct {
+	calls             int
+	mean, worst, p99  float64 // calibrated
+	within5           float64 // share of calls within 5%
+	rawMean, rawWorst float64 // EstimateTokens alone
+	worstCall         int     // index in the corpus's calls
+	worstNewShare     float64 // share of the worst call's tokens in messages new since the last observed call
+	worstBelowHalf    float64 // worst call among those whose new messages are under half its tokens
+}
+
+// replayCalibration walks every conversation as an agent loop calls its
+// provider, one call at each assistant turn sending the prefix, with
+// o200k_base content + framing plus hidden tokens per call (a system prompt
+// or tool schemas the messages do not show) as the provider's count. A
+// fresh CalibratedCounter over EstimateTokens per conversation counts each
+// call before observing it.
+func replayCalibration(tc chitta.TokenCounter, convs [][]chitta.Message, hidden int) calibrationStats {
+	est := chitta.TokenCounterFunc(chitta.EstimateTokens)
+	var st calibrationStats
+	var errs []float64
+	for _, msgs := range convs {
+		cal := chitta.NewCalibratedCounter(nil)
+		truth := float64(hidden) // the provider's count of msgs[:k]
+		last := 0                // the prefix length of the last observed call
+		for k := 1; k <= len(msgs); k++ {
+			truth += float64(sum(tc, msgs[k-1:k], true))
+			if msgs[k-1].Role != chitta.RoleAssistant {
+				continue
+			}
+			prefix := msgs[:k]
+			if cal.Observations() >= 3 {
+				e := math.Abs(float64(sum(cal, prefix, true))-truth) / truth
+				raw := math.Abs(float64(sum(est, prefix, true))-truth) / truth
+				newShare := float64(sum(tc, msgs[last:k], true)) / truth
+				if e > st.worst {
+					st.worst, st.worstCall, st.worstNewShare = e, len(errs), newShare
+				}
+				if newShare < 0.5 {
+					st.worstBelowHalf = max(st.worstBelowHalf, e)
+				}
+				st.rawWorst = max(st.rawWorst, raw)
+				st.mean += e
+				st.rawMean += raw
+				errs = append(errs, e)
+			}
+			cal.Observe(prefix, int(truth))
+			last = k
+		}
+	}
+	st.calls = len(errs)
+	if st.calls == 0 {
+		return st
+	}
+	st.mean /= float64(st.calls)
+	st.rawMean /= float64(st.calls)
+	sort.Float64s(errs)
+	st.p99 = errs[(len(errs)-1)*99/100]
+	st.within5 = float64(sort.SearchFloat64s(errs, 0.05+1e-12)) / float64(st.calls)
+	return st
+}
+
+// TestSharedDataCalibration replays the shared data (replayCalibration)
+// and checks the error of every call after the third observation: the
+// mean within 5% on every data set, and the worst call within the bound
+// measured for each (run with -v for the README table), with 0, 300 and
+// 2 000 hidden tokens per call.
 func TestSharedDataCalibration(t *testing.T) {
 	t.Parallel()
 	tc, err := tiktoken.New(tiktoken.O200kBase)
 	require.NoError(t, err)
-	est := chitta.TokenCounterFunc(chitta.EstimateTokens)
+	// The worst single call allowed per data set and hidden tokens per
+	// call, each the measured value rounded up to the next percent. 5% is
+	// the target. Claude Code misses it where one call adds about
+	// as many new tokens as the conversation held so far (a directory
+	// listing, a 42 kB document, web search results), so that the estimate
+	// of that content decides the call; with
+	// hidden tokens the first call cannot teach the estimate, and tau-bench
+	// misses it on a run's first large tool result.
+	type key struct {
+		data   string
+		hidden int
+	}
+	worstBound := map[key]float64{
+		{"Claude Code sessions (all 3)", 0}: 0.15, {"Claude Code sessions (all 3)", 300}: 0.16, {"Claude Code sessions (all 3)", 2000}: 0.13,
+		{"tau-bench runs (149)", 0}: 0.05, {"tau-bench runs (149)", 300}: 0.09, {"tau-bench runs (149)", 2000}: 0.06,
+		{"SWE-agent run", 0}: 0.05, {"SWE-agent run", 300}: 0.05, {"SWE-agent run", 2000}: 0.05,
+	}
+	t.Log("| data | hidden tokens per call | calls after the 3rd observation | calibrated: mean error | p99 | worst call | calls within 5% | EstimateTokens alone: mean | worst |")
+	t.Log("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, c := range loadCorpora(t) {
-		if c.name == "Claude Code sample session" || c.name == "chitta README.md" {
-			continue // the first is part of the next corpus; the README is not a conversation
+		if _, ok := worstBound[key{c.name, 0}]; !ok {
+			continue // the Claude Code sample is part of all 3; the README is not a conversation
 		}
-		var calls int
-		var worst, worstRaw, total, totalRaw float64
-		for _, msgs := range c.convs {
-			cal := chitta.NewCalibratedCounter(nil)
-			truth := 0.0 // o200k count of msgs[:k], content and framing
-			for k := 1; k <= len(msgs); k++ {
-				truth += float64(sum(tc, msgs[k-1:k], true))
-				if msgs[k-1].Role != chitta.RoleAssistant {
-					continue
-				}
-				prefix := msgs[:k]
-				if cal.Observations() >= 3 {
-					e := math.Abs(float64(sum(cal, prefix, true))-truth) / truth
-					raw := math.Abs(float64(sum(est, prefix, true))-truth) / truth
-					worst, worstRaw = max(worst, e), max(worstRaw, raw)
-					total += e
-					totalRaw += raw
-					calls++
-				}
-				cal.Observe(prefix, int(truth))
-			}
+		for _, hidden := range []int{0, 300, 2000} {
+			bound := worstBound[key{c.name, hidden}]
+			st := replayCalibration(tc, c.convs, hidden)
+			require.Positive(t, st.calls, c.name)
+			t.Logf("| %s | %d | %d | %.2f%% | %.2f%% | %.2f%% | %.1f%% | %.1f%% | %.1f%% |", c.name, hidden, st.calls,
+				100*st.mean, 100*st.p99, 100*st.worst, 100*st.within5, 100*st.rawMean, 100*st.rawWorst)
+			t.Logf("%s, hidden %d: the worst call's new messages hold %.0f%% of its tokens; worst call whose new messages hold under half: %.2f%%",
+				c.name, hidden, 100*st.worstNewShare, 100*st.worstBelowHalf)
+			assert.LessOrEqual(t, st.mean, 0.05, "%s, hidden %d: mean error", c.name, hidden)
+			assert.LessOrEqual(t, st.worst, bound, "%s, hidden %d: worst call", c.name, hidden)
+			assert.Less(t, st.mean, st.rawMean, "%s, hidden %d: calibration must beat EstimateTokens alone", c.name, hidden)
 		}
-		require.Positive(t, calls, c.name)
-		t.Logf("%s: %d calls after the 3rd observation; calibrated error mean %.2f%% max %.2f%%; EstimateTokens alone mean %.1f%% max %.1f%%",
-			c.name, calls, 100*total/float64(calls), 100*worst, 100*totalRaw/float64(calls), 100*worstRaw)
-		assert.LessOrEqual(t, total/float64(calls), 0.05, c.name)
-		assert.Less(t, total, totalRaw, "%s: calibration must beat EstimateTokens alone", c.name)
 	}
 }

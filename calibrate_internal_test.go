@@ -1,0 +1,46 @@
+package chitta
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestCalibratedCounterMemoryBound observes far more distinct messages
+// than CalibrationMemory: the remembered counts stay within two
+// generations, the latest call's messages are all remembered, the oldest
+// are forgotten and estimated again.
+func TestCalibratedCounterMemoryBound(t *testing.T) {
+	t.Parallel()
+	c := NewCalibratedCounter(nil)
+	msg := func(i int) Message {
+		return Message{Role: RoleUser, Content: fmt.Sprintf("message number %d about the build", i)}
+	}
+	const calls, perCall = 40, 500 // 20 000 messages, 40 000 counts
+	for k := range calls {
+		batch := make([]Message, perCall)
+		for i := range batch {
+			batch[i] = msg(k*perCall + i)
+		}
+		c.Observe(batch, 10*perCall)
+		c.mu.Lock()
+		require.LessOrEqual(t, len(c.cur), CalibrationMemory)
+		require.LessOrEqual(t, len(c.old), CalibrationMemory)
+		c.mu.Unlock()
+	}
+	assert.Equal(t, calls, c.Observations())
+	known := func(m Message) bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, ok := c.lookup(c.messageKey(&m))
+		return ok
+	}
+	for i := (calls - 1) * perCall; i < calls*perCall; i++ {
+		require.True(t, known(msg(i)), "message %d of the latest call", i)
+		m := msg(i)
+		assert.Equal(t, 10, c.CountTokens(m.Content)+c.FramingTokens(&m))
+	}
+	assert.False(t, known(msg(0)), "the first message is forgotten")
+}
