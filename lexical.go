@@ -202,7 +202,7 @@ func (p *pass) mixLexical(o *resolved) {
 	}
 }
 
-// reserve keeps, before the formula fills the budget, the units most
+// reserve keeps, before the rest of the budget is filled, the units most
 // similar to the query that are not kept yet, first fit, until
 // RelevanceReserve × free tokens are spent, and returns the tokens it
 // kept. A unit's similarity is the highest reserveSimilarity of its
