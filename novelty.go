@@ -39,15 +39,22 @@ func (p *pass) novelFirst(o *resolved, cands []unit) {
 	if !p.reserving(o) {
 		return
 	}
-	cov := make(map[int]float64, len(cands)) // first member → unit coverage
-	for _, u := range cands {
+	type covered struct {
+		u   unit
+		cov float64 // the unit's least-covered member's
+	}
+	cs := make([]covered, len(cands))
+	for k, u := range cands {
 		c := 1.0
 		for _, i := range u.members {
 			c = min(c, p.scores[i].Coverage)
 		}
-		cov[u.members[0]] = c
+		cs[k] = covered{u, c}
 	}
-	slices.SortStableFunc(cands, func(a, b unit) int {
-		return cmp.Or(cmp.Compare(cov[a.members[0]], cov[b.members[0]]), cmp.Compare(b.last, a.last))
+	slices.SortFunc(cs, func(a, b covered) int {
+		return cmp.Or(cmp.Compare(a.cov, b.cov), cmp.Compare(b.u.last, a.u.last))
 	})
+	for k := range cs {
+		cands[k] = cs[k].u
+	}
 }
