@@ -257,7 +257,7 @@ type Stats struct {
 //	structural × (0.3·recency + 0.4·semantic + 0.3·(1 − coverage))
 //
 // and messages are taken by descending score (ties: later first), first fit,
-// until the budget is filled. System and developer messages are always kept
+// until the budget is filled ([Options.RelevanceReserve] changes that order). System and developer messages are always kept
 // and charged first. A message that issues tool calls and the messages
 // carrying their results are kept or dropped together. See the package
 // documentation for the full rules. With [Options.Mask], old tool results
