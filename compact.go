@@ -113,10 +113,15 @@ type Options struct {
 
 	// RelevanceReserve is the share of the free budget (what is left after
 	// pinned messages) that goes first to the tool-call groups most similar
-	// to the query, first fit, before the formula fills the rest; scores
+	// to the query and least held by the Store (a group's claim is its best
+	// member's Semantic × (1 − Coverage)), first fit. The rest of the budget
+	// then goes to the least-covered groups, newest first among equals
+	// (without a Store, newest first), instead of in Score order; scores
 	// are unchanged. It keeps an old exact match that recency would push
-	// out. 0 means off; valid range [0, 1]. Without a query and an
-	// Embedder it does nothing. RETENTION.md measures 0.5 with Lexical 0.3.
+	// out, and spends no budget on what memory already holds. 0 means off
+	// (the formula fills the whole budget); valid range [0, 1]. Without a
+	// query and an Embedder it does nothing. RETENTION.md measures 0.5 with
+	// Lexical 0.3.
 	RelevanceReserve float64
 
 	// Lexical is the weight of a lexical score learned from the
@@ -252,7 +257,7 @@ type Stats struct {
 //	structural × (0.3·recency + 0.4·semantic + 0.3·(1 − coverage))
 //
 // and messages are taken by descending score (ties: later first), first fit,
-// until the budget is filled. System and developer messages are always kept
+// until the budget is filled ([Options.RelevanceReserve] changes that order). System and developer messages are always kept
 // and charged first. A message that issues tool calls and the messages
 // carrying their results are kept or dropped together. See the package
 // documentation for the full rules. With [Options.Mask], old tool results
@@ -551,6 +556,7 @@ func (p *pass) selectUnits(o *resolved) {
 		}
 		return cmp.Compare(b.last, a.last)
 	})
+	p.novelFirst(o, cands)
 	for {
 		p.fill(o, cands, pinned)
 		if o.FreeSelection {

@@ -32,7 +32,11 @@
 // [CachedEmbedder] and [CachedTokenCounter] make repeated compactions in an
 // agent loop cheap; the llamacpp and openai subpackages embed with real
 // models. [Options.Rescale] rescales the semantic and coverage terms over
-// each call, which suits lexical embedders.
+// each call, which suits lexical embedders. [Options.RelevanceReserve]
+// (with [Options.Lexical]) replaces the greedy order when a query is given:
+// a share of the budget goes first to the messages most similar to the query
+// that memory does not hold, and the rest to the least-covered messages,
+// newest first.
 //
 // [HNSWStore] is the in-memory, persistent memory store. With
 // [Options.DistillNovel], dropped messages that the store does not yet cover

@@ -202,13 +202,14 @@ func (p *pass) mixLexical(o *resolved) {
 	}
 }
 
-// reserve keeps, before the formula fills the budget, the units most
+// reserve keeps, before the rest of the budget is filled, the units most
 // similar to the query that are not kept yet, first fit, until
 // RelevanceReserve × free tokens are spent, and returns the tokens it
-// kept. A unit's similarity is the highest Semantic of its members; ties
-// go to the later unit. It keeps nothing without a query cosine.
+// kept. A unit's similarity is the highest reserveSimilarity of its
+// members (Semantic discounted by Coverage, novelty.go); ties go to the
+// later unit. It keeps nothing without a query cosine.
 func (p *pass) reserve(o *resolved, cands []unit, free int) int {
-	if o.RelevanceReserve == 0 || !p.queried || free <= 0 {
+	if !p.reserving(o) || free <= 0 {
 		return 0
 	}
 	type cand struct {
@@ -222,7 +223,7 @@ func (p *pass) reserve(o *resolved, cands []unit, free int) int {
 		}
 		c := cand{u: u, sim: math.Inf(-1)}
 		for _, i := range u.members {
-			c.sim = max(c.sim, p.scores[i].Semantic)
+			c.sim = max(c.sim, p.reserveSimilarity(i))
 		}
 		cs = append(cs, c)
 	}

@@ -118,7 +118,7 @@ func methods(c *config, dataset string) ([]retention.Method, []string) {
 		"`chitta-nomem`: chitta.Compact without a memory store (stateless relevance)",
 		"`recency`: newest tool-call groups first, first fit (truncation)",
 		"`random`: tool-call groups in seeded random order, first fit; mean of 5 seeds",
-		"`chitta-reserve`: chitta.Compact with the relevance-reserve preset, Options.RelevanceReserve 0.5 and Options.Lexical 0.3, with the memory store",
+		"`chitta-reserve`: chitta.Compact with the relevance-reserve preset, Options.RelevanceReserve 0.5 and Options.Lexical 0.3 (half the free budget to the groups most similar to the query and least held by memory, the rest least covered first, newest first among equals), with the memory store",
 	}
 	if !c.variants {
 		return ms, desc
@@ -135,8 +135,14 @@ func methods(c *config, dataset string) ([]retention.Method, []string) {
 		"`chitta-norm-flat` (variant): both of the above",
 	)
 	if dataset != retention.LoCoMo {
-		ms = append(ms, retention.Chitta{Label: "chitta-plan", PlanQuery: true})
-		desc = append(desc, "`chitta-plan` (variant, tau and claude only): chitta with the query extended by the last assistant message that issues no tool call (the agent's latest stated plan)")
+		ms = append(ms,
+			retention.Chitta{Label: "chitta-plan", PlanQuery: true},
+			retention.Chitta{Label: "chitta-reserve-free", RelevanceReserve: 0.5, Lexical: 0.3, FreeSelection: true},
+		)
+		desc = append(desc,
+			"`chitta-plan` (variant, tau and claude only): chitta with the query extended by the last assistant message that issues no tool call (the agent's latest stated plan)",
+			"`chitta-reserve-free` (variant, tau and claude only): the preset with Options.FreeSelection, to show what the live-turn and first-user-turn pins cost it",
+		)
 	}
 	return ms, desc
 }
