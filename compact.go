@@ -462,9 +462,12 @@ type pass struct {
 	queried      bool // Semantic holds the query cosine
 	target       int
 	pinnedTokens int
-	masked       []*maskedMessage // per message, nil unless Options.Mask rewrote it
-	scratch      []toolResult     // reused by mask
-	spans        []jsonSpan       // reused by mask
+	masked       []*maskedMessage   // per message, nil unless Options.Mask rewrote it
+	forms        []maskForm         // per message, with Options.Mask (mask_select.go)
+	switched     []int              // messages whose form changed since the last resetForms
+	names        map[callKey]string // tool name per call, as masking resolved it
+	scratch      []toolResult       // reused by mask
+	spans        []jsonSpan         // reused by mask
 }
 
 // measure returns the tokens and the structural weight of message i (0 for
@@ -582,6 +585,7 @@ type unit struct {
 // fill keeps the pinned units and then the others in the order of cands,
 // first fit. It sets Kept and Pinned of every message and p.pinnedTokens.
 func (p *pass) fill(o *resolved, cands []unit, pinned map[int]bool) {
+	p.resetForms()
 	used := 0
 	for i := range p.scores {
 		s := &p.scores[i]
@@ -600,6 +604,7 @@ func (p *pass) fill(o *resolved, cands []unit, pinned map[int]bool) {
 		}
 	}
 	p.pinnedTokens = used
+	used += p.keepActions(o, cands, p.target-used)
 	used += p.reserve(o, cands, p.target-used)
 	for _, u := range cands {
 		if p.scores[u.members[0]].Kept || used+u.cost > p.target { // pinned, or taken by the reserve
@@ -610,6 +615,7 @@ func (p *pass) fill(o *resolved, cands []unit, pinned map[int]bool) {
 			p.scores[i].Kept = true
 		}
 	}
+	p.restoreMasked(o, p.target-used)
 }
 
 // groupUnits returns the tool-call groups of the non-pinned messages, each

@@ -59,11 +59,43 @@ type MaskOptions struct {
 	// that the result counts at most MaxResultTokens tokens. 0 means no
 	// cap; negative is an error.
 	MaxResultTokens int
+
+	// ListValues is how many identifier-like values of a JSON tool
+	// result (an object or array) its placeholder lists, so that the ids,
+	// codes, dates and numbers the agent saw survive the elision:
+	//
+	//	[chitta: output of get_reservation_details elided (286 tokens); values: JG7FMM, omar_davis_3817, MCO, …]
+	//
+	// Values are listed in order of first appearance, each once: strings
+	// of 2 to 40 ASCII letters, digits and _-.:/@+# holding a digit or
+	// upper-case letters without lower-case ones, and numbers of two or
+	// more characters (keys never). A result whose text is not JSON lists
+	// none, and when the values would make a message no smaller, its
+	// placeholders are written without them. 0 means
+	// DefaultMaskListValues (32); negative lists none.
+	ListValues int
+
+	// ByScore, when true, selects the units of a masked conversation by
+	// score alone, like unmasked ones. false (the default) keeps actions
+	// first: after the pinned units, the tool-call groups are kept newest
+	// first, each in its masked form, or, when that does not fit, in a
+	// degraded form with every result masked (recent and small ones too,
+	// ExcludeTools still excepted) before its call is dropped; the formula
+	// then fills what is left with the other units by score.
+	ByScore bool
+
+	// Restore, when true, returns masked results whole again, newest
+	// first, while the budget left after selection allows. false (the
+	// default) returns every result that masking elided as its
+	// placeholder, however much budget is left.
+	Restore bool
 }
 
 // maskConfig is MaskOptions with defaults applied.
 type maskConfig struct {
 	keepRecent, minTokens, maxResult int
+	values                           int // values listed per placeholder; 0 lists none
+	byScore, restore                 bool
 	exclude                          map[string]bool
 }
 
@@ -71,7 +103,7 @@ func resolveMask(m *MaskOptions) (*maskConfig, error) {
 	if m == nil {
 		return nil, nil
 	}
-	c := &maskConfig{keepRecent: m.KeepRecent, minTokens: m.MinTokens, maxResult: m.MaxResultTokens}
+	c := &maskConfig{keepRecent: m.KeepRecent, minTokens: m.MinTokens, maxResult: m.MaxResultTokens, values: m.ListValues, byScore: m.ByScore, restore: m.Restore}
 	switch {
 	case m.KeepRecent < 0:
 		return nil, fmt.Errorf("%w: Mask.KeepRecent %d, want >= 0 (0 means %d)", ErrInvalidOption, m.KeepRecent, DefaultMaskKeepRecent)
@@ -85,6 +117,12 @@ func resolveMask(m *MaskOptions) (*maskConfig, error) {
 	}
 	if c.minTokens == 0 {
 		c.minTokens = DefaultMaskMinTokens
+	}
+	switch {
+	case c.values == 0:
+		c.values = DefaultMaskListValues
+	case c.values < 0:
+		c.values = 0
 	}
 	if len(m.ExcludeTools) > 0 {
 		c.exclude = make(map[string]bool, len(m.ExcludeTools))
@@ -117,6 +155,8 @@ type toolResult struct {
 	text   string
 	tokens int
 	action maskAction
+	values []string // listed in the placeholder, once listed is true
+	listed bool
 }
 
 // maskedMessage is the rewrite of one message.
@@ -125,6 +165,7 @@ type maskedMessage struct {
 	texts   []string // the new text of each result; "" leaves it as it is
 	direct  bool     // the message's text is its one result's: Content is the new text
 	elided  bool     // some result was replaced by a placeholder
+	all     bool     // every result was replaced by a placeholder
 	memory  string   // the predicted memory ID named in the placeholders
 	msg     Message  // the rewritten message, once built
 	built   bool
@@ -157,58 +198,74 @@ func (p *pass) mask(o *resolved) {
 			left-- // recent and within the cap: nothing to do
 			continue
 		}
-		var direct bool
-		content := s.Tokens // the message's count; with framing, its content's alone
-		if _, framed := o.tokens.(FramingCounter); framed {
-			content = o.tokens.CountTokens(m.Content)
-		}
-		p.scratch, p.spans, direct = resultsOf(m, content, o.tokens, p.scratch[:0], p.spans[:0])
-		var mm *maskedMessage
-		for j := len(p.scratch) - 1; j >= 0; j-- {
-			r := p.scratch[j]
-			recent := left > 0
-			if recent {
-				left--
-			}
-			if c.exclude != nil || !recent && r.tokens >= c.minTokens || c.maxResult > 0 && r.tokens > c.maxResult {
-				p.name(i, &r)
-			}
-			switch {
-			case c.exclude[r.name]:
-				continue
-			case !recent && r.tokens >= c.minTokens:
-				r.action = maskResult
-			case c.maxResult > 0 && r.tokens > c.maxResult:
-				r.action = cutResult
-			default:
-				continue
-			}
-			if mm == nil {
-				mm = &maskedMessage{direct: direct}
-			}
-			r.spans = slices.Clone(r.spans) // p.spans is reused
-			mm.results = append(mm.results, r)
-		}
+		mm, n := p.rewrite(o, i, &left, false)
 		if mm == nil {
 			continue
 		}
-		slices.Reverse(mm.results) // back to block order, for the edits
-		mm.elided = slices.ContainsFunc(mm.results, func(r toolResult) bool { return r.action == maskResult })
-		if mm.elided {
-			if kind, text, ok := p.novel(o, i); ok {
-				mm.memory = MemoryID(kind, text)
-			}
-		}
-		n, ok := mm.prepare(m, c, o.tokens)
-		if !ok || n < 0 || n >= s.Tokens {
-			continue // masking never makes a message larger
-		}
-		if p.masked == nil {
-			p.masked = make([]*maskedMessage, len(p.msgs))
-		}
-		p.masked[i] = mm
-		s.Tokens, s.Masked = n, true
+		p.setMasked(i, mm, n)
 	}
+}
+
+// rewrite computes the masked form of message i and its token count, or
+// nil when masking leaves the message as it is. left counts the recent
+// results still to pass over (decremented per result, newest first); force
+// masks every result but those of ExcludeTools, recent or small (the
+// degraded form of an action record, see keepActions; left is then nil).
+func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessage, int) {
+	c := o.mask
+	m, s := &p.msgs[i], &p.scores[i]
+	var direct bool
+	content := s.OriginalTokens // the message's count; with framing, its content's alone
+	if _, framed := o.tokens.(FramingCounter); framed {
+		content = o.tokens.CountTokens(m.Content)
+	}
+	p.scratch, p.spans, direct = resultsOf(m, content, o.tokens, p.scratch[:0], p.spans[:0])
+	var mm *maskedMessage
+	for j := len(p.scratch) - 1; j >= 0; j-- {
+		r := p.scratch[j]
+		recent := !force && *left > 0
+		if recent {
+			*left--
+		}
+		masks := force || !recent && r.tokens >= c.minTokens
+		if c.exclude != nil || masks || c.maxResult > 0 && r.tokens > c.maxResult {
+			p.name(i, &r)
+		}
+		switch {
+		case c.exclude[r.name]:
+			continue
+		case masks:
+			r.action = maskResult
+		case c.maxResult > 0 && r.tokens > c.maxResult:
+			r.action = cutResult
+		default:
+			continue
+		}
+		if mm == nil {
+			mm = &maskedMessage{direct: direct}
+		}
+		r.spans = slices.Clone(r.spans) // p.spans is reused
+		mm.results = append(mm.results, r)
+	}
+	if mm == nil {
+		return nil, 0
+	}
+	slices.Reverse(mm.results) // back to block order, for the edits
+	mm.elided = slices.ContainsFunc(mm.results, func(r toolResult) bool { return r.action == maskResult })
+	mm.all = len(mm.results) == len(p.scratch) && !slices.ContainsFunc(mm.results, func(r toolResult) bool { return r.action != maskResult })
+	if mm.elided {
+		if kind, text, ok := p.novel(o, i); ok {
+			mm.memory = MemoryID(kind, text)
+		}
+	}
+	n, ok := mm.prepare(m, c, o.tokens)
+	if ok && n >= s.OriginalTokens && mm.unlist() {
+		n, ok = mm.prepare(m, c, o.tokens) // the values made it no smaller
+	}
+	if !ok || n < 0 || n >= s.OriginalTokens {
+		return nil, 0 // masking never makes a message larger
+	}
+	return mm, n
 }
 
 // callOf returns the index of the message issuing the call that a result
@@ -229,6 +286,13 @@ func (p *pass) callOf(id string, i int) int {
 	return -1
 }
 
+// callKey names one tool call: the message issuing it and its ID (IDs
+// may repeat across messages).
+type callKey struct {
+	msg int
+	id  string
+}
+
 // name resolves r.name, for a result of message i: the message's own
 // "name" member when it has one, else the name of the call r answers (for
 // a whole-content result, the first of the message's result IDs whose
@@ -247,7 +311,16 @@ func (p *pass) name(i int, r *toolResult) {
 			return
 		}
 		if c := p.callOf(id, i); c >= 0 {
-			r.name = callNameIn(p.msgs[c].Raw, id, c)
+			key := callKey{c, id}
+			name, ok := p.names[key]
+			if !ok {
+				name = callNameIn(p.msgs[c].Raw, id, c)
+				if p.names == nil {
+					p.names = map[callKey]string{}
+				}
+				p.names[key] = name
+			}
+			r.name = name
 		}
 	}
 }
@@ -513,12 +586,39 @@ func idIs(b []byte, v jsonSpan, id string) bool {
 	return ok && s == id
 }
 
-// placeholder is the one-line text that replaces an elided result.
+// unlist drops the listed values of mm's placeholders, so that the next
+// prepare writes them without; false when there were none.
+func (mm *maskedMessage) unlist() bool {
+	some := false
+	for k := range mm.results {
+		r := &mm.results[k]
+		some = some || len(r.values) > 0
+		r.values, r.listed = nil, true
+	}
+	mm.built = false
+	return some
+}
+
+// placeholder is the one-line text that replaces an elided result: the
+// tool, the result's size, its identifier-like values (r.values, see
+// MaskOptions.ListValues) and the memory holding its excerpt.
 func placeholder(r *toolResult, memory string) string {
 	label := toolLabel(r.name)
-	b := make([]byte, 0, len(MaskPrefix)+len(label)+len(memory)+64)
+	n := len(MaskPrefix) + len(label) + len(memory) + 64
+	for _, v := range r.values {
+		n += len(v) + 2
+	}
+	b := make([]byte, 0, n)
 	b = append(append(append(b, MaskPrefix+"output of "...), label...), " elided ("...)
 	b = append(strconv.AppendInt(b, int64(r.tokens), 10), " tokens)"...)
+	for k, v := range r.values {
+		if k == 0 {
+			b = append(b, "; values: "...)
+		} else {
+			b = append(b, ", "...)
+		}
+		b = append(b, v...)
+	}
 	if memory != "" {
 		b = append(append(b, "; excerpt in memory "...), memory...)
 	}
@@ -611,6 +711,9 @@ func firstSpace(r []rune) int {
 // its head and tail; ok is false when a cut cannot shrink it.
 func newText(r *toolResult, memory string, c *maskConfig, tc TokenCounter) (string, bool) {
 	if r.action == maskResult {
+		if !r.listed {
+			r.values, r.listed = listValues(r.text, c.values), true
+		}
 		return placeholder(r, memory), true
 	}
 	return cut(r.text, cutMarker(r), c.maxResult, tc)

@@ -258,7 +258,7 @@ func TestMaskNilIsVerbatim(t *testing.T) {
 			}
 			assert.Zero(t, plain.Stats.Masked)
 			// A mask that applies to nothing changes nothing either.
-			none, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: ratio, Tokens: words, Mask: &chitta.MaskOptions{MinTokens: 1000}})
+			none, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: ratio, Tokens: words, Mask: &chitta.MaskOptions{MinTokens: 1000, ByScore: true}})
 			require.NoError(t, err)
 			assert.Equal(t, plain, none, "%s at %v", f.name, ratio)
 		}

@@ -1,0 +1,92 @@
+package chitta
+
+import "bytes"
+
+// DefaultMaskListValues is the number of identifier-like values a
+// placeholder lists when MaskOptions.ListValues is 0.
+const DefaultMaskListValues = 32
+
+// maxListedValue is the longest value, in bytes, a placeholder lists.
+const maxListedValue = 40
+
+// listValues returns up to max distinct identifier-like scalar values of
+// a tool result whose text is JSON (an object or an array, after leading
+// white space), in order of first appearance: strings that
+// [isIdentifierLike] accepts and numbers of at least two characters,
+// each as written (strings decoded). Object keys are never listed. Text
+// that is not JSON, and max <= 0, give none. The scan is linear and never
+// fails: on malformed JSON it lists what it read up to there.
+func listValues(text string, max int) []string {
+	i := 0
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
+		i++
+	}
+	if max <= 0 || i >= len(text) || text[i] != '{' && text[i] != '[' {
+		return nil // checked before copying text
+	}
+	b := []byte(text)
+	var out []string
+	add := func(v string) {
+		for _, w := range out {
+			if w == v {
+				return
+			}
+		}
+		out = append(out, v)
+	}
+	for i < len(b) && len(out) < max {
+		switch c := b[i]; {
+		case c == '"':
+			end := skipString(b, i)
+			if end < 0 {
+				return out
+			}
+			if k := skipSpace(b, end); k < len(b) && b[k] == ':' {
+				i = end // a key
+				continue
+			}
+			if end-i-2 <= maxListedValue && bytes.IndexByte(b[i:end], '\\') < 0 && isIdentifierLike(b[i+1:end-1]) {
+				add(string(b[i+1 : end-1]))
+			}
+			i = end
+		case c == '-' || c >= '0' && c <= '9':
+			end := i + 1
+			for end < len(b) && (b[end] >= '0' && b[end] <= '9' || b[end] == '.' || b[end] == 'e' || b[end] == 'E' || b[end] == '+' || b[end] == '-') {
+				end++
+			}
+			if n := end - i; n >= 2 && n <= maxListedValue {
+				add(string(b[i:end]))
+			}
+			i = end
+		default:
+			i++
+		}
+	}
+	return out
+}
+
+// isIdentifierLike reports whether v looks like an identifier, a code or
+// a date rather than a word of prose: 2 to 40 bytes of ASCII letters,
+// digits and _ - . : / @ + #, with a digit, or with upper-case letters and
+// no lower-case ones ("HAT028", "2024-05-21", "credit_card_2929732",
+// "JG7FMM", "MCO"; not "economy", "New York").
+func isIdentifierLike(v []byte) bool {
+	if len(v) < 2 || len(v) > maxListedValue {
+		return false
+	}
+	digit, upper, lower := false, false, false
+	for _, c := range v {
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c == '_' || c == '-' || c == '.' || c == ':' || c == '/' || c == '@' || c == '+' || c == '#':
+		default:
+			return false
+		}
+	}
+	return digit || upper && !lower
+}
