@@ -69,7 +69,7 @@ type MaskOptions struct {
 	// Values are listed in order of first appearance, each once: strings
 	// of 2 to 40 ASCII letters, digits and _-.:/@+# holding a digit or
 	// upper-case letters without lower-case ones, and numbers of two or
-	// more characters (keys never). A result whose text is not JSON lists
+	// more characters (keys never), from the result's first 32 KiB. A result whose text is not JSON lists
 	// none, and when the values would make a message no smaller, its
 	// placeholders are written without them. 0 means
 	// DefaultMaskListValues (32); negative lists none.

@@ -9,11 +9,15 @@ const DefaultMaskListValues = 32
 // maxListedValue is the longest value, in bytes, a placeholder lists.
 const maxListedValue = 40
 
+// maxValueScan is how many leading bytes of a result listValues reads.
+const maxValueScan = 32 << 10
+
 // listValues returns up to max distinct identifier-like scalar values of
 // a tool result whose text is JSON (an object or an array, after leading
 // white space), in order of first appearance: strings that
 // [isIdentifierLike] accepts and numbers of at least two characters,
-// each as written (strings decoded). Object keys are never listed. Text
+// each as written. Object keys are never listed, and only the first
+// maxValueScan bytes (32 KiB) are read. Text
 // that is not JSON, and max <= 0, give none. The scan is linear and never
 // fails: on malformed JSON it lists what it read up to there.
 func listValues(text string, max int) []string {
@@ -24,7 +28,7 @@ func listValues(text string, max int) []string {
 	if max <= 0 || i >= len(text) || text[i] != '{' && text[i] != '[' {
 		return nil // checked before copying text
 	}
-	b := []byte(text)
+	b := []byte(text[:min(len(text), maxValueScan)])
 	var out []string
 	add := func(v string) {
 		for _, w := range out {
