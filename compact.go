@@ -454,20 +454,21 @@ func (o *resolved) weight(m *Message) (float64, bool) {
 
 // pass holds the working state of one Compact call.
 type pass struct {
-	msgs         []Message
-	scores       []TurnScore
-	free         []int // indices of non-pinned messages, ascending
-	vecs         [][]float32
-	embedded     bool
-	queried      bool // Semantic holds the query cosine
-	target       int
-	pinnedTokens int
-	masked       []*maskedMessage   // per message, nil unless Options.Mask rewrote it
-	forms        []maskForm         // per message, with Options.Mask (mask_select.go)
-	switched     []int              // messages whose form changed since the last resetForms
-	names        map[callKey]string // tool name per call, as masking resolved it
-	scratch      []toolResult       // reused by mask
-	spans        []jsonSpan         // reused by mask
+	msgs           []Message
+	scores         []TurnScore
+	free           []int // indices of non-pinned messages, ascending
+	vecs           [][]float32
+	embedded       bool
+	queried        bool // Semantic holds the query cosine
+	target         int
+	pinnedTokens   int
+	masked         []*maskedMessage // per message, nil unless Options.Mask rewrote it
+	forms          []maskForm       // per message, with Options.Mask (mask_select.go)
+	switched       []int            // messages whose form changed since the last resetForms
+	names          map[int][]idName // the tool calls of each call message masking looked up
+	minPlaceholder int              // tokens of the shortest placeholder, once counted
+	scratch        []toolResult     // reused by mask
+	spans          []jsonSpan       // reused by mask
 }
 
 // measure returns the tokens and the structural weight of message i (0 for

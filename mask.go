@@ -286,13 +286,6 @@ func (p *pass) callOf(id string, i int) int {
 	return -1
 }
 
-// callKey names one tool call: the message issuing it and its ID (IDs
-// may repeat across messages).
-type callKey struct {
-	msg int
-	id  string
-}
-
 // name resolves r.name, for a result of message i: the message's own
 // "name" member when it has one, else the name of the call r answers (for
 // a whole-content result, the first of the message's result IDs whose
@@ -311,16 +304,20 @@ func (p *pass) name(i int, r *toolResult) {
 			return
 		}
 		if c := p.callOf(id, i); c >= 0 {
-			key := callKey{c, id}
-			name, ok := p.names[key]
+			calls, ok := p.names[c]
 			if !ok {
-				name = callNameIn(p.msgs[c].Raw, id, c)
+				calls = callNamesIn(p.msgs[c].Raw, c)
 				if p.names == nil {
-					p.names = map[callKey]string{}
+					p.names = map[int][]idName{}
 				}
-				p.names[key] = name
+				p.names[c] = calls
 			}
-			r.name = name
+			for _, call := range calls {
+				if call.id == id {
+					r.name = call.name
+					break
+				}
+			}
 		}
 	}
 }
@@ -502,54 +499,51 @@ func blockResults(b []byte, start int) ([]toolResult, int, int) {
 	return out, n, el.stop
 }
 
-// callNameIn returns the name of the tool call id that message raw, at
-// index i, issues: an OpenAI tool_calls entry, an Anthropic tool_use
-// block, or a legacy function_call (whose ID ParseMessages derives from i).
-func callNameIn(raw json.RawMessage, id string, i int) string {
+// idName is one tool call of a message: its ID and its tool's name.
+type idName struct{ id, name string }
+
+// callNamesIn returns the tool calls that message raw, at index i, issues,
+// in order: OpenAI tool_calls entries, Anthropic tool_use blocks (any
+// content element with an "id"), and a legacy function_call (whose ID
+// ParseMessages derives from i). One pass over raw.
+func callNamesIn(raw json.RawMessage, i int) []idName {
 	b := []byte(raw)
-	// named finds id among the objects of the array at b[at], each
-	// holding the ID under "id" and the name under nameKey, and returns
-	// the array's end (-1 when malformed).
-	named := func(at int, nameKey string) (string, bool, int) {
+	var out []idName
+	// named adds the objects of the array at b[at], each holding the ID
+	// under "id" and the name under nameKey, and returns the array's end
+	// (-1 when malformed).
+	named := func(at int, nameKey string) int {
 		el := newElements(b, at)
 		for el.next() {
 			idv, nv, end := memberPair(b, el.start(), "id", nameKey)
-			if idIs(b, idv, id) {
+			if id, ok := stringAt(b, idv); ok && idv.end > 0 {
 				if nameKey == "function" && nv.end > 0 {
 					nv, _, _ = memberPair(b, nv.start, "name", "")
 				}
-				s, _ := stringAt(b, nv)
-				return s, true, 0
+				name, _ := stringAt(b, nv)
+				out = append(out, idName{id, name})
 			}
 			el.setEnd(end)
 		}
 		if !el.ok() {
-			return "", false, -1
+			return -1
 		}
-		return "", false, el.stop
+		return el.stop
 	}
 	for it := newMembers(b, 0); it.next(); {
 		at := it.start()
 		switch {
 		case keyIs(it.key, "tool_calls") && b[at] == '[':
-			name, found, end := named(at, "function")
-			if found {
-				return name
-			}
-			it.setEnd(end)
+			it.setEnd(named(at, "function"))
 		case keyIs(it.key, "content") && b[at] == '[':
-			name, found, end := named(at, "name")
-			if found {
-				return name
-			}
-			it.setEnd(end)
-		case keyIs(it.key, "function_call") && id == "function_call@"+strconv.Itoa(i):
+			it.setEnd(named(at, "name"))
+		case keyIs(it.key, "function_call"):
 			nv, _, _ := memberPair(b, at, "name", "")
-			s, _ := stringAt(b, nv)
-			return s
+			name, _ := stringAt(b, nv)
+			out = append(out, idName{"function_call@" + strconv.Itoa(i), name})
 		}
 	}
-	return ""
+	return out
 }
 
 // memberPair returns the values of members k1 and k2 (the last of each)

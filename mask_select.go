@@ -67,7 +67,7 @@ func (p *pass) degrade(o *resolved, i int) (*maskedMessage, int) {
 	if !f.tried {
 		f.tried = true
 		m := &p.msgs[i]
-		if (isResultRole(m.Role) || len(m.ToolResultIDs) > 0) && (f.masked == nil || !f.masked.all) {
+		if (isResultRole(m.Role) || len(m.ToolResultIDs) > 0) && (f.masked == nil || !f.masked.all) && p.scores[i].OriginalTokens > p.shortestPlaceholder(o) {
 			f.degraded, f.degradedTokens = p.rewrite(o, i, nil, true)
 		}
 		limit := p.scores[i].OriginalTokens
@@ -166,4 +166,14 @@ func (p *pass) restoreMasked(o *resolved, free int) {
 			p.use(i, nil, s.OriginalTokens)
 		}
 	}
+}
+
+// shortestPlaceholder returns the tokens of the shortest placeholder
+// masking writes: a message no larger cannot shrink (for a counter whose
+// count does not fall as text grows), so degrade does not try.
+func (p *pass) shortestPlaceholder(o *resolved) int {
+	if p.minPlaceholder == 0 {
+		p.minPlaceholder = max(1, o.tokens.CountTokens(MaskPrefix+"output of x elided (1 tokens)]"))
+	}
+	return p.minPlaceholder
 }

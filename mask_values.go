@@ -1,6 +1,9 @@
 package chitta
 
-import "bytes"
+import (
+	"slices"
+	"unsafe"
+)
 
 // DefaultMaskListValues is the number of identifier-like values a
 // placeholder lists when MaskOptions.ListValues is 0.
@@ -26,40 +29,44 @@ func listValues(text string, max int) []string {
 		i++
 	}
 	if max <= 0 || i >= len(text) || text[i] != '{' && text[i] != '[' {
-		return nil // checked before copying text
+		return nil
 	}
-	b := []byte(text[:min(len(text), maxValueScan)])
+	text = text[:min(len(text), maxValueScan)]
+	// A read-only view of text for skipString, so that a large result is
+	// not copied; values are substrings of text.
+	b := unsafe.Slice(unsafe.StringData(text), len(text))
 	var out []string
 	add := func(v string) {
-		for _, w := range out {
-			if w == v {
-				return
-			}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
 		}
-		out = append(out, v)
 	}
-	for i < len(b) && len(out) < max {
-		switch c := b[i]; {
+	for i < len(text) && len(out) < max {
+		switch c := text[i]; {
 		case c == '"':
 			end := skipString(b, i)
 			if end < 0 {
 				return out
 			}
-			if k := skipSpace(b, end); k < len(b) && b[k] == ':' {
+			k := end
+			for k < len(text) && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r') {
+				k++
+			}
+			if k < len(text) && text[k] == ':' {
 				i = end // a key
 				continue
 			}
-			if end-i-2 <= maxListedValue && bytes.IndexByte(b[i:end], '\\') < 0 && isIdentifierLike(b[i+1:end-1]) {
-				add(string(b[i+1 : end-1]))
+			if v := text[i+1 : end-1]; len(v) <= maxListedValue && isIdentifierLike(v) {
+				add(v)
 			}
 			i = end
 		case c == '-' || c >= '0' && c <= '9':
 			end := i + 1
-			for end < len(b) && (b[end] >= '0' && b[end] <= '9' || b[end] == '.' || b[end] == 'e' || b[end] == 'E' || b[end] == '+' || b[end] == '-') {
+			for end < len(text) && (text[end] >= '0' && text[end] <= '9' || text[end] == '.' || text[end] == 'e' || text[end] == 'E' || text[end] == '+' || text[end] == '-') {
 				end++
 			}
 			if n := end - i; n >= 2 && n <= maxListedValue {
-				add(string(b[i:end]))
+				add(text[i:end])
 			}
 			i = end
 		default:
@@ -74,13 +81,13 @@ func listValues(text string, max int) []string {
 // digits and _ - . : / @ + #, with a digit, or with upper-case letters and
 // no lower-case ones ("HAT028", "2024-05-21", "credit_card_2929732",
 // "JG7FMM", "MCO"; not "economy", "New York").
-func isIdentifierLike(v []byte) bool {
+func isIdentifierLike(v string) bool {
 	if len(v) < 2 || len(v) > maxListedValue {
 		return false
 	}
 	digit, upper, lower := false, false, false
-	for _, c := range v {
-		switch {
+	for i := range len(v) {
+		switch c := v[i]; {
 		case c >= '0' && c <= '9':
 			digit = true
 		case c >= 'A' && c <= 'Z':
