@@ -1,7 +1,6 @@
 package chitta
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -566,18 +565,6 @@ func memberPair(b []byte, at int, k1, k2 string) (v1, v2 jsonSpan, end int) {
 		return jsonSpan{}, jsonSpan{}, -1
 	}
 	return v1, v2, it.stop
-}
-
-// idIs reports whether the value at v is the string id.
-func idIs(b []byte, v jsonSpan, id string) bool {
-	if v.end == 0 || b[v.start] != '"' {
-		return false
-	}
-	if in := b[v.start+1 : v.end-1]; bytes.IndexByte(in, '\\') < 0 {
-		return string(in) == id // no allocation
-	}
-	s, ok := stringAt(b, v)
-	return ok && s == id
 }
 
 // unlist drops the listed values of mm's placeholders, so that the next

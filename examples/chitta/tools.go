@@ -47,6 +47,9 @@ type maskInput struct {
 	MinTokens       int      `json:"min_tokens,omitempty" jsonschema:"only results at least this many tokens are masked (0 means 100)"`
 	ExcludeTools    []string `json:"exclude_tools,omitempty" jsonschema:"tool names whose results are never masked"`
 	MaxResultTokens int      `json:"max_result_tokens,omitempty" jsonschema:"when > 0, any single result larger than this is cut to head and tail, even a recent one"`
+	ListValues      int      `json:"list_values,omitempty" jsonschema:"identifier-like values (ids, codes, dates, numbers) of a JSON result its placeholder lists (0 means 32, negative none)"`
+	ByScore         bool     `json:"by_score,omitempty" jsonschema:"select by score alone; false (default) keeps the tool calls first, masking even recent results of a call before dropping it"`
+	Restore         bool     `json:"restore,omitempty" jsonschema:"return masked results whole, newest first, while budget is left (default false)"`
 }
 
 // compactOutput is the structured result of compact_context.
@@ -273,7 +276,8 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 				return nil, invalidParams("mask.%s: %d out of range, want >= 0", f.name, f.v)
 			}
 		}
-		opts.Mask = &chitta.MaskOptions{KeepRecent: m.KeepRecent, MinTokens: m.MinTokens, ExcludeTools: m.ExcludeTools, MaxResultTokens: m.MaxResultTokens}
+		opts.Mask = &chitta.MaskOptions{KeepRecent: m.KeepRecent, MinTokens: m.MinTokens, ExcludeTools: m.ExcludeTools, MaxResultTokens: m.MaxResultTokens,
+			ListValues: m.ListValues, ByScore: m.ByScore, Restore: m.Restore}
 	}
 	msgs, err := chitta.ParseMessages(msgsJSON)
 	if err != nil {
@@ -534,6 +538,9 @@ func compactSchema() *jsonschema.Schema {
 	}
 	mask.Properties["keep_recent"].Default = json.RawMessage(fmt.Sprint(chitta.DefaultMaskKeepRecent))
 	mask.Properties["min_tokens"].Default = json.RawMessage(fmt.Sprint(chitta.DefaultMaskMinTokens))
+	mask.Properties["list_values"].Default = json.RawMessage(fmt.Sprint(chitta.DefaultMaskListValues))
+	mask.Properties["by_score"].Default = json.RawMessage("false")
+	mask.Properties["restore"].Default = json.RawMessage("false")
 	for _, name := range []string{"relevance_reserve", "lexical"} {
 		p := s.Properties[name]
 		p.Minimum, p.Maximum, p.Default = jsonschema.Ptr(0.0), jsonschema.Ptr(1.0), json.RawMessage("0")
