@@ -74,14 +74,17 @@ type MaskOptions struct {
 	// DefaultMaskListValues (32); negative lists none.
 	ListValues int
 
-	// ByScore, when true, selects the units of a masked conversation by
-	// score alone, like unmasked ones. false (the default) keeps actions
-	// first: after the pinned units, the tool-call groups are kept newest
-	// first, each in its masked form, or, when that does not fit, in a
-	// degraded form with every result masked (recent and small ones too,
-	// ExcludeTools still excepted) before its call is dropped; the formula
-	// then fills what is left with the other units by score.
-	ByScore bool
+	// Actions is how the tool-call groups of a masked conversation are
+	// selected. The zero value, ActionsOldestFirst, keeps them before the
+	// dialogue: after the pinned units, every group that fits is kept, in
+	// the order Actions names, first fit, each in its cheapest form — with
+	// every result masked (recent and small ones too, ExcludeTools still
+	// excepted) when that is smaller — so that a call is dropped only when
+	// even that does not fit; then, in the same order, each such group
+	// gets its normal masked form back while that fits, and the formula
+	// fills what is left with the dialogue. ActionsOff selects every unit
+	// by score alone, as without masking. Other values are an error.
+	Actions MaskActions
 
 	// Restore, when true, returns masked results whole again, newest
 	// first, while the budget left after selection allows. false (the
@@ -90,11 +93,32 @@ type MaskOptions struct {
 	Restore bool
 }
 
+// MaskActions is the order in which [MaskOptions.Actions] keeps the
+// tool-call groups of a masked conversation before the dialogue.
+type MaskActions uint8
+
+const (
+	// ActionsOldestFirst keeps the oldest groups first: the newest turns
+	// are what recency and the pinned live turn already favour, and the
+	// first lookups of a task (the user, the repository) are what later
+	// calls refer back to. The default.
+	ActionsOldestFirst MaskActions = iota
+	// ActionsNewestFirst keeps the newest groups first.
+	ActionsNewestFirst
+	// ActionsByScore keeps the groups first in the formula's order (best
+	// score first; ties: the later first).
+	ActionsByScore
+	// ActionsOff has no action step: groups compete with the dialogue by
+	// score, as without masking (the first masking release).
+	ActionsOff
+)
+
 // maskConfig is MaskOptions with defaults applied.
 type maskConfig struct {
 	keepRecent, minTokens, maxResult int
 	values                           int // values listed per placeholder; 0 lists none
-	byScore, restore                 bool
+	actions                          MaskActions
+	restore                          bool
 	exclude                          map[string]bool
 }
 
@@ -102,7 +126,7 @@ func resolveMask(m *MaskOptions) (*maskConfig, error) {
 	if m == nil {
 		return nil, nil
 	}
-	c := &maskConfig{keepRecent: m.KeepRecent, minTokens: m.MinTokens, maxResult: m.MaxResultTokens, values: m.ListValues, byScore: m.ByScore, restore: m.Restore}
+	c := &maskConfig{keepRecent: m.KeepRecent, minTokens: m.MinTokens, maxResult: m.MaxResultTokens, values: m.ListValues, actions: m.Actions, restore: m.Restore}
 	switch {
 	case m.KeepRecent < 0:
 		return nil, fmt.Errorf("%w: Mask.KeepRecent %d, want >= 0 (0 means %d)", ErrInvalidOption, m.KeepRecent, DefaultMaskKeepRecent)
@@ -110,6 +134,8 @@ func resolveMask(m *MaskOptions) (*maskConfig, error) {
 		return nil, fmt.Errorf("%w: Mask.MinTokens %d, want >= 0 (0 means %d)", ErrInvalidOption, m.MinTokens, DefaultMaskMinTokens)
 	case m.MaxResultTokens < 0:
 		return nil, fmt.Errorf("%w: Mask.MaxResultTokens %d, want >= 0 (0 means no cap)", ErrInvalidOption, m.MaxResultTokens)
+	case m.Actions > ActionsOff:
+		return nil, fmt.Errorf("%w: Mask.Actions %d, want %d (oldest first) to %d (off)", ErrInvalidOption, m.Actions, ActionsOldestFirst, ActionsOff)
 	}
 	if c.keepRecent == 0 {
 		c.keepRecent = DefaultMaskKeepRecent

@@ -108,7 +108,7 @@ func TestMaskProperties(t *testing.T) {
 		if r.IntN(4) == 0 {
 			mask.ExcludeTools = []string{"grep"}
 		}
-		mask.ByScore, mask.Restore = r.IntN(3) == 0, r.IntN(3) == 0
+		mask.Actions, mask.Restore = chitta.MaskActions(r.IntN(4)), r.IntN(3) == 0
 		mask.ListValues = []int{0, -1, 2}[r.IntN(3)]
 		opts := &chitta.Options{TargetRatio: 0.05 + 0.95*r.Float64(), Tokens: words, Mask: mask, KeepLast: r.IntN(3)}
 		if r.IntN(2) == 0 {

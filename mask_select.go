@@ -59,7 +59,7 @@ func (p *pass) resetForms() {
 }
 
 // degrade returns the degraded form of message i (every result masked,
-// see MaskOptions.ByScore) and its tokens, or nil when it would be no
+// see MaskOptions.Actions) and its tokens, or nil when it would be no
 // smaller than the masked form (or the whole message).
 func (p *pass) degrade(o *resolved, i int) (*maskedMessage, int) {
 	p.initForms()
@@ -81,13 +81,14 @@ func (p *pass) degrade(o *resolved, i int) (*maskedMessage, int) {
 	return f.degraded, f.degradedTokens
 }
 
-// keepActions keeps, with masking on and MaskOptions.ByScore false, the
-// tool-call groups not kept yet, newest first, first fit within free
-// tokens, each in its cheapest form (degraded: every result masked); then,
-// newest first, it returns the degraded messages to their masked form
-// while that fits. It returns the tokens it kept.
+// keepActions keeps, with masking on and MaskOptions.Actions not
+// ActionsOff, the tool-call groups not kept yet, in the order Actions
+// names (cands is in the formula's order), first fit within free tokens,
+// each in its cheapest form (degraded: every result masked); then, in the
+// same order, it returns the degraded messages to their masked form while
+// that fits. It returns the tokens it kept.
 func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
-	if o.mask == nil || o.mask.byScore || free <= 0 {
+	if o.mask == nil || o.mask.actions == ActionsOff || free <= 0 {
 		return 0
 	}
 	var acts []unit
@@ -96,7 +97,12 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 			acts = append(acts, u)
 		}
 	}
-	slices.SortFunc(acts, func(a, b unit) int { return cmp.Compare(b.last, a.last) })
+	switch o.mask.actions {
+	case ActionsOldestFirst:
+		slices.SortFunc(acts, func(a, b unit) int { return cmp.Compare(a.last, b.last) })
+	case ActionsNewestFirst:
+		slices.SortFunc(acts, func(a, b unit) int { return cmp.Compare(b.last, a.last) })
+	}
 	used := 0
 	for _, u := range acts {
 		used += u.cost

@@ -26,7 +26,7 @@ const actionsConversation = `[
 ]`
 
 // Masked call units are kept before free-scored dialogue (the default);
-// ByScore restores the plain race, which the dialogue wins.
+// ActionsOff restores the plain race, which the dialogue wins.
 func TestMaskActionsFirst(t *testing.T) {
 	t.Parallel()
 	in, err := chitta.ParseMessages([]byte(actionsConversation))
@@ -37,7 +37,7 @@ func TestMaskActionsFirst(t *testing.T) {
 		calls []int // call messages kept
 	}{
 		{"actions first", chitta.MaskOptions{KeepRecent: 1, MinTokens: 10}, []int{1, 3, 7}},
-		{"by score", chitta.MaskOptions{KeepRecent: 1, MinTokens: 10, ByScore: true}, []int{7}},
+		{"off", chitta.MaskOptions{KeepRecent: 1, MinTokens: 10, Actions: chitta.ActionsOff}, []int{7}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,6 +55,34 @@ func TestMaskActionsFirst(t *testing.T) {
 			assert.Equal(t, tt.calls, calls)
 			assert.LessOrEqual(t, res.Stats.AfterTokens, res.Stats.TargetTokens)
 		})
+	}
+}
+
+// With room for one old call group, the order of Actions picks it.
+func TestMaskActionsOrder(t *testing.T) {
+	t.Parallel()
+	in, err := chitta.ParseMessages([]byte(actionsConversation))
+	require.NoError(t, err)
+	tests := []struct {
+		actions chitta.MaskActions
+		calls   []int
+	}{
+		{chitta.ActionsOldestFirst, []int{1, 7}},
+		{chitta.ActionsNewestFirst, []int{3, 7}},
+		{chitta.ActionsByScore, []int{3, 7}}, // no query: recency decides the score
+		{chitta.ActionsOff, []int{3, 7}},     // the formula: the newer unit scores higher and fits
+	}
+	for _, tt := range tests {
+		res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 0.37, Tokens: words, Mask: &chitta.MaskOptions{KeepRecent: 1, MinTokens: 10, Actions: tt.actions}})
+		require.NoError(t, err)
+		checkMasked(t, in, res)
+		var calls []int
+		for _, i := range res.Kept {
+			if len(in[i].ToolCallIDs) > 0 {
+				calls = append(calls, i)
+			}
+		}
+		assert.Equal(t, tt.calls, calls, "actions %d", tt.actions)
 	}
 }
 
@@ -82,7 +110,7 @@ func TestMaskDegradesBeforeDropping(t *testing.T) {
 		{"too small even degraded", chitta.MaskOptions{}, 0.05, false, false},
 		{"degraded to fit", chitta.MaskOptions{}, 0.25, true, true},
 		{"fits as it is", chitta.MaskOptions{}, 1, true, false},
-		{"by score never degrades", chitta.MaskOptions{ByScore: true}, 0.25, false, false},
+		{"off never degrades", chitta.MaskOptions{Actions: chitta.ActionsOff}, 0.25, false, false},
 		{"excluded tools are never degraded", chitta.MaskOptions{ExcludeTools: []string{"lookup"}}, 0.25, false, false},
 	}
 	for _, tt := range tests {

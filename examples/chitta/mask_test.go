@@ -85,7 +85,7 @@ func TestMCPCompactMaskValues(t *testing.T) {
 		mask, want string
 	}{
 		{`{"keep_recent": 1, "min_tokens": 5}`, "[chitta: output of get_reservation elided (20 tokens); values: JG7FMM, HAT028]"},
-		{`{"keep_recent": 1, "min_tokens": 5, "list_values": -1, "by_score": true}`, "[chitta: output of get_reservation elided (20 tokens)]"},
+		{`{"keep_recent": 1, "min_tokens": 5, "list_values": -1, "actions": "off"}`, "[chitta: output of get_reservation elided (20 tokens)]"},
 		{`{"keep_recent": 1, "min_tokens": 5, "restore": true}`, `{"reservation_id": "JG7FMM", "flight": "HAT028", "note": "the customer asked about the baggage allowance for this trip twice"}`},
 	}
 	for _, tt := range tests {
@@ -111,6 +111,7 @@ func TestMCPMaskInvalid(t *testing.T) {
 		{`{"messages": [], "mask": {"min_tokens": -5}}`, "mask.min_tokens: -5 out of range"},
 		{`{"messages": [], "mask": {"max_result_tokens": -1}}`, "mask.max_result_tokens"},
 		{`{"messages": [], "mask": {"keep": 2}}`, `unknown field "keep"`},
+		{`{"messages": [], "mask": {"actions": "random"}}`, `mask.actions: "random"`},
 		{`{"messages": [], "mask": 3}`, "mask: want"},
 		{`{"messages": [], "mask": {"exclude_tools": "bash"}}`, "mask.exclude_tools: want"},
 	} {
