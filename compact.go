@@ -585,6 +585,8 @@ type unit struct {
 
 // fill keeps the pinned units and then the others in the order of cands,
 // first fit. It sets Kept and Pinned of every message and p.pinnedTokens.
+// With Options.Mask, the tool-call groups come first (keepActions) and
+// each round starts from the masked forms (resetForms).
 func (p *pass) fill(o *resolved, cands []unit, pinned map[int]bool) {
 	p.resetForms()
 	used := 0

@@ -80,8 +80,9 @@ type MaskOptions struct {
 	// the order Actions names, first fit, each in its cheapest form — with
 	// every result masked (recent and small ones too, ExcludeTools still
 	// excepted) when that is smaller — so that a call is dropped only when
-	// even that does not fit; then, in the same order, each such group
-	// gets its normal masked form back while that fits, and the formula
+	// even that does not fit; then, newest first, each degraded message
+	// gets its normal masked form back while that fits (so the newest
+	// results are the first to be whole again), and the formula
 	// fills what is left with the dialogue. ActionsOff selects every unit
 	// by score alone, as without masking. Other values are an error.
 	Actions MaskActions

@@ -84,9 +84,9 @@ func (p *pass) degrade(o *resolved, i int) (*maskedMessage, int) {
 // keepActions keeps, with masking on and MaskOptions.Actions not
 // ActionsOff, the tool-call groups not kept yet, in the order Actions
 // names (cands is in the formula's order), first fit within free tokens,
-// each in its cheapest form (degraded: every result masked); then, in the
-// same order, it returns the degraded messages to their masked form while
-// that fits. It returns the tokens it kept.
+// each in its cheapest form (degraded: every result masked); then, newest
+// first, it returns the degraded messages to their masked form while that
+// fits. It returns the tokens it kept.
 func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 	if o.mask == nil || o.mask.actions == ActionsOff || free <= 0 {
 		return 0
@@ -116,7 +116,7 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 		return used
 	}
 	used = 0
-	var kept []int // members of the kept groups, newest group first
+	var kept []int // members of the kept groups
 	for _, u := range acts {
 		cost := 0
 		for _, i := range u.members {
@@ -138,7 +138,8 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 			kept = append(kept, i)
 		}
 	}
-	for _, i := range kept {
+	slices.Sort(kept)
+	for _, i := range slices.Backward(kept) { // the newest results whole first
 		f, s := &p.forms[i], &p.scores[i]
 		if f.degraded == nil || p.masked[i] != f.degraded {
 			continue

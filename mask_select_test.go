@@ -131,6 +131,31 @@ func TestMaskDegradesBeforeDropping(t *testing.T) {
 	}
 }
 
+// After degrading call groups to keep them all, the newest results are
+// the first to be whole again, whatever the order of Actions.
+func TestMaskNewestWholeFirst(t *testing.T) {
+	t.Parallel()
+	data := `[
+{"role":"user","content":"book the trip"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"lookup","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"c1","content":"` + output("a", 60) + `"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c2","type":"function","function":{"name":"lookup","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"c2","content":"` + output("b", 60) + `"},
+{"role":"user","content":"and now"},
+{"role":"assistant","content":"ok"}
+]`
+	in, err := chitta.ParseMessages([]byte(data))
+	require.NoError(t, err)
+	for _, actions := range []chitta.MaskActions{chitta.ActionsOldestFirst, chitta.ActionsNewestFirst, chitta.ActionsByScore} {
+		res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 0.65, Tokens: words, Mask: &chitta.MaskOptions{Actions: actions}})
+		require.NoError(t, err)
+		checkMasked(t, in, res)
+		require.Equal(t, []int{0, 1, 2, 3, 4, 5, 6}, res.Kept, "actions %d", actions)
+		assert.True(t, res.Scores[2].Masked, "actions %d: the older result is degraded", actions)
+		assert.False(t, res.Scores[4].Masked, "actions %d: the newest result is whole", actions)
+	}
+}
+
 // jsonResult is a JSON tool result of a reservation, as a JSON string
 // literal (the content of a message).
 const jsonResult = `"{\"reservation_id\": \"JG7FMM\", \"user_id\": \"omar_davis_3817\", \"cabin\": \"business\", \"origin\": \"MCO\", \"note\": \"call back later today please\", \"flights\": [{\"flight_number\": \"HAT028\", \"date\": \"2024-05-21\", \"price\": 1859, \"seats\": 2}, {\"flight_number\": \"HAT277\", \"date\": \"2024-05-21\", \"price\": 1679, \"seats\": 2}], \"payment\": \"credit_card_2929732\", \"refundable\": true, \"insurance\": null, \"remarks\": \"the customer asked twice about the baggage allowance for this trip and was told the policy\"}"`
