@@ -1,6 +1,7 @@
 package chitta_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -86,19 +87,25 @@ func TestMaskActionsOrder(t *testing.T) {
 	}
 }
 
+// lookups is a prompt, n lookup calls with 60-word results (call k at
+// index 2k+1, its result at 2k+2), and a live turn of a prompt and a reply.
+func lookups(n int) string {
+	var b strings.Builder
+	b.WriteString(`[{"role":"user","content":"book the trip"},`)
+	for k := range n {
+		fmt.Fprintf(&b, `{"role":"assistant","content":null,"tool_calls":[{"id":"c%d","type":"function","function":{"name":"lookup","arguments":"{}"}}]},`, k)
+		fmt.Fprintf(&b, `{"role":"tool","tool_call_id":"c%d","content":"%s"},`, k, output(string(rune('a'+k)), 60))
+	}
+	b.WriteString(`{"role":"user","content":"and now"},{"role":"assistant","content":"ok"}]`)
+	return b.String()
+}
+
 // When a call unit does not fit even masked, its recent or small result is
 // masked too (degraded) before the call is dropped; with room to spare it
 // returns to its masked form.
 func TestMaskDegradesBeforeDropping(t *testing.T) {
 	t.Parallel()
-	data := `[
-{"role":"user","content":"book the trip"},
-{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"lookup","arguments":"{}"}}]},
-{"role":"tool","tool_call_id":"c1","content":"` + output("a", 60) + `"},
-{"role":"user","content":"and now"},
-{"role":"assistant","content":"ok"}
-]`
-	in, err := chitta.ParseMessages([]byte(data))
+	in, err := chitta.ParseMessages([]byte(lookups(1)))
 	require.NoError(t, err)
 	tests := []struct {
 		name     string
@@ -135,16 +142,7 @@ func TestMaskDegradesBeforeDropping(t *testing.T) {
 // the first to be whole again, whatever the order of Actions.
 func TestMaskNewestWholeFirst(t *testing.T) {
 	t.Parallel()
-	data := `[
-{"role":"user","content":"book the trip"},
-{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"lookup","arguments":"{}"}}]},
-{"role":"tool","tool_call_id":"c1","content":"` + output("a", 60) + `"},
-{"role":"assistant","content":null,"tool_calls":[{"id":"c2","type":"function","function":{"name":"lookup","arguments":"{}"}}]},
-{"role":"tool","tool_call_id":"c2","content":"` + output("b", 60) + `"},
-{"role":"user","content":"and now"},
-{"role":"assistant","content":"ok"}
-]`
-	in, err := chitta.ParseMessages([]byte(data))
+	in, err := chitta.ParseMessages([]byte(lookups(2)))
 	require.NoError(t, err)
 	for _, actions := range []chitta.MaskActions{chitta.ActionsOldestFirst, chitta.ActionsNewestFirst, chitta.ActionsByScore} {
 		res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 0.65, Tokens: words, Mask: &chitta.MaskOptions{Actions: actions}})
