@@ -13,6 +13,7 @@ type maskForm struct {
 	maskedTokens     int
 	degradedTokens   int
 	tried            bool // degraded was computed (it may be nil)
+	switched         bool // listed in pass.switched
 }
 
 // setMasked records mm, of n tokens, as the masked form of message i and
@@ -39,7 +40,8 @@ func (p *pass) use(i int, mm *maskedMessage, n int) {
 	p.masked[i] = mm
 	s := &p.scores[i]
 	s.Tokens, s.Masked = n, mm != nil
-	if !slices.Contains(p.switched, i) {
+	if f := &p.forms[i]; !f.switched {
+		f.switched = true
 		p.switched = append(p.switched, i)
 	}
 }
@@ -49,10 +51,11 @@ func (p *pass) use(i int, mm *maskedMessage, n int) {
 // round (unit costs are those of the masked forms).
 func (p *pass) resetForms() {
 	for _, i := range p.switched {
-		if f := &p.forms[i]; f.masked != nil {
-			p.use(i, f.masked, f.maskedTokens)
-		} else {
-			p.use(i, nil, p.scores[i].OriginalTokens)
+		f, s := &p.forms[i], &p.scores[i]
+		f.switched = false
+		p.masked[i], s.Masked = f.masked, f.masked != nil
+		if s.Tokens = s.OriginalTokens; f.masked != nil {
+			s.Tokens = f.maskedTokens
 		}
 	}
 	p.switched = p.switched[:0]
