@@ -454,17 +454,21 @@ func (o *resolved) weight(m *Message) (float64, bool) {
 
 // pass holds the working state of one Compact call.
 type pass struct {
-	msgs         []Message
-	scores       []TurnScore
-	free         []int // indices of non-pinned messages, ascending
-	vecs         [][]float32
-	embedded     bool
-	queried      bool // Semantic holds the query cosine
-	target       int
-	pinnedTokens int
-	masked       []*maskedMessage // per message, nil unless Options.Mask rewrote it
-	scratch      []toolResult     // reused by mask
-	spans        []jsonSpan       // reused by mask
+	msgs           []Message
+	scores         []TurnScore
+	free           []int // indices of non-pinned messages, ascending
+	vecs           [][]float32
+	embedded       bool
+	queried        bool // Semantic holds the query cosine
+	target         int
+	pinnedTokens   int
+	masked         []*maskedMessage // per message, nil unless Options.Mask rewrote it
+	forms          []maskForm       // per message, with Options.Mask (mask_select.go)
+	switched       []int            // messages whose form changed since the last resetForms
+	names          map[int][]idName // the tool calls of each call message masking looked up
+	minPlaceholder int              // tokens of the shortest placeholder, once counted
+	scratch        []toolResult     // reused by mask
+	spans          []jsonSpan       // reused by mask
 }
 
 // measure returns the tokens and the structural weight of message i (0 for
@@ -581,7 +585,10 @@ type unit struct {
 
 // fill keeps the pinned units and then the others in the order of cands,
 // first fit. It sets Kept and Pinned of every message and p.pinnedTokens.
+// With Options.Mask, the tool-call groups come first (keepActions) and
+// each round starts from the masked forms (resetForms).
 func (p *pass) fill(o *resolved, cands []unit, pinned map[int]bool) {
+	p.resetForms()
 	used := 0
 	for i := range p.scores {
 		s := &p.scores[i]
@@ -600,6 +607,7 @@ func (p *pass) fill(o *resolved, cands []unit, pinned map[int]bool) {
 		}
 	}
 	p.pinnedTokens = used
+	used += p.keepActions(o, cands, p.target-used)
 	used += p.reserve(o, cands, p.target-used)
 	for _, u := range cands {
 		if p.scores[u.members[0]].Kept || used+u.cost > p.target { // pinned, or taken by the reserve
@@ -610,6 +618,7 @@ func (p *pass) fill(o *resolved, cands []unit, pinned map[int]bool) {
 			p.scores[i].Kept = true
 		}
 	}
+	p.restoreMasked(o, p.target-used)
 }
 
 // groupUnits returns the tool-call groups of the non-pinned messages, each

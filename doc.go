@@ -45,7 +45,8 @@
 //
 // [Options.Mask] masks stale tool output before selection: old, large tool
 // results become a one-line placeholder (naming the memory that holds
-// their excerpt) while their calls stay verbatim, so more actions fit.
+// their excerpt and listing the ids a JSON result held) while their calls
+// stay verbatim, and the tool-call groups are kept before the dialogue.
 //
 // All functions are safe for concurrent use; Compact never modifies its
 // input and the caller owns everything it returns.

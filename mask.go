@@ -1,7 +1,6 @@
 package chitta
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -59,11 +58,68 @@ type MaskOptions struct {
 	// that the result counts at most MaxResultTokens tokens. 0 means no
 	// cap; negative is an error.
 	MaxResultTokens int
+
+	// ListValues is how many identifier-like values of a JSON tool
+	// result (an object or array) its placeholder lists, so that the ids,
+	// codes, dates and numbers the agent saw survive the elision:
+	//
+	//	[chitta: output of get_reservation_details elided (286 tokens); values: JG7FMM, omar_davis_3817, MCO, …]
+	//
+	// Values are listed in order of first appearance, each once: strings
+	// of 2 to 40 ASCII letters, digits and _-.:/@+# holding a digit or
+	// upper-case letters without lower-case ones, and numbers of two or
+	// more characters (keys never), from the result's first 32 KiB. A result whose text is not JSON lists
+	// none, and when the values would make a message no smaller, its
+	// placeholders are written without them. 0 means
+	// DefaultMaskListValues (32); negative lists none.
+	ListValues int
+
+	// Actions is how the tool-call groups of a masked conversation are
+	// selected. The zero value, ActionsOldestFirst, keeps them before the
+	// dialogue: after the pinned units, every group that fits is kept, in
+	// the order Actions names, first fit, each in its cheapest form — with
+	// every result masked (recent and small ones too, ExcludeTools still
+	// excepted) when that is smaller — so that a call is dropped only when
+	// even that does not fit; then, newest first, each degraded message
+	// gets its normal masked form back while that fits (so the newest
+	// results are the first to be whole again), and the formula
+	// fills what is left with the dialogue. ActionsOff selects every unit
+	// by score alone, as without masking. Other values are an error.
+	Actions MaskActions
+
+	// Restore, when true, returns masked results whole again, newest
+	// first, while the budget left after selection allows. false (the
+	// default) returns every result that masking elided as its
+	// placeholder, however much budget is left.
+	Restore bool
 }
+
+// MaskActions is the order in which [MaskOptions.Actions] keeps the
+// tool-call groups of a masked conversation before the dialogue.
+type MaskActions uint8
+
+const (
+	// ActionsOldestFirst keeps the oldest groups first: the newest turns
+	// are what recency and the pinned live turn already favour, and the
+	// first lookups of a task (the user, the repository) are what later
+	// calls refer back to. The default.
+	ActionsOldestFirst MaskActions = iota
+	// ActionsNewestFirst keeps the newest groups first.
+	ActionsNewestFirst
+	// ActionsByScore keeps the groups first in the formula's order (best
+	// score first; ties: the later first).
+	ActionsByScore
+	// ActionsOff has no action step: groups compete with the dialogue by
+	// score, as without masking (the first masking release).
+	ActionsOff
+)
 
 // maskConfig is MaskOptions with defaults applied.
 type maskConfig struct {
 	keepRecent, minTokens, maxResult int
+	values                           int // values listed per placeholder; 0 lists none
+	actions                          MaskActions
+	restore                          bool
 	exclude                          map[string]bool
 }
 
@@ -71,7 +127,7 @@ func resolveMask(m *MaskOptions) (*maskConfig, error) {
 	if m == nil {
 		return nil, nil
 	}
-	c := &maskConfig{keepRecent: m.KeepRecent, minTokens: m.MinTokens, maxResult: m.MaxResultTokens}
+	c := &maskConfig{keepRecent: m.KeepRecent, minTokens: m.MinTokens, maxResult: m.MaxResultTokens, values: m.ListValues, actions: m.Actions, restore: m.Restore}
 	switch {
 	case m.KeepRecent < 0:
 		return nil, fmt.Errorf("%w: Mask.KeepRecent %d, want >= 0 (0 means %d)", ErrInvalidOption, m.KeepRecent, DefaultMaskKeepRecent)
@@ -79,12 +135,20 @@ func resolveMask(m *MaskOptions) (*maskConfig, error) {
 		return nil, fmt.Errorf("%w: Mask.MinTokens %d, want >= 0 (0 means %d)", ErrInvalidOption, m.MinTokens, DefaultMaskMinTokens)
 	case m.MaxResultTokens < 0:
 		return nil, fmt.Errorf("%w: Mask.MaxResultTokens %d, want >= 0 (0 means no cap)", ErrInvalidOption, m.MaxResultTokens)
+	case m.Actions > ActionsOff:
+		return nil, fmt.Errorf("%w: Mask.Actions %d, want %d (oldest first) to %d (off)", ErrInvalidOption, m.Actions, ActionsOldestFirst, ActionsOff)
 	}
 	if c.keepRecent == 0 {
 		c.keepRecent = DefaultMaskKeepRecent
 	}
 	if c.minTokens == 0 {
 		c.minTokens = DefaultMaskMinTokens
+	}
+	switch {
+	case c.values == 0:
+		c.values = DefaultMaskListValues
+	case c.values < 0:
+		c.values = 0
 	}
 	if len(m.ExcludeTools) > 0 {
 		c.exclude = make(map[string]bool, len(m.ExcludeTools))
@@ -117,6 +181,8 @@ type toolResult struct {
 	text   string
 	tokens int
 	action maskAction
+	values []string // listed in the placeholder, once listed is true
+	listed bool
 }
 
 // maskedMessage is the rewrite of one message.
@@ -125,6 +191,7 @@ type maskedMessage struct {
 	texts   []string // the new text of each result; "" leaves it as it is
 	direct  bool     // the message's text is its one result's: Content is the new text
 	elided  bool     // some result was replaced by a placeholder
+	all     bool     // every result was replaced by a placeholder
 	memory  string   // the predicted memory ID named in the placeholders
 	msg     Message  // the rewritten message, once built
 	built   bool
@@ -157,58 +224,74 @@ func (p *pass) mask(o *resolved) {
 			left-- // recent and within the cap: nothing to do
 			continue
 		}
-		var direct bool
-		content := s.Tokens // the message's count; with framing, its content's alone
-		if _, framed := o.tokens.(FramingCounter); framed {
-			content = o.tokens.CountTokens(m.Content)
-		}
-		p.scratch, p.spans, direct = resultsOf(m, content, o.tokens, p.scratch[:0], p.spans[:0])
-		var mm *maskedMessage
-		for j := len(p.scratch) - 1; j >= 0; j-- {
-			r := p.scratch[j]
-			recent := left > 0
-			if recent {
-				left--
-			}
-			if c.exclude != nil || !recent && r.tokens >= c.minTokens || c.maxResult > 0 && r.tokens > c.maxResult {
-				p.name(i, &r)
-			}
-			switch {
-			case c.exclude[r.name]:
-				continue
-			case !recent && r.tokens >= c.minTokens:
-				r.action = maskResult
-			case c.maxResult > 0 && r.tokens > c.maxResult:
-				r.action = cutResult
-			default:
-				continue
-			}
-			if mm == nil {
-				mm = &maskedMessage{direct: direct}
-			}
-			r.spans = slices.Clone(r.spans) // p.spans is reused
-			mm.results = append(mm.results, r)
-		}
+		mm, n := p.rewrite(o, i, &left, false)
 		if mm == nil {
 			continue
 		}
-		slices.Reverse(mm.results) // back to block order, for the edits
-		mm.elided = slices.ContainsFunc(mm.results, func(r toolResult) bool { return r.action == maskResult })
-		if mm.elided {
-			if kind, text, ok := p.novel(o, i); ok {
-				mm.memory = MemoryID(kind, text)
-			}
-		}
-		n, ok := mm.prepare(m, c, o.tokens)
-		if !ok || n < 0 || n >= s.Tokens {
-			continue // masking never makes a message larger
-		}
-		if p.masked == nil {
-			p.masked = make([]*maskedMessage, len(p.msgs))
-		}
-		p.masked[i] = mm
-		s.Tokens, s.Masked = n, true
+		p.setMasked(i, mm, n)
 	}
+}
+
+// rewrite computes the masked form of message i and its token count, or
+// nil when masking leaves the message as it is. left counts the recent
+// results still to pass over (decremented per result, newest first); force
+// masks every result but those of ExcludeTools, recent or small (the
+// degraded form of an action record, see keepActions; left is then nil).
+func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessage, int) {
+	c := o.mask
+	m, s := &p.msgs[i], &p.scores[i]
+	var direct bool
+	content := s.OriginalTokens // the message's count; with framing, its content's alone
+	if _, framed := o.tokens.(FramingCounter); framed {
+		content = o.tokens.CountTokens(m.Content)
+	}
+	p.scratch, p.spans, direct = resultsOf(m, content, o.tokens, p.scratch[:0], p.spans[:0])
+	var mm *maskedMessage
+	for j := len(p.scratch) - 1; j >= 0; j-- {
+		r := p.scratch[j]
+		recent := !force && *left > 0
+		if recent {
+			*left--
+		}
+		masks := force || !recent && r.tokens >= c.minTokens
+		if c.exclude != nil || masks || c.maxResult > 0 && r.tokens > c.maxResult {
+			p.name(i, &r)
+		}
+		switch {
+		case c.exclude[r.name]:
+			continue
+		case masks:
+			r.action = maskResult
+		case c.maxResult > 0 && r.tokens > c.maxResult:
+			r.action = cutResult
+		default:
+			continue
+		}
+		if mm == nil {
+			mm = &maskedMessage{direct: direct}
+		}
+		r.spans = slices.Clone(r.spans) // p.spans is reused
+		mm.results = append(mm.results, r)
+	}
+	if mm == nil {
+		return nil, 0
+	}
+	slices.Reverse(mm.results) // back to block order, for the edits
+	mm.elided = slices.ContainsFunc(mm.results, func(r toolResult) bool { return r.action == maskResult })
+	mm.all = len(mm.results) == len(p.scratch) && !slices.ContainsFunc(mm.results, func(r toolResult) bool { return r.action != maskResult })
+	if mm.elided {
+		if kind, text, ok := p.novel(o, i); ok {
+			mm.memory = MemoryID(kind, text)
+		}
+	}
+	n, ok := mm.prepare(m, c, o.tokens)
+	if ok && n >= s.OriginalTokens && mm.unlist() {
+		n, ok = mm.prepare(m, c, o.tokens) // the values made it no smaller
+	}
+	if !ok || n < 0 || n >= s.OriginalTokens {
+		return nil, 0 // masking never makes a message larger
+	}
+	return mm, n
 }
 
 // callOf returns the index of the message issuing the call that a result
@@ -247,7 +330,20 @@ func (p *pass) name(i int, r *toolResult) {
 			return
 		}
 		if c := p.callOf(id, i); c >= 0 {
-			r.name = callNameIn(p.msgs[c].Raw, id, c)
+			calls, ok := p.names[c]
+			if !ok {
+				calls = callNamesIn(p.msgs[c].Raw, c)
+				if p.names == nil {
+					p.names = map[int][]idName{}
+				}
+				p.names[c] = calls
+			}
+			for _, call := range calls {
+				if call.id == id {
+					r.name = call.name
+					break
+				}
+			}
 		}
 	}
 }
@@ -429,54 +525,51 @@ func blockResults(b []byte, start int) ([]toolResult, int, int) {
 	return out, n, el.stop
 }
 
-// callNameIn returns the name of the tool call id that message raw, at
-// index i, issues: an OpenAI tool_calls entry, an Anthropic tool_use
-// block, or a legacy function_call (whose ID ParseMessages derives from i).
-func callNameIn(raw json.RawMessage, id string, i int) string {
+// idName is one tool call of a message: its ID and its tool's name.
+type idName struct{ id, name string }
+
+// callNamesIn returns the tool calls that message raw, at index i, issues,
+// in order: OpenAI tool_calls entries, Anthropic tool_use blocks (any
+// content element with an "id"), and a legacy function_call (whose ID
+// ParseMessages derives from i). One pass over raw.
+func callNamesIn(raw json.RawMessage, i int) []idName {
 	b := []byte(raw)
-	// named finds id among the objects of the array at b[at], each
-	// holding the ID under "id" and the name under nameKey, and returns
-	// the array's end (-1 when malformed).
-	named := func(at int, nameKey string) (string, bool, int) {
+	var out []idName
+	// named adds the objects of the array at b[at], each holding the ID
+	// under "id" and the name under nameKey, and returns the array's end
+	// (-1 when malformed).
+	named := func(at int, nameKey string) int {
 		el := newElements(b, at)
 		for el.next() {
 			idv, nv, end := memberPair(b, el.start(), "id", nameKey)
-			if idIs(b, idv, id) {
+			if id, ok := stringAt(b, idv); ok && idv.end > 0 {
 				if nameKey == "function" && nv.end > 0 {
 					nv, _, _ = memberPair(b, nv.start, "name", "")
 				}
-				s, _ := stringAt(b, nv)
-				return s, true, 0
+				name, _ := stringAt(b, nv)
+				out = append(out, idName{id, name})
 			}
 			el.setEnd(end)
 		}
 		if !el.ok() {
-			return "", false, -1
+			return -1
 		}
-		return "", false, el.stop
+		return el.stop
 	}
 	for it := newMembers(b, 0); it.next(); {
 		at := it.start()
 		switch {
 		case keyIs(it.key, "tool_calls") && b[at] == '[':
-			name, found, end := named(at, "function")
-			if found {
-				return name
-			}
-			it.setEnd(end)
+			it.setEnd(named(at, "function"))
 		case keyIs(it.key, "content") && b[at] == '[':
-			name, found, end := named(at, "name")
-			if found {
-				return name
-			}
-			it.setEnd(end)
-		case keyIs(it.key, "function_call") && id == "function_call@"+strconv.Itoa(i):
+			it.setEnd(named(at, "name"))
+		case keyIs(it.key, "function_call"):
 			nv, _, _ := memberPair(b, at, "name", "")
-			s, _ := stringAt(b, nv)
-			return s
+			name, _ := stringAt(b, nv)
+			out = append(out, idName{"function_call@" + strconv.Itoa(i), name})
 		}
 	}
-	return ""
+	return out
 }
 
 // memberPair returns the values of members k1 and k2 (the last of each)
@@ -501,24 +594,39 @@ func memberPair(b []byte, at int, k1, k2 string) (v1, v2 jsonSpan, end int) {
 	return v1, v2, it.stop
 }
 
-// idIs reports whether the value at v is the string id.
-func idIs(b []byte, v jsonSpan, id string) bool {
-	if v.end == 0 || b[v.start] != '"' {
-		return false
+// unlist drops the listed values of mm's placeholders, so that the next
+// prepare writes them without; false when there were none.
+func (mm *maskedMessage) unlist() bool {
+	some := false
+	for k := range mm.results {
+		r := &mm.results[k]
+		some = some || len(r.values) > 0
+		r.values, r.listed = nil, true
 	}
-	if in := b[v.start+1 : v.end-1]; bytes.IndexByte(in, '\\') < 0 {
-		return string(in) == id // no allocation
-	}
-	s, ok := stringAt(b, v)
-	return ok && s == id
+	mm.built = false
+	return some
 }
 
-// placeholder is the one-line text that replaces an elided result.
+// placeholder is the one-line text that replaces an elided result: the
+// tool, the result's size, its identifier-like values (r.values, see
+// MaskOptions.ListValues) and the memory holding its excerpt.
 func placeholder(r *toolResult, memory string) string {
 	label := toolLabel(r.name)
-	b := make([]byte, 0, len(MaskPrefix)+len(label)+len(memory)+64)
+	n := len(MaskPrefix) + len(label) + len(memory) + 64
+	for _, v := range r.values {
+		n += len(v) + 2
+	}
+	b := make([]byte, 0, n)
 	b = append(append(append(b, MaskPrefix+"output of "...), label...), " elided ("...)
 	b = append(strconv.AppendInt(b, int64(r.tokens), 10), " tokens)"...)
+	for k, v := range r.values {
+		if k == 0 {
+			b = append(b, "; values: "...)
+		} else {
+			b = append(b, ", "...)
+		}
+		b = append(b, v...)
+	}
 	if memory != "" {
 		b = append(append(b, "; excerpt in memory "...), memory...)
 	}
@@ -611,6 +719,9 @@ func firstSpace(r []rune) int {
 // its head and tail; ok is false when a cut cannot shrink it.
 func newText(r *toolResult, memory string, c *maskConfig, tc TokenCounter) (string, bool) {
 	if r.action == maskResult {
+		if !r.listed {
+			r.values, r.listed = listValues(r.text, c.values), true
+		}
 		return placeholder(r, memory), true
 	}
 	return cut(r.text, cutMarker(r), c.maxResult, tc)

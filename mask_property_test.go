@@ -108,6 +108,8 @@ func TestMaskProperties(t *testing.T) {
 		if r.IntN(4) == 0 {
 			mask.ExcludeTools = []string{"grep"}
 		}
+		mask.Actions, mask.Restore = chitta.MaskActions(r.IntN(4)), r.IntN(3) == 0
+		mask.ListValues = []int{0, -1, 2}[r.IntN(3)]
 		opts := &chitta.Options{TargetRatio: 0.05 + 0.95*r.Float64(), Tokens: words, Mask: mask, KeepLast: r.IntN(3)}
 		if r.IntN(2) == 0 {
 			opts.Embedder, opts.Store, opts.DistillNovel = fakes.SeededEmbedder{Dims: 8}, &fakes.Store{}, true
@@ -163,6 +165,7 @@ func FuzzMask(f *testing.F) {
 	f.Add([]byte(`[{"role":"tool","Content":"a b c d e","content":"f g h i j k"}]`), uint8(0), uint8(0))
 	f.Add([]byte(`[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"tool_result","tool_use_id":"u","content":"x y z"}]}]}]`), uint8(0), uint8(2))
 	f.Add([]byte(`[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","CONTENT":"a b c d","content":"e f g h"},"bare"]}]`), uint8(0), uint8(2))
+	f.Add([]byte(`[{"role":"user","content":"go"},{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"{\"id\": \"AB12\", \"n\": 42, \"k\": [\"X9\", -7, \"a\\\"b1\"], \"t\": \"x y\"}"}]`), uint8(0), uint8(0))
 	f.Fuzz(func(t *testing.T, data []byte, minTokens, maxResult uint8) {
 		in, err := chitta.ParseMessages(data)
 		if err != nil {
@@ -172,6 +175,12 @@ func FuzzMask(f *testing.F) {
 		res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 1, Tokens: words, Mask: mask, RoleWeights: anyRole(in)})
 		require.NoError(t, err)
 		checkMasked(t, in, res)
+		// Under a tight budget, call units are degraded and restored.
+		mask.ListValues, mask.Restore = int(minTokens%4)-1, maxResult%2 == 0
+		res, err = chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 0.3, Tokens: words, Mask: mask, RoleWeights: anyRole(in)})
+		require.NoError(t, err)
+		checkMasked(t, in, res)
+		checkPairs(t, in, res)
 	})
 }
 

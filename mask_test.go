@@ -258,7 +258,7 @@ func TestMaskNilIsVerbatim(t *testing.T) {
 			}
 			assert.Zero(t, plain.Stats.Masked)
 			// A mask that applies to nothing changes nothing either.
-			none, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: ratio, Tokens: words, Mask: &chitta.MaskOptions{MinTokens: 1000}})
+			none, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: ratio, Tokens: words, Mask: &chitta.MaskOptions{MinTokens: 1000, Actions: chitta.ActionsOff}})
 			require.NoError(t, err)
 			assert.Equal(t, plain, none, "%s at %v", f.name, ratio)
 		}
@@ -340,7 +340,7 @@ func TestMaskEdges(t *testing.T) {
 
 func TestMaskInvalidOptions(t *testing.T) {
 	t.Parallel()
-	for _, m := range []chitta.MaskOptions{{KeepRecent: -1}, {MinTokens: -1}, {MaxResultTokens: -1}} {
+	for _, m := range []chitta.MaskOptions{{KeepRecent: -1}, {MinTokens: -1}, {MaxResultTokens: -1}, {Actions: chitta.ActionsOff + 1}} {
 		_, err := chitta.Compact(t.Context(), []chitta.Message{msg(chitta.RoleUser, "x")}, &chitta.Options{Mask: &m})
 		require.ErrorIs(t, err, chitta.ErrInvalidOption)
 		assert.Contains(t, err.Error(), "Mask.")

@@ -69,6 +69,39 @@ func TestMCPCompactMask(t *testing.T) {
 	}
 }
 
+// The mask's selection and placeholder options reach chitta.MaskOptions.
+func TestMCPCompactMaskValues(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	cs := connect(t, a)
+	conversation := `[
+  {"role": "user", "content": "Change my booking."},
+  {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get_reservation", "arguments": "{}"}}]},
+  {"role": "tool", "tool_call_id": "c1", "content": "{\"reservation_id\": \"JG7FMM\", \"flight\": \"HAT028\", \"note\": \"the customer asked about the baggage allowance for this trip twice\"}"},
+  {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "get_user", "arguments": "{}"}}]},
+  {"role": "tool", "tool_call_id": "c2", "content": "done"}
+]`
+	tests := []struct {
+		mask, want string
+	}{
+		{`{"keep_recent": 1, "min_tokens": 5}`, "[chitta: output of get_reservation elided (20 tokens); values: JG7FMM, HAT028]"},
+		{`{"keep_recent": 1, "min_tokens": 5, "list_values": -1, "actions": "off"}`, "[chitta: output of get_reservation elided (20 tokens)]"},
+		{`{"keep_recent": 1, "min_tokens": 5, "restore": true}`, `{"reservation_id": "JG7FMM", "flight": "HAT028", "note": "the customer asked about the baggage allowance for this trip twice"}`},
+	}
+	for _, tt := range tests {
+		args := `{"messages": ` + conversation + `, "target_ratio": 1, "mask": ` + tt.mask + `}`
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "compact_context", Arguments: json.RawMessage(args)})
+		require.NoError(t, err)
+		require.False(t, res.IsError, "%v", res.Content)
+		var out struct {
+			Messages []map[string]any `json:"messages"`
+		}
+		require.NoError(t, json.Unmarshal(structuredJSON(t, res), &out))
+		require.Len(t, out.Messages, 5)
+		assert.Equal(t, tt.want, out.Messages[2]["content"], tt.mask)
+	}
+}
+
 func TestMCPMaskInvalid(t *testing.T) {
 	t.Parallel()
 	a, _ := newTestApp(t)
@@ -78,6 +111,7 @@ func TestMCPMaskInvalid(t *testing.T) {
 		{`{"messages": [], "mask": {"min_tokens": -5}}`, "mask.min_tokens: -5 out of range"},
 		{`{"messages": [], "mask": {"max_result_tokens": -1}}`, "mask.max_result_tokens"},
 		{`{"messages": [], "mask": {"keep": 2}}`, `unknown field "keep"`},
+		{`{"messages": [], "mask": {"actions": "random"}}`, `mask.actions: "random"`},
 		{`{"messages": [], "mask": 3}`, "mask: want"},
 		{`{"messages": [], "mask": {"exclude_tools": "bash"}}`, "mask.exclude_tools: want"},
 	} {

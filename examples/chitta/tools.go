@@ -41,12 +41,21 @@ type compactInput struct {
 	Lexical          float64 `json:"lexical,omitempty" jsonschema:"weight of a BM25 score learned from the conversation inside the semantic term, 0 to 1 (default 0 = off)"`
 }
 
+// maskActions maps the mask's actions argument to chitta.MaskActions.
+var maskActions = map[string]chitta.MaskActions{
+	"": chitta.ActionsOldestFirst, "oldest": chitta.ActionsOldestFirst, "newest": chitta.ActionsNewestFirst,
+	"score": chitta.ActionsByScore, "off": chitta.ActionsOff,
+}
+
 // maskInput is the mask argument of compact_context: chitta.MaskOptions.
 type maskInput struct {
 	KeepRecent      int      `json:"keep_recent,omitempty" jsonschema:"newest tool results never masked (0 means 3)"`
 	MinTokens       int      `json:"min_tokens,omitempty" jsonschema:"only results at least this many tokens are masked (0 means 100)"`
 	ExcludeTools    []string `json:"exclude_tools,omitempty" jsonschema:"tool names whose results are never masked"`
 	MaxResultTokens int      `json:"max_result_tokens,omitempty" jsonschema:"when > 0, any single result larger than this is cut to head and tail, even a recent one"`
+	ListValues      int      `json:"list_values,omitempty" jsonschema:"identifier-like values (ids, codes, dates, numbers) of a JSON result its placeholder lists (0 means 32, negative none)"`
+	Actions         string   `json:"actions,omitempty" jsonschema:"how tool-call groups are kept before the dialogue: oldest (default), newest or score first, masking even recent results of a call before dropping it; off selects by score alone"`
+	Restore         bool     `json:"restore,omitempty" jsonschema:"return masked results whole, newest first, while budget is left (default false)"`
 }
 
 // compactOutput is the structured result of compact_context.
@@ -273,7 +282,12 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 				return nil, invalidParams("mask.%s: %d out of range, want >= 0", f.name, f.v)
 			}
 		}
-		opts.Mask = &chitta.MaskOptions{KeepRecent: m.KeepRecent, MinTokens: m.MinTokens, ExcludeTools: m.ExcludeTools, MaxResultTokens: m.MaxResultTokens}
+		actions, ok := maskActions[m.Actions]
+		if !ok {
+			return nil, invalidParams("mask.actions: %q, want oldest (default), newest, score or off", m.Actions)
+		}
+		opts.Mask = &chitta.MaskOptions{KeepRecent: m.KeepRecent, MinTokens: m.MinTokens, ExcludeTools: m.ExcludeTools, MaxResultTokens: m.MaxResultTokens,
+			ListValues: m.ListValues, Actions: actions, Restore: m.Restore}
 	}
 	msgs, err := chitta.ParseMessages(msgsJSON)
 	if err != nil {
@@ -534,6 +548,10 @@ func compactSchema() *jsonschema.Schema {
 	}
 	mask.Properties["keep_recent"].Default = json.RawMessage(fmt.Sprint(chitta.DefaultMaskKeepRecent))
 	mask.Properties["min_tokens"].Default = json.RawMessage(fmt.Sprint(chitta.DefaultMaskMinTokens))
+	mask.Properties["list_values"].Default = json.RawMessage(fmt.Sprint(chitta.DefaultMaskListValues))
+	mask.Properties["actions"].Enum = []any{"oldest", "newest", "score", "off"}
+	mask.Properties["actions"].Default = json.RawMessage(`"oldest"`)
+	mask.Properties["restore"].Default = json.RawMessage("false")
 	for _, name := range []string{"relevance_reserve", "lexical"} {
 		p := s.Properties[name]
 		p.Minimum, p.Maximum, p.Default = jsonschema.Ptr(0.0), jsonschema.Ptr(1.0), json.RawMessage("0")

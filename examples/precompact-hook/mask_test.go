@@ -35,8 +35,11 @@ func TestPreCompactMask(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "Tool calls whose output chitta elided")
 	assert.Contains(t, r.stdout, "- Read src/loader0.go — output elided (195 tokens), memory ")
-	assert.NotContains(t, r.stdout, "src/loader4.go — output elided", "the newest outputs are not masked")
-	assert.Contains(t, r.stderr, "2 tool results masked (2 listed)")
+	// Every call is kept: at the hook's ratio the five reads fit only with
+	// the recent outputs masked too, and the newest is whole again first.
+	assert.NotContains(t, r.stdout, "src/loader4.go — output elided", "the newest output is not masked")
+	assert.Contains(t, r.stderr, "kept 12 of 12 turns")
+	assert.Contains(t, r.stderr, "4 tool results masked (4 listed)")
 
 	plain := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", transcript, "sess-m", "")), "--store", store)
 	require.Equal(t, 0, plain.code, plain.stderr)

@@ -1,0 +1,250 @@
+package chitta_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+)
+
+// actionsConversation: two old call units with 60-word results, a long
+// user digression that outscores them, and a live turn with a recent
+// 40-word result.
+const actionsConversation = `[
+{"role":"user","content":"book the trip"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"lookup","arguments":"{\"id\":\"R1\"}"}}]},
+{"role":"tool","tool_call_id":"c1","content":"` + "r1 " + "x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x x" + `"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c2","type":"function","function":{"name":"lookup","arguments":"{\"id\":\"R2\"}"}}]},
+{"role":"tool","tool_call_id":"c2","content":"` + "r2 " + "y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y y" + `"},
+{"role":"assistant","content":"` + "I can help with that and here is a long explanation of the policy that applies to the trip you booked earlier today" + `"},
+{"role":"user","content":"` + "tell me more about the policy and the trip and the fees and the rules that apply to changes of the booking" + `"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c3","type":"function","function":{"name":"lookup","arguments":"{\"id\":\"R3\"}"}}]},
+{"role":"tool","tool_call_id":"c3","content":"` + "r3 " + "z z z z z z z z z z z z z z z z z z z z z z z z z z z z z z z z z z z z z z z z" + `"}
+]`
+
+// Masked call units are kept before free-scored dialogue (the default);
+// ActionsOff restores the plain race, which the dialogue wins.
+func TestMaskActionsFirst(t *testing.T) {
+	t.Parallel()
+	in, err := chitta.ParseMessages([]byte(actionsConversation))
+	require.NoError(t, err)
+	tests := []struct {
+		name  string
+		mask  chitta.MaskOptions
+		calls []int // call messages kept
+	}{
+		{"actions first", chitta.MaskOptions{KeepRecent: 1, MinTokens: 10}, []int{1, 3, 7}},
+		{"off", chitta.MaskOptions{KeepRecent: 1, MinTokens: 10, Actions: chitta.ActionsOff}, []int{7}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 0.45, Tokens: words, Mask: &tt.mask})
+			require.NoError(t, err)
+			checkMasked(t, in, res)
+			checkPairs(t, in, res)
+			var calls []int
+			for _, i := range res.Kept {
+				if len(in[i].ToolCallIDs) > 0 {
+					calls = append(calls, i)
+				}
+			}
+			assert.Equal(t, tt.calls, calls)
+			assert.LessOrEqual(t, res.Stats.AfterTokens, res.Stats.TargetTokens)
+		})
+	}
+}
+
+// With room for one old call group, the order of Actions picks it.
+func TestMaskActionsOrder(t *testing.T) {
+	t.Parallel()
+	in, err := chitta.ParseMessages([]byte(actionsConversation))
+	require.NoError(t, err)
+	tests := []struct {
+		actions chitta.MaskActions
+		calls   []int
+	}{
+		{chitta.ActionsOldestFirst, []int{1, 7}},
+		{chitta.ActionsNewestFirst, []int{3, 7}},
+		{chitta.ActionsByScore, []int{3, 7}}, // no query: recency decides the score
+		{chitta.ActionsOff, []int{3, 7}},     // the formula: the newer unit scores higher and fits
+	}
+	for _, tt := range tests {
+		res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 0.37, Tokens: words, Mask: &chitta.MaskOptions{KeepRecent: 1, MinTokens: 10, Actions: tt.actions}})
+		require.NoError(t, err)
+		checkMasked(t, in, res)
+		var calls []int
+		for _, i := range res.Kept {
+			if len(in[i].ToolCallIDs) > 0 {
+				calls = append(calls, i)
+			}
+		}
+		assert.Equal(t, tt.calls, calls, "actions %d", tt.actions)
+	}
+}
+
+// lookups is a prompt, n lookup calls with 60-word results (call k at
+// index 2k+1, its result at 2k+2), and a live turn of a prompt and a reply.
+func lookups(n int) string {
+	var b strings.Builder
+	b.WriteString(`[{"role":"user","content":"book the trip"},`)
+	for k := range n {
+		fmt.Fprintf(&b, `{"role":"assistant","content":null,"tool_calls":[{"id":"c%d","type":"function","function":{"name":"lookup","arguments":"{}"}}]},`, k)
+		fmt.Fprintf(&b, `{"role":"tool","tool_call_id":"c%d","content":"%s"},`, k, output(string(rune('a'+k)), 60))
+	}
+	b.WriteString(`{"role":"user","content":"and now"},{"role":"assistant","content":"ok"}]`)
+	return b.String()
+}
+
+// When a call unit does not fit even masked, its recent or small result is
+// masked too (degraded) before the call is dropped; with room to spare it
+// returns to its masked form.
+func TestMaskDegradesBeforeDropping(t *testing.T) {
+	t.Parallel()
+	in, err := chitta.ParseMessages([]byte(lookups(1)))
+	require.NoError(t, err)
+	tests := []struct {
+		name     string
+		mask     chitta.MaskOptions
+		ratio    float64
+		kept     bool // the call unit
+		degraded bool // its recent result returned as a placeholder
+	}{
+		{"too small even degraded", chitta.MaskOptions{}, 0.05, false, false},
+		{"degraded to fit", chitta.MaskOptions{}, 0.25, true, true},
+		{"fits as it is", chitta.MaskOptions{}, 1, true, false},
+		{"off never degrades", chitta.MaskOptions{Actions: chitta.ActionsOff}, 0.25, false, false},
+		{"excluded tools are never degraded", chitta.MaskOptions{ExcludeTools: []string{"lookup"}}, 0.25, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: tt.ratio, Tokens: words, Mask: &tt.mask})
+			require.NoError(t, err)
+			checkMasked(t, in, res)
+			checkPairs(t, in, res)
+			assert.Equal(t, tt.kept, res.Scores[1].Kept)
+			assert.Equal(t, tt.degraded, res.Scores[2].Masked)
+			if tt.degraded {
+				require.Equal(t, []int{0, 1, 2, 3, 4}, res.Kept)
+				assert.Equal(t, "[chitta: output of lookup elided (60 tokens)]", res.Messages[2].Content)
+			}
+			assert.LessOrEqual(t, res.Stats.AfterTokens, res.Stats.TargetTokens)
+		})
+	}
+}
+
+// After degrading call groups to keep them all, the newest results are
+// the first to be whole again, whatever the order of Actions.
+func TestMaskNewestWholeFirst(t *testing.T) {
+	t.Parallel()
+	in, err := chitta.ParseMessages([]byte(lookups(2)))
+	require.NoError(t, err)
+	for _, actions := range []chitta.MaskActions{chitta.ActionsOldestFirst, chitta.ActionsNewestFirst, chitta.ActionsByScore} {
+		res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 0.65, Tokens: words, Mask: &chitta.MaskOptions{Actions: actions}})
+		require.NoError(t, err)
+		checkMasked(t, in, res)
+		require.Equal(t, []int{0, 1, 2, 3, 4, 5, 6}, res.Kept, "actions %d", actions)
+		assert.True(t, res.Scores[2].Masked, "actions %d: the older result is degraded", actions)
+		assert.False(t, res.Scores[4].Masked, "actions %d: the newest result is whole", actions)
+	}
+}
+
+// jsonResult is a JSON tool result of a reservation, as a JSON string
+// literal (the content of a message).
+const jsonResult = `"{\"reservation_id\": \"JG7FMM\", \"user_id\": \"omar_davis_3817\", \"cabin\": \"business\", \"origin\": \"MCO\", \"note\": \"call back later today please\", \"flights\": [{\"flight_number\": \"HAT028\", \"date\": \"2024-05-21\", \"price\": 1859, \"seats\": 2}, {\"flight_number\": \"HAT277\", \"date\": \"2024-05-21\", \"price\": 1679, \"seats\": 2}], \"payment\": \"credit_card_2929732\", \"refundable\": true, \"insurance\": null, \"remarks\": \"the customer asked twice about the baggage allowance for this trip and was told the policy\"}"`
+
+func TestMaskListValues(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		content string
+		mask    chitta.MaskOptions
+		want    string
+	}{
+		{"defaults", jsonResult, chitta.MaskOptions{MinTokens: 1, KeepRecent: 1},
+			"[chitta: output of get_reservation elided (54 tokens); values: JG7FMM, omar_davis_3817, MCO, HAT028, 2024-05-21, 1859, HAT277, 1679, credit_card_2929732]"},
+		{"capped", jsonResult, chitta.MaskOptions{MinTokens: 1, KeepRecent: 1, ListValues: 2},
+			"[chitta: output of get_reservation elided (54 tokens); values: JG7FMM, omar_davis_3817]"},
+		{"none", jsonResult, chitta.MaskOptions{MinTokens: 1, KeepRecent: 1, ListValues: -1},
+			"[chitta: output of get_reservation elided (54 tokens)]"},
+		{"not JSON", `"` + output("HAT", 30) + `"`, chitta.MaskOptions{MinTokens: 1, KeepRecent: 1},
+			"[chitta: output of get_reservation elided (30 tokens)]"},
+		{"values that would not save anything are left out", `"[\"A1\", \"B2\", \"C3\", \"D4\", \"E5\", \"F6\", \"G7\", \"H8\", \"I9\", \"J10\", \"K11\"]"`, chitta.MaskOptions{MinTokens: 1, KeepRecent: 1},
+			"[chitta: output of get_reservation elided (11 tokens)]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			data := `[
+{"role":"user","content":"change it"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_reservation","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"c1","content":` + tt.content + `},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c2","type":"function","function":{"name":"get_reservation","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"c2","content":"done"}
+]`
+			_, res := compactMasked(t, data, &tt.mask)
+			require.True(t, res.Scores[2].Masked)
+			assert.Equal(t, tt.want, res.Messages[2].Content)
+			assert.NotContains(t, res.Messages[2].Content, "\n")
+		})
+	}
+}
+
+// Placeholders with values stay valid in every provider format.
+func TestMaskListValuesFormats(t *testing.T) {
+	t.Parallel()
+	for _, f := range maskFormats {
+		t.Run(f.name, func(t *testing.T) {
+			t.Parallel()
+			// A JSON result of 200 tokens where the oldest output was.
+			inner := strings.TrimSuffix(strings.TrimPrefix(jsonResult, `"`), `"`)
+			data := strings.Replace(f.data, output("a", 200), inner+` `+output("a", 150), 1)
+			in, res := compactMasked(t, data, &chitta.MaskOptions{KeepRecent: 1})
+			i := f.results[0]
+			require.True(t, res.Scores[i].Masked, "%s", in[i].Content)
+			for k, j := range res.Kept {
+				if j == i {
+					assert.Contains(t, res.Messages[k].Content, "; values: JG7FMM, omar_davis_3817, MCO, HAT028")
+				}
+			}
+		})
+	}
+}
+
+// Restore returns masked results whole, newest first, while the budget
+// allows.
+func TestMaskRestore(t *testing.T) {
+	t.Parallel()
+	in, err := chitta.ParseMessages([]byte(maskFormats[0].data))
+	require.NoError(t, err)
+	tests := []struct {
+		name   string
+		ratio  float64
+		masked []int
+	}{
+		{"room for everything", 1, nil},
+		{"room for the newest", 0.75, []int{3}},
+		{"no room", 0.4, []int{3, 5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: tt.ratio, Tokens: words, Mask: &chitta.MaskOptions{KeepRecent: 1, Restore: true}})
+			require.NoError(t, err)
+			checkMasked(t, in, res)
+			var masked []int
+			for _, i := range res.Kept {
+				if res.Scores[i].Masked {
+					masked = append(masked, i)
+				}
+			}
+			assert.Equal(t, tt.masked, masked)
+			assert.LessOrEqual(t, res.Stats.AfterTokens, res.Stats.TargetTokens)
+		})
+	}
+}

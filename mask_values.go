@@ -1,0 +1,103 @@
+package chitta
+
+import (
+	"slices"
+	"unsafe"
+)
+
+// DefaultMaskListValues is the number of identifier-like values a
+// placeholder lists when MaskOptions.ListValues is 0.
+const DefaultMaskListValues = 32
+
+// maxListedValue is the longest value, in bytes, a placeholder lists.
+const maxListedValue = 40
+
+// maxValueScan is how many leading bytes of a result listValues reads.
+const maxValueScan = 32 << 10
+
+// listValues returns up to max distinct identifier-like scalar values of
+// a tool result whose text is JSON (an object or an array, after leading
+// white space), in order of first appearance: strings that
+// [isIdentifierLike] accepts and numbers of at least two characters,
+// each as written. Object keys are never listed, and only the first
+// maxValueScan bytes (32 KiB) are read. Text
+// that is not JSON, and max <= 0, give none. The scan is linear and never
+// fails: on malformed JSON it lists what it read up to there.
+func listValues(text string, max int) []string {
+	i := 0
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
+		i++
+	}
+	if max <= 0 || i >= len(text) || text[i] != '{' && text[i] != '[' {
+		return nil
+	}
+	text = text[:min(len(text), maxValueScan)]
+	// A read-only view of text for skipString, so that a large result is
+	// not copied; values are substrings of text.
+	b := unsafe.Slice(unsafe.StringData(text), len(text))
+	var out []string
+	add := func(v string) {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	for i < len(text) && len(out) < max {
+		switch c := text[i]; {
+		case c == '"':
+			end := skipString(b, i)
+			if end < 0 {
+				return out
+			}
+			k := end
+			for k < len(text) && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r') {
+				k++
+			}
+			if k < len(text) && text[k] == ':' {
+				i = end // a key
+				continue
+			}
+			if v := text[i+1 : end-1]; len(v) <= maxListedValue && isIdentifierLike(v) {
+				add(v)
+			}
+			i = end
+		case c == '-' || c >= '0' && c <= '9':
+			end := i + 1
+			for end < len(text) && (text[end] >= '0' && text[end] <= '9' || text[end] == '.' || text[end] == 'e' || text[end] == 'E' || text[end] == '+' || text[end] == '-') {
+				end++
+			}
+			if n := end - i; n >= 2 && n <= maxListedValue {
+				add(text[i:end])
+			}
+			i = end
+		default:
+			i++
+		}
+	}
+	return out
+}
+
+// isIdentifierLike reports whether v looks like an identifier, a code or
+// a date rather than a word of prose: 2 to 40 bytes of ASCII letters,
+// digits and _ - . : / @ + #, with a digit, or with upper-case letters and
+// no lower-case ones ("HAT028", "2024-05-21", "credit_card_2929732",
+// "JG7FMM", "MCO"; not "economy", "New York").
+func isIdentifierLike(v string) bool {
+	if len(v) < 2 || len(v) > maxListedValue {
+		return false
+	}
+	digit, upper, lower := false, false, false
+	for i := range len(v) {
+		switch c := v[i]; {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c == '_' || c == '-' || c == '.' || c == ':' || c == '/' || c == '@' || c == '+' || c == '#':
+		default:
+			return false
+		}
+	}
+	return digit || upper && !lower
+}

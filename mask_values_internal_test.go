@@ -1,0 +1,36 @@
+package chitta
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestListValues(t *testing.T) {
+	t.Parallel()
+	long := `{"pad": "` + strings.Repeat("x", maxValueScan) + `", "id": "AB12"}`
+	tests := []struct {
+		name string
+		text string
+		max  int
+		want []string
+	}{
+		{"object", `{"id": "JG7FMM", "n": 42, "m": 7, "neg": -13, "f": 1.5e3, "ok": true, "x": null, "w": "economy"}`, 32, []string{"JG7FMM", "42", "-13", "1.5e3"}},
+		{"leading space and an array", " \n[\"HAT028\", {\"HAT028\": \"MCO\"}, \"MCO\"]", 32, []string{"HAT028", "MCO"}},
+		{"keys are never values", `{"AB12": {"CD34": "x"}}`, 32, nil},
+		{"prose and escapes are not identifiers", `{"a": "New York", "b": "a\"b1", "c": "Ab1é", "d": "` + strings.Repeat("7", 41) + `"}`, 32, nil},
+		{"codes, dates, paths", `{"a": "MCO", "b": "2024-05-21", "c": "src/a.go:12", "d": "credit_card_2929732", "e": "A"}`, 32, []string{"MCO", "2024-05-21", "src/a.go:12", "credit_card_2929732"}},
+		{"capped, first appearance first", `["Z9", "A1", "Z9", "B2"]`, 2, []string{"Z9", "A1"}},
+		{"not JSON", `id AB12 and 42`, 32, nil},
+		{"no values wanted", `["A1"]`, 0, nil},
+		{"malformed keeps what was read", `["A1", "B2`, 32, []string{"A1"}},
+		{"only the first 32 KiB is read", long, 32, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, listValues(tt.text, tt.max))
+		})
+	}
+}
