@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -16,36 +17,108 @@ const (
 // lexDoc is the lexical pass of one text: the hashes of its HashEmbedder
 // word-level features (words, whole identifiers and bigrams; character
 // trigrams are left out: on the shared evaluation data they made the score
-// no better and the pass about twice as large), how many times each
-// occurs, their mean occurrence weight (1 for a word, 0.1 for a stop word,
-// 0.5 for a bigram, 0.7 for a whole identifier; see [HashEmbedder]), and
-// its length (the summed weight of every occurrence). A lexDoc is never
-// modified once built, so caches share it.
+// no better and the pass about twice as large), sorted, with how many times
+// each occurs, and its length (the summed weight of every occurrence: 1 for
+// a word, 0.1 for a stop word, 0.5 for a bigram, 0.7 for a whole
+// identifier; see [HashEmbedder]). dir indexes the sorted keys by their top
+// bits, so that [lexDoc.count] finds a feature in one or two comparisons
+// (the hashes are uniform): the keys whose top bits are b lie in
+// keys[dir[b]:dir[b+1]]. A lexDoc is never modified once built, so caches
+// share it.
 type lexDoc struct {
-	keys    []uint64
-	counts  []float32
-	weights []float32
-	length  float64
+	keys   []uint64
+	counts []float32
+	dir    []uint32
+	shift  uint8 // a key's bucket is key >> shift (64: a single bucket)
+	length float64
 }
 
-// newLexDoc tokenises text with the HashEmbedder's tokenizer and returns
-// its word-level features.
-func newLexDoc(text string) *lexDoc {
+// lexFeatures tokenises text with the HashEmbedder's tokenizer and calls
+// visit with each word-level feature: its hash, its count and its summed
+// weight, in order of first occurrence.
+func lexFeatures(text string, visit func(key uint64, cnt, sumw float32)) {
 	st := hashStatePool.Get().(*hashState)
 	defer st.release()
 	st.prev, st.noGram = 0, true
 	st.tokenize(text)
 	st.noGram = false
-	n := len(st.used)
-	d := &lexDoc{keys: make([]uint64, n), counts: make([]float32, n), weights: make([]float32, n)}
-	for k, i := range st.used {
+	for _, i := range st.used {
 		sl := &st.slots[i]
-		d.keys[k], d.counts[k], d.weights[k] = sl.key, sl.cnt, sl.sumw/sl.cnt
-		d.length += float64(sl.sumw)
+		visit(sl.key, sl.cnt, sl.sumw)
 		sl.key = 0
 	}
 	st.used = st.used[:0]
+}
+
+// lexFeature is one feature of a text being built into a lexDoc.
+type lexFeature struct {
+	key uint64
+	cnt float32
+}
+
+// newLexDoc returns the lexical pass of text.
+func newLexDoc(text string) *lexDoc {
+	d := &lexDoc{}
+	var fs []lexFeature
+	lexFeatures(text, func(key uint64, cnt, sumw float32) {
+		fs = append(fs, lexFeature{key, cnt})
+		d.length += float64(sumw) // in order of occurrence, as always
+	})
+	n := len(fs)
+	if n == 0 {
+		return d
+	}
+	slices.SortFunc(fs, func(a, b lexFeature) int { return cmp.Compare(a.key, b.key) })
+	d.keys, d.counts = make([]uint64, n), make([]float32, n)
+	for k, f := range fs {
+		d.keys[k], d.counts[k] = f.key, f.cnt
+	}
+	// About two keys per bucket: 2^bits >= n/2 buckets.
+	b := bits.Len(uint(n-1) >> 1)
+	d.shift = uint8(64 - b)
+	d.dir = make([]uint32, 1<<b+1)
+	for _, k := range d.keys {
+		d.dir[k>>d.shift+1]++
+	}
+	for i := 1; i < len(d.dir); i++ {
+		d.dir[i] += d.dir[i-1]
+	}
 	return d
+}
+
+// count returns how many times feature key occurs in the text (0 when it
+// does not).
+func (d *lexDoc) count(key uint64) float32 {
+	if len(d.keys) == 0 {
+		return 0
+	}
+	b := key >> d.shift
+	for k := d.dir[b]; k < d.dir[b+1]; k++ {
+		if d.keys[k] >= key {
+			if d.keys[k] == key {
+				return d.counts[k]
+			}
+			return 0
+		}
+	}
+	return 0
+}
+
+// lexQuery is the lexical pass of the query: its features in order of
+// first occurrence and their mean occurrence weights.
+type lexQuery struct {
+	keys    []uint64
+	weights []float32
+}
+
+// newLexQuery returns the lexical pass of the query text.
+func newLexQuery(text string) lexQuery {
+	var q lexQuery
+	lexFeatures(text, func(key uint64, cnt, sumw float32) {
+		q.keys = append(q.keys, key)
+		q.weights = append(q.weights, sumw/cnt)
+	})
+	return q
 }
 
 // lexDocs returns the lexical pass of every text, from the CachedEmbedder's
@@ -101,36 +174,14 @@ type lexHit struct {
 // 0.75) over the word-level HashEmbedder features of the texts, with the inverse
 // document frequency ln(1 + (N − df + 0.5)/(df + 0.5)) counted over docs
 // alone and each query feature weighted by its HashEmbedder weight (so stop
-// words and character trigrams count little). The scores are divided by
-// the best, so the best document scores 1; all are 0 when no document
-// shares a feature with the query.
-func bm25(query *lexDoc, docs []*lexDoc) []float64 {
+// words count little). The scores are divided by the best, so the best
+// document scores 1; all are 0 when no document shares a feature with the
+// query. BM25 scores query features only, so each document is asked for
+// the query's few features ([lexDoc.count]) rather than scanned.
+func bm25(query lexQuery, docs []*lexDoc) []float64 {
 	out := make([]float64, len(docs))
 	if len(docs) == 0 || len(query.keys) == 0 {
 		return out
-	}
-	// An open-addressing set of the query's features (hashes are already
-	// mixed, so their low bits index it), at most a quarter full.
-	size := 1
-	for size < 4*len(query.keys) {
-		size <<= 1
-	}
-	mask := uint64(size - 1)
-	slot := make([]int32, size) // query feature index + 1; 0 = empty
-	for q, k := range query.keys {
-		i := k & mask
-		for slot[i] != 0 {
-			i = (i + 1) & mask
-		}
-		slot[i] = int32(q + 1)
-	}
-	find := func(key uint64) int {
-		for i := key & mask; slot[i] != 0; i = (i + 1) & mask {
-			if q := int(slot[i] - 1); query.keys[q] == key {
-				return q
-			}
-		}
-		return -1
 	}
 	// One pass finds every shared feature (hits, grouped by document from
 	// offsets[j]) and the document frequencies; the second scores the hits.
@@ -140,10 +191,10 @@ func bm25(query *lexDoc, docs []*lexDoc) []float64 {
 	var total float64
 	for j, d := range docs {
 		total += d.length
-		for k, key := range d.keys {
-			if q := find(key); q >= 0 {
+		for q, key := range query.keys {
+			if tf := d.count(key); tf > 0 {
 				df[q]++
-				hits = append(hits, lexHit{q: int32(q), tf: d.counts[k]})
+				hits = append(hits, lexHit{q: int32(q), tf: tf})
 			}
 		}
 		offsets[j+1] = len(hits)
@@ -192,7 +243,7 @@ func (p *pass) mixLexical(o *resolved) {
 		}
 	}
 	docs := lexDocs(o.Embedder, texts)
-	lex := bm25(newLexDoc(o.Query), docs)
+	lex := bm25(newLexQuery(o.Query), docs)
 	if !slices.ContainsFunc(lex, func(x float64) bool { return x > 0 }) {
 		return
 	}
@@ -212,32 +263,35 @@ func (p *pass) reserve(o *resolved, cands []unit, free int) int {
 	if !p.reserving(o) || free <= 0 {
 		return 0
 	}
+	// Candidates as small records (the sort moves 24 bytes, not a unit).
 	type cand struct {
-		u   unit
-		sim float64
+		sim  float64
+		last int // the unit's last member: the tie-break
+		k    int // index in cands
 	}
-	var cs []cand
-	for _, u := range cands {
+	cs := make([]cand, 0, len(cands))
+	for k, u := range cands {
 		if p.scores[u.members[0]].Kept {
 			continue // pinned
 		}
-		c := cand{u: u, sim: math.Inf(-1)}
+		sim := math.Inf(-1)
 		for _, i := range u.members {
-			c.sim = max(c.sim, p.reserveSimilarity(i))
+			sim = max(sim, p.reserveSimilarity(i))
 		}
-		cs = append(cs, c)
+		cs = append(cs, cand{sim: sim, last: u.last, k: k})
 	}
 	slices.SortFunc(cs, func(a, b cand) int {
-		return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(b.u.last, a.u.last))
+		return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(b.last, a.last))
 	})
 	budget := int(math.Floor(o.RelevanceReserve * float64(free) * (1 + 1e-12)))
 	used := 0
 	for _, c := range cs {
-		if used+c.u.cost > budget {
+		u := &cands[c.k]
+		if used+u.cost > budget {
 			continue
 		}
-		used += c.u.cost
-		for _, i := range c.u.members {
+		used += u.cost
+		for _, i := range u.members {
 			p.scores[i].Kept = true
 		}
 	}

@@ -15,7 +15,7 @@ func TestBM25IDFDownweightsWordInEveryTurn(t *testing.T) {
 		newLexDoc("deploy and rollback"),
 		newLexDoc("deploy once more"),
 	}
-	got := bm25(newLexDoc("deploy rollback"), docs)
+	got := bm25(newLexQuery("deploy rollback"), docs)
 	require.Len(t, got, len(docs))
 	assert.InDelta(t, 1, got[2], 1e-12, "the turn sharing the rare word is the best")
 	for _, j := range []int{0, 1, 3} {
@@ -25,16 +25,16 @@ func TestBM25IDFDownweightsWordInEveryTurn(t *testing.T) {
 		assert.Greater(t, got[j], 0.0, "doc %d still shares a word", j)
 		assert.Less(t, got[j], 0.15, "doc %d", j)
 	}
-	none := bm25(newLexDoc("kubernetes"), docs)
+	none := bm25(newLexQuery("kubernetes"), docs)
 	assert.Equal(t, []float64{0, 0, 0, 0}, none, "no shared feature: all zero")
-	assert.Equal(t, []float64{0}, bm25(newLexDoc(""), docs[:1]))
+	assert.Equal(t, []float64{0}, bm25(newLexQuery(""), docs[:1]))
 }
 
 func TestBM25LengthNormalisation(t *testing.T) {
 	t.Parallel()
 	short := newLexDoc("rollback failed")
 	long := newLexDoc("rollback failed while the operator was reading the very long changelog of the release notes today")
-	got := bm25(newLexDoc("rollback"), []*lexDoc{short, long, newLexDoc("unrelated words here")})
+	got := bm25(newLexQuery("rollback"), []*lexDoc{short, long, newLexDoc("unrelated words here")})
 	assert.InDelta(t, 1, got[0], 1e-12)
 	assert.Less(t, got[1], got[0], "b = 0.75 favours the shorter turn")
 }
