@@ -458,6 +458,7 @@ type pass struct {
 	scores         []TurnScore
 	free           []int // indices of non-pinned messages, ascending
 	vecs           [][]float32
+	ents           []*cacheEntry // per message: its CachedEmbedder entry when Options.Lexical is on, else nil
 	embedded       bool
 	queried        bool // Semantic holds the query cosine
 	target         int

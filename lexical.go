@@ -121,45 +121,28 @@ func newLexQuery(text string) lexQuery {
 	return q
 }
 
-// lexDocs returns the lexical pass of every text, from the CachedEmbedder's
-// entries when e is one (computing and keeping the missing ones) and
-// freshly otherwise.
-func lexDocs(e Embedder, texts []string) []*lexDoc {
-	out := make([]*lexDoc, len(texts))
-	c, ok := e.(*CachedEmbedder)
-	if !ok || c == nil || c.items == nil {
-		for i, t := range texts {
-			out[i] = newLexDoc(t)
+// lexDocs returns the lexical pass of the messages idx: from their
+// CachedEmbedder entries (ents, per message; nil or a nil entry when there
+// is none), computing and keeping the missing ones, and freshly otherwise.
+func lexDocs(msgs []Message, idx []int, ents []*cacheEntry) []*lexDoc {
+	out := make([]*lexDoc, len(idx))
+	for k, i := range idx {
+		var e *cacheEntry
+		if ents != nil {
+			e = ents[i]
 		}
-		return out
-	}
-	keys := make([]cacheKey, len(texts))
-	var miss []int
-	for i, t := range texts {
-		keys[i] = c.key(t)
-	}
-	c.mu.Lock()
-	for i := range texts {
-		if en, ok := c.items[keys[i]]; ok && en.lex != nil {
-			out[i] = en.lex
-		} else {
-			miss = append(miss, i)
+		if e != nil {
+			if d := e.lex.Load(); d != nil {
+				out[k] = d
+				continue
+			}
 		}
-	}
-	c.mu.Unlock()
-	if len(miss) == 0 {
-		return out
-	}
-	for _, i := range miss {
-		out[i] = newLexDoc(texts[i])
-	}
-	c.mu.Lock()
-	for _, i := range miss {
-		if en, ok := c.items[keys[i]]; ok && en.lex == nil {
-			en.lex = out[i]
+		d := newLexDoc(msgs[i].Content)
+		if e != nil && !e.lex.CompareAndSwap(nil, d) {
+			d = e.lex.Load() // built meanwhile by a concurrent call: share it
 		}
+		out[k] = d
 	}
-	c.mu.Unlock()
 	return out
 }
 
@@ -234,16 +217,13 @@ func (p *pass) mixLexical(o *resolved) {
 	if o.Lexical == 0 || !p.queried {
 		return
 	}
-	var idx []int
-	var texts []string
+	idx := make([]int, 0, len(p.free))
 	for _, i := range p.free {
 		if p.vecs[i] != nil {
 			idx = append(idx, i)
-			texts = append(texts, p.msgs[i].Content)
 		}
 	}
-	docs := lexDocs(o.Embedder, texts)
-	lex := bm25(newLexQuery(o.Query), docs)
+	lex := bm25(newLexQuery(o.Query), lexDocs(p.msgs, idx, p.ents))
 	if !slices.ContainsFunc(lex, func(x float64) bool { return x > 0 }) {
 		return
 	}

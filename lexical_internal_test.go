@@ -43,20 +43,25 @@ func TestLexDocsCachedEmbedder(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	c := NewCachedEmbedder(NewHashEmbedder(64), 8)
-	texts := []string{"parseConfig failed on line 42", "retry the deploy"}
-	fresh := lexDocs(nil, texts)
-	// Not embedded yet: computed, not cached.
-	first := lexDocs(c, texts)
-	assert.Equal(t, fresh, first)
-	_, err := c.Embed(ctx, texts)
+	msgs := []Message{{Role: RoleUser, Content: "parseConfig failed on line 42"}, {Role: RoleAssistant, Content: "retry the deploy"}}
+	texts, idx := []string{msgs[0].Content, msgs[1].Content}, []int{0, 1}
+	fresh := lexDocs(msgs, idx, nil)
+	ents := make([]*cacheEntry, len(texts))
+	_, err := c.embedShared(ctx, texts, ents) // misses: new entries
 	require.NoError(t, err)
-	second := lexDocs(c, texts)
-	third := lexDocs(c, texts)
+	require.NotContains(t, ents, (*cacheEntry)(nil))
+	second := lexDocs(msgs, idx, ents)
 	assert.Equal(t, fresh, second, "cached pass equals the fresh one")
+	again := make([]*cacheEntry, len(texts))
+	_, err = c.embedShared(ctx, texts, again) // hits: the same entries
+	require.NoError(t, err)
+	assert.Equal(t, ents, again)
+	third := lexDocs(msgs, idx, again)
 	for i := range texts {
 		assert.Same(t, second[i], third[i], "text %d: tokenised once, then reused", i)
 	}
-	assert.Equal(t, lexDocs(nil, texts), lexDocs((*CachedEmbedder)(nil), texts), "a nil CachedEmbedder computes freshly")
+	assert.Equal(t, fresh, lexDocs(msgs, idx, []*cacheEntry{nil, nil}), "no entry: computed freshly")
+	assert.Equal(t, fresh[1:], lexDocs(msgs, idx[1:], nil))
 }
 
 func TestLexDocWordLevelFeatures(t *testing.T) {
