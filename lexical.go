@@ -243,13 +243,14 @@ func (p *pass) reserve(o *resolved, cands []unit, free int) int {
 	if !p.reserving(o) || free <= 0 {
 		return 0
 	}
-	// Candidates as small records (the sort moves 24 bytes, not a unit).
+	// Candidates as small records (the heap moves 24 bytes, not a unit).
 	type cand struct {
 		sim  float64
 		last int // the unit's last member: the tie-break
 		k    int // index in cands
 	}
 	cs := make([]cand, 0, len(cands))
+	minCost := math.MaxInt
 	for k, u := range cands {
 		if p.scores[u.members[0]].Kept {
 			continue // pinned
@@ -259,13 +260,19 @@ func (p *pass) reserve(o *resolved, cands []unit, free int) int {
 			sim = max(sim, p.reserveSimilarity(i))
 		}
 		cs = append(cs, cand{sim: sim, last: u.last, k: k})
+		minCost = min(minCost, u.cost)
 	}
-	slices.SortFunc(cs, func(a, b cand) int {
-		return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(b.last, a.last))
-	})
 	budget := int(math.Floor(o.RelevanceReserve * float64(free) * (1 + 1e-12)))
 	used := 0
-	for _, c := range cs {
+	// Most similar first; the reserve is spent after a small share of the
+	// candidates, once what is left is below the cheapest unit: byRank
+	// orders only that share.
+	for c := range byRank(cs, func(a, b cand) int {
+		return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(b.last, a.last))
+	}) {
+		if budget-used < minCost {
+			break // nothing else fits
+		}
 		u := &cands[c.k]
 		if used+u.cost > budget {
 			continue
