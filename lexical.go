@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 )
 
 // BM25 parameters of the lexical score ([Options.Lexical]).
@@ -74,7 +75,7 @@ func newLexDoc(text string) *lexDoc {
 		d.keys[k], d.counts[k] = f.key, f.cnt
 	}
 	// About two keys per bucket: 2^bits >= n/2 buckets.
-	b := bits.Len(uint(n-1) >> 1)
+	b := bits.Len(uint(n - 1))
 	d.shift = uint8(64 - b)
 	d.dir = make([]uint32, 1<<b+1)
 	for _, k := range d.keys {
@@ -94,11 +95,8 @@ func (d *lexDoc) count(key uint64) float32 {
 	}
 	b := key >> d.shift
 	for k := d.dir[b]; k < d.dir[b+1]; k++ {
-		if d.keys[k] >= key {
-			if d.keys[k] == key {
-				return d.counts[k]
-			}
-			return 0
+		if d.keys[k] == key {
+			return d.counts[k]
 		}
 	}
 	return 0
@@ -121,19 +119,18 @@ func newLexQuery(text string) lexQuery {
 	return q
 }
 
-// lexDocs returns the lexical pass of the messages idx: from their
+// lexDocs appends to dst the lexical pass of the messages idx: from their
 // CachedEmbedder entries (ents, per message; nil or a nil entry when there
 // is none), computing and keeping the missing ones, and freshly otherwise.
-func lexDocs(msgs []Message, idx []int, ents []*cacheEntry) []*lexDoc {
-	out := make([]*lexDoc, len(idx))
-	for k, i := range idx {
+func lexDocs(dst []*lexDoc, msgs []Message, idx []int, ents []*cacheEntry) []*lexDoc {
+	for _, i := range idx {
 		var e *cacheEntry
 		if ents != nil {
 			e = ents[i]
 		}
 		if e != nil {
 			if d := e.lex.Load(); d != nil {
-				out[k] = d
+				dst = append(dst, d)
 				continue
 			}
 		}
@@ -141,9 +138,9 @@ func lexDocs(msgs []Message, idx []int, ents []*cacheEntry) []*lexDoc {
 		if e != nil && !e.lex.CompareAndSwap(nil, d) {
 			d = e.lex.Load() // built meanwhile by a concurrent call: share it
 		}
-		out[k] = d
+		dst = append(dst, d)
 	}
-	return out
+	return dst
 }
 
 // lexHit is a feature a document shares with the query: the query
@@ -153,6 +150,30 @@ type lexHit struct {
 	tf float32
 }
 
+// lexScratch is the working memory of one lexical pass, reused between
+// calls (lexScratchPool) so that a re-compaction allocates next to nothing
+// for it.
+type lexScratch struct {
+	idx     []int
+	docs    []*lexDoc
+	hits    []lexHit
+	offsets []int
+	df      []int
+	idf     []float64
+	out     []float64
+}
+
+var lexScratchPool = sync.Pool{New: func() any { return new(lexScratch) }}
+
+// maxPooledHits bounds the scratch kept in the pool (about 1 MB).
+const maxPooledHits = 1 << 17
+
+func (sc *lexScratch) release() {
+	if cap(sc.hits) <= maxPooledHits && cap(sc.idx) <= maxPooledHits {
+		lexScratchPool.Put(sc)
+	}
+}
+
 // bm25 scores every document against the query: Okapi BM25 (k1 1.2, b
 // 0.75) over the word-level HashEmbedder features of the texts, with the inverse
 // document frequency ln(1 + (N − df + 0.5)/(df + 0.5)) counted over docs
@@ -160,17 +181,19 @@ type lexHit struct {
 // words count little). The scores are divided by the best, so the best
 // document scores 1; all are 0 when no document shares a feature with the
 // query. BM25 scores query features only, so each document is asked for
-// the query's few features ([lexDoc.count]) rather than scanned.
-func bm25(query lexQuery, docs []*lexDoc) []float64 {
-	out := make([]float64, len(docs))
+// the query's few features ([lexDoc.count]) rather than scanned. The
+// result is sc's: valid until sc is used again.
+func (sc *lexScratch) bm25(query lexQuery, docs []*lexDoc) []float64 {
+	out := resize(sc.out, len(docs))
+	sc.out = out
 	if len(docs) == 0 || len(query.keys) == 0 {
 		return out
 	}
 	// One pass finds every shared feature (hits, grouped by document from
 	// offsets[j]) and the document frequencies; the second scores the hits.
-	df := make([]int, len(query.keys))
-	hits := make([]lexHit, 0, 4*len(docs))
-	offsets := make([]int, len(docs)+1)
+	df := resize(sc.df, len(query.keys))
+	offsets := resize(sc.offsets, len(docs)+1)
+	hits := sc.hits[:0]
 	var total float64
 	for j, d := range docs {
 		total += d.length
@@ -182,12 +205,14 @@ func bm25(query lexQuery, docs []*lexDoc) []float64 {
 		}
 		offsets[j+1] = len(hits)
 	}
+	sc.df, sc.offsets, sc.hits = df, offsets, hits
 	avg := total / float64(len(docs))
 	if avg <= 0 || len(hits) == 0 {
 		return out
 	}
 	n := float64(len(docs))
-	idf := make([]float64, len(df))
+	idf := resize(sc.idf, len(df))
+	sc.idf = idf
 	for q, k := range df {
 		idf[q] = float64(query.weights[q]) * math.Log(1+(n-float64(k)+0.5)/(float64(k)+0.5))
 	}
@@ -209,6 +234,17 @@ func bm25(query lexQuery, docs []*lexDoc) []float64 {
 	return out
 }
 
+// resize returns s with length n and every element zero, reusing its
+// array when it is large enough.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
 // mixLexical mixes the conversation's own BM25 score into Semantic:
 // (1 − Lexical)·cosine + Lexical·BM25, for every message that has a cosine
 // to the query. It does nothing when Lexical is 0, when there is no query
@@ -217,17 +253,21 @@ func (p *pass) mixLexical(o *resolved) {
 	if o.Lexical == 0 || !p.queried {
 		return
 	}
-	idx := make([]int, 0, len(p.free))
+	sc := lexScratchPool.Get().(*lexScratch)
+	defer sc.release()
+	sc.idx = sc.idx[:0]
 	for _, i := range p.free {
 		if p.vecs[i] != nil {
-			idx = append(idx, i)
+			sc.idx = append(sc.idx, i)
 		}
 	}
-	lex := bm25(newLexQuery(o.Query), lexDocs(p.msgs, idx, p.ents))
+	sc.docs = lexDocs(sc.docs[:0], p.msgs, sc.idx, p.ents)
+	lex := sc.bm25(newLexQuery(o.Query), sc.docs)
+	clear(sc.docs) // the pool must not keep lexical passes alive
 	if !slices.ContainsFunc(lex, func(x float64) bool { return x > 0 }) {
 		return
 	}
-	for k, i := range idx {
+	for k, i := range sc.idx {
 		s := &p.scores[i]
 		s.Semantic = (1-o.Lexical)*s.Semantic + o.Lexical*lex[k]
 	}

@@ -15,7 +15,7 @@ func TestBM25IDFDownweightsWordInEveryTurn(t *testing.T) {
 		newLexDoc("deploy and rollback"),
 		newLexDoc("deploy once more"),
 	}
-	got := bm25(newLexQuery("deploy rollback"), docs)
+	got := new(lexScratch).bm25(newLexQuery("deploy rollback"), docs)
 	require.Len(t, got, len(docs))
 	assert.InDelta(t, 1, got[2], 1e-12, "the turn sharing the rare word is the best")
 	for _, j := range []int{0, 1, 3} {
@@ -25,16 +25,16 @@ func TestBM25IDFDownweightsWordInEveryTurn(t *testing.T) {
 		assert.Greater(t, got[j], 0.0, "doc %d still shares a word", j)
 		assert.Less(t, got[j], 0.15, "doc %d", j)
 	}
-	none := bm25(newLexQuery("kubernetes"), docs)
+	none := new(lexScratch).bm25(newLexQuery("kubernetes"), docs)
 	assert.Equal(t, []float64{0, 0, 0, 0}, none, "no shared feature: all zero")
-	assert.Equal(t, []float64{0}, bm25(newLexQuery(""), docs[:1]))
+	assert.Equal(t, []float64{0}, new(lexScratch).bm25(newLexQuery(""), docs[:1]))
 }
 
 func TestBM25LengthNormalisation(t *testing.T) {
 	t.Parallel()
 	short := newLexDoc("rollback failed")
 	long := newLexDoc("rollback failed while the operator was reading the very long changelog of the release notes today")
-	got := bm25(newLexQuery("rollback"), []*lexDoc{short, long, newLexDoc("unrelated words here")})
+	got := new(lexScratch).bm25(newLexQuery("rollback"), []*lexDoc{short, long, newLexDoc("unrelated words here")})
 	assert.InDelta(t, 1, got[0], 1e-12)
 	assert.Less(t, got[1], got[0], "b = 0.75 favours the shorter turn")
 }
@@ -45,23 +45,23 @@ func TestLexDocsCachedEmbedder(t *testing.T) {
 	c := NewCachedEmbedder(NewHashEmbedder(64), 8)
 	msgs := []Message{{Role: RoleUser, Content: "parseConfig failed on line 42"}, {Role: RoleAssistant, Content: "retry the deploy"}}
 	texts, idx := []string{msgs[0].Content, msgs[1].Content}, []int{0, 1}
-	fresh := lexDocs(msgs, idx, nil)
+	fresh := lexDocs(nil, msgs, idx, nil)
 	ents := make([]*cacheEntry, len(texts))
 	_, err := c.embedShared(ctx, texts, ents) // misses: new entries
 	require.NoError(t, err)
 	require.NotContains(t, ents, (*cacheEntry)(nil))
-	second := lexDocs(msgs, idx, ents)
+	second := lexDocs(nil, msgs, idx, ents)
 	assert.Equal(t, fresh, second, "cached pass equals the fresh one")
 	again := make([]*cacheEntry, len(texts))
 	_, err = c.embedShared(ctx, texts, again) // hits: the same entries
 	require.NoError(t, err)
 	assert.Equal(t, ents, again)
-	third := lexDocs(msgs, idx, again)
+	third := lexDocs(nil, msgs, idx, again)
 	for i := range texts {
 		assert.Same(t, second[i], third[i], "text %d: tokenised once, then reused", i)
 	}
-	assert.Equal(t, fresh, lexDocs(msgs, idx, []*cacheEntry{nil, nil}), "no entry: computed freshly")
-	assert.Equal(t, fresh[1:], lexDocs(msgs, idx[1:], nil))
+	assert.Equal(t, fresh, lexDocs(nil, msgs, idx, []*cacheEntry{nil, nil}), "no entry: computed freshly")
+	assert.Equal(t, fresh[1:], lexDocs(nil, msgs, idx[1:], nil))
 }
 
 func TestLexDocWordLevelFeatures(t *testing.T) {

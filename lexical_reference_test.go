@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta/internal/testkit/benchcpu"
 )
 
 // refBM25 is BM25 as the textbook writes it, over maps: the reference the
@@ -108,7 +110,7 @@ func TestBM25MatchesReference(t *testing.T) {
 		for j, t := range texts {
 			docs[j] = newLexDoc(t)
 		}
-		got, want := bm25(newLexQuery(query), docs), refBM25(query, texts)
+		got, want := new(lexScratch).bm25(newLexQuery(query), docs), refBM25(query, texts)
 		require.Len(t, got, len(want))
 		for j := range want {
 			require.InDelta(t, want[j], got[j], 1e-12, "round %d, turn %d of %d, query %q", round, j, len(texts), query)
@@ -143,4 +145,21 @@ func TestLexDocCount(t *testing.T) {
 		}
 	}
 	assert.Zero(t, newLexDoc("").count(1), "no feature")
+}
+
+// BenchmarkBM25 scores 1 000 cached turns against an 8-feature query: the
+// lexical pass of a warm re-compaction, without the rest of Compact.
+func BenchmarkBM25(b *testing.B) {
+	r := rand.New(rand.NewPCG(15, 4))
+	docs := make([]*lexDoc, 1000)
+	for j := range docs {
+		docs[j] = newLexDoc(randomTurn(r, 20+r.IntN(100)))
+	}
+	query := newLexQuery("why did parseConfig fail on the staging cluster")
+	sc := new(lexScratch)
+	b.ReportAllocs()
+	defer benchcpu.Start(b)()
+	for b.Loop() {
+		sc.bm25(query, docs)
+	}
 }
