@@ -20,14 +20,14 @@ const (
 // trigrams are left out: on the shared evaluation data they made the score
 // no better and the pass about twice as large), sorted, with how many times
 // each occurs, and its length (the summed weight of every occurrence: 1 for
-// a word, 0.1 for a stop word, 0.5 for a bigram, 0.7 for a whole
-// identifier; see [HashEmbedder]). It is built for [lexDoc.count], which
-// BM25 calls for each query feature: a 256-bit filter of the keys' low
-// bits answers most absent features at once, and dir indexes the sorted
-// keys by their top bits, about one key per bucket (the hashes are
-// uniform): the keys whose top bits are b lie in keys[dir[b]:dir[b+1]].
-// That is 16 bytes per feature and 72 per text. A lexDoc is never modified
-// once built, so caches share it.
+// a word, 0.1 for a stop word, 0.5 for a bigram, 0.7 for a whole identifier;
+// see [HashEmbedder]). It is built for [lexDoc.count], which BM25 calls for
+// each query feature: a 256-bit filter of the keys' low bits answers most
+// absent features at once, and dir indexes the sorted keys by their top
+// bits, about one key per bucket (the hashes are uniform): the keys whose
+// top bits are b lie in keys[dir[b]:dir[b+1]]. That is 16 to 20 bytes per
+// feature and 120 per text. A lexDoc is never modified once built, so caches
+// share it.
 type lexDoc struct {
 	bloom  [4]uint64 // bit key&255 set for every key: rules most absent features out without reading keys
 	keys   []uint64
