@@ -30,7 +30,7 @@ const DefaultCacheCapacity = 4096
 // the wrapped embedder is the CachedEmbedder instance: two CachedEmbedders
 // never share entries, even around the same embedder. Memory use is about
 // capacity × dimensions × 4 bytes plus ~100 bytes per entry, plus, once
-// [Options.Lexical] has used an entry, about 120 bytes and up to 20 bytes
+// [Options.Lexical] has used an entry, about 100 bytes and up to 24 bytes
 // per lexical feature of its text (its lexical pass is cached with the
 // vector and evicted with it).
 // Concurrent calls over different conversations share the capacity and

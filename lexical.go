@@ -18,20 +18,19 @@ const (
 // lexDoc is the lexical pass of one text: the hashes of its HashEmbedder
 // word-level features (words, whole identifiers and bigrams; character
 // trigrams are left out: on the shared evaluation data they made the score
-// no better and the pass about twice as large), sorted, with how many times
-// each occurs, and its length (the summed weight of every occurrence: 1 for
-// a word, 0.1 for a stop word, 0.5 for a bigram, 0.7 for a whole identifier;
-// see [HashEmbedder]). It is built for [lexDoc.count], which BM25 calls for
-// each query feature: a 256-bit filter of the keys' low bits answers most
-// absent features at once, and dir indexes the sorted keys by their top
-// bits, about one key per bucket (the hashes are uniform): the keys whose
-// top bits are b lie in keys[dir[b]:dir[b+1]]. That is 16 to 20 bytes per
-// feature and 120 per text. A lexDoc is never modified once built, so caches
-// share it.
+// no better and the pass about twice as large) with how many times each
+// occurs, sorted by hash, and its length (the summed weight of every
+// occurrence: 1 for a word, 0.1 for a stop word, 0.5 for a bigram, 0.7 for a
+// whole identifier; see [HashEmbedder]). It is built for [lexDoc.count],
+// which BM25 calls for each query feature: a 256-bit filter of the hashes'
+// low bits answers most absent features at once, and dir indexes the sorted
+// features by their top bits, about one per bucket (the hashes are uniform):
+// the features whose top bits are b lie in feats[dir[b]:dir[b+1]]. That is
+// 20 to 24 bytes per feature and about 100 per text. A lexDoc is never
+// modified once built, so caches share it.
 type lexDoc struct {
-	bloom  [4]uint64 // bit key&255 set for every key: rules most absent features out without reading keys
-	keys   []uint64
-	counts []float32
+	bloom  [4]uint64    // bit key&255 set for every key: rules most absent features out without reading keys
+	feats  []lexFeature // sorted by key
 	dir    []uint32
 	shift  uint8 // a key's bucket is key >> shift (64: a single bucket)
 	length float64
@@ -54,7 +53,7 @@ func lexFeatures(text string, visit func(key uint64, cnt, sumw float32)) {
 	st.used = st.used[:0]
 }
 
-// lexFeature is one feature of a text being built into a lexDoc.
+// lexFeature is one feature of a text: its hash and its count.
 type lexFeature struct {
 	key uint64
 	cnt float32
@@ -73,15 +72,13 @@ func newLexDoc(text string) *lexDoc {
 		return d
 	}
 	slices.SortFunc(fs, func(a, b lexFeature) int { return cmp.Compare(a.key, b.key) })
-	d.keys, d.counts = make([]uint64, n), make([]float32, n)
-	for k, f := range fs {
-		d.keys[k], d.counts[k] = f.key, f.cnt
-	}
+	d.feats = slices.Clone(fs)
 	// About one key per bucket: 2^bits >= n buckets.
 	b := bits.Len(uint(n - 1))
 	d.shift = uint8(64 - b)
 	d.dir = make([]uint32, 1<<b+1)
-	for _, k := range d.keys {
+	for _, f := range d.feats {
+		k := f.key
 		d.dir[k>>d.shift+1]++
 		d.bloom[k>>6&3] |= 1 << (k & 63)
 	}
@@ -99,8 +96,8 @@ func (d *lexDoc) count(key uint64) float32 {
 	}
 	b := key >> d.shift
 	for k := d.dir[b]; k < d.dir[b+1]; k++ {
-		if d.keys[k] == key {
-			return d.counts[k]
+		if f := &d.feats[k]; f.key == key {
+			return f.cnt
 		}
 	}
 	return 0

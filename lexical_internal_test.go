@@ -66,13 +66,13 @@ func TestLexDocsCachedEmbedder(t *testing.T) {
 
 func TestLexDocWordLevelFeatures(t *testing.T) {
 	t.Parallel()
-	assert.Len(t, newLexDoc("rollback").keys, 1, "a word, no character trigrams")
+	assert.Len(t, newLexDoc("rollback").keys(), 1, "a word, no character trigrams")
 	// parse, config, their bigram and the whole identifier.
 	d := newLexDoc("parseConfig")
-	assert.Len(t, d.keys, 4)
+	assert.Len(t, d.keys(), 4)
 	assert.InDelta(t, 1+1+0.5+0.7, d.length, 1e-6)
-	assert.Equal(t, d.keys, newLexDoc("parse_config").keys, "the HashEmbedder's own splitting: same features")
-	assert.ElementsMatch(t, []float32{2, 1}, newLexDoc("rollback rollbacks").counts, "the word twice (stemmed), the bigram once")
+	assert.Equal(t, d.keys(), newLexDoc("parse_config").keys(), "the HashEmbedder's own splitting: same features")
+	assert.ElementsMatch(t, []float32{2, 1}, newLexDoc("rollback rollbacks").counts(), "the word twice (stemmed), the bigram once")
 	// The embedder's trigrams are untouched by the lexical pass.
 	v1, err := NewHashEmbedder(64).Embed(t.Context(), []string{"rollback"})
 	require.NoError(t, err)
@@ -80,4 +80,22 @@ func TestLexDocWordLevelFeatures(t *testing.T) {
 	v2, err := NewHashEmbedder(64).Embed(t.Context(), []string{"rollback"})
 	require.NoError(t, err)
 	assert.Equal(t, v1, v2)
+}
+
+// keys returns the feature hashes of d, in its order.
+func (d *lexDoc) keys() []uint64 {
+	out := make([]uint64, len(d.feats))
+	for k, f := range d.feats {
+		out[k] = f.key
+	}
+	return out
+}
+
+// counts returns the feature counts of d, in its order.
+func (d *lexDoc) counts() []float32 {
+	out := make([]float32, len(d.feats))
+	for k, f := range d.feats {
+		out[k] = f.cnt
+	}
+	return out
 }

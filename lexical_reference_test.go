@@ -126,7 +126,7 @@ func TestLexDocCount(t *testing.T) {
 		d := newLexDoc(text)
 		want := map[uint64]float32{}
 		lexFeatures(text, func(key uint64, cnt, _ float32) { want[key] = cnt })
-		require.Len(t, d.keys, len(want))
+		require.Len(t, d.keys(), len(want))
 		for key, cnt := range want {
 			require.Equal(t, cnt, d.count(key), "a feature of the text")
 		}
@@ -136,7 +136,7 @@ func TestLexDocCount(t *testing.T) {
 				require.Zero(t, d.count(key))
 			}
 		}
-		for _, key := range d.keys { // neighbours of held keys
+		for _, key := range d.keys() { // neighbours of held keys
 			for _, k := range []uint64{key - 1, key + 1} {
 				if _, ok := want[k]; !ok {
 					require.Zero(t, d.count(k))
