@@ -285,12 +285,7 @@ func (p *pass) reserve(o *resolved, cands []unit, free int) int {
 		return 0
 	}
 	// Candidates as small records (the heap moves 24 bytes, not a unit).
-	type cand struct {
-		sim  float64
-		last int // the unit's last member: the tie-break
-		k    int // index in cands
-	}
-	cs := make([]cand, 0, len(cands))
+	cs := make([]rankItem, 0, len(cands))
 	minCost := math.MaxInt
 	for k, u := range cands {
 		if p.scores[u.members[0]].Kept {
@@ -300,7 +295,7 @@ func (p *pass) reserve(o *resolved, cands []unit, free int) int {
 		for _, i := range u.members {
 			sim = max(sim, p.reserveSimilarity(i))
 		}
-		cs = append(cs, cand{sim: sim, last: u.last, k: k})
+		cs = append(cs, rankItem{sim: sim, last: u.last, k: k})
 		minCost = min(minCost, u.cost)
 	}
 	budget := int(math.Floor(o.RelevanceReserve * float64(free) * (1 + 1e-12)))
@@ -308,9 +303,7 @@ func (p *pass) reserve(o *resolved, cands []unit, free int) int {
 	// Most similar first; the reserve is spent after a small share of the
 	// candidates, once what is left is below the cheapest unit: byRank
 	// orders only that share.
-	for c := range byRank(cs, func(a, b cand) int {
-		return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(b.last, a.last))
-	}) {
+	for c := range byRank(cs) {
 		if budget-used < minCost {
 			break // nothing else fits
 		}
