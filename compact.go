@@ -555,12 +555,14 @@ func (p *pass) selectUnits(o *resolved) {
 		}
 		cands = append(cands, u)
 	}
-	slices.SortFunc(cands, func(a, b unit) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.last, a.last)
-	})
+	if !p.reserving(o) { // with the reserve, novelFirst orders every unit
+		slices.SortFunc(cands, func(a, b unit) int {
+			if c := cmp.Compare(b.score, a.score); c != 0 {
+				return c
+			}
+			return cmp.Compare(b.last, a.last)
+		})
+	}
 	p.novelFirst(o, cands)
 	for {
 		p.fill(o, cands, pinned)
