@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"sync"
+	"sync/atomic"
 
 	"github.com/chitta-go/chitta/internal/vecmath"
 )
@@ -29,8 +30,9 @@ const DefaultCacheCapacity = 4096
 // the wrapped embedder is the CachedEmbedder instance: two CachedEmbedders
 // never share entries, even around the same embedder. Memory use is about
 // capacity × dimensions × 4 bytes plus ~100 bytes per entry, plus, once
-// [Options.Lexical] has used an entry, 12 bytes per lexical feature of its
-// text (its lexical pass is cached with the vector and evicted with it).
+// [Options.Lexical] has used an entry, about 100 bytes and up to 24 bytes
+// per lexical feature of its text (its lexical pass is cached with the
+// vector and evicted with it).
 // Concurrent calls over different conversations share the capacity and
 // may evict each other's vectors.
 //
@@ -74,8 +76,8 @@ type cacheKey [2]uint64
 
 type cacheEntry struct {
 	key        cacheKey
-	vec        []float32 // never modified once cached
-	lex        *lexDoc   // lexical pass of the text (Options.Lexical), built on first use
+	vec        []float32              // never modified once cached
+	lex        atomic.Pointer[lexDoc] // lexical pass of the text (Options.Lexical), built on first use
 	prev, next *cacheEntry
 }
 
@@ -134,7 +136,7 @@ func (c *CachedEmbedder) Stats() CacheStats {
 // then. An empty texts gives an empty result without calling the wrapped
 // embedder.
 func (c *CachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	shared, err := c.embedShared(ctx, texts)
+	shared, err := c.embedShared(ctx, texts, nil)
 	if err != nil || len(shared) == 0 {
 		return shared, err
 	}
@@ -150,8 +152,10 @@ func (c *CachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 
 // embedShared is Embed without the final copy: the vectors it returns are
 // the cache's own and must not be modified. Compact, which only reads
-// vectors, uses it through the sharedEmbedder interface.
-func (c *CachedEmbedder) embedShared(ctx context.Context, texts []string) ([][]float32, error) {
+// vectors, uses it through the sharedEmbedder interface. When ents is not
+// nil (len(texts) long), ents[i] is set to the entry of texts[i], whose
+// lexical pass Compact caches (see lexDocs).
+func (c *CachedEmbedder) embedShared(ctx context.Context, texts []string, ents []*cacheEntry) ([][]float32, error) {
 	if c == nil || c.e == nil || c.items == nil {
 		return nil, fmt.Errorf("%w: CachedEmbedder has no embedder (use NewCachedEmbedder with a non-nil Embedder)", ErrInvalidOption)
 	}
@@ -177,6 +181,9 @@ func (c *CachedEmbedder) embedShared(ctx context.Context, texts []string) ([][]f
 		if e, ok := c.items[k]; ok {
 			c.touch(e)
 			found[i], missIdx[i] = e.vec, -1
+			if ents != nil {
+				ents[i] = e
+			}
 			c.stats.Hits++
 			continue
 		}
@@ -197,9 +204,10 @@ func (c *CachedEmbedder) embedShared(ctx context.Context, texts []string) ([][]f
 	c.mu.Unlock()
 
 	var fresh [][]float32
+	var freshEnts []*cacheEntry
 	if len(missTexts) > 0 {
 		var err error
-		fresh, err = c.embedMisses(ctx, missTexts, missKeys, dims)
+		fresh, freshEnts, err = c.embedMisses(ctx, missTexts, missKeys, dims)
 		if err != nil {
 			return nil, err
 		}
@@ -208,6 +216,9 @@ func (c *CachedEmbedder) embedShared(ctx context.Context, texts []string) ([][]f
 	for i := range texts {
 		if missIdx[i] >= 0 {
 			found[i] = fresh[missIdx[i]]
+			if ents != nil {
+				ents[i] = freshEnts[missIdx[i]]
+			}
 		}
 	}
 	return found, nil
@@ -215,14 +226,14 @@ func (c *CachedEmbedder) embedShared(ctx context.Context, texts []string) ([][]f
 
 // embedMisses embeds the distinct uncached texts (with their keys) in one
 // call, checks the answer against dims (0 when not yet known) and caches
-// copies.
-func (c *CachedEmbedder) embedMisses(ctx context.Context, texts []string, keys []cacheKey, dims int) ([][]float32, error) {
+// copies. It returns the copies and each text's entry.
+func (c *CachedEmbedder) embedMisses(ctx context.Context, texts []string, keys []cacheKey, dims int) ([][]float32, []*cacheEntry, error) {
 	vecs, err := c.e.Embed(ctx, texts)
 	if err != nil {
-		return nil, fmt.Errorf("embed %d uncached texts: %w", len(texts), err)
+		return nil, nil, fmt.Errorf("embed %d uncached texts: %w", len(texts), err)
 	}
 	if len(vecs) != len(texts) {
-		return nil, fmt.Errorf("%w: embedder returned %d vectors for %d texts", ErrInvalidEmbedding, len(vecs), len(texts))
+		return nil, nil, fmt.Errorf("%w: embedder returned %d vectors for %d texts", ErrInvalidEmbedding, len(vecs), len(texts))
 	}
 	want := dims
 	if want == 0 {
@@ -231,13 +242,13 @@ func (c *CachedEmbedder) embedMisses(ctx context.Context, texts []string, keys [
 	for k, v := range vecs {
 		switch {
 		case len(v) == 0:
-			return nil, fmt.Errorf("%w: vector %d of %d is empty", ErrInvalidEmbedding, k, len(vecs))
+			return nil, nil, fmt.Errorf("%w: vector %d of %d is empty", ErrInvalidEmbedding, k, len(vecs))
 		case len(v) != want && k > 0 && dims == 0:
-			return nil, fmt.Errorf("%w: vector %d has %d dimensions, vector 0 has %d", ErrInvalidEmbedding, k, len(v), want)
+			return nil, nil, fmt.Errorf("%w: vector %d has %d dimensions, vector 0 has %d", ErrInvalidEmbedding, k, len(v), want)
 		case len(v) != want:
-			return nil, fmt.Errorf("%w: vector %d has %d dimensions, cached vectors have %d", ErrDimensionMismatch, k, len(v), want)
+			return nil, nil, fmt.Errorf("%w: vector %d has %d dimensions, cached vectors have %d", ErrDimensionMismatch, k, len(v), want)
 		case !vecmath.AllFinite(v):
-			return nil, fmt.Errorf("%w: vector %d has a NaN or infinite component", ErrInvalidEmbedding, k)
+			return nil, nil, fmt.Errorf("%w: vector %d has a NaN or infinite component", ErrInvalidEmbedding, k)
 		}
 	}
 
@@ -252,15 +263,18 @@ func (c *CachedEmbedder) embedMisses(ctx context.Context, texts []string, keys [
 	if c.dims == 0 {
 		c.dims = want
 	} else if c.dims != want { // a concurrent call fixed another length first
-		return nil, fmt.Errorf("%w: embedder returned %d dimensions, cached vectors have %d", ErrDimensionMismatch, want, c.dims)
+		return nil, nil, fmt.Errorf("%w: embedder returned %d dimensions, cached vectors have %d", ErrDimensionMismatch, want, c.dims)
 	}
 	c.stats.Misses += uint64(len(texts))
+	ents := make([]*cacheEntry, len(keys))
 	for k, key := range keys {
 		if e, ok := c.items[key]; ok { // cached meanwhile by a concurrent call
 			c.touch(e)
+			ents[k] = e
 			continue
 		}
 		e := &cacheEntry{key: key, vec: own[k]}
+		ents[k] = e
 		c.items[key] = e
 		c.pushFront(e)
 		for len(c.items) > c.capacity {
@@ -270,7 +284,7 @@ func (c *CachedEmbedder) embedMisses(ctx context.Context, texts []string, keys [
 			c.stats.Evictions++
 		}
 	}
-	return own, nil
+	return own, ents, nil
 }
 
 // key returns the cache key of text t.

@@ -458,6 +458,7 @@ type pass struct {
 	scores         []TurnScore
 	free           []int // indices of non-pinned messages, ascending
 	vecs           [][]float32
+	ents           []*cacheEntry // per message: its CachedEmbedder entry when Options.Lexical is on, else nil
 	embedded       bool
 	queried        bool // Semantic holds the query cosine
 	target         int
@@ -554,12 +555,14 @@ func (p *pass) selectUnits(o *resolved) {
 		}
 		cands = append(cands, u)
 	}
-	slices.SortFunc(cands, func(a, b unit) int {
-		if c := cmp.Compare(b.score, a.score); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.last, a.last)
-	})
+	if !p.reserving(o) { // with the reserve, novelFirst orders every unit
+		slices.SortFunc(cands, func(a, b unit) int {
+			if c := cmp.Compare(b.score, a.score); c != 0 {
+				return c
+			}
+			return cmp.Compare(b.last, a.last)
+		})
+	}
 	p.novelFirst(o, cands)
 	for {
 		p.fill(o, cands, pinned)

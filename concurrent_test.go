@@ -2,7 +2,6 @@ package chitta_test
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"testing"
 
@@ -21,11 +20,7 @@ import (
 func TestCompactConcurrentSharedOptions(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	r := rand.New(rand.NewPCG(21, 21))
-	convs := make([][]chitta.Message, 12)
-	for i := range convs {
-		convs[i] = randomConversation(r)
-	}
+	convs := randomConversations(21, 12)
 	const dims = 64
 	store, err := chitta.NewHNSWStore(dims, nil)
 	require.NoError(t, err)

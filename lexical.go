@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
+	"sync"
 )
 
 // BM25 parameters of the lexical score ([Options.Lexical]).
@@ -16,78 +18,130 @@ const (
 // lexDoc is the lexical pass of one text: the hashes of its HashEmbedder
 // word-level features (words, whole identifiers and bigrams; character
 // trigrams are left out: on the shared evaluation data they made the score
-// no better and the pass about twice as large), how many times each
-// occurs, their mean occurrence weight (1 for a word, 0.1 for a stop word,
-// 0.5 for a bigram, 0.7 for a whole identifier; see [HashEmbedder]), and
-// its length (the summed weight of every occurrence). A lexDoc is never
+// no better and the pass about twice as large) with how many times each
+// occurs, sorted by hash, and its length (the summed weight of every
+// occurrence: 1 for a word, 0.1 for a stop word, 0.5 for a bigram, 0.7 for a
+// whole identifier; see [HashEmbedder]). It is built for [lexDoc.count],
+// which BM25 calls for each query feature: a 256-bit filter of the hashes'
+// low bits answers most absent features at once, and dir indexes the sorted
+// features by their top bits, about one per bucket (the hashes are uniform):
+// the features whose top bits are b lie in feats[dir[b]:dir[b+1]]. That is
+// 20 to 24 bytes per feature and about 100 per text. A lexDoc is never
 // modified once built, so caches share it.
 type lexDoc struct {
-	keys    []uint64
-	counts  []float32
-	weights []float32
-	length  float64
+	bloom  [4]uint64    // bit key&255 set for every key: rules most absent features out without reading keys
+	feats  []lexFeature // sorted by key
+	dir    []uint32
+	shift  uint8 // a key's bucket is key >> shift (64: a single bucket)
+	length float64
 }
 
-// newLexDoc tokenises text with the HashEmbedder's tokenizer and returns
-// its word-level features.
-func newLexDoc(text string) *lexDoc {
+// lexFeatures tokenises text with the HashEmbedder's tokenizer and calls
+// visit with each word-level feature: its hash, its count and its summed
+// weight, in order of first occurrence.
+func lexFeatures(text string, visit func(key uint64, cnt, sumw float32)) {
 	st := hashStatePool.Get().(*hashState)
 	defer st.release()
 	st.prev, st.noGram = 0, true
 	st.tokenize(text)
 	st.noGram = false
-	n := len(st.used)
-	d := &lexDoc{keys: make([]uint64, n), counts: make([]float32, n), weights: make([]float32, n)}
-	for k, i := range st.used {
+	for _, i := range st.used {
 		sl := &st.slots[i]
-		d.keys[k], d.counts[k], d.weights[k] = sl.key, sl.cnt, sl.sumw/sl.cnt
-		d.length += float64(sl.sumw)
+		visit(sl.key, sl.cnt, sl.sumw)
 		sl.key = 0
 	}
 	st.used = st.used[:0]
+}
+
+// lexFeature is one feature of a text: its hash and its count.
+type lexFeature struct {
+	key uint64
+	cnt float32
+}
+
+// newLexDoc returns the lexical pass of text.
+func newLexDoc(text string) *lexDoc {
+	d := &lexDoc{}
+	var fs []lexFeature
+	lexFeatures(text, func(key uint64, cnt, sumw float32) {
+		fs = append(fs, lexFeature{key, cnt})
+		d.length += float64(sumw) // in order of occurrence, as always
+	})
+	n := len(fs)
+	if n == 0 {
+		return d
+	}
+	slices.SortFunc(fs, func(a, b lexFeature) int { return cmp.Compare(a.key, b.key) })
+	d.feats = slices.Clone(fs)
+	// About one key per bucket: 2^bits >= n buckets.
+	b := bits.Len(uint(n - 1))
+	d.shift = uint8(64 - b)
+	d.dir = make([]uint32, 1<<b+1)
+	for _, f := range d.feats {
+		k := f.key
+		d.dir[k>>d.shift+1]++
+		d.bloom[k>>6&3] |= 1 << (k & 63)
+	}
+	for i := 1; i < len(d.dir); i++ {
+		d.dir[i] += d.dir[i-1]
+	}
 	return d
 }
 
-// lexDocs returns the lexical pass of every text, from the CachedEmbedder's
-// entries when e is one (computing and keeping the missing ones) and
-// freshly otherwise.
-func lexDocs(e Embedder, texts []string) []*lexDoc {
-	out := make([]*lexDoc, len(texts))
-	c, ok := e.(*CachedEmbedder)
-	if !ok || c == nil || c.items == nil {
-		for i, t := range texts {
-			out[i] = newLexDoc(t)
-		}
-		return out
+// count returns how many times feature key occurs in the text (0 when it
+// does not).
+func (d *lexDoc) count(key uint64) float32 {
+	if d.bloom[key>>6&3]&(1<<(key&63)) == 0 {
+		return 0 // no key of the text has these low bits (nor does an empty text)
 	}
-	keys := make([]cacheKey, len(texts))
-	var miss []int
-	for i, t := range texts {
-		keys[i] = c.key(t)
-	}
-	c.mu.Lock()
-	for i := range texts {
-		if en, ok := c.items[keys[i]]; ok && en.lex != nil {
-			out[i] = en.lex
-		} else {
-			miss = append(miss, i)
+	b := key >> d.shift
+	for k := d.dir[b]; k < d.dir[b+1]; k++ {
+		if f := &d.feats[k]; f.key == key {
+			return f.cnt
 		}
 	}
-	c.mu.Unlock()
-	if len(miss) == 0 {
-		return out
-	}
-	for _, i := range miss {
-		out[i] = newLexDoc(texts[i])
-	}
-	c.mu.Lock()
-	for _, i := range miss {
-		if en, ok := c.items[keys[i]]; ok && en.lex == nil {
-			en.lex = out[i]
+	return 0
+}
+
+// lexQuery is the lexical pass of the query: its features in order of
+// first occurrence and their mean occurrence weights.
+type lexQuery struct {
+	keys    []uint64
+	weights []float32
+}
+
+// newLexQuery returns the lexical pass of the query text.
+func newLexQuery(text string) lexQuery {
+	var q lexQuery
+	lexFeatures(text, func(key uint64, cnt, sumw float32) {
+		q.keys = append(q.keys, key)
+		q.weights = append(q.weights, sumw/cnt)
+	})
+	return q
+}
+
+// lexDocs appends to dst the lexical pass of the messages idx: from their
+// CachedEmbedder entries (ents, per message; nil or a nil entry when there
+// is none), computing and keeping the missing ones, and freshly otherwise.
+func lexDocs(dst []*lexDoc, msgs []Message, idx []int, ents []*cacheEntry) []*lexDoc {
+	for _, i := range idx {
+		var e *cacheEntry
+		if ents != nil {
+			e = ents[i]
 		}
+		if e != nil {
+			if d := e.lex.Load(); d != nil {
+				dst = append(dst, d)
+				continue
+			}
+		}
+		d := newLexDoc(msgs[i].Content)
+		if e != nil && !e.lex.CompareAndSwap(nil, d) {
+			d = e.lex.Load() // built meanwhile by a concurrent call: share it
+		}
+		dst = append(dst, d)
 	}
-	c.mu.Unlock()
-	return out
+	return dst
 }
 
 // lexHit is a feature a document shares with the query: the query
@@ -97,63 +151,69 @@ type lexHit struct {
 	tf float32
 }
 
+// lexScratch is the working memory of one lexical pass, reused between
+// calls (lexScratchPool) so that a re-compaction allocates next to nothing
+// for it.
+type lexScratch struct {
+	idx     []int
+	docs    []*lexDoc
+	hits    []lexHit
+	offsets []int
+	df      []int
+	idf     []float64
+	out     []float64
+}
+
+var lexScratchPool = sync.Pool{New: func() any { return new(lexScratch) }}
+
+// maxPooledHits bounds the scratch kept in the pool (about 1 MB).
+const maxPooledHits = 1 << 17
+
+func (sc *lexScratch) release() {
+	if cap(sc.hits) <= maxPooledHits && cap(sc.idx) <= maxPooledHits {
+		lexScratchPool.Put(sc)
+	}
+}
+
 // bm25 scores every document against the query: Okapi BM25 (k1 1.2, b
 // 0.75) over the word-level HashEmbedder features of the texts, with the inverse
 // document frequency ln(1 + (N − df + 0.5)/(df + 0.5)) counted over docs
 // alone and each query feature weighted by its HashEmbedder weight (so stop
-// words and character trigrams count little). The scores are divided by
-// the best, so the best document scores 1; all are 0 when no document
-// shares a feature with the query.
-func bm25(query *lexDoc, docs []*lexDoc) []float64 {
-	out := make([]float64, len(docs))
+// words count little). The scores are divided by the best, so the best
+// document scores 1; all are 0 when no document shares a feature with the
+// query. BM25 scores query features only, so each document is asked for
+// the query's few features ([lexDoc.count]) rather than scanned. The
+// result is sc's: valid until sc is used again.
+func (sc *lexScratch) bm25(query lexQuery, docs []*lexDoc) []float64 {
+	out := resize(sc.out, len(docs))
+	sc.out = out
 	if len(docs) == 0 || len(query.keys) == 0 {
 		return out
 	}
-	// An open-addressing set of the query's features (hashes are already
-	// mixed, so their low bits index it), at most a quarter full.
-	size := 1
-	for size < 4*len(query.keys) {
-		size <<= 1
-	}
-	mask := uint64(size - 1)
-	slot := make([]int32, size) // query feature index + 1; 0 = empty
-	for q, k := range query.keys {
-		i := k & mask
-		for slot[i] != 0 {
-			i = (i + 1) & mask
-		}
-		slot[i] = int32(q + 1)
-	}
-	find := func(key uint64) int {
-		for i := key & mask; slot[i] != 0; i = (i + 1) & mask {
-			if q := int(slot[i] - 1); query.keys[q] == key {
-				return q
-			}
-		}
-		return -1
-	}
 	// One pass finds every shared feature (hits, grouped by document from
 	// offsets[j]) and the document frequencies; the second scores the hits.
-	df := make([]int, len(query.keys))
-	hits := make([]lexHit, 0, 4*len(docs))
-	offsets := make([]int, len(docs)+1)
+	df := resize(sc.df, len(query.keys))
+	offsets := resize(sc.offsets, len(docs)+1)
+	hits := sc.hits[:0]
 	var total float64
 	for j, d := range docs {
 		total += d.length
-		for k, key := range d.keys {
-			if q := find(key); q >= 0 {
+		for q, key := range query.keys {
+			if tf := d.count(key); tf > 0 {
 				df[q]++
-				hits = append(hits, lexHit{q: int32(q), tf: d.counts[k]})
+				hits = append(hits, lexHit{q: int32(q), tf: tf})
 			}
 		}
 		offsets[j+1] = len(hits)
 	}
+	sc.df, sc.offsets, sc.hits = df, offsets, hits
 	avg := total / float64(len(docs))
 	if avg <= 0 || len(hits) == 0 {
 		return out
 	}
 	n := float64(len(docs))
-	idf := make([]float64, len(df))
+	idf := resize(sc.idf, len(df))
+	sc.idf = idf
 	for q, k := range df {
 		idf[q] = float64(query.weights[q]) * math.Log(1+(n-float64(k)+0.5)/(float64(k)+0.5))
 	}
@@ -175,6 +235,17 @@ func bm25(query *lexDoc, docs []*lexDoc) []float64 {
 	return out
 }
 
+// resize returns s with length n and every element zero, reusing its
+// array when it is large enough.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
 // mixLexical mixes the conversation's own BM25 score into Semantic:
 // (1 − Lexical)·cosine + Lexical·BM25, for every message that has a cosine
 // to the query. It does nothing when Lexical is 0, when there is no query
@@ -183,20 +254,21 @@ func (p *pass) mixLexical(o *resolved) {
 	if o.Lexical == 0 || !p.queried {
 		return
 	}
-	var idx []int
-	var texts []string
+	sc := lexScratchPool.Get().(*lexScratch)
+	defer sc.release()
+	sc.idx = sc.idx[:0]
 	for _, i := range p.free {
 		if p.vecs[i] != nil {
-			idx = append(idx, i)
-			texts = append(texts, p.msgs[i].Content)
+			sc.idx = append(sc.idx, i)
 		}
 	}
-	docs := lexDocs(o.Embedder, texts)
-	lex := bm25(newLexDoc(o.Query), docs)
+	sc.docs = lexDocs(sc.docs[:0], p.msgs, sc.idx, p.ents)
+	lex := sc.bm25(newLexQuery(o.Query), sc.docs)
+	clear(sc.docs) // the pool must not keep lexical passes alive
 	if !slices.ContainsFunc(lex, func(x float64) bool { return x > 0 }) {
 		return
 	}
-	for k, i := range idx {
+	for k, i := range sc.idx {
 		s := &p.scores[i]
 		s.Semantic = (1-o.Lexical)*s.Semantic + o.Lexical*lex[k]
 	}
@@ -212,32 +284,35 @@ func (p *pass) reserve(o *resolved, cands []unit, free int) int {
 	if !p.reserving(o) || free <= 0 {
 		return 0
 	}
-	type cand struct {
-		u   unit
-		sim float64
-	}
-	var cs []cand
-	for _, u := range cands {
+	// Candidates as small records (the heap moves 24 bytes, not a unit).
+	cs := make([]rankItem, 0, len(cands))
+	minCost := math.MaxInt
+	for k, u := range cands {
 		if p.scores[u.members[0]].Kept {
 			continue // pinned
 		}
-		c := cand{u: u, sim: math.Inf(-1)}
+		sim := math.Inf(-1)
 		for _, i := range u.members {
-			c.sim = max(c.sim, p.reserveSimilarity(i))
+			sim = max(sim, p.reserveSimilarity(i))
 		}
-		cs = append(cs, c)
+		cs = append(cs, rankItem{sim: sim, last: u.last, k: k})
+		minCost = min(minCost, u.cost)
 	}
-	slices.SortFunc(cs, func(a, b cand) int {
-		return cmp.Or(cmp.Compare(b.sim, a.sim), cmp.Compare(b.u.last, a.u.last))
-	})
 	budget := int(math.Floor(o.RelevanceReserve * float64(free) * (1 + 1e-12)))
 	used := 0
-	for _, c := range cs {
-		if used+c.u.cost > budget {
+	// Most similar first; the reserve is spent after a small share of the
+	// candidates, once what is left is below the cheapest unit: byRank
+	// orders only that share.
+	for c := range byRank(cs) {
+		if budget-used < minCost {
+			break // nothing else fits
+		}
+		u := &cands[c.k]
+		if used+u.cost > budget {
 			continue
 		}
-		used += c.u.cost
-		for _, i := range c.u.members {
+		used += u.cost
+		for _, i := range u.members {
 			p.scores[i].Kept = true
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/internal/testkit/benchcpu"
 )
 
 // BenchmarkCompactReserve compares the relevance-reserve preset
@@ -15,7 +16,8 @@ import (
 // memory store of 300 memories (coverage), as an agent with memory runs.
 // benchConversation draws every turn from a 26-word vocabulary, so every
 // turn shares most features with the query: a worst case for the lexical
-// pass.
+// pass. Each reports its CPU time per compaction ("cpu-ns/op") beside the
+// wall clock.
 func BenchmarkCompactReserve(b *testing.B) {
 	for _, n := range []int{60, 1000} {
 		msgs := benchConversation(n)
@@ -49,6 +51,7 @@ func BenchmarkCompactReserve(b *testing.B) {
 				if _, err := chitta.Compact(ctx, msgs, opts); err != nil { // warm both caches
 					b.Fatal(err)
 				}
+				defer benchcpu.Start(b)()
 				for b.Loop() {
 					if _, err := chitta.Compact(ctx, msgs, opts); err != nil {
 						b.Fatal(err)

@@ -3,6 +3,7 @@ package chitta_test
 import (
 	"fmt"
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -122,4 +123,42 @@ func TestCompactReserveOptionValidation(t *testing.T) {
 		_, err := chitta.Compact(t.Context(), msgs, &chitta.Options{RelevanceReserve: v, Lexical: v})
 		assert.NoError(t, err, "value %v", v)
 	}
+}
+
+// TestCompactPresetConcurrentSharedCache runs the preset from several
+// goroutines over one small CachedEmbedder (so that entries, and the
+// lexical passes cached in them, are evicted while others read them) and
+// checks, under -race, that every result equals the one computed with the
+// plain HashEmbedder, where every lexical pass is computed afresh.
+func TestCompactPresetConcurrentSharedCache(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	convs := randomConversations(15, 10)
+	he := chitta.NewHashEmbedder(64)
+	preset := chitta.Options{Query: "fix the parseConfig error", TargetRatio: 0.3, RelevanceReserve: 0.5, Lexical: 0.3}
+	want := make([]*chitta.Result, len(convs))
+	for i, msgs := range convs {
+		o := preset
+		o.Embedder = he
+		var err error
+		want[i], err = chitta.Compact(ctx, msgs, &o)
+		require.NoError(t, err)
+	}
+	shared := preset
+	shared.Embedder = chitta.NewCachedEmbedder(he, 16)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range 3 * len(convs) {
+				i := (g*3 + k) % len(convs)
+				got, err := chitta.Compact(ctx, convs[i], &shared)
+				if !assert.NoError(t, err) {
+					return
+				}
+				assert.Equal(t, want[i].Kept, got.Kept, "conversation %d", i)
+				assert.Equal(t, want[i].Scores, got.Scores, "conversation %d", i)
+			}
+		})
+	}
+	wg.Wait()
 }

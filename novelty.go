@@ -39,9 +39,11 @@ func (p *pass) novelFirst(o *resolved, cands []unit) {
 	if !p.reserving(o) {
 		return
 	}
+	// Small records are sorted (24 bytes, not a unit), then cands follow.
 	type covered struct {
-		u   unit
-		cov float64 // the unit's least-covered member's
+		cov  float64 // the unit's least-covered member's
+		last int
+		k    int // index in cands
 	}
 	cs := make([]covered, len(cands))
 	for k, u := range cands {
@@ -49,12 +51,14 @@ func (p *pass) novelFirst(o *resolved, cands []unit) {
 		for _, i := range u.members {
 			c = min(c, p.scores[i].Coverage)
 		}
-		cs[k] = covered{u, c}
+		cs[k] = covered{c, u.last, k}
 	}
 	slices.SortFunc(cs, func(a, b covered) int {
-		return cmp.Or(cmp.Compare(a.cov, b.cov), cmp.Compare(b.u.last, a.u.last))
+		return cmp.Or(cmp.Compare(a.cov, b.cov), cmp.Compare(b.last, a.last))
 	})
-	for k := range cs {
-		cands[k] = cs[k].u
+	sorted := make([]unit, len(cands))
+	for k, c := range cs {
+		sorted[k] = cands[c.k]
 	}
+	copy(cands, sorted)
 }

@@ -14,6 +14,16 @@ import (
 	"github.com/chitta-go/chitta/internal/testkit/fakes"
 )
 
+// randomConversations returns n random conversations drawn from seed.
+func randomConversations(seed uint64, n int) [][]chitta.Message {
+	r := rand.New(rand.NewPCG(seed, seed))
+	convs := make([][]chitta.Message, n)
+	for i := range convs {
+		convs[i] = randomConversation(r)
+	}
+	return convs
+}
+
 // randomConversation builds a conversation with system messages, plain
 // turns, OpenAI-style and Anthropic-style tool groups (parallel calls
 // included), orphan results and empty messages.

@@ -90,9 +90,13 @@ func (p *pass) embed(ctx context.Context, o *resolved) error {
 	}
 	var vecs [][]float32
 	var err error
+	var ents []*cacheEntry // each text's cache entry, where Options.Lexical caches its pass
 	se, shared := o.Embedder.(sharedEmbedder)
 	if shared {
-		vecs, err = se.embedShared(ctx, texts) // read-only: Compact never writes a vector
+		if o.Lexical > 0 {
+			ents = make([]*cacheEntry, len(texts))
+		}
+		vecs, err = se.embedShared(ctx, texts, ents) // read-only: Compact never writes a vector
 	} else {
 		vecs, err = o.Embedder.Embed(ctx, texts)
 	}
@@ -110,6 +114,9 @@ func (p *pass) embed(ctx context.Context, o *resolved) error {
 		return nil
 	}
 	p.vecs = make([][]float32, len(p.msgs))
+	if ents != nil {
+		p.ents = make([]*cacheEntry, len(p.msgs))
+	}
 	var query []float32
 	for k, i := range owners {
 		v := vecs[k]
@@ -120,6 +127,9 @@ func (p *pass) embed(ctx context.Context, o *resolved) error {
 			query = v
 		} else {
 			p.vecs[i] = v
+			if ents != nil {
+				p.ents[i] = ents[k]
+			}
 		}
 	}
 	for _, v := range p.vecs {
@@ -146,7 +156,7 @@ func (p *pass) embed(ctx context.Context, o *resolved) error {
 // sharedEmbedder is implemented by embedders that can hand out vectors
 // they keep (CachedEmbedder), saving a copy. The caller must not modify them.
 type sharedEmbedder interface {
-	embedShared(ctx context.Context, texts []string) ([][]float32, error)
+	embedShared(ctx context.Context, texts []string, ents []*cacheEntry) ([][]float32, error)
 }
 
 var errVectors = errors.New("bad vectors")

@@ -1,0 +1,17 @@
+//go:build unix
+
+package benchcpu
+
+import (
+	"syscall"
+	"time"
+)
+
+// cpuTime returns the CPU time the process has used so far.
+func cpuTime() (time.Duration, bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
+}
