@@ -86,7 +86,8 @@ func (p *pass) degrade(o *resolved, i int) (*maskedMessage, int) {
 
 // keepActions keeps, with masking on and MaskOptions.Actions not
 // ActionsOff, the tool-call groups not kept yet, in the order Actions
-// names (cands is in the formula's order), first fit within free tokens,
+// names (cands is in selection order: the formula's, or with
+// RelevanceReserve the novelty fill's), first fit within free tokens,
 // each in its cheapest form (degraded: every result masked); then, newest
 // first, it returns the degraded messages to their masked form while that
 // fits. It returns the tokens it kept.
