@@ -1,7 +1,6 @@
 package anthropic_test
 
 import (
-	"fmt"
 	"testing"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -10,24 +9,24 @@ import (
 	"github.com/chitta-go/chitta/adapt/internal/adaptbench"
 )
 
-// benchConversation is n messages: user text, assistant tool_use, user
-// tool_result, assistant text, repeating.
+// benchConversation is adaptbench.Conversation(n) as anthropic messages:
+// the tool_use input is a map[string]any, as a caller building it in Go
+// has it.
 func benchConversation(n int) []sdk.MessageParam {
-	msgs := make([]sdk.MessageParam, n)
-	for i := range msgs {
-		id := fmt.Sprintf("tu_%d", i/4)
-		switch i % 4 {
-		case 0:
-			msgs[i] = sdk.NewUserMessage(sdk.NewTextBlock(fmt.Sprintf("step %d: check the build output of package p%d and fix what fails", i, i%17)))
-		case 1:
-			msgs[i] = sdk.NewAssistantMessage(sdk.NewToolUseBlock(id, map[string]any{"cmd": fmt.Sprintf("go test ./p%d", i%17)}, "bash"))
-		case 2:
-			msgs[i] = sdk.NewUserMessage(sdk.NewToolResultBlock(id, fmt.Sprintf("--- FAIL: TestX%d (0.00s)\n    x_test.go:%d: got %d want %d", i, i%90, i, i+1), false))
-		default:
-			msgs[i] = sdk.NewAssistantMessage(sdk.NewTextBlock(fmt.Sprintf("The failure in p%d is an off-by-one; fixed.", i%17)))
-		}
-	}
-	return msgs
+	return adaptbench.Conversation(n, adaptbench.Constructors[sdk.MessageParam]{
+		Ask: func(s adaptbench.Step) sdk.MessageParam {
+			return sdk.NewUserMessage(sdk.NewTextBlock(s.Text))
+		},
+		Call: func(s adaptbench.Step) sdk.MessageParam {
+			return sdk.NewAssistantMessage(sdk.NewToolUseBlock(s.ID, map[string]any{"cmd": s.Cmd}, s.Tool))
+		},
+		Result: func(s adaptbench.Step) sdk.MessageParam {
+			return sdk.NewUserMessage(sdk.NewToolResultBlock(s.ID, s.Text, false))
+		},
+		Answer: func(s adaptbench.Step) sdk.MessageParam {
+			return sdk.NewAssistantMessage(sdk.NewTextBlock(s.Text))
+		},
+	})
 }
 
 // BenchmarkCompact compares the adapter (conversion included) with

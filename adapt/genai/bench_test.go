@@ -1,7 +1,6 @@
 package genai_test
 
 import (
-	"fmt"
 	"testing"
 
 	"google.golang.org/genai"
@@ -10,24 +9,24 @@ import (
 	"github.com/chitta-go/chitta/adapt/internal/adaptbench"
 )
 
-// benchConversation is n contents: user text, model function call, user
-// function response, model text, repeating (the shape of the anthropic
-// adapter's benchmark).
+// benchConversation is adaptbench.Conversation(n) as genai contents: the
+// function call's Args and the function response's Response ({"output":
+// text}) are maps, as the SDK types them.
 func benchConversation(n int) []*genai.Content {
-	msgs := make([]*genai.Content, n)
-	for i := range msgs {
-		switch i % 4 {
-		case 0:
-			msgs[i] = genai.NewContentFromText(fmt.Sprintf("step %d: check the build output of package p%d and fix what fails", i, i%17), genai.RoleUser)
-		case 1:
-			msgs[i] = genai.NewContentFromParts([]*genai.Part{{FunctionCall: &genai.FunctionCall{ID: fmt.Sprintf("fc_%d", i/4), Name: "bash", Args: map[string]any{"cmd": fmt.Sprintf("go test ./p%d", i%17)}}}}, genai.RoleModel)
-		case 2:
-			msgs[i] = genai.NewContentFromParts([]*genai.Part{{FunctionResponse: &genai.FunctionResponse{ID: fmt.Sprintf("fc_%d", i/4), Name: "bash", Response: map[string]any{"output": fmt.Sprintf("--- FAIL: TestX%d (0.00s)\n    x_test.go:%d: got %d want %d", i, i%90, i, i+1)}}}}, genai.RoleUser)
-		default:
-			msgs[i] = genai.NewContentFromText(fmt.Sprintf("The failure in p%d is an off-by-one; fixed.", i%17), genai.RoleModel)
-		}
-	}
-	return msgs
+	return adaptbench.Conversation(n, adaptbench.Constructors[*genai.Content]{
+		Ask: func(s adaptbench.Step) *genai.Content {
+			return genai.NewContentFromText(s.Text, genai.RoleUser)
+		},
+		Call: func(s adaptbench.Step) *genai.Content {
+			return genai.NewContentFromParts([]*genai.Part{{FunctionCall: &genai.FunctionCall{ID: s.ID, Name: s.Tool, Args: map[string]any{"cmd": s.Cmd}}}}, genai.RoleModel)
+		},
+		Result: func(s adaptbench.Step) *genai.Content {
+			return genai.NewContentFromParts([]*genai.Part{{FunctionResponse: &genai.FunctionResponse{ID: s.ID, Name: "bash", Response: map[string]any{"output": s.Text}}}}, genai.RoleUser)
+		},
+		Answer: func(s adaptbench.Step) *genai.Content {
+			return genai.NewContentFromText(s.Text, genai.RoleModel)
+		},
+	})
 }
 
 // BenchmarkCompact compares the adapter (conversion included) with

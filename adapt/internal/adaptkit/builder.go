@@ -25,12 +25,11 @@ import (
 // for concurrent use.
 type Builder struct {
 	out     []chitta.Message
-	next    int         // the message End fills
-	buf     []byte      // composed texts of the messages so far
-	role    chitta.Role // the current message's role
-	pieces  int         // non-blank pieces added to the current message
-	one     string      // the current message's only piece, while it is not in buf
-	pending []span      // messages whose text lives in buf, filled by Finish
+	next    int    // the message End fills
+	buf     []byte // composed texts of the messages so far
+	text    place  // where the current message's text is
+	roleSet bool   // SetRole was called for the current message
+	pending []span // messages whose text lives in buf, filled by Finish
 
 	calls, results         []string // tool IDs of every message
 	callStart, resultStart int      // where the current message's IDs begin
@@ -38,6 +37,22 @@ type Builder struct {
 
 	lastCalls, lastResults int // IDs of the previous conversation (pooled builders)
 }
+
+// place is where the current message's text is while it is built. The
+// message under construction is out[next] itself, written field by field
+// as the pieces come (a role, a single piece), each write skipped when the
+// field already holds that value: a pooled Builder converting the same
+// conversation again (the usual case, an agent compacting its history
+// every turn) then writes almost no pointers, and pointer writes are what
+// the garbage collector's write barrier makes expensive while it marks.
+// Per-message state is kept in non-pointer fields for the same reason.
+type place uint8
+
+const (
+	textNone place = iota // no non-blank piece yet
+	textSlot              // one piece, as it is, in out[next].Content
+	textBuf               // composed in buf, set by Finish
+)
 
 // span is the text of message i, buf[end of the previous span:end].
 type span struct{ i, end int }
@@ -48,7 +63,12 @@ func (b *Builder) Start(n int) {
 }
 
 // SetRole sets the role of the current message.
-func (b *Builder) SetRole(r chitta.Role) { b.role = r }
+func (b *Builder) SetRole(r chitta.Role) {
+	if m := &b.out[b.next]; m.Role != r {
+		m.Role = r
+	}
+	b.roleSet = true
+}
 
 // Add appends s as a piece of the current message's text unless it is
 // blank, like [Text.Add].
@@ -56,9 +76,11 @@ func (b *Builder) Add(s string) {
 	if blank(s) {
 		return
 	}
-	if b.pieces == 0 {
-		b.one = s
-		b.pieces = 1
+	if b.text == textNone {
+		if m := &b.out[b.next]; m.Content != s {
+			m.Content = s
+		}
+		b.text = textSlot
 		return
 	}
 	mark := b.open()
@@ -98,7 +120,7 @@ func (b *Builder) AddJSON(v any) {
 }
 
 // Empty reports whether the current message has no text yet.
-func (b *Builder) Empty() bool { return b.pieces == 0 }
+func (b *Builder) Empty() bool { return b.text == textNone }
 
 // CallID appends id to the current message's ToolCallIDs.
 func (b *Builder) CallID(id string) { b.calls = append(b.calls, id) }
@@ -110,12 +132,12 @@ func (b *Builder) ResultID(id string) { b.results = append(b.results, id) }
 // into buf if it is not there yet, and a newline separates the piece from
 // the one before. It returns where the piece's separator (if any) starts.
 func (b *Builder) open() int {
-	if b.pieces == 1 && b.one != "" {
-		b.buf = append(b.buf, b.one...)
-		b.one = ""
+	if b.text == textSlot {
+		b.buf = append(b.buf, b.out[b.next].Content...)
+		b.text = textBuf
 	}
 	mark := len(b.buf)
-	if b.pieces > 0 {
+	if b.text != textNone {
 		b.buf = append(b.buf, '\n')
 	}
 	return mark
@@ -125,14 +147,14 @@ func (b *Builder) open() int {
 // it is blank.
 func (b *Builder) close(mark int) {
 	piece := b.buf[mark:]
-	if b.pieces > 0 {
+	if b.text != textNone {
 		piece = piece[1:]
 	}
 	if blank(piece) {
 		b.buf = b.buf[:mark]
 		return
 	}
-	b.pieces++
+	b.text = textBuf
 }
 
 // End gives the current message (the one after the last End, the first
@@ -140,30 +162,38 @@ func (b *Builder) close(mark int) {
 // A message's Content is set at [Builder.Finish] when its text had to be
 // composed; ToolCallIDs and ToolResultIDs stay nil when none were added.
 func (b *Builder) End() {
-	// Every field but Raw (never set) is written, so that a pooled
-	// Builder's messages need no clearing between conversations.
+	// Every field but Raw (never set) ends up written, so that a pooled
+	// Builder's messages need no clearing between conversations; a field
+	// that already holds its value is left alone (see place).
 	m := &b.out[b.next]
-	m.Role = b.role
-	switch {
-	case b.pieces == 0:
-		m.Content = ""
-	case b.one != "":
-		m.Content = b.one
-	default:
-		m.Content = ""
+	if !b.roleSet && m.Role != "" {
+		m.Role = ""
+	}
+	switch b.text {
+	case textNone:
+		if m.Content != "" {
+			m.Content = ""
+		}
+	case textBuf:
 		b.pending = append(b.pending, span{b.next, len(b.buf)})
 	}
-	m.ToolCallIDs, m.ToolResultIDs = nil, nil
+	var calls, results []string
 	if n := len(b.calls); n > b.callStart {
-		m.ToolCallIDs = b.calls[b.callStart:n:n]
+		calls = b.calls[b.callStart:n:n]
 		b.callStart = n
 	}
+	if calls != nil || m.ToolCallIDs != nil {
+		m.ToolCallIDs = calls
+	}
 	if n := len(b.results); n > b.resultStart {
-		m.ToolResultIDs = b.results[b.resultStart:n:n]
+		results = b.results[b.resultStart:n:n]
 		b.resultStart = n
 	}
+	if results != nil || m.ToolResultIDs != nil {
+		m.ToolResultIDs = results
+	}
 	b.next++
-	b.role, b.pieces, b.one = "", 0, ""
+	b.text, b.roleSet = textNone, false
 }
 
 // Finish sets the Content of the messages whose text was composed, from

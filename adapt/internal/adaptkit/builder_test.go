@@ -41,20 +41,48 @@ func TestBuilder(t *testing.T) {
 
 // TestBuilderMatchesText is the property the adapters rely on: for any
 // sequence of pieces, a Builder gives each message exactly the text Text
-// builds from the same pieces, and exactly the IDs added for it.
+// builds from the same pieces, exactly the IDs added for it, and the role
+// set for it (none when SetRole was not called): in new memory (Start),
+// and in a pooled Builder's memory, where every message slot still holds
+// what the previous conversation left there (Reuse), which the Builder
+// overwrites only where it differs.
 func TestBuilderMatchesText(t *testing.T) {
 	t.Parallel()
+	t.Run("new memory", func(t *testing.T) {
+		t.Parallel()
+		testBuilderMatchesText(t, func(n int) *adaptkit.Builder {
+			b := new(adaptkit.Builder)
+			b.Start(n)
+			return b
+		})
+	})
+	t.Run("reused memory", func(t *testing.T) {
+		t.Parallel()
+		var pooled adaptkit.Builder
+		testBuilderMatchesText(t, func(n int) *adaptkit.Builder {
+			pooled.Reuse(n)
+			return &pooled
+		})
+	})
+}
+
+func testBuilderMatchesText(t *testing.T, start func(n int) *adaptkit.Builder) {
 	rng := rand.New(rand.NewPCG(11, 7))
+	roles := []chitta.Role{"", chitta.RoleUser, chitta.RoleAssistant, chitta.RoleTool}
 	words := []string{"", " ", "\n\t", "\v\f\r", "\u00a0", "\u3000\u0085", "\u3000x", "a", " b ", "read_file", "ü\u2028", "x\ny"}
 	args := []any{nil, "", " ", "s", json.RawMessage(`{"a": 1}`), map[string]any{"path": "a.go", "n": 2.0}, []any{}, map[string]any{}, 3, []byte("b")}
 	word := func() string { return words[rng.IntN(len(words))] }
 	for trial := range 300 {
 		n := rng.IntN(12)
 		want := make([]chitta.Message, n)
-		var b adaptkit.Builder
-		b.Start(n)
+		b := start(n)
 		for i := range n {
 			var ref adaptkit.Text
+			if r := roles[rng.IntN(len(roles))]; r != "" {
+				b.SetRole(roles[rng.IntN(len(roles))]) // set twice: the last one counts
+				b.SetRole(r)
+				want[i].Role = r
+			}
 			for range rng.IntN(5) {
 				switch rng.IntN(6) {
 				case 0, 1:

@@ -105,6 +105,7 @@ func appendMap(dst []byte, m map[string]any, keys *[]string, depth int) ([]byte,
 			if dst, ok = appendValue(dst, e, keys, depth+1); !ok {
 				return dst, false
 			}
+			break // the only entry: spare the iterator its search for another
 		}
 		return append(dst, '}'), true
 	}

@@ -77,11 +77,18 @@ func (b *Builder) reuse(n int) {
 // pool drops it (within two garbage collections of disuse): clearing it
 // would cost more than the conversion's other work together.
 func (b *Builder) release() {
-	clear(b.keys[:cap(b.keys)])
-	b.lastCalls, b.lastResults = len(b.calls), len(b.results)
-	b.calls, b.results, b.one = nil, nil, ""
+	b.retire()
 	if cap(b.out) > maxPooledMessages || cap(b.buf) > maxPooledBuf {
 		return
 	}
 	builders.Put(b)
+}
+
+// retire drops what b must not keep between conversations (the map keys
+// it sorted, the ID slices the returned messages use) and remembers how
+// many IDs there were, for the next reuse.
+func (b *Builder) retire() {
+	clear(b.keys[:cap(b.keys)])
+	b.lastCalls, b.lastResults = len(b.calls), len(b.results)
+	b.calls, b.results = nil, nil
 }

@@ -1,0 +1,41 @@
+package eino_test
+
+import (
+	"testing"
+
+	"github.com/cloudwego/eino/schema"
+
+	adapter "github.com/chitta-go/chitta/adapt/eino"
+	"github.com/chitta-go/chitta/adapt/internal/adaptbench"
+)
+
+// benchConversation is adaptbench.Conversation(n) as eino messages: a
+// tool call with its arguments as a JSON string.
+func benchConversation(n int) []*schema.Message {
+	return adaptbench.Conversation(n, adaptbench.Constructors[*schema.Message]{
+		Ask: func(s adaptbench.Step) *schema.Message {
+			return schema.UserMessage(s.Text)
+		},
+		Call: func(s adaptbench.Step) *schema.Message {
+			return schema.AssistantMessage("", []schema.ToolCall{{ID: s.ID, Type: "function", Function: schema.FunctionCall{Name: s.Tool, Arguments: s.Args}}})
+		},
+		Result: func(s adaptbench.Step) *schema.Message {
+			return schema.ToolMessage(s.Text, s.ID)
+		},
+		Answer: func(s adaptbench.Step) *schema.Message {
+			return schema.AssistantMessage(s.Text, nil)
+		},
+	})
+}
+
+// BenchmarkCompact compares the adapter (conversion included) with
+// chitta.Compact on the already converted messages, 1 000 messages, without
+// an embedder and with a HashEmbedder.
+func BenchmarkCompact(b *testing.B) {
+	adaptbench.Compact(b, benchConversation(1000), adapter.Messages, adapter.Compact)
+}
+
+// BenchmarkMessages is the conversion alone, into new messages.
+func BenchmarkMessages(b *testing.B) {
+	adaptbench.Messages(b, benchConversation(1000), adapter.Messages)
+}

@@ -1,0 +1,42 @@
+package langchaingo_test
+
+import (
+	"testing"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/chitta-go/chitta/adapt/internal/adaptbench"
+	"github.com/chitta-go/chitta/adapt/langchaingo"
+)
+
+// benchConversation is adaptbench.Conversation(n) as langchaingo
+// messages: a tool call with its arguments as a JSON string, the result
+// as a tool call response.
+func benchConversation(n int) []llms.MessageContent {
+	return adaptbench.Conversation(n, adaptbench.Constructors[llms.MessageContent]{
+		Ask: func(s adaptbench.Step) llms.MessageContent {
+			return llms.TextParts(llms.ChatMessageTypeHuman, s.Text)
+		},
+		Call: func(s adaptbench.Step) llms.MessageContent {
+			return llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{llms.ToolCall{ID: s.ID, Type: "function", FunctionCall: &llms.FunctionCall{Name: s.Tool, Arguments: s.Args}}}}
+		},
+		Result: func(s adaptbench.Step) llms.MessageContent {
+			return llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: s.ID, Name: "bash", Content: s.Text}}}
+		},
+		Answer: func(s adaptbench.Step) llms.MessageContent {
+			return llms.TextParts(llms.ChatMessageTypeAI, s.Text)
+		},
+	})
+}
+
+// BenchmarkCompact compares the adapter (conversion included) with
+// chitta.Compact on the already converted messages, 1 000 messages, without
+// an embedder and with a HashEmbedder.
+func BenchmarkCompact(b *testing.B) {
+	adaptbench.Compact(b, benchConversation(1000), langchaingo.Messages, langchaingo.Compact)
+}
+
+// BenchmarkMessages is the conversion alone, into new messages.
+func BenchmarkMessages(b *testing.B) {
+	adaptbench.Messages(b, benchConversation(1000), langchaingo.Messages)
+}
