@@ -9,28 +9,15 @@ import (
 	"testing"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/internal/testkit/benchcpu"
 )
-
-// reportCPU starts measuring the process's CPU time; the function it
-// returns reports it per operation as "cpu-ns/op", a figure that the
-// machine's load (other processes waiting for the cores) disturbs much
-// less than the wall-clock ns/op.
-func reportCPU(b *testing.B) func() {
-	start, ok := cpuTime()
-	return func() {
-		end, ok2 := cpuTime()
-		if ok && ok2 && b.N > 0 {
-			b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
-		}
-	}
-}
 
 // Compact benchmarks an adapter's Compact (conversion included) against
 // chitta.Compact on the already converted messages, in the same family:
 // "msgs=<n>/opts=plain/impl=chitta" and ".../impl=adapter" without an
 // embedder (Compact's cheapest case), then the same with a HashEmbedder
 // ("opts=hash"). Each reports its CPU time per operation beside the
-// wall-clock time (see reportCPU).
+// wall-clock time (see package benchcpu).
 func Compact[T any](b *testing.B, msgs []T, messages func([]T) ([]chitta.Message, error), compact func(context.Context, []T, *chitta.Options) ([]T, *chitta.Result, error)) {
 	cm, err := messages(msgs)
 	if err != nil {
@@ -46,7 +33,7 @@ func Compact[T any](b *testing.B, msgs []T, messages func([]T) ([]chitta.Message
 	} {
 		b.Run(prefix+"/opts="+bc.name+"/impl=chitta", func(b *testing.B) {
 			b.ReportAllocs()
-			defer reportCPU(b)()
+			defer benchcpu.Start(b)()
 			for b.Loop() {
 				if _, err := chitta.Compact(b.Context(), cm, bc.opts); err != nil {
 					b.Fatal(err)
@@ -55,7 +42,7 @@ func Compact[T any](b *testing.B, msgs []T, messages func([]T) ([]chitta.Message
 		})
 		b.Run(prefix+"/opts="+bc.name+"/impl=adapter", func(b *testing.B) {
 			b.ReportAllocs()
-			defer reportCPU(b)()
+			defer benchcpu.Start(b)()
 			for b.Loop() {
 				if _, _, err := compact(b.Context(), msgs, bc.opts); err != nil {
 					b.Fatal(err)
@@ -70,7 +57,7 @@ func Compact[T any](b *testing.B, msgs []T, messages func([]T) ([]chitta.Message
 func Messages[T any](b *testing.B, msgs []T, messages func([]T) ([]chitta.Message, error)) {
 	b.Run("msgs="+strconv.Itoa(len(msgs)), func(b *testing.B) {
 		b.ReportAllocs()
-		defer reportCPU(b)()
+		defer benchcpu.Start(b)()
 		for b.Loop() {
 			if _, err := messages(msgs); err != nil {
 				b.Fatal(err)
