@@ -175,6 +175,15 @@ func FuzzMask(f *testing.F) {
 		res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 1, Tokens: words, Mask: mask, RoleWeights: anyRole(in)})
 		require.NoError(t, err)
 		checkMasked(t, in, res)
+		// A MaskCache, cold then warm, changes nothing.
+		cached := *mask
+		cached.Cache = chitta.NewMaskCache()
+		for range 2 {
+			again, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 1, Tokens: words, Mask: &cached, RoleWeights: anyRole(in)})
+			require.NoError(t, err)
+			require.Equal(t, res.Messages, again.Messages)
+			require.Equal(t, res.Scores, again.Scores)
+		}
 		// Under a tight budget, call units are degraded and restored.
 		mask.ListValues, mask.Restore = int(minTokens%4)-1, maxResult%2 == 0
 		res, err = chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 0.3, Tokens: words, Mask: mask, RoleWeights: anyRole(in)})
