@@ -194,6 +194,9 @@ type toolResult struct {
 	action maskAction
 	values []string // listed in the placeholder, once listed is true
 	listed bool
+	// valuesOf is, with a MaskCache, MaskCache.valuesKey of the text the
+	// values of a whole result of a message with Raw were listed from.
+	valuesOf uint64
 }
 
 // maskedMessage is the rewrite of one message.
@@ -270,6 +273,9 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 		}
 		if masks && !c.exclude[pr.name] && !pr.listed {
 			pr.values, pr.listed = listValues(pr.text, c.values), true
+			if c.cache != nil && pr.whole && len(m.Raw) > 0 {
+				pr.valuesOf = c.cache.valuesKey(pr.text)
+			}
 			inf.dirty = true
 		}
 		r := *pr

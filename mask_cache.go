@@ -16,11 +16,14 @@ import (
 // long-lived owner (an agent loop, a [Compactor]) creates one and passes
 // it to every call. Results equal an uncached Compact's.
 //
-// Entries are keyed by the message's content, never by its address: two
-// independent 64-bit [maphash] hashes (per-cache random seeds), one of its
-// Raw and one of its Content, each mixed with its role, its tool call and
-// result IDs and the lengths (a wrong entry needs both to collide at once).
-// Nothing depends on the token counter or on the other messages: counts,
+// Entries are keyed by the message's content, never by its address: a
+// 64-bit [maphash] hash (per-cache random seed) of its Raw (of its Content
+// when Raw is nil) with its role, its tool call and result IDs and the
+// lengths of its Raw and Content, like [CachedTokenCounter]'s key (a wrong
+// entry needs two messages with the same lengths, role and IDs whose
+// hashes collide, ~2⁻⁶⁴ per pair). The values listed from a message's
+// Content are reused only while a hash of the part of the Content they
+// were read from (at most 32 KiB) is unchanged. Nothing depends on the token counter or on the other messages: counts,
 // tool names resolved through the conversation, and placeholders are
 // computed by each call (wrap the counter in a [CachedTokenCounter] to
 // cache its counts).
@@ -102,11 +105,22 @@ func (c *MaskCache) key(m *Message) cacheKey {
 			h.WriteByte(1)
 		}
 	}
-	small := h.Sum64()
-	return cacheKey{
-		maphash.Bytes(c.seeds[0], m.Raw) ^ small ^ uint64(len(m.Raw))<<1,
-		maphash.String(c.seeds[1], m.Content) ^ small*0x9e3779b97f4a7c15 ^ uint64(len(m.Content)),
+	var body uint64
+	if len(m.Raw) > 0 {
+		body = maphash.Bytes(c.seeds[0], m.Raw)
+	} else {
+		body = maphash.String(c.seeds[0], m.Content)
 	}
+	return cacheKey{body, h.Sum64() ^ uint64(len(m.Raw))<<32 ^ uint64(len(m.Content))}
+}
+
+// valuesKey returns the hash of what listValues reads of text (0 when it
+// is not JSON, so that none are listed).
+func (c *MaskCache) valuesKey(text string) uint64 {
+	if !jsonLike(text) {
+		return 0
+	}
+	return maphash.String(c.seeds[1], text[:min(len(text), maxValueScan)]) | 1
 }
 
 // get returns the entry of k, or nil.
@@ -181,10 +195,14 @@ func (p *pass) info(o *resolved, i int) *msgInfo {
 		if _, framed := o.tokens.(FramingCounter); framed {
 			content = o.tokens.CountTokens(m.Content)
 		}
+		check := o.mask.cache != nil && len(m.Raw) > 0 // the key did not read Content
 		for k := range inf.results {
 			r := &inf.results[k]
 			if r.whole {
 				r.text, r.tokens = m.Content, content
+				if check && r.listed && o.mask.cache.valuesKey(r.text) != r.valuesOf {
+					r.values, r.listed = nil, false
+				}
 			} else {
 				r.tokens = o.tokens.CountTokens(r.text)
 			}

@@ -3,6 +3,7 @@ package chitta_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -139,4 +140,41 @@ func TestMaskCacheNil(t *testing.T) {
 	var c *chitta.MaskCache
 	require.Equal(t, chitta.MaskCacheStats{}, c.Stats())
 	require.Equal(t, chitta.MaskCacheStats{}, new(chitta.MaskCache).Stats())
+}
+
+// The values of a result are listed from its Content: two messages with
+// the same Raw but Contents of the same length (a caller may set both)
+// share the scan of Raw, not the values.
+func TestMaskCacheValuesFollowContent(t *testing.T) {
+	t.Parallel()
+	wire := `[{"role":"user","content":"go"},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"lookup","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"c","content":"{\"id\": \"AB12\", \"more\": \"` + strings.Repeat("words ", 80) + `\"}"},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"d","type":"function","function":{"name":"f","arguments":"{}"},"id":"d"},{"id":"e","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"g","type":"function","function":{"name":"f","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"d","content":"ok"},{"role":"tool","tool_call_id":"e","content":"ok"},{"role":"tool","tool_call_id":"g","content":"ok"},` +
+		`{"role":"user","content":"next"}]`
+	in, err := chitta.ParseMessages([]byte(wire))
+	require.NoError(t, err)
+	other := slices.Clone(in)
+	other[2].Content = strings.Replace(in[2].Content, "AB12", "ZZ99", 1)
+	prose := slices.Clone(in)
+	n := len(in[2].Content)
+	prose[2].Content = strings.Repeat("x ", n/2) + strings.Repeat("y", n%2) // not JSON: no values
+	cache := chitta.NewMaskCache()
+	for _, conv := range [][]chitta.Message{in, other, prose, in} {
+		var got [2]*chitta.Result
+		for k, c := range []*chitta.MaskCache{nil, cache} {
+			res, err := chitta.Compact(t.Context(), conv, &chitta.Options{TargetRatio: 1, Tokens: words, Mask: &chitta.MaskOptions{MinTokens: 1, Cache: c}})
+			require.NoError(t, err)
+			got[k] = res
+		}
+		require.Equal(t, got[0].Messages, got[1].Messages)
+		require.True(t, got[1].Scores[2].Masked)
+		if conv[2].Content != prose[2].Content {
+			require.Contains(t, got[1].Messages[2].Content, "values: "+conv[2].Content[8:12]+"]", "the placeholder lists this Content's id")
+		} else {
+			require.NotContains(t, got[1].Messages[2].Content, "values")
+		}
+	}
+	require.Positive(t, cache.Stats().Hits)
 }

@@ -24,11 +24,8 @@ const maxValueScan = 32 << 10
 // that is not JSON, and max <= 0, give none. The scan is linear and never
 // fails: on malformed JSON it lists what it read up to there.
 func listValues(text string, max int) []string {
-	i := 0
-	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
-		i++
-	}
-	if max <= 0 || i >= len(text) || text[i] != '{' && text[i] != '[' {
+	i := jsonStart(text)
+	if max <= 0 || i < 0 {
 		return nil
 	}
 	text = text[:min(len(text), maxValueScan)]
@@ -75,6 +72,22 @@ func listValues(text string, max int) []string {
 	}
 	return out
 }
+
+// jsonStart returns the index of the '{' or '[' that starts text after
+// white space, or -1 when text does not start so.
+func jsonStart(text string) int {
+	i := 0
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
+		i++
+	}
+	if i >= len(text) || text[i] != '{' && text[i] != '[' {
+		return -1
+	}
+	return i
+}
+
+// jsonLike reports whether listValues reads text (see jsonStart).
+func jsonLike(text string) bool { return jsonStart(text) >= 0 }
 
 // isIdentifierLike reports whether v looks like an identifier, a code or
 // a date rather than a word of prose: 2 to 40 bytes of ASCII letters,
