@@ -290,7 +290,7 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 			continue
 		}
 		if mm == nil {
-			mm = &maskedMessage{direct: inf.direct}
+			mm = &maskedMessage{direct: inf.direct, results: make([]toolResult, 0, j+1)}
 		}
 		mm.results = append(mm.results, r)
 	}

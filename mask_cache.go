@@ -175,6 +175,7 @@ func (c *MaskCache) done() {
 type msgInfo struct {
 	maskEntry
 	key     cacheKey
+	loaded  bool // the cached entry, if any, was looked up
 	counted bool // the results' tokens are set
 	dirty   bool // something was scanned or listed since the entry was cached
 }
@@ -226,13 +227,13 @@ func (p *pass) callNames(o *resolved, c int) []idName {
 // of the cached entry, else an empty one.
 func (p *pass) load(o *resolved, i int) *msgInfo {
 	if p.infos == nil {
-		p.infos = make([]*msgInfo, len(p.msgs))
+		p.infos = make([]msgInfo, len(p.msgs))
 	}
-	if inf := p.infos[i]; inf != nil {
+	inf := &p.infos[i]
+	if inf.loaded {
 		return inf
 	}
-	inf := &msgInfo{}
-	p.infos[i] = inf
+	inf.loaded = true
 	cache := o.mask.cache
 	if cache == nil {
 		return inf
@@ -259,8 +260,9 @@ func (p *pass) flushMask(o *resolved) {
 	if cache == nil {
 		return
 	}
-	for _, inf := range p.infos {
-		if inf == nil || !inf.dirty {
+	for k := range p.infos {
+		inf := &p.infos[k]
+		if !inf.dirty {
 			continue
 		}
 		e := &maskEntry{parsed: inf.parsed, direct: inf.direct, values: o.mask.values}

@@ -33,11 +33,6 @@ func listValues(text string, max int) []string {
 	// not copied; values are substrings of text.
 	b := unsafe.Slice(unsafe.StringData(text), len(text))
 	var out []string
-	add := func(v string) {
-		if !slices.Contains(out, v) {
-			out = append(out, v)
-		}
-	}
 	for i < len(text) && len(out) < max {
 		switch c := text[i]; {
 		case c == '"':
@@ -54,7 +49,7 @@ func listValues(text string, max int) []string {
 				continue
 			}
 			if v := text[i+1 : end-1]; len(v) <= maxListedValue && isIdentifierLike(v) {
-				add(v)
+				out = addValue(out, v, max)
 			}
 			i = end
 		case c == '-' || c >= '0' && c <= '9':
@@ -62,8 +57,8 @@ func listValues(text string, max int) []string {
 			for end < len(text) && (text[end] >= '0' && text[end] <= '9' || text[end] == '.' || text[end] == 'e' || text[end] == 'E' || text[end] == '+' || text[end] == '-') {
 				end++
 			}
-			if n := end - i; n >= 2 && n <= maxListedValue {
-				add(text[i:end])
+			if v := text[i:end]; len(v) >= 2 && len(v) <= maxListedValue {
+				out = addValue(out, v, max)
 			}
 			i = end
 		default:
@@ -71,6 +66,18 @@ func listValues(text string, max int) []string {
 		}
 	}
 	return out
+}
+
+// addValue appends v to out unless out holds it already (the first
+// append allocates room for up to max values, at most 16).
+func addValue(out []string, v string, max int) []string {
+	if slices.Contains(out, v) {
+		return out
+	}
+	if out == nil {
+		out = make([]string, 0, min(max, 16))
+	}
+	return append(out, v)
 }
 
 // jsonStart returns the index of the '{' or '[' that starts text after
