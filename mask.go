@@ -32,7 +32,9 @@ const MaskPrefix = "[chitta: "
 // modified, and may be shared between goroutines.
 //
 // A tool result is the whole content of an OpenAI "tool" message, a legacy
-// "function" message or a SWE-agent tool message, or one top-level
+// "function" message or a SWE-agent tool message, the output of an OpenAI
+// Responses function_call_output or custom_tool_call_output item (a string
+// or content parts; it becomes the placeholder string), or one top-level
 // tool_result block of an Anthropic message (a user message carrying
 // several results has each judged and masked on its own; its text blocks
 // stay verbatim). Results are counted in message order, blocks in block
@@ -446,10 +448,10 @@ func resultsOf(m *Message) ([]toolResult, bool) {
 		return []toolResult{whole}, true
 	}
 	b := []byte(m.Raw)
-	var contents []jsonSpan
-	var name jsonSpan
+	var contents, outputs []jsonSpan
+	var name, typ jsonSpan
 	otherText := false  // tool calls render into Content too
-	hasRole := false    // only chat-shaped messages are rewritten
+	hasRole := false    // only chat-shaped messages and output items are rewritten
 	var rs []toolResult // the tool_result blocks of the last content member
 	n := 0              // its number of blocks
 	it := newMembers(b, 0)
@@ -467,9 +469,17 @@ func resultsOf(m *Message) ([]toolResult, bool) {
 			contents = append(contents, it.val())
 		case keyIs(key, "name"):
 			name = it.val()
+		case keyIs(key, "type"):
+			typ = it.val()
+		case keyIs(key, "output"):
+			outputs = append(outputs, it.val())
 		case keyIs(key, "tool_calls"), keyIs(key, "function_call"):
 			otherText = otherText || !isNullAt(b, it.val())
 		}
+	}
+	if it.ok() && !hasRole && len(contents) == 0 && outputItem(b, typ, outputs) && m.Role == RoleTool && len(m.ToolCallIDs) == 0 && len(m.ToolResultIDs) == 1 {
+		whole.nameAt, whole.spans = name, outputs
+		return []toolResult{whole}, true
 	}
 	if !it.ok() || !hasRole || len(contents) == 0 {
 		return nil, false
@@ -497,6 +507,23 @@ func resultsOf(m *Message) ([]toolResult, bool) {
 	}
 	whole.nameAt, whole.spans = name, contents
 	return []toolResult{whole}, !otherText
+}
+
+// outputItem reports whether an object without a role, of type typ with
+// output members outputs, is an OpenAI Responses function_call_output or
+// custom_tool_call_output item whose output (the last member, as
+// encoding/json reads it) is a string or an array of content parts, which
+// a string may replace. Other *_output items (a computer screenshot, an
+// MCP approval) are never rewritten.
+func outputItem(b []byte, typ jsonSpan, outputs []jsonSpan) bool {
+	if len(outputs) == 0 || typ.end == 0 {
+		return false
+	}
+	if t, _ := stringAt(b, typ); t != "function_call_output" && t != "custom_tool_call_output" {
+		return false
+	}
+	c := b[outputs[len(outputs)-1].start]
+	return c == '"' || c == '['
 }
 
 // blockResults returns the top-level tool_result blocks of the content
@@ -549,9 +576,9 @@ type idName struct{ id, name string }
 
 // callNamesIn returns the tool calls that message raw, at index i, issues,
 // in order: OpenAI tool_calls entries, Anthropic tool_use blocks (any
-// content element with an "id"), and a legacy function_call (whose ID
-// ParseMessages derives from i, see functionCallID; fcall reports one).
-// One pass over raw.
+// content element with an "id"), a legacy function_call (whose ID
+// ParseMessages derives from i, see functionCallID; fcall reports one),
+// and a Responses *_call item (its call_id and name). One pass over raw.
 func callNamesIn(raw json.RawMessage, i int) (calls []idName, fcall bool) {
 	b := []byte(raw)
 	var out []idName
@@ -576,9 +603,19 @@ func callNamesIn(raw json.RawMessage, i int) (calls []idName, fcall bool) {
 		}
 		return el.stop
 	}
+	var typ, callID, name jsonSpan // of a Responses call item
+	role := false
 	for it := newMembers(b, 0); it.next(); {
 		at := it.start()
 		switch {
+		case keyIs(it.key, "role"):
+			role = !isNullAt(b, it.val())
+		case keyIs(it.key, "type"):
+			typ = it.val()
+		case keyIs(it.key, "call_id"):
+			callID = it.val()
+		case keyIs(it.key, "name"):
+			name = it.val()
 		case keyIs(it.key, "tool_calls") && b[at] == '[':
 			it.setEnd(named(at, "function"))
 		case keyIs(it.key, "content") && b[at] == '[':
@@ -588,6 +625,12 @@ func callNamesIn(raw json.RawMessage, i int) (calls []idName, fcall bool) {
 			name, _ := stringAt(b, nv)
 			fcall = true
 			out = append(out, idName{functionCallID(i), name})
+		}
+	}
+	if t, _ := stringAt(b, typ); !role && strings.HasSuffix(t, "_call") {
+		if id, _ := stringAt(b, callID); id != "" {
+			n, _ := stringAt(b, name)
+			out = append(out, idName{id, n})
 		}
 	}
 	return out, fcall
