@@ -466,10 +466,8 @@ type pass struct {
 	masked         []*maskedMessage // per message, nil unless Options.Mask rewrote it
 	forms          []maskForm       // per message, with Options.Mask (mask_select.go)
 	switched       []int            // messages whose form changed since the last resetForms
-	names          map[int][]idName // the tool calls of each call message masking looked up
+	infos          []msgInfo        // per message, what masking read from it (mask_cache.go)
 	minPlaceholder int              // tokens of the shortest placeholder, once counted
-	scratch        []toolResult     // reused by mask
-	spans          []jsonSpan       // reused by mask
 }
 
 // measure returns the tokens and the structural weight of message i (0 for

@@ -122,7 +122,9 @@ type Compactor struct {
 // [*CachedTokenCounter], so that each compaction embeds and counts only
 // the messages added since the last one. With a Store and no
 // CoverageCache it creates a [CoverageCache], so that a compaction against
-// an unchanged store queries it only for new messages.
+// an unchanged store queries it only for new messages. With Mask and no
+// Mask.Cache it uses a copy of Mask with a new [MaskCache], so that
+// masking scans only new messages.
 //
 // It returns an error wrapping [ErrInvalidOption] for a Policy out of
 // range, and any error [Compact] would return for opts.
@@ -145,6 +147,11 @@ func NewCompactor(opts *Options, p Policy) (*Compactor, error) {
 	}
 	if c.opts.Store != nil && c.opts.CoverageCache == nil {
 		c.opts.CoverageCache = NewCoverageCache()
+	}
+	if m := c.opts.Mask; m != nil && m.Cache == nil {
+		mc := *m // the caller's MaskOptions is not modified
+		mc.Cache = NewMaskCache()
+		c.opts.Mask = &mc
 	}
 	o, err := resolve(&c.opts)
 	if err != nil {

@@ -47,6 +47,8 @@
 // results become a one-line placeholder (naming the memory that holds
 // their excerpt and listing the ids a JSON result held) while their calls
 // stay verbatim, and the tool-call groups are kept before the dialogue.
+// A [MaskCache] ([MaskOptions.Cache]) keeps what masking reads from each
+// message across calls, so that re-compactions scan only new messages.
 //
 // All functions are safe for concurrent use; Compact never modifies its
 // input and the caller owns everything it returns.

@@ -32,7 +32,9 @@ const MaskPrefix = "[chitta: "
 // modified, and may be shared between goroutines.
 //
 // A tool result is the whole content of an OpenAI "tool" message, a legacy
-// "function" message or a SWE-agent tool message, or one top-level
+// "function" message or a SWE-agent tool message, the output of an OpenAI
+// Responses function_call_output or custom_tool_call_output item (a string
+// or content parts; it becomes the placeholder string), or one top-level
 // tool_result block of an Anthropic message (a user message carrying
 // several results has each judged and masked on its own; its text blocks
 // stay verbatim). Results are counted in message order, blocks in block
@@ -92,6 +94,14 @@ type MaskOptions struct {
 	// default) returns every result that masking elided as its
 	// placeholder, however much budget is left.
 	Restore bool
+
+	// Cache, when set, keeps what masking reads from each message's bytes
+	// (where its results sit, their listed values, the calls it issues)
+	// across calls, so that re-compacting a conversation that grew by a
+	// few turns scans only the new messages (see [MaskCache]). nil caches
+	// nothing; output is the same either way. [NewCompactor] sets one
+	// when it is nil.
+	Cache *MaskCache `json:"-"`
 }
 
 // MaskActions is the order in which [MaskOptions.Actions] keeps the
@@ -121,13 +131,14 @@ type maskConfig struct {
 	actions                          MaskActions
 	restore                          bool
 	exclude                          map[string]bool
+	cache                            *MaskCache
 }
 
 func resolveMask(m *MaskOptions) (*maskConfig, error) {
 	if m == nil {
 		return nil, nil
 	}
-	c := &maskConfig{keepRecent: m.KeepRecent, minTokens: m.MinTokens, maxResult: m.MaxResultTokens, values: m.ListValues, actions: m.Actions, restore: m.Restore}
+	c := &maskConfig{keepRecent: m.KeepRecent, minTokens: m.MinTokens, maxResult: m.MaxResultTokens, values: m.ListValues, actions: m.Actions, restore: m.Restore, cache: m.Cache}
 	switch {
 	case m.KeepRecent < 0:
 		return nil, fmt.Errorf("%w: Mask.KeepRecent %d, want >= 0 (0 means %d)", ErrInvalidOption, m.KeepRecent, DefaultMaskKeepRecent)
@@ -174,8 +185,10 @@ const (
 // exist).
 type toolResult struct {
 	block  int
+	whole  bool // text is the message's Content
 	spans  []jsonSpan
 	name   string   // resolved when needed (pass.name)
+	named  bool     // name is resolved
 	nameAt jsonSpan // the message's own "name" member, if any
 	callID string   // a tool_result block's tool_use_id
 	text   string
@@ -183,6 +196,9 @@ type toolResult struct {
 	action maskAction
 	values []string // listed in the placeholder, once listed is true
 	listed bool
+	// valuesOf is, with a MaskCache, MaskCache.valuesKey of the text the
+	// values of a whole result of a message with Raw were listed from.
+	valuesOf uint64
 }
 
 // maskedMessage is the rewrite of one message.
@@ -240,23 +256,31 @@ func (p *pass) mask(o *resolved) {
 func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessage, int) {
 	c := o.mask
 	m, s := &p.msgs[i], &p.scores[i]
-	var direct bool
-	content := s.OriginalTokens // the message's count; with framing, its content's alone
-	if _, framed := o.tokens.(FramingCounter); framed {
-		content = o.tokens.CountTokens(m.Content)
-	}
-	p.scratch, p.spans, direct = resultsOf(m, content, o.tokens, p.scratch[:0], p.spans[:0])
+	inf := p.info(o, i)
 	var mm *maskedMessage
-	for j := len(p.scratch) - 1; j >= 0; j-- {
-		r := p.scratch[j]
+	valid := 0 // results with a valid count
+	for j := len(inf.results) - 1; j >= 0; j-- {
+		pr := &inf.results[j]
+		if pr.tokens < 0 {
+			continue // left alone
+		}
+		valid++
 		recent := !force && *left > 0
 		if recent {
 			*left--
 		}
-		masks := force || !recent && r.tokens >= c.minTokens
-		if c.exclude != nil || masks || c.maxResult > 0 && r.tokens > c.maxResult {
-			p.name(i, &r)
+		masks := force || !recent && pr.tokens >= c.minTokens
+		if c.exclude != nil || masks || c.maxResult > 0 && pr.tokens > c.maxResult {
+			p.name(o, i, pr)
 		}
+		if masks && !c.exclude[pr.name] && !pr.listed {
+			pr.values, pr.listed = listValues(pr.text, c.values), true
+			if c.cache != nil && pr.whole && len(m.Raw) > 0 {
+				pr.valuesOf = c.cache.valuesKey(pr.text)
+			}
+			inf.dirty = true
+		}
+		r := *pr
 		switch {
 		case c.exclude[r.name]:
 			continue
@@ -268,9 +292,8 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 			continue
 		}
 		if mm == nil {
-			mm = &maskedMessage{direct: direct}
+			mm = &maskedMessage{direct: inf.direct, results: make([]toolResult, 0, j+1)}
 		}
-		r.spans = slices.Clone(r.spans) // p.spans is reused
 		mm.results = append(mm.results, r)
 	}
 	if mm == nil {
@@ -278,7 +301,7 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 	}
 	slices.Reverse(mm.results) // back to block order, for the edits
 	mm.elided = slices.ContainsFunc(mm.results, func(r toolResult) bool { return r.action == maskResult })
-	mm.all = len(mm.results) == len(p.scratch) && !slices.ContainsFunc(mm.results, func(r toolResult) bool { return r.action != maskResult })
+	mm.all = len(mm.results) == valid && !slices.ContainsFunc(mm.results, func(r toolResult) bool { return r.action != maskResult })
 	if mm.elided {
 		if kind, text, ok := p.novel(o, i); ok {
 			mm.memory = MemoryID(kind, text)
@@ -316,7 +339,11 @@ func (p *pass) callOf(id string, i int) int {
 // "name" member when it has one, else the name of the call r answers (for
 // a whole-content result, the first of the message's result IDs whose
 // call is found).
-func (p *pass) name(i int, r *toolResult) {
+func (p *pass) name(o *resolved, i int, r *toolResult) {
+	if r.named {
+		return
+	}
+	r.named = true
 	m := &p.msgs[i]
 	if r.nameAt.end > 0 {
 		r.name, _ = stringAt(m.Raw, r.nameAt)
@@ -330,15 +357,7 @@ func (p *pass) name(i int, r *toolResult) {
 			return
 		}
 		if c := p.callOf(id, i); c >= 0 {
-			calls, ok := p.names[c]
-			if !ok {
-				calls = callNamesIn(p.msgs[c].Raw, c)
-				if p.names == nil {
-					p.names = map[int][]idName{}
-				}
-				p.names[c] = calls
-			}
-			for _, call := range calls {
+			for _, call := range p.callNames(o, c) {
 				if call.id == id {
 					r.name = call.name
 					break
@@ -366,6 +385,9 @@ func (p *pass) elided(i int) bool {
 // names a memory that was not stored (a store error) is rewritten without
 // the ID, and the masking figures of res.Stats are filled in.
 func (p *pass) finishMask(o *resolved, res *Result) {
+	if o.mask != nil {
+		p.flushMask(o)
+	}
 	if p.masked == nil {
 		return
 	}
@@ -409,27 +431,27 @@ func oneResult(m *Message) bool {
 // their whole content.
 func isResultRole(r Role) bool { return r == RoleTool || r == "function" || r == "tool_result" }
 
-// resultsOf appends the tool results of m to dst (their spans to spans,
-// which they share) and reports whether m's text is that of its one
-// result alone (then a rewrite's Content is the new text, with no
-// re-parse). wholeTokens is the token count of m.Content. Names are not
-// resolved (see pass.name).
-func resultsOf(m *Message, wholeTokens int, tc TokenCounter, dst []toolResult, spans []jsonSpan) ([]toolResult, []jsonSpan, bool) {
-	whole := toolResult{block: -1, text: m.Content, tokens: wholeTokens}
+// resultsOf returns the tool results of m (without token counts; the
+// text of a whole-content result is m.Content, marked whole) and reports
+// whether m's text is that of its one result alone (then a rewrite's
+// Content is the new text, with no re-parse). Names are not resolved (see
+// pass.name).
+func resultsOf(m *Message) ([]toolResult, bool) {
+	whole := toolResult{block: -1, whole: true}
 	if !isResultRole(m.Role) && len(m.ToolResultIDs) == 0 {
-		return dst, spans, false
+		return nil, false
 	}
 	if len(m.Raw) == 0 {
 		if m.Role == RoleAssistant || len(m.ToolCallIDs) > 0 {
-			return dst, spans, false
+			return nil, false
 		}
-		return append(dst, whole), spans, true
+		return []toolResult{whole}, true
 	}
 	b := []byte(m.Raw)
-	contents := spans
-	var name jsonSpan
+	var contents, outputs []jsonSpan
+	var name, typ jsonSpan
 	otherText := false  // tool calls render into Content too
-	hasRole := false    // only chat-shaped messages are rewritten
+	hasRole := false    // only chat-shaped messages and output items are rewritten
 	var rs []toolResult // the tool_result blocks of the last content member
 	n := 0              // its number of blocks
 	it := newMembers(b, 0)
@@ -447,18 +469,27 @@ func resultsOf(m *Message, wholeTokens int, tc TokenCounter, dst []toolResult, s
 			contents = append(contents, it.val())
 		case keyIs(key, "name"):
 			name = it.val()
+		case keyIs(key, "type"):
+			typ = it.val()
+		case keyIs(key, "output"):
+			outputs = append(outputs, it.val())
 		case keyIs(key, "tool_calls"), keyIs(key, "function_call"):
 			otherText = otherText || !isNullAt(b, it.val())
 		}
 	}
-	if !it.ok() || !hasRole || len(contents) == len(spans) {
-		return dst, contents, false
+	if it.ok() && !hasRole && len(contents) == 0 && outputItem(b, typ, outputs) && m.Role == RoleTool && len(m.ToolCallIDs) == 0 && len(m.ToolResultIDs) == 1 {
+		whole.nameAt, whole.spans = name, outputs
+		return []toolResult{whole}, true
+	}
+	if !it.ok() || !hasRole || len(contents) == 0 {
+		return nil, false
 	}
 	if len(rs) > 0 {
 		if n == 1 && !otherText && len(m.ToolResultIDs) == 1 && len(m.ToolCallIDs) == 0 {
-			rs[0].text, rs[0].tokens = m.Content, wholeTokens
-			return append(dst, rs...), contents, true
+			rs[0].whole = true
+			return rs, true
 		}
+		out := rs[:0]
 		for _, r := range rs {
 			var sb strings.Builder
 			var linkage Message
@@ -467,17 +498,32 @@ func resultsOf(m *Message, wholeTokens int, tc TokenCounter, dst []toolResult, s
 				continue // nested linkage: never rewritten
 			}
 			r.text = sb.String()
-			if r.tokens = tc.CountTokens(r.text); r.tokens >= 0 {
-				dst = append(dst, r)
-			}
+			out = append(out, r)
 		}
-		return dst, contents, false
+		return out, false
 	}
 	if !isResultRole(m.Role) || len(m.ToolCallIDs) > 0 {
-		return dst, contents, false
+		return nil, false
 	}
-	whole.nameAt, whole.spans = name, contents[len(spans):]
-	return append(dst, whole), contents, !otherText
+	whole.nameAt, whole.spans = name, contents
+	return []toolResult{whole}, !otherText
+}
+
+// outputItem reports whether an object without a role, of type typ with
+// output members outputs, is an OpenAI Responses function_call_output or
+// custom_tool_call_output item whose output (the last member, as
+// encoding/json reads it) is a string or an array of content parts, which
+// a string may replace. Other *_output items (a computer screenshot, an
+// MCP approval) are never rewritten.
+func outputItem(b []byte, typ jsonSpan, outputs []jsonSpan) bool {
+	if len(outputs) == 0 || typ.end == 0 {
+		return false
+	}
+	if t, _ := stringAt(b, typ); t != "function_call_output" && t != "custom_tool_call_output" {
+		return false
+	}
+	c := b[outputs[len(outputs)-1].start]
+	return c == '"' || c == '['
 }
 
 // blockResults returns the top-level tool_result blocks of the content
@@ -530,9 +576,10 @@ type idName struct{ id, name string }
 
 // callNamesIn returns the tool calls that message raw, at index i, issues,
 // in order: OpenAI tool_calls entries, Anthropic tool_use blocks (any
-// content element with an "id"), and a legacy function_call (whose ID
-// ParseMessages derives from i). One pass over raw.
-func callNamesIn(raw json.RawMessage, i int) []idName {
+// content element with an "id"), a legacy function_call (whose ID
+// ParseMessages derives from i, see functionCallID; fcall reports one),
+// and a Responses *_call item (its call_id and name). One pass over raw.
+func callNamesIn(raw json.RawMessage, i int) (calls []idName, fcall bool) {
 	b := []byte(raw)
 	var out []idName
 	// named adds the objects of the array at b[at], each holding the ID
@@ -556,9 +603,19 @@ func callNamesIn(raw json.RawMessage, i int) []idName {
 		}
 		return el.stop
 	}
+	var typ, callID, name jsonSpan // of a Responses call item
+	role := false
 	for it := newMembers(b, 0); it.next(); {
 		at := it.start()
 		switch {
+		case keyIs(it.key, "role"):
+			role = !isNullAt(b, it.val())
+		case keyIs(it.key, "type"):
+			typ = it.val()
+		case keyIs(it.key, "call_id"):
+			callID = it.val()
+		case keyIs(it.key, "name"):
+			name = it.val()
 		case keyIs(it.key, "tool_calls") && b[at] == '[':
 			it.setEnd(named(at, "function"))
 		case keyIs(it.key, "content") && b[at] == '[':
@@ -566,11 +623,22 @@ func callNamesIn(raw json.RawMessage, i int) []idName {
 		case keyIs(it.key, "function_call"):
 			nv, _, _ := memberPair(b, at, "name", "")
 			name, _ := stringAt(b, nv)
-			out = append(out, idName{"function_call@" + strconv.Itoa(i), name})
+			fcall = true
+			out = append(out, idName{functionCallID(i), name})
 		}
 	}
-	return out
+	if t, _ := stringAt(b, typ); !role && strings.HasSuffix(t, "_call") {
+		if id, _ := stringAt(b, callID); id != "" {
+			n, _ := stringAt(b, name)
+			out = append(out, idName{id, n})
+		}
+	}
+	return out, fcall
 }
+
+// functionCallID is the ID ParseMessages gives the legacy function_call
+// of message i.
+func functionCallID(i int) string { return "function_call@" + strconv.Itoa(i) }
 
 // memberPair returns the values of members k1 and k2 (the last of each)
 // of the value at b[at] when it is an object (a missing one has an empty

@@ -14,8 +14,9 @@ import (
 
 // randomWireConversation writes a conversation as a JSON array mixing
 // OpenAI tool messages (string and part content), legacy function calls,
-// Anthropic blocks (parallel results, text and image parts, is_error) and
-// SWE-agent tool messages, with result sizes around the mask thresholds.
+// Anthropic blocks (parallel results, text and image parts, is_error),
+// SWE-agent tool messages and OpenAI Responses function call items, with
+// result sizes around the mask thresholds.
 func randomWireConversation(r *rand.Rand) string {
 	words := func(tag string, n int) string {
 		w := make([]string, n)
@@ -40,7 +41,7 @@ func randomWireConversation(r *rand.Rand) string {
 		if r.IntN(8) == 0 {
 			id = "reused"
 		}
-		switch r.IntN(6) {
+		switch r.IntN(7) {
 		case 0:
 			out = append(out, `{"role":"user","content":`+q(words("u", 1+r.IntN(20)))+`}`)
 		case 1:
@@ -76,6 +77,14 @@ func randomWireConversation(r *rand.Rand) string {
 			out = append(out,
 				`{"role":"assistant","content":"act","agent":"main","tool_calls":[{"function":{"arguments":"{}","name":"`+tool+`"},"id":"`+id+`","type":"function"}]}`,
 				`{"role":"tool","content":`+q(words("s", size()))+`,"agent":"main","tool_call_ids":["`+id+`"],"message_type":"observation"}`)
+		case 5:
+			output := q(words("i", size()))
+			if r.IntN(3) == 0 {
+				output = `[{"type":"input_text","text":` + q(words("k", size())) + `}]`
+			}
+			out = append(out,
+				`{"type":"function_call","call_id":"`+id+`","name":"`+tool+`","arguments":"{}"}`,
+				`{"type":"function_call_output","call_id":"`+id+`","output":`+output+`}`)
 		default:
 			out = append(out, `{"role":"assistant","content":`+q(words("x", 1+r.IntN(30)))+`}`)
 		}
@@ -175,6 +184,15 @@ func FuzzMask(f *testing.F) {
 		res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 1, Tokens: words, Mask: mask, RoleWeights: anyRole(in)})
 		require.NoError(t, err)
 		checkMasked(t, in, res)
+		// A MaskCache, cold then warm, changes nothing.
+		cached := *mask
+		cached.Cache = chitta.NewMaskCache()
+		for range 2 {
+			again, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 1, Tokens: words, Mask: &cached, RoleWeights: anyRole(in)})
+			require.NoError(t, err)
+			require.Equal(t, res.Messages, again.Messages)
+			require.Equal(t, res.Scores, again.Scores)
+		}
 		// Under a tight budget, call units are degraded and restored.
 		mask.ListValues, mask.Restore = int(minTokens%4)-1, maxResult%2 == 0
 		res, err = chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 0.3, Tokens: words, Mask: mask, RoleWeights: anyRole(in)})

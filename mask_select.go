@@ -95,7 +95,7 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 	if o.mask == nil || o.mask.actions == ActionsOff || free <= 0 {
 		return 0
 	}
-	var acts []unit
+	acts := make([]unit, 0, len(cands))
 	for _, u := range cands {
 		if !p.scores[u.members[0]].Kept && slices.ContainsFunc(u.members, func(i int) bool { return len(p.msgs[i].ToolCallIDs) > 0 }) {
 			acts = append(acts, u)

@@ -393,16 +393,17 @@ func TestMaskGoMessages(t *testing.T) {
 	assert.Equal(t, in[4], res.Messages[4])
 }
 
-// Shapes masking does not rewrite (their results stay verbatim): OpenAI
-// Responses items (output, no role), and a result whose content carries
-// nested tool linkage.
+// Shapes masking does not rewrite (their results stay verbatim): a
+// Responses output item that also has a content member or whose output is
+// an object (a screenshot), and a result whose content carries nested tool
+// linkage.
 func TestMaskLeavesOtherShapes(t *testing.T) {
 	t.Parallel()
 	big := output("o", 150)
 	data := `[
 {"role":"user","content":"go"},
-{"type":"function_call","call_id":"r1","name":"read_file","arguments":"{}"},
-{"type":"function_call_output","call_id":"r1","output":"` + big + `"},
+{"type":"computer_call","call_id":"r1","action":{"type":"screenshot"}},
+{"type":"computer_call_output","call_id":"r1","output":{"type":"computer_screenshot","image_url":"data:image/png;base64,` + big + `"}},
 {"type":"function_call","call_id":"r2","name":"read_file","arguments":"{}"},
 {"type":"function_call_output","call_id":"r2","output":"` + big + `","content":"` + big + `"},
 {"role":"assistant","content":[{"type":"tool_use","id":"n1","name":"agent","input":{}}]},
@@ -425,6 +426,47 @@ func TestMaskLeavesOtherShapes(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []int{8}, masked)
+}
+
+// OpenAI Responses output items are masked like OpenAI tool messages: the
+// output (a string or content parts) becomes the placeholder string, named
+// after the call item's name; call_id, type and every other member stay.
+func TestMaskResponsesItems(t *testing.T) {
+	t.Parallel()
+	big := output("o", 150)
+	for _, tc := range []struct {
+		name, call, result, want string
+	}{
+		{"function_call_output string",
+			`{"type":"function_call","call_id":"r1","name":"read_file","arguments":"{}"}`,
+			`{"type":"function_call_output","call_id":"r1","output":"` + big + `","status":"completed"}`,
+			`{"type":"function_call_output","call_id":"r1","output":"[chitta: output of read_file elided (150 tokens)]","status":"completed"}`},
+		{"function_call_output parts",
+			`{"type":"function_call","id":"fc_1","call_id":"r1","name":"grep","arguments":"{}"}`,
+			`{"type":"function_call_output","call_id":"r1","output":[{"type":"input_text","text":"` + big + `"},{"type":"input_image","image_url":"data:x"}]}`,
+			`{"type":"function_call_output","call_id":"r1","output":"[chitta: output of grep elided (151 tokens)]"}`},
+		{"custom_tool_call_output",
+			`{"type":"custom_tool_call","call_id":"r1","name":"apply_patch","input":"*** Begin Patch"}`,
+			`{"type":"custom_tool_call_output","call_id":"r1","output":"` + big + `"}`,
+			`{"type":"custom_tool_call_output","call_id":"r1","output":"[chitta: output of apply_patch elided (150 tokens)]"}`},
+		{"call without a name",
+			`{"type":"function_call","call_id":"r1","arguments":"{}"}`,
+			`{"type":"function_call_output","call_id":"r1","output":"` + big + `"}`,
+			`{"type":"function_call_output","call_id":"r1","output":"[chitta: output of a tool elided (150 tokens)]"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			data := `[{"role":"user","content":"go"},` + tc.call + `,` + tc.result + `,` +
+				`{"type":"function_call","call_id":"r9","name":"ls","arguments":"{}"},{"type":"function_call_output","call_id":"r9","output":"x"},{"role":"user","content":"next"}]`
+			in, res := compactMasked(t, data, &chitta.MaskOptions{KeepRecent: 1, MinTokens: 10, ExcludeTools: []string{"none"}})
+			require.True(t, res.Scores[2].Masked)
+			assert.JSONEq(t, tc.want, string(res.Messages[2].Raw))
+			assert.Equal(t, in[1], res.Messages[1], "the call stays verbatim")
+			// Recent (KeepRecent 2 counts it): verbatim.
+			_, res = compactMasked(t, data, &chitta.MaskOptions{KeepRecent: 2, MinTokens: 10})
+			assert.False(t, res.Scores[2].Masked)
+		})
+	}
 }
 
 // framed adds 4 tokens of framing per message, as a provider tokenizer

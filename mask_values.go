@@ -24,11 +24,8 @@ const maxValueScan = 32 << 10
 // that is not JSON, and max <= 0, give none. The scan is linear and never
 // fails: on malformed JSON it lists what it read up to there.
 func listValues(text string, max int) []string {
-	i := 0
-	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
-		i++
-	}
-	if max <= 0 || i >= len(text) || text[i] != '{' && text[i] != '[' {
+	i := jsonStart(text)
+	if max <= 0 || i < 0 {
 		return nil
 	}
 	text = text[:min(len(text), maxValueScan)]
@@ -36,11 +33,6 @@ func listValues(text string, max int) []string {
 	// not copied; values are substrings of text.
 	b := unsafe.Slice(unsafe.StringData(text), len(text))
 	var out []string
-	add := func(v string) {
-		if !slices.Contains(out, v) {
-			out = append(out, v)
-		}
-	}
 	for i < len(text) && len(out) < max {
 		switch c := text[i]; {
 		case c == '"':
@@ -57,7 +49,7 @@ func listValues(text string, max int) []string {
 				continue
 			}
 			if v := text[i+1 : end-1]; len(v) <= maxListedValue && isIdentifierLike(v) {
-				add(v)
+				out = addValue(out, v, max)
 			}
 			i = end
 		case c == '-' || c >= '0' && c <= '9':
@@ -65,8 +57,8 @@ func listValues(text string, max int) []string {
 			for end < len(text) && (text[end] >= '0' && text[end] <= '9' || text[end] == '.' || text[end] == 'e' || text[end] == 'E' || text[end] == '+' || text[end] == '-') {
 				end++
 			}
-			if n := end - i; n >= 2 && n <= maxListedValue {
-				add(text[i:end])
+			if v := text[i:end]; len(v) >= 2 && len(v) <= maxListedValue {
+				out = addValue(out, v, max)
 			}
 			i = end
 		default:
@@ -75,6 +67,34 @@ func listValues(text string, max int) []string {
 	}
 	return out
 }
+
+// addValue appends v to out unless out holds it already (the first
+// append allocates room for up to max values, at most 16).
+func addValue(out []string, v string, max int) []string {
+	if slices.Contains(out, v) {
+		return out
+	}
+	if out == nil {
+		out = make([]string, 0, min(max, 16))
+	}
+	return append(out, v)
+}
+
+// jsonStart returns the index of the '{' or '[' that starts text after
+// white space, or -1 when text does not start so.
+func jsonStart(text string) int {
+	i := 0
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
+		i++
+	}
+	if i >= len(text) || text[i] != '{' && text[i] != '[' {
+		return -1
+	}
+	return i
+}
+
+// jsonLike reports whether listValues reads text (see jsonStart).
+func jsonLike(text string) bool { return jsonStart(text) >= 0 }
 
 // isIdentifierLike reports whether v looks like an identifier, a code or
 // a date rather than a word of prose: 2 to 40 bytes of ASCII letters,

@@ -1,0 +1,312 @@
+package chitta
+
+import (
+	"hash/maphash"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// MaskCache remembers, across [Compact] calls, what observation masking
+// ([MaskOptions]) reads from the bytes of each message: where its tool
+// results sit in its JSON, their text, the identifier-like values a
+// placeholder lists, and the tool calls (IDs and names) a message issues.
+// In an agent loop the same messages are compacted again and again; with a
+// cache only new messages are scanned. Set it as [MaskOptions.Cache]; a
+// long-lived owner (an agent loop, a [Compactor]) creates one and passes
+// it to every call. Results equal an uncached Compact's.
+//
+// Entries are keyed by the message's content, never by its address: a
+// 64-bit [maphash] hash (per-cache random seed) of its Raw (of its Content
+// when Raw is nil) with its role, its tool call and result IDs and the
+// lengths of its Raw and Content, like [CachedTokenCounter]'s key (a wrong
+// entry needs two messages with the same lengths, role and IDs whose
+// hashes collide, ~2⁻⁶⁴ per pair). The values listed from a message's
+// Content are reused only while a hash of the part of the Content they
+// were read from (at most 32 KiB) is unchanged. Nothing depends on the token counter or on the other messages: counts,
+// tool names resolved through the conversation, and placeholders are
+// computed by each call (wrap the counter in a [CachedTokenCounter] to
+// cache its counts).
+//
+// The cache keeps the entries of the messages of the last two calls and
+// drops older ones once it holds more than twice the current call's
+// entries (plus 1 024). An entry takes about 150 bytes plus 16 bytes per
+// result position, up to 32 listed values of at most 40 bytes each, and,
+// for a message holding several tool results, a copy of their text. The
+// zero value is ready to use; a nil *MaskCache caches nothing. A MaskCache
+// is safe for concurrent use by any number of calls.
+type MaskCache struct {
+	once  sync.Once
+	seeds [3]maphash.Seed
+
+	mu      sync.Mutex
+	entries map[cacheKey]maskSlot
+	call    uint64 // calls finished so far
+	touched int    // entries stamped since the last call finished
+	stats   MaskCacheStats
+}
+
+// MaskCacheStats counts the work of a [MaskCache].
+type MaskCacheStats struct {
+	Hits   uint64 // messages whose scan was reused
+	Misses uint64 // messages scanned
+	Len    int    // entries cached now
+}
+
+// NewMaskCache returns an empty MaskCache (equivalent to new(MaskCache)).
+func NewMaskCache() *MaskCache { return &MaskCache{} }
+
+// Stats returns the cache's counters so far (all zero for a nil cache).
+func (c *MaskCache) Stats() MaskCacheStats {
+	if c == nil {
+		return MaskCacheStats{}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.stats
+	s.Len = len(c.entries)
+	return s
+}
+
+type maskSlot struct {
+	e    *maskEntry
+	call uint64 // the last call that used it
+}
+
+// maskEntry is what masking reads from one message's bytes. Once cached it
+// is never modified (a newer one replaces it).
+type maskEntry struct {
+	parsed  bool         // results and direct are set
+	results []toolResult // tokens, names and actions unset; text "" where whole
+	direct  bool
+	values  int // the ListValues count the results' listed values are for
+
+	named bool     // calls is set
+	calls []idName // the message's tool calls
+	fcall bool     // calls has a legacy function_call (whose ID names the message's index: never cached)
+}
+
+func (c *MaskCache) init() {
+	c.once.Do(func() {
+		c.seeds = [3]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed()}
+	})
+}
+
+// key returns the cache key of m.
+func (c *MaskCache) key(m *Message) cacheKey {
+	c.init()
+	var h maphash.Hash
+	h.SetSeed(c.seeds[2])
+	h.WriteString(string(m.Role))
+	for _, ids := range [2][]string{m.ToolCallIDs, m.ToolResultIDs} {
+		h.WriteByte(0)
+		for _, id := range ids {
+			h.WriteString(id)
+			h.WriteByte(1)
+		}
+	}
+	var body uint64
+	if len(m.Raw) > 0 {
+		body = maphash.Bytes(c.seeds[0], m.Raw)
+	} else {
+		body = maphash.String(c.seeds[0], m.Content)
+	}
+	return cacheKey{body, h.Sum64() ^ uint64(len(m.Raw))<<32 ^ uint64(len(m.Content))}
+}
+
+// valuesKey returns the hash of what listValues reads of text (0 when it
+// is not JSON, so that none are listed).
+func (c *MaskCache) valuesKey(text string) uint64 {
+	if !jsonLike(text) {
+		return 0
+	}
+	return maphash.String(c.seeds[1], text[:min(len(text), maxValueScan)]) | 1
+}
+
+// get returns the entry of k, or nil.
+func (c *MaskCache) get(k cacheKey) *maskEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.entries[k]
+	if !ok {
+		c.stats.Misses++
+		return nil
+	}
+	c.stats.Hits++
+	if s.call != c.call {
+		s.call = c.call
+		c.entries[k] = s
+		c.touched++
+	}
+	return s.e
+}
+
+// put stores e (which the cache then owns) as the entry of k.
+func (c *MaskCache) put(k cacheKey, e *maskEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil {
+		c.entries = make(map[cacheKey]maskSlot)
+	}
+	if s, ok := c.entries[k]; !ok || s.call != c.call {
+		c.touched++
+	}
+	c.entries[k] = maskSlot{e, c.call}
+}
+
+// done ends a call: entries used neither by it nor by the previous one
+// are dropped once the cache holds more than twice its entries plus 1 024.
+func (c *MaskCache) done() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.entries) > 2*c.touched+1024 {
+		for k, s := range c.entries {
+			if s.call+1 < c.call {
+				delete(c.entries, k)
+			}
+		}
+	}
+	c.call++
+	c.touched = 0
+}
+
+// msgInfo is a call's private view of what masking read from one message:
+// its results with this call's token counts, names and listed values.
+type msgInfo struct {
+	maskEntry
+	key     cacheKey
+	loaded  bool // the cached entry, if any, was looked up
+	counted bool // the results' tokens are set
+	dirty   bool // something was scanned or listed since the entry was cached
+}
+
+// info returns what masking reads from message i, scanning it once per
+// call and, with a MaskCache, once for as long as the cache keeps it. Its
+// results carry this call's token counts (negative: the result is left
+// alone).
+func (p *pass) info(o *resolved, i int) *msgInfo {
+	inf := p.load(o, i)
+	if !inf.parsed {
+		inf.results, inf.direct = resultsOf(&p.msgs[i])
+		inf.parsed, inf.dirty = true, true
+	}
+	if !inf.counted {
+		m := &p.msgs[i]
+		content := p.scores[i].OriginalTokens // the message's count; with framing, its content's alone
+		if _, framed := o.tokens.(FramingCounter); framed {
+			content = o.tokens.CountTokens(m.Content)
+		}
+		check := o.mask.cache != nil && len(m.Raw) > 0 // the key did not read Content
+		for k := range inf.results {
+			r := &inf.results[k]
+			if r.whole {
+				r.text, r.tokens = m.Content, content
+				if check && r.listed && o.mask.cache.valuesKey(r.text) != r.valuesOf {
+					r.values, r.listed = nil, false
+				}
+			} else {
+				r.tokens = o.tokens.CountTokens(r.text)
+			}
+		}
+		inf.counted = true
+	}
+	return inf
+}
+
+// callNames returns the tool calls message c issues (see callNamesIn).
+func (p *pass) callNames(o *resolved, c int) []idName {
+	inf := p.load(o, c)
+	if !inf.named {
+		inf.calls, inf.fcall = callNamesIn(p.msgs[c].Raw, c)
+		inf.named, inf.dirty = true, true
+	}
+	return inf.calls
+}
+
+// load returns the msgInfo of message i: this call's, else a private copy
+// of the cached entry, else an empty one.
+func (p *pass) load(o *resolved, i int) *msgInfo {
+	if p.infos == nil {
+		p.infos = make([]msgInfo, len(p.msgs))
+	}
+	inf := &p.infos[i]
+	if inf.loaded {
+		return inf
+	}
+	inf.loaded = true
+	cache := o.mask.cache
+	if cache == nil {
+		return inf
+	}
+	inf.key = cache.key(&p.msgs[i])
+	e := cache.get(inf.key)
+	if e == nil {
+		return inf
+	}
+	inf.maskEntry = *e
+	inf.results = slices.Clone(e.results)
+	if e.values != o.mask.values {
+		for k := range inf.results {
+			inf.results[k].values, inf.results[k].listed = nil, false
+		}
+	}
+	return inf
+}
+
+// flushMask stores what this call scanned in the MaskCache and ends the
+// call there.
+func (p *pass) flushMask(o *resolved) {
+	cache := o.mask.cache
+	if cache == nil {
+		return
+	}
+	for k := range p.infos {
+		inf := &p.infos[k]
+		if !inf.dirty {
+			continue
+		}
+		e := &maskEntry{parsed: inf.parsed, direct: inf.direct, values: o.mask.values}
+		if inf.parsed {
+			e.results = make([]toolResult, len(inf.results))
+			for k, r := range inf.results {
+				if r.whole {
+					r.text = ""
+				}
+				r.tokens, r.name, r.named, r.action = 0, "", false, keepResult
+				if r.listed && r.whole {
+					r.values = cloneStrings(r.values) // not to keep the caller's Content
+				}
+				e.results[k] = r
+			}
+		}
+		if inf.named && !inf.fcall {
+			e.named, e.calls = true, inf.calls
+		}
+		cache.put(inf.key, e)
+	}
+	cache.done()
+}
+
+// cloneStrings returns copies of ss that share no memory with them.
+func cloneStrings(ss []string) []string {
+	if len(ss) == 0 {
+		return ss
+	}
+	n := 0
+	for _, s := range ss {
+		n += len(s)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, s := range ss {
+		b.WriteString(s)
+	}
+	all := b.String()
+	out := make([]string, len(ss))
+	at := 0
+	for k, s := range ss {
+		out[k] = all[at : at+len(s)]
+		at += len(s)
+	}
+	return out
+}

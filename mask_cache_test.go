@@ -1,0 +1,180 @@
+package chitta_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/internal/testkit/fakes"
+)
+
+// jsonLookups appends OpenAI tool exchanges whose results are JSON objects
+// holding identifier-like values (the listed values), some built in Go
+// (no Raw), to a wire conversation's messages.
+func jsonLookups(r *rand.Rand, in []chitta.Message) []chitta.Message {
+	for k := range 1 + r.IntN(4) {
+		id := fmt.Sprintf("j%d", k)
+		var fields []string
+		for f := range 3 + r.IntN(40) {
+			fields = append(fields, fmt.Sprintf(`"f%d": "ID%dX%d", "n%d": %d, "t%d": "word %d"`, f, r.IntN(9), f, f, 10+r.IntN(90000), f, f))
+		}
+		content := "{" + strings.Join(fields, ", ") + "}"
+		call := chitta.Message{Role: chitta.RoleAssistant, Content: "lookup", ToolCallIDs: []string{id}}
+		result := chitta.Message{Role: chitta.RoleTool, Content: content, ToolResultIDs: []string{id}}
+		if r.IntN(3) > 0 {
+			wire := `[{"role":"assistant","content":null,"tool_calls":[{"id":"` + id + `","type":"function","function":{"name":"lookup","arguments":"{}"}}]},` +
+				`{"role":"tool","tool_call_id":"` + id + `","content":` + string(jsonQuote(content)) + `}]`
+			ms, err := chitta.ParseMessages([]byte(wire))
+			if err != nil {
+				panic(err)
+			}
+			call, result = ms[0], ms[1]
+		}
+		at := 1 + r.IntN(len(in))
+		in = append(in[:at], append([]chitta.Message{call, result}, in[at:]...)...)
+	}
+	return in
+}
+
+// A MaskCache changes nothing: on random conversations compacted as an
+// agent loop does (growing prefixes, then the whole again), with one cache
+// shared by every call and the masking options drawn per conversation
+// (ListValues also changing between calls), every Result's Messages, Kept
+// and Scores equal an uncached Compact's.
+func TestMaskCacheSameOutput(t *testing.T) {
+	t.Parallel()
+	cache := chitta.NewMaskCache()
+	for seed := range uint64(200) {
+		r := rand.New(rand.NewPCG(seed, 31))
+		in, err := chitta.ParseMessages([]byte(randomWireConversation(r)))
+		require.NoError(t, err)
+		in = jsonLookups(r, in)
+		mask := chitta.MaskOptions{KeepRecent: r.IntN(4), MinTokens: []int{0, 1, 20, 101}[r.IntN(4)], Actions: chitta.MaskActions(r.IntN(4)), Restore: r.IntN(3) == 0}
+		if r.IntN(3) == 0 {
+			mask.MaxResultTokens = []int{5, 30, 90}[r.IntN(3)]
+		}
+		if r.IntN(4) == 0 {
+			mask.ExcludeTools = []string{"grep"}
+		}
+		opts := chitta.Options{TargetRatio: 0.05 + 0.9*r.Float64(), Tokens: words, KeepLast: r.IntN(3)}
+		if r.IntN(2) == 0 {
+			opts.Embedder, opts.Store, opts.DistillNovel = fakes.SeededEmbedder{Dims: 8}, &fakes.Store{}, true
+		}
+		if r.IntN(3) == 0 {
+			opts.Tokens = chitta.NewCachedTokenCounter(nil, 0)
+		}
+		for _, n := range []int{len(in) / 2, len(in) - 1, len(in), len(in)} {
+			if n < 1 {
+				continue
+			}
+			mask.ListValues = []int{0, -1, 2}[r.IntN(3)]
+			plainMask, cachedMask := mask, mask
+			cachedMask.Cache = cache
+			plain, cached := opts, opts
+			plain.Mask, cached.Mask = &plainMask, &cachedMask
+			if opts.Store != nil { // the same store state for both
+				plain.Store, cached.Store = &fakes.Store{}, &fakes.Store{}
+			}
+			want, err := chitta.Compact(t.Context(), in[:n], &plain)
+			require.NoError(t, err)
+			got, err := chitta.Compact(t.Context(), in[:n], &cached)
+			require.NoError(t, err)
+			require.Equal(t, want.Kept, got.Kept, "seed %d, %d messages", seed, n)
+			require.Equal(t, want.Scores, got.Scores, "seed %d, %d messages", seed, n)
+			require.Equal(t, want.Stats, got.Stats, "seed %d, %d messages", seed, n)
+			require.Equal(t, len(want.Messages), len(got.Messages))
+			for k := range want.Messages {
+				require.Equal(t, want.Messages[k], got.Messages[k], "seed %d, %d messages, survivor %d", seed, n, k)
+			}
+		}
+	}
+	st := cache.Stats()
+	require.Positive(t, st.Hits, "the agent loop re-reads cached messages")
+	require.Positive(t, st.Misses)
+	require.Less(t, st.Len, 4000, "entries of old conversations are dropped")
+}
+
+// A MaskCache is safe for concurrent use: calls over different and equal
+// conversations share one (run with -race).
+func TestMaskCacheConcurrent(t *testing.T) {
+	t.Parallel()
+	cache := chitta.NewMaskCache()
+	convs := make([][]chitta.Message, 4)
+	for k := range convs {
+		r := rand.New(rand.NewPCG(uint64(k), 7))
+		in, err := chitta.ParseMessages([]byte(randomWireConversation(r)))
+		require.NoError(t, err)
+		convs[k] = jsonLookups(r, in)
+	}
+	want := make([]*chitta.Result, len(convs))
+	for k, in := range convs {
+		res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 0.3, Tokens: words, Mask: &chitta.MaskOptions{MinTokens: 1}})
+		require.NoError(t, err)
+		want[k] = res
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for j := range 20 {
+				k := (g + j) % len(convs)
+				res, err := chitta.Compact(t.Context(), convs[k], &chitta.Options{TargetRatio: 0.3, Tokens: words, Mask: &chitta.MaskOptions{MinTokens: 1, Cache: cache}})
+				if assert.NoError(t, err) {
+					assert.Equal(t, want[k].Messages, res.Messages)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	require.Positive(t, cache.Stats().Hits)
+}
+
+func TestMaskCacheNil(t *testing.T) {
+	t.Parallel()
+	var c *chitta.MaskCache
+	require.Equal(t, chitta.MaskCacheStats{}, c.Stats())
+	require.Equal(t, chitta.MaskCacheStats{}, new(chitta.MaskCache).Stats())
+}
+
+// The values of a result are listed from its Content: two messages with
+// the same Raw but Contents of the same length (a caller may set both)
+// share the scan of Raw, not the values.
+func TestMaskCacheValuesFollowContent(t *testing.T) {
+	t.Parallel()
+	wire := `[{"role":"user","content":"go"},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"lookup","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"c","content":"{\"id\": \"AB12\", \"more\": \"` + strings.Repeat("words ", 80) + `\"}"},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"d","type":"function","function":{"name":"f","arguments":"{}"},"id":"d"},{"id":"e","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"g","type":"function","function":{"name":"f","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"d","content":"ok"},{"role":"tool","tool_call_id":"e","content":"ok"},{"role":"tool","tool_call_id":"g","content":"ok"},` +
+		`{"role":"user","content":"next"}]`
+	in, err := chitta.ParseMessages([]byte(wire))
+	require.NoError(t, err)
+	other := slices.Clone(in)
+	other[2].Content = strings.Replace(in[2].Content, "AB12", "ZZ99", 1)
+	prose := slices.Clone(in)
+	n := len(in[2].Content)
+	prose[2].Content = strings.Repeat("x ", n/2) + strings.Repeat("y", n%2) // not JSON: no values
+	cache := chitta.NewMaskCache()
+	for _, conv := range [][]chitta.Message{in, other, prose, in} {
+		var got [2]*chitta.Result
+		for k, c := range []*chitta.MaskCache{nil, cache} {
+			res, err := chitta.Compact(t.Context(), conv, &chitta.Options{TargetRatio: 1, Tokens: words, Mask: &chitta.MaskOptions{MinTokens: 1, Cache: c}})
+			require.NoError(t, err)
+			got[k] = res
+		}
+		require.Equal(t, got[0].Messages, got[1].Messages)
+		require.True(t, got[1].Scores[2].Masked)
+		if conv[2].Content != prose[2].Content {
+			require.Contains(t, got[1].Messages[2].Content, "values: "+conv[2].Content[8:12]+"]", "the placeholder lists this Content's id")
+		} else {
+			require.NotContains(t, got[1].Messages[2].Content, "values")
+		}
+	}
+	require.Positive(t, cache.Stats().Hits)
+}
