@@ -312,11 +312,11 @@ func TestHostileTranscripts(t *testing.T) {
 	require.NoError(t, os.WriteFile(lines, bytes.Repeat([]byte(strings.Repeat("z", 9<<20)+"\n"), 3), 0o600))
 	store := filepath.Join(dir, "m.chitta")
 
-	// The first four are refused without reading, so they must end well
-	// within --timeout 2s plus a second. The last two are read (27–40 MiB
-	// of over-long lines skipped): they get a timeout that a loaded CI
-	// machine under -race cannot hit, and must end by their own verdict,
-	// not the timeout.
+	// Every case gets a timeout that a loaded CI machine under -race cannot
+	// hit, and must end by its own verdict (the stderr line), not the
+	// timeout: the first four are refused without reading (a hook blocked
+	// in open or read would end "timed out"), the last two are read
+	// (27–40 MiB of over-long lines skipped).
 	tests := []struct {
 		name, transcript, stderr string
 		reads                    bool
@@ -331,17 +331,11 @@ func TestHostileTranscripts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			timeout := "2s"
-			if tt.reads {
-				timeout = "60s"
-			}
-			r := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", tt.transcript, "s", "")), "--store", store, "--timeout", timeout)
+			r := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", tt.transcript, "s", "")), "--store", store, "--timeout", "60s")
 			assert.Equal(t, 1, r.code, r.stderr)
 			assert.Contains(t, r.stderr, tt.stderr)
+			assert.NotContains(t, r.stderr, "timed out")
 			assert.Equal(t, 1, strings.Count(r.stderr, "\n"), r.stderr)
-			if !tt.reads {
-				assert.Less(t, r.took, 3*time.Second)
-			}
 		})
 	}
 
@@ -354,7 +348,9 @@ func TestHostileTranscripts(t *testing.T) {
 		r := runHook(t, pr, "--store", store, "--timeout", "2s")
 		assert.Equal(t, 1, r.code, r.stderr)
 		assert.Contains(t, r.stderr, "timed out after 2s")
-		assert.Less(t, r.took, 3*time.Second)
+		// It gives up 2 s + 1 s of grace after it started; the margin is for
+		// a loaded machine (process starts under -race), not a timing claim.
+		assert.Less(t, r.took, 15*time.Second)
 	})
 }
 
@@ -381,7 +377,7 @@ func TestSignals(t *testing.T) {
 			require.ErrorAs(t, err, &exit)
 			assert.Equal(t, 1, exit.ExitCode(), errb.String())
 			assert.Contains(t, errb.String(), "interrupted by a signal")
-			assert.Less(t, time.Since(start), 3*time.Second)
+			assert.Less(t, time.Since(start), 10*time.Second, "gives up a second after the signal (margin for a loaded machine)")
 		})
 	}
 }
