@@ -51,7 +51,7 @@ type policy struct {
 func parseFlags(args []string) (policy, error) {
 	var p policy
 	fs := flag.NewFlagSet("agentloop", flag.ContinueOnError)
-	fs.Float64Var(&p.reserve, "relevance-reserve", 0, "share of the free budget filled first by the turns most similar to the task, 0 to 1 (0 = off)")
+	fs.Float64Var(&p.reserve, "relevance-reserve", 0, "share of the free budget filled first by the turns most similar to the task and least held by memory (the rest: least covered, newest first), 0 to 1 (0 = off)")
 	fs.Float64Var(&p.lexical, "lexical", 0, "weight of the conversation's own BM25 score in the similarity, 0 to 1 (0 = off)")
 	if err := fs.Parse(args); err != nil {
 		return p, err

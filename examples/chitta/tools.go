@@ -37,7 +37,7 @@ type compactInput struct {
 	KeepLast       int             `json:"keep_last,omitempty" jsonschema:"always keep the last N non-system messages (default 0)"`
 	Mask           *maskInput      `json:"mask,omitempty" jsonschema:"observation masking: old, large tool results are replaced by a one-line placeholder before selection, their calls kept verbatim (absent: no masking)"`
 
-	RelevanceReserve float64 `json:"relevance_reserve,omitempty" jsonschema:"share of the free budget filled first by the messages most similar to query, 0 to 1 (default 0 = off; 0.5 with lexical 0.3 is the measured preset)"`
+	RelevanceReserve float64 `json:"relevance_reserve,omitempty" jsonschema:"share of the free budget filled first by the messages most similar to query and least held by memory, the rest then going to the least-covered messages, newest first; 0 to 1 (default 0 = off; 0.5 with lexical 0.3 is the measured preset)"`
 	Lexical          float64 `json:"lexical,omitempty" jsonschema:"weight of a BM25 score learned from the conversation inside the semantic term, 0 to 1 (default 0 = off)"`
 }
 

@@ -187,7 +187,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.distillMax, "distill-max", brief.DefaultDistillMax, "PreCompact with --distill: at most this many memories per compaction, most novel first")
 	fs.IntVar(&c.briefTokens, "brief-tokens", brief.DefaultMaxTokens, "cap of what the hook prints, in words × 1.3")
 	fs.BoolVar(&c.mask, "mask", false, "PreCompact: mask stale tool output in the compaction and list the masked calls in the brief")
-	fs.Float64Var(&c.reserve, "relevance-reserve", 0, "PreCompact: share of the free budget filled first by the turns most similar to the query, 0 to 1 (0 = off; RETENTION.md measures 0.5 with --lexical 0.3)")
+	fs.Float64Var(&c.reserve, "relevance-reserve", 0, "PreCompact: share of the free budget filled first by the turns most similar to the query and least held by memory (the rest: least covered, newest first), 0 to 1 (0 = off; RETENTION.md measures 0.5 with --lexical 0.3)")
 	fs.Float64Var(&c.lexical, "lexical", 0, "PreCompact: weight of the conversation's own BM25 score in the similarity, 0 to 1 (0 = off)")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "give up (exit 1) after this long; keep it under the hook's timeout in Claude Code's settings")
 	if err := fs.Parse(args); err != nil {
