@@ -316,6 +316,19 @@ func TestCalibratedCounterFramingPassThrough(t *testing.T) {
 	assert.Equal(t, 28, res.Stats.BeforeTokens, "Compact adds the framing")
 }
 
+// A message remembered at a huge count and sent twice: the known part of
+// the call must not overflow (it did as int), so a call reported smaller
+// than it is rescaled, not attributed more than was reported.
+func TestCalibratedCounterHugeKnownCount(t *testing.T) {
+	t.Parallel()
+	c := chitta.NewCalibratedCounter(nil)
+	a := chitta.Message{Role: chitta.RoleUser, Content: "hello there"}
+	b := chitta.Message{Role: chitta.RoleAssistant, Content: "general kenobi"}
+	c.Observe([]chitta.Message{a}, math.MaxInt)
+	c.Observe([]chitta.Message{a, a, b}, 100)
+	assert.LessOrEqual(t, c.CountTokens(b.Content)+c.FramingTokens(&b), 100, "b is billed more than the whole call")
+}
+
 func TestCalibratedCounterConcurrent(t *testing.T) {
 	t.Parallel()
 	c := chitta.NewCalibratedCounter(nil)
