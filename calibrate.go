@@ -227,7 +227,7 @@ func (c *CalibratedCounter) Observe(msgs []Message, reportedInputTokens int) {
 	for j := range items {
 		it := &items[j]
 		if it.known >= 0 {
-			knownSum += float64(it.copies * it.known)
+			knownSum += float64(it.copies) * float64(it.known) // in float: copies × a huge count overflows int
 			continue
 		}
 		fresh = true
