@@ -329,6 +329,21 @@ func TestCalibratedCounterHugeKnownCount(t *testing.T) {
 	assert.LessOrEqual(t, c.CountTokens(b.Content)+c.FramingTokens(&b), 100, "b is billed more than the whole call")
 }
 
+// Two messages with the same content but different roles: each is counted
+// as it was billed, although the text's count was remembered from the
+// first (which carried the call's hidden tokens) and is more than the
+// second was billed in all.
+func TestCalibratedCounterSharedTextAcrossRoles(t *testing.T) {
+	t.Parallel()
+	c := chitta.NewCalibratedCounter(nil)
+	a := chitta.Message{Role: chitta.RoleUser, Content: "ok then"}
+	b := chitta.Message{Role: chitta.RoleAssistant, Content: "ok then"}
+	c.Observe([]chitta.Message{a}, 50)
+	c.Observe([]chitta.Message{a, b}, 53)
+	assert.Equal(t, 50, c.CountTokens(a.Content)+c.FramingTokens(&a), "a")
+	assert.Equal(t, 3, c.CountTokens(b.Content)+c.FramingTokens(&b), "b")
+}
+
 func TestCalibratedCounterConcurrent(t *testing.T) {
 	t.Parallel()
 	c := chitta.NewCalibratedCounter(nil)
