@@ -344,6 +344,34 @@ func TestCalibratedCounterSharedTextAcrossRoles(t *testing.T) {
 	assert.Equal(t, 3, c.CountTokens(b.Content)+c.FramingTokens(&b), "b")
 }
 
+// An agent loop whose messages often repeat a text under another role: after
+// each observation, the counts of the call's messages sum to what was
+// reported (every message is counted as it was billed). Before texts were
+// lowered to the least-billed message holding them, most calls missed.
+func TestCalibratedCounterCallSumsProperty(t *testing.T) {
+	t.Parallel()
+	roles := []chitta.Role{chitta.RoleUser, chitta.RoleAssistant, chitta.RoleTool}
+	texts := []string{"ok", "done", "yes please", "run the tests", `{"a":1}`}
+	for seed := range uint64(100) {
+		r := rand.New(rand.NewPCG(seed, 5))
+		c := chitta.NewCalibratedCounter(nil)
+		var msgs []chitta.Message
+		reported := 0
+		for step := range 30 {
+			for range 1 + r.IntN(3) {
+				text := texts[r.IntN(len(texts))]
+				if r.IntN(2) == 0 {
+					text = fmt.Sprintf("message %d: %s", len(msgs), text)
+				}
+				msgs = append(msgs, chitta.Message{Role: roles[r.IntN(len(roles))], Content: text, ToolCallIDs: []string{fmt.Sprint(len(msgs))}})
+			}
+			reported += 1 + r.IntN(60)
+			c.Observe(msgs, reported)
+			require.Equal(t, reported, totalTokens(c, msgs), "seed %d, call %d", seed, step)
+		}
+	}
+}
+
 func TestCalibratedCounterConcurrent(t *testing.T) {
 	t.Parallel()
 	c := chitta.NewCalibratedCounter(nil)
