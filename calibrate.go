@@ -227,7 +227,7 @@ func (c *CalibratedCounter) Observe(msgs []Message, reportedInputTokens int) {
 	for j := range items {
 		it := &items[j]
 		if it.known >= 0 {
-			knownSum += float64(it.copies * it.known)
+			knownSum += float64(it.copies) * float64(it.known) // in float: copies × a huge count overflows int
 			continue
 		}
 		fresh = true
@@ -337,13 +337,17 @@ func (c *CalibratedCounter) rescale(items []observed, reported float64) {
 }
 
 // remember stores the count attributed to the copies of a new message, and,
-// unless its text is already known, the content's share of that count (by
-// the estimates of content and framing) under its text. c.mu must be held.
+// unless its text is already known at no more than that count, the
+// content's share of that count (by the estimates of content and framing)
+// under its text: a text count above the message's would count it above
+// what it was billed (FramingTokens cannot go below 0), while lowering it
+// leaves the messages already remembered with that text exact. c.mu must
+// be held.
 func (c *CalibratedCounter) remember(it *observed, attributed int) {
 	n := roundCount(float64(attributed) / float64(it.copies))
 	c.put(it.key, n)
 	tk := c.textKey(it.msg.Content)
-	if _, ok := c.lookup(tk); ok {
+	if t, ok := c.lookup(tk); ok && t <= n {
 		return
 	}
 	share := 1.0

@@ -316,6 +316,62 @@ func TestCalibratedCounterFramingPassThrough(t *testing.T) {
 	assert.Equal(t, 28, res.Stats.BeforeTokens, "Compact adds the framing")
 }
 
+// A message remembered at a huge count and sent twice: the known part of
+// the call must not overflow (it did as int), so a call reported smaller
+// than it is rescaled, not attributed more than was reported.
+func TestCalibratedCounterHugeKnownCount(t *testing.T) {
+	t.Parallel()
+	c := chitta.NewCalibratedCounter(nil)
+	a := chitta.Message{Role: chitta.RoleUser, Content: "hello there"}
+	b := chitta.Message{Role: chitta.RoleAssistant, Content: "general kenobi"}
+	c.Observe([]chitta.Message{a}, math.MaxInt)
+	c.Observe([]chitta.Message{a, a, b}, 100)
+	assert.LessOrEqual(t, c.CountTokens(b.Content)+c.FramingTokens(&b), 100, "b is billed more than the whole call")
+}
+
+// Two messages with the same content but different roles: each is counted
+// as it was billed, although the text's count was remembered from the
+// first (which carried the call's hidden tokens) and is more than the
+// second was billed in all.
+func TestCalibratedCounterSharedTextAcrossRoles(t *testing.T) {
+	t.Parallel()
+	c := chitta.NewCalibratedCounter(nil)
+	a := chitta.Message{Role: chitta.RoleUser, Content: "ok then"}
+	b := chitta.Message{Role: chitta.RoleAssistant, Content: "ok then"}
+	c.Observe([]chitta.Message{a}, 50)
+	c.Observe([]chitta.Message{a, b}, 53)
+	assert.Equal(t, 50, c.CountTokens(a.Content)+c.FramingTokens(&a), "a")
+	assert.Equal(t, 3, c.CountTokens(b.Content)+c.FramingTokens(&b), "b")
+}
+
+// An agent loop whose messages often repeat a text under another role: after
+// each observation, the counts of the call's messages sum to what was
+// reported (every message is counted as it was billed). Before texts were
+// lowered to the least-billed message holding them, most calls missed.
+func TestCalibratedCounterCallSumsProperty(t *testing.T) {
+	t.Parallel()
+	roles := []chitta.Role{chitta.RoleUser, chitta.RoleAssistant, chitta.RoleTool}
+	texts := []string{"ok", "done", "yes please", "run the tests", `{"a":1}`}
+	for seed := range uint64(100) {
+		r := rand.New(rand.NewPCG(seed, 5))
+		c := chitta.NewCalibratedCounter(nil)
+		var msgs []chitta.Message
+		reported := 0
+		for step := range 30 {
+			for range 1 + r.IntN(3) {
+				text := texts[r.IntN(len(texts))]
+				if r.IntN(2) == 0 {
+					text = fmt.Sprintf("message %d: %s", len(msgs), text)
+				}
+				msgs = append(msgs, chitta.Message{Role: roles[r.IntN(len(roles))], Content: text, ToolCallIDs: []string{fmt.Sprint(len(msgs))}})
+			}
+			reported += 1 + r.IntN(60)
+			c.Observe(msgs, reported)
+			require.Equal(t, reported, totalTokens(c, msgs), "seed %d, call %d", seed, step)
+		}
+	}
+}
+
 func TestCalibratedCounterConcurrent(t *testing.T) {
 	t.Parallel()
 	c := chitta.NewCalibratedCounter(nil)
