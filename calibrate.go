@@ -669,8 +669,11 @@ func (c *CalibratedCounter) CountTokens(text string) int {
 // any other message it returns the model's estimate of m's framing: from
 // the base counter's framing of m when the base is a [FramingCounter], and
 // the model's tokens per message; before the first observation, the base
-// counter's framing (or 0).
+// counter's framing (or 0). A nil m counts 0.
 func (c *CalibratedCounter) FramingTokens(m *Message) int {
+	if m == nil {
+		return 0
+	}
 	c.init()
 	if n, ok := c.recall(c.messageKey(m)); ok {
 		return max(0, n-c.CountTokens(m.Content))

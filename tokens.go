@@ -174,7 +174,8 @@ func (c *CachedTokenCounter) put(k cacheKey, n int) {
 // [CalibratedCounter] pass it through from the counter they wrap.
 //
 // FramingTokens must be safe for concurrent use, must not modify m, and
-// must not return a negative count.
+// must not return a negative count. Compact never passes a nil m; the
+// implementations in this module and the tiktoken sub-module count it as 0.
 type FramingCounter interface {
 	TokenCounter
 	FramingTokens(m *Message) int
@@ -201,9 +202,9 @@ func countMessage(tc TokenCounter, m *Message) int {
 
 // FramingTokens returns the wrapped counter's framing of m when it is a
 // [FramingCounter], and 0 otherwise (framing is cheap to count and is not
-// cached). With a nil receiver it returns 0.
+// cached). With a nil receiver or a nil m it returns 0.
 func (c *CachedTokenCounter) FramingTokens(m *Message) int {
-	if c == nil {
+	if c == nil || m == nil {
 		return 0
 	}
 	if fc, ok := c.tc.(FramingCounter); ok {

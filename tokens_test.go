@@ -185,3 +185,19 @@ func TestCompactWithCachedTokenCounter(t *testing.T) {
 		}
 	}
 }
+
+// TestFramingTokensNilMessage: the FramingCounter implementations of this
+// module count a nil message as 0 instead of panicking.
+func TestFramingTokensNilMessage(t *testing.T) {
+	t.Parallel()
+	cal := chitta.NewCalibratedCounter(nil)
+	cal.Observe([]chitta.Message{{Role: chitta.RoleUser, Content: "hello there"}}, 7)
+	for name, fc := range map[string]chitta.FramingCounter{
+		"CalibratedCounter, fresh":    chitta.NewCalibratedCounter(nil),
+		"CalibratedCounter, observed": cal,
+		"CachedTokenCounter":          chitta.NewCachedTokenCounter(cal, 0),
+		"CachedTokenCounter, nil":     (*chitta.CachedTokenCounter)(nil),
+	} {
+		assert.NotPanics(t, func() { assert.Zero(t, fc.FramingTokens(nil), name) }, name)
+	}
+}

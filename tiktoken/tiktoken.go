@@ -112,8 +112,12 @@ func (c *Counter) CountTokens(text string) int {
 
 // FramingTokens returns the tokens a provider bills around m besides its
 // Content: the message frame and role, and the headers of its tool calls
-// and tool results, as the package documentation describes.
+// and tool results, as the package documentation describes. A nil m
+// counts 0.
 func (c *Counter) FramingTokens(m *chitta.Message) int {
+	if m == nil {
+		return 0
+	}
 	e := c.encoding()
 	frame := messageMarkers + c.CountTokens(string(m.Role))
 	n := frame

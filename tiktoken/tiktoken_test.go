@@ -165,3 +165,9 @@ func FuzzCountTokens(f *testing.F) {
 		}
 	})
 }
+
+func TestFramingTokensNilMessage(t *testing.T) {
+	t.Parallel()
+	var c tiktoken.Counter
+	assert.NotPanics(t, func() { assert.Zero(t, c.FramingTokens(nil)) })
+}
