@@ -32,7 +32,8 @@ func (t *Text) Add(s string) {
 func (t *Text) String() string { return t.b.String() }
 
 // JSON returns the JSON encoding of v as encoding/json.Marshal gives it,
-// or its %v form when v does not marshal; nil gives "", a string and a
+// or its %v form when v does not marshal (a placeholder naming its type
+// when v refers to itself, which %v cannot print); nil gives "", a string and a
 // json.RawMessage are returned as they are (a []byte is marshalled, as
 // base64). Tool-argument shapes (map[string]any, []any, strings, numbers,
 // bools) are encoded without reflection, with the same bytes.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -34,9 +35,74 @@ func appendJSON(dst []byte, v any, keys *[]string) []byte {
 	// dst[:len(dst)] is untouched: appendValue only appended past it.
 	data, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Appendf(dst, "%v", v)
+		return appendFormatted(dst, v)
 	}
 	return append(dst, data...)
+}
+
+// appendFormatted appends v's %v form, or, when v refers to itself, a
+// placeholder naming its type: fmt would recurse until the stack overflows,
+// a fatal error that no recover catches.
+func appendFormatted(dst []byte, v any) []byte {
+	if selfReferential(reflect.ValueOf(v), map[uintptr]bool{}, 0) {
+		return fmt.Appendf(dst, "[%T refers to itself]", v)
+	}
+	return fmt.Appendf(dst, "%v", v)
+}
+
+// maxFormatDepth bounds how deep selfReferential looks; a value nested
+// deeper is treated as self-referential (fmt would recurse as deep).
+const maxFormatDepth = 10_000
+
+// selfReferential reports whether v reaches a map, slice or pointer that
+// is already on the path from the root to it. onPath holds that path.
+func selfReferential(v reflect.Value, onPath map[uintptr]bool, depth int) bool {
+	if depth > maxFormatDepth {
+		return true
+	}
+	switch v.Kind() {
+	case reflect.Interface:
+		return !v.IsNil() && selfReferential(v.Elem(), onPath, depth+1)
+	case reflect.Pointer, reflect.Map, reflect.Slice:
+		if v.IsNil() || v.Kind() == reflect.Slice && v.Len() == 0 {
+			return false
+		}
+		p := v.Pointer()
+		if onPath[p] {
+			return true
+		}
+		onPath[p] = true
+		defer delete(onPath, p)
+		switch v.Kind() {
+		case reflect.Pointer:
+			return selfReferential(v.Elem(), onPath, depth+1)
+		case reflect.Map:
+			for it := v.MapRange(); it.Next(); {
+				if selfReferential(it.Key(), onPath, depth+1) || selfReferential(it.Value(), onPath, depth+1) {
+					return true
+				}
+			}
+			return false
+		}
+		for i := range v.Len() {
+			if selfReferential(v.Index(i), onPath, depth+1) {
+				return true
+			}
+		}
+	case reflect.Array:
+		for i := range v.Len() {
+			if selfReferential(v.Index(i), onPath, depth+1) {
+				return true
+			}
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if selfReferential(v.Field(i), onPath, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // appendValue appends the JSON encoding of v, or reports false when v holds

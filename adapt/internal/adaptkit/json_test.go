@@ -106,3 +106,34 @@ func TestJSONLongStrings(t *testing.T) {
 	v := map[string]any{"content": s, "path": "/tmp/x.go"}
 	assert.Equal(t, reference(v), adaptkit.JSON(v))
 }
+
+// TestJSONSelfReferentialValue: a tool input that contains itself does not
+// marshal, and its %v form would recurse until the stack overflows (a
+// fatal error that no recover catches); it is scored by a placeholder
+// naming its type instead.
+func TestJSONSelfReferentialValue(t *testing.T) {
+	t.Parallel()
+	m := map[string]any{"a": 1}
+	m["self"] = m
+	s := []any{"x", nil}
+	s[1] = s
+	type node struct {
+		Name string
+		Next any
+	}
+	n := &node{Name: "n"}
+	n.Next = map[string]any{"back": []any{n}}
+	tests := []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"map", m, "[map[string]interface {} refers to itself]"},
+		{"slice", s, "[[]interface {} refers to itself]"},
+		{"struct through a map", n, "[*adaptkit_test.node refers to itself]"},
+		{"NaN still uses %v", map[string]any{"x": math.NaN()}, "map[x:NaN]"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, adaptkit.JSON(tt.v), tt.name)
+	}
+}
