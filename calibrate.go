@@ -438,7 +438,7 @@ func (c *CalibratedCounter) prior() features {
 	case nil:
 		return priorEstimate
 	case *CachedTokenCounter:
-		if b != nil && b.tc == nil {
+		if b == nil || b.tc == nil { // a nil one counts as EstimateTokens too
 			return priorEstimate
 		}
 	}

@@ -44,3 +44,25 @@ func TestCalibratedCounterMemoryBound(t *testing.T) {
 	}
 	assert.False(t, known(msg(0)), "the first message is forgotten")
 }
+
+// TestCalibratedCounterPrior: a base that counts as EstimateTokens (nil, a
+// CachedTokenCounter around nil, or a nil *CachedTokenCounter, whose
+// CountTokens is EstimateTokens) gets EstimateTokens' prior; any other
+// base the base count alone.
+func TestCalibratedCounterPrior(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		base TokenCounter
+		want features
+	}{
+		{"nil", nil, priorEstimate},
+		{"cached around nil", NewCachedTokenCounter(nil, 0), priorEstimate},
+		{"nil cached", (*CachedTokenCounter)(nil), priorEstimate},
+		{"cached around a custom counter", NewCachedTokenCounter(TokenCounterFunc(func(string) int { return 1 }), 0), priorBase},
+		{"custom", TokenCounterFunc(func(string) int { return 1 }), priorBase},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, NewCalibratedCounter(tt.base).prior(), tt.name)
+	}
+}
