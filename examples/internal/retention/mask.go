@@ -112,6 +112,31 @@ func returnedMention(out maskOutcome, v string) bool {
 	return false
 }
 
+// tallyCall compacts one cut before a tool call with row and tallies its
+// time, pair integrity, calls kept and, when the call has argument values,
+// how many of them the returned messages still mention.
+func (e *Evaluator) tallyCall(ctx context.Context, dataset string, row MaskRow, msgs []chitta.Message, query string, values []string, ratio float64, maxTokens int) error {
+	t := e.Results.Tally(dataset, row.Name, ratio, 0)
+	out, ms, err := e.compactRow(ctx, row, msgs, query, ratio, maxTokens)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dataset, err)
+	}
+	t.Add(MsPerCompaction, ms, 1)
+	addPairs(t, msgs, out.kept)
+	addCallsKept(t, msgs, out)
+	if len(values) == 0 {
+		return nil
+	}
+	found := 0
+	for _, v := range values {
+		if returnedMention(out, v) {
+			found++
+		}
+	}
+	t.Add(ArgumentRecall, float64(found), float64(len(values)))
+	return nil
+}
+
 // MaskTau evaluates rows on every gold action of every run, as [Evaluator.Tau]
 // does, in both budget modes ([MaskTau], [MaskTauNonSystem]). Per cut it
 // adds calls_kept, argument_recall (the action's argument values found
@@ -167,24 +192,9 @@ func (e *Evaluator) MaskTau(ctx context.Context, runs []Run, rows []MaskRow) err
 					maxTokens = max(1, c.sys+int(math.Floor(ratio*float64(c.nonsys)*(1+1e-12))))
 				}
 				for _, row := range interleave(rows, k) {
-					t := e.Results.Tally(dataset, row.Name, ratio, 0)
-					out, ms, err := e.compactRow(ctx, row, c.msgs, c.query, ratio, maxTokens)
-					if err != nil {
-						return fmt.Errorf("%s: %w", dataset, err)
+					if err := e.tallyCall(ctx, dataset, row, c.msgs, c.query, c.values, ratio, maxTokens); err != nil {
+						return err
 					}
-					t.Add(MsPerCompaction, ms, 1)
-					addPairs(t, c.msgs, out.kept)
-					addCallsKept(t, c.msgs, out)
-					if len(c.values) == 0 {
-						continue
-					}
-					found := 0
-					for _, v := range c.values {
-						if returnedMention(out, v) {
-							found++
-						}
-					}
-					t.Add(ArgumentRecall, float64(found), float64(len(c.values)))
 				}
 			}
 			e.progress("%s ratio %.2f %d rows × %d cuts  %v", dataset, ratio, len(rows), len(cases), time.Since(start).Round(time.Millisecond))
@@ -309,24 +319,9 @@ func (e *Evaluator) MaskNextCalls(ctx context.Context, dataset string, runs []Ru
 	for _, ratio := range e.Ratios {
 		for k, c := range cases {
 			for _, row := range interleave(rows, k) {
-				t := e.Results.Tally(dataset, row.Name, ratio, 0)
-				out, ms, err := e.compactRow(ctx, row, c.msgs, c.query, ratio, 0)
-				if err != nil {
-					return fmt.Errorf("%s: %w", dataset, err)
+				if err := e.tallyCall(ctx, dataset, row, c.msgs, c.query, c.values, ratio, 0); err != nil {
+					return err
 				}
-				t.Add(MsPerCompaction, ms, 1)
-				addPairs(t, c.msgs, out.kept)
-				addCallsKept(t, c.msgs, out)
-				if len(c.values) == 0 {
-					continue
-				}
-				found := 0
-				for _, v := range c.values {
-					if returnedMention(out, v) {
-						found++
-					}
-				}
-				t.Add(ArgumentRecall, float64(found), float64(len(c.values)))
 			}
 		}
 	}
