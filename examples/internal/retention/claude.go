@@ -355,6 +355,36 @@ func (e *Evaluator) Claude(ctx context.Context, sessions []Session, o *CutOption
 	}
 	e.Results.Note(Claude, fmt.Sprintf("%d sessions, %d cuts, %d needed turns out of %d prefix turns (%.1f%%)", len(sessions), nCuts, nNeeded, nPrefix, 100*float64(nNeeded)/float64(max(nPrefix, 1))))
 	e.Results.Note(Claude, coldNote(cold, len(texts)))
+	return e.claudeCeilings(ctx, sessions, o, nNeeded)
+}
+
+// claudeCeilings notes, per ratio, the share of needed turns that
+// NeededCeiling keeps with chitta's pins and without them.
+func (e *Evaluator) claudeCeilings(ctx context.Context, sessions []Session, o *CutOptions, nNeeded int) error {
+	var ratios, pinned, free []string
+	for _, ratio := range e.Ratios {
+		var p, f int
+		for _, s := range sessions {
+			for _, cut := range s.Cuts(o) {
+				task := Task{Messages: s.Messages[:cut.Index], Query: cut.Query, Ratio: ratio}
+				for _, pins := range []bool{true, false} {
+					n, err := NeededCeiling(ctx, e.Env, task, cut.Needed, pins)
+					if err != nil {
+						return fmt.Errorf("claude %s: ceiling: %w", s.ID, err)
+					}
+					if pins {
+						p += n
+					} else {
+						f += n
+					}
+				}
+			}
+		}
+		share := func(n int) string { return fmt.Sprintf("%.3f", float64(n)/float64(max(nNeeded, 1))) }
+		ratios, pinned, free = append(ratios, fmt.Sprint(ratio)), append(pinned, share(p)), append(free, share(f))
+	}
+	e.Results.Note(Claude, fmt.Sprintf("label ceiling at %s (NeededCeiling: the most needed turns whole tool-call groups within the budget can hold, chosen knowing the labels): %s with the live turn and first user turn pinned as chitta pins them, %s without pins",
+		strings.Join(ratios, " / "), strings.Join(pinned, " / "), strings.Join(free, " / ")))
 	return nil
 }
 

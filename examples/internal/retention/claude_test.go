@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chitta-go/chitta"
@@ -115,6 +116,14 @@ func TestEvaluatorClaude(t *testing.T) {
 		}
 		assert.InDelta(t, 1, e.Results.Tally(Claude, m.Name(), 1, 0).Get(NeededRecall).Value(-1), 1e-12, "ratio 1 keeps everything")
 	}
+	var ceiling string
+	for _, n := range e.Results.Notes[Claude] {
+		if strings.HasPrefix(n, "label ceiling") {
+			ceiling = n
+		}
+	}
+	assert.Contains(t, ceiling, " / 1.000 with the live turn", "ratio 1 holds every needed turn, pinned or not")
+	assert.Contains(t, ceiling, " / 1.000 without pins")
 	bad := s
 	bad.Prompts = bad.Prompts[:3]
 	require.ErrorIs(t, e.Claude(t.Context(), []Session{bad}, nil), ErrInvalidData)
