@@ -72,7 +72,12 @@ type MaskOptions struct {
 	// upper-case letters without lower-case ones, and numbers of two or
 	// more characters (keys never), from the result's first 32 KiB. A result whose text is not JSON lists
 	// none, and when the values would make a message no smaller, its
-	// placeholders are written without them. 0 means
+	// placeholders are written without them. When the tool-call groups
+	// are kept first (Actions), a kept placeholder also leaves out the
+	// values that the text kept before it already shows (a pinned message
+	// — system, live turn, first user turn —, a kept call's arguments or
+	// whole result, a placeholder of a group kept before it), so that each
+	// value is listed once and more calls fit. 0 means
 	// DefaultMaskListValues (32); negative lists none.
 	ListValues int
 
@@ -211,6 +216,10 @@ type maskedMessage struct {
 	memory  string   // the predicted memory ID named in the placeholders
 	msg     Message  // the rewritten message, once built
 	built   bool
+	// base is the form this one copies with the values in omitted left
+	// out of its placeholders (see pass.listOnce); nil for the others.
+	base    *maskedMessage
+	omitted []string
 }
 
 // mask rewrites, before selection, the tool results that masking elides or

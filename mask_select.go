@@ -3,6 +3,7 @@ package chitta
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
 // maskForm holds the forms masking gives one message besides its whole
@@ -95,6 +96,7 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 	if o.mask == nil || o.mask.actions == ActionsOff || free <= 0 {
 		return 0
 	}
+	p.initForms()
 	acts := make([]unit, 0, len(cands))
 	for _, u := range cands {
 		if !p.scores[u.members[0]].Kept && slices.ContainsFunc(u.members, func(i int) bool { return len(p.msgs[i].ToolCallIDs) > 0 }) {
@@ -111,32 +113,38 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 	for _, u := range acts {
 		used += u.cost
 	}
-	if used <= free { // every group fits as it is: nothing to degrade
-		for _, u := range acts {
-			for _, i := range u.members {
-				p.scores[i].Kept = true
+	fitsAll := used <= free // every group fits as it is: nothing to degrade
+	used = 0
+	var seen *valueSet // nil until a kept form lists values
+	var kept []int     // members of the kept groups
+	for _, u := range acts {
+		forms := make([]*maskedMessage, len(u.members))
+		tokens := make([]int, len(u.members))
+		for k, i := range u.members {
+			forms[k], tokens[k] = p.masked[i], p.scores[i].Tokens
+			if fitsAll {
+				continue
+			}
+			if mm, n := p.degrade(o, i); mm != nil {
+				forms[k], tokens[k] = mm, n
 			}
 		}
-		return used
-	}
-	used = 0
-	var kept []int // members of the kept groups
-	for _, u := range acts {
-		cost := 0
-		for _, i := range u.members {
-			if mm, n := p.degrade(o, i); mm != nil {
-				cost += n
-			} else {
-				cost += p.scores[i].Tokens
-			}
+		if seen == nil && slices.ContainsFunc(forms, (*maskedMessage).lists) {
+			seen = p.seenKept(o)
+		}
+		mark, cost := seen.mark(), 0
+		for k, i := range u.members {
+			forms[k], tokens[k] = p.listOnce(o, i, forms[k], tokens[k], seen)
+			cost += tokens[k]
 		}
 		if used+cost > free {
+			seen.undo(mark)
 			continue
 		}
 		used += cost
-		for _, i := range u.members {
-			if mm, n := p.degrade(o, i); mm != nil {
-				p.use(i, mm, n)
+		for k, i := range u.members {
+			if forms[k] != p.masked[i] {
+				p.use(i, forms[k], tokens[k])
 			}
 			p.scores[i].Kept = true
 			kept = append(kept, i)
@@ -145,16 +153,17 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 	slices.Sort(kept)
 	for _, i := range slices.Backward(kept) { // the newest results whole first
 		f, s := &p.forms[i], &p.scores[i]
-		if f.degraded == nil || p.masked[i] != f.degraded {
+		cur := p.masked[i]
+		if f.degraded == nil || cur == nil || cur != f.degraded && cur.base != f.degraded {
 			continue
 		}
-		n := s.OriginalTokens
-		if f.masked != nil {
-			n = f.maskedTokens
+		mm, n := f.masked, s.OriginalTokens
+		if mm != nil {
+			mm, n = p.omit(o, i, mm, f.maskedTokens, cur.omitted)
 		}
 		if used+n-s.Tokens <= free {
 			used += n - s.Tokens
-			p.use(i, f.masked, n)
+			p.use(i, mm, n)
 		}
 	}
 	return used
@@ -187,4 +196,182 @@ func (p *pass) shortestPlaceholder(o *resolved) int {
 		p.minPlaceholder = max(1, o.tokens.CountTokens(MaskPrefix+"output of x elided (1 tokens)]"))
 	}
 	return p.minPlaceholder
+}
+
+// valueSet is the set of identifier-like words visible in the text kept
+// so far (see listOnce), with an undo log so that a group that does not
+// fit leaves it as it was. A nil *valueSet is empty and stays empty.
+type valueSet struct {
+	m   map[string]struct{}
+	log []string // values added, in order
+}
+
+func (s *valueSet) has(v string) bool {
+	if s == nil {
+		return false
+	}
+	_, ok := s.m[v]
+	return ok
+}
+
+func (s *valueSet) add(v string) {
+	if s == nil || s.has(v) {
+		return
+	}
+	s.m[v] = struct{}{}
+	s.log = append(s.log, v)
+}
+
+// mark returns the point undo returns to.
+func (s *valueSet) mark() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.log)
+}
+
+// undo removes the values added since mark k.
+func (s *valueSet) undo(k int) {
+	if s == nil {
+		return
+	}
+	for _, v := range s.log[k:] {
+		delete(s.m, v)
+	}
+	s.log = s.log[:k]
+}
+
+// addText adds the words of text that a placeholder could list: maximal
+// runs of the characters isIdentifierLike accepts, of 2 to
+// maxListedValue bytes, and each without a trailing '.' or ':' (which
+// end a sentence more often than a value).
+func (s *valueSet) addText(text string) {
+	if s == nil {
+		return
+	}
+	for i := 0; i < len(text); {
+		if !valueByte(text[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) && valueByte(text[j]) {
+			j++
+		}
+		w := text[i:j]
+		if len(w) <= maxListedValue {
+			s.add(w)
+		}
+		if t := strings.TrimRight(w, ".:"); len(t) != len(w) && len(t) >= 2 && len(t) <= maxListedValue {
+			s.add(t)
+		}
+		i = j
+	}
+}
+
+// valueByte reports whether c may occur in a listed value (see
+// isIdentifierLike; numbers use a subset).
+func valueByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' ||
+		c == '_' || c == '-' || c == '.' || c == ':' || c == '/' || c == '@' || c == '+' || c == '#'
+}
+
+// seenKept returns the values visible in the messages kept so far (system
+// messages included): the words of each whole one, and the listed values
+// of each masked one.
+func (p *pass) seenKept(o *resolved) *valueSet {
+	s := &valueSet{m: make(map[string]struct{})}
+	for i := range p.msgs {
+		if p.scores[i].Kept {
+			p.addSeen(o, s, i, p.masked[i])
+		}
+	}
+	s.log = s.log[:0] // never undone
+	return s
+}
+
+// lists reports whether a placeholder of mm lists values.
+func (mm *maskedMessage) lists() bool {
+	return mm != nil && slices.ContainsFunc(mm.results, func(r toolResult) bool { return r.action == maskResult && len(r.values) > 0 })
+}
+
+// addSeen adds to s what message i shows in form mm (nil: whole): the
+// words of its text, or of the results mm leaves whole and the values its
+// placeholders list (the rest of a rewritten message is left out: s may
+// miss a value, never hold one that is not shown).
+func (p *pass) addSeen(o *resolved, s *valueSet, i int, mm *maskedMessage) {
+	if s == nil {
+		return
+	}
+	if mm == nil {
+		s.addText(p.msgs[i].Content)
+		return
+	}
+	for _, r := range p.info(o, i).results {
+		if r.tokens >= 0 && !slices.ContainsFunc(mm.results, func(x toolResult) bool { return x.block == r.block }) {
+			s.addText(r.text)
+		}
+	}
+	for _, r := range mm.results {
+		if r.action == maskResult {
+			for _, v := range r.values {
+				s.add(v)
+			}
+		}
+	}
+}
+
+// listOnce returns message i's form mm (of n tokens; nil: whole) with the
+// values its placeholders list that seen already holds left out, and its
+// tokens, and adds what it shows to seen: a value visible in the text kept
+// so far (a pinned message, a kept call's arguments, an older kept
+// placeholder) is listed once. mm itself is never modified.
+func (p *pass) listOnce(o *resolved, i int, mm *maskedMessage, n int, seen *valueSet) (*maskedMessage, int) {
+	if seen == nil || mm == nil {
+		p.addSeen(o, seen, i, mm)
+		return mm, n
+	}
+	for _, r := range p.info(o, i).results { // the results it leaves whole
+		if r.tokens >= 0 && !slices.ContainsFunc(mm.results, func(x toolResult) bool { return x.block == r.block }) {
+			seen.addText(r.text)
+		}
+	}
+	var omitted []string
+	for _, r := range mm.results {
+		if r.action != maskResult {
+			continue
+		}
+		for _, v := range r.values {
+			if seen.has(v) {
+				omitted = append(omitted, v)
+			} else {
+				seen.add(v) // also listed once within the message
+			}
+		}
+	}
+	if len(omitted) == 0 {
+		return mm, n
+	}
+	return p.omit(o, i, mm, n, omitted)
+}
+
+// omit returns a copy of mm (of n tokens), the form of message i, whose
+// placeholders do not list the values in omitted, and its tokens; mm, n
+// when the copy cannot be built or is no smaller.
+func (p *pass) omit(o *resolved, i int, mm *maskedMessage, n int, omitted []string) (*maskedMessage, int) {
+	if len(omitted) == 0 {
+		return mm, n
+	}
+	cp := &maskedMessage{results: slices.Clone(mm.results), direct: mm.direct, elided: mm.elided, all: mm.all, memory: mm.memory, base: mm, omitted: omitted}
+	for k := range cp.results {
+		r := &cp.results[k]
+		if r.action == maskResult && len(r.values) > 0 {
+			r.values = slices.DeleteFunc(slices.Clone(r.values), func(v string) bool { return slices.Contains(omitted, v) })
+		}
+	}
+	m, ok := cp.prepare(&p.msgs[i], o.mask, o.tokens)
+	if !ok || m < 0 || m >= n {
+		return mm, n
+	}
+	return cp, m
 }

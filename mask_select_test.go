@@ -248,3 +248,114 @@ func TestMaskRestore(t *testing.T) {
 		})
 	}
 }
+
+// reservations is a tool loop whose results repeat what the calls and
+// the other results show: the user's id is in the prompt and every
+// result, each reservation id in its call and in the user's record.
+func reservations(pad int) string {
+	padding := strings.Repeat("the customer asked about the baggage allowance ", pad)
+	result := func(fields string) string {
+		return `"{` + fields + `, \"remarks\": \"` + padding + `\"}"`
+	}
+	return `[
+{"role":"user","content":"I am omar_davis_3817 and want to change a flight"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_user","arguments":"{\"user_id\": \"omar_davis_3817\"}"}}]},
+{"role":"tool","tool_call_id":"c1","content":` + result(`\"user_id\": \"omar_davis_3817\", \"reservations\": [\"JG7FMM\", \"2FBBAH\"]`) + `},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c2","type":"function","function":{"name":"get_reservation","arguments":"{\"reservation_id\": \"JG7FMM\"}"}}]},
+{"role":"tool","tool_call_id":"c2","content":` + result(`\"reservation_id\": \"JG7FMM\", \"user_id\": \"omar_davis_3817\", \"flight\": \"HAT028\"`) + `},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c3","type":"function","function":{"name":"get_reservation","arguments":"{\"reservation_id\": \"2FBBAH\"}"}}]},
+{"role":"tool","tool_call_id":"c3","content":` + result(`\"reservation_id\": \"2FBBAH\", \"user_id\": \"omar_davis_3817\", \"flight\": \"HAT080\"`) + `},
+{"role":"user","content":"the second one please"}
+]`
+}
+
+// When call groups must be degraded to fit, a placeholder does not list
+// a value the kept text already shows (a pinned message, a kept call's
+// arguments, an older kept placeholder), so more groups fit; a value
+// only a dropped message holds is still listed.
+func TestMaskListsValuesOnce(t *testing.T) {
+	t.Parallel()
+	in, err := chitta.ParseMessages([]byte(reservations(4)))
+	require.NoError(t, err)
+	tests := []struct {
+		name      string
+		mask      chitta.MaskOptions
+		maxTokens int
+		want      map[int]string // kept result → its returned content
+	}{
+		{"each value once, oldest first", chitta.MaskOptions{}, 55, map[int]string{
+			2: "[chitta: output of get_user elided (35 tokens); values: JG7FMM, 2FBBAH]",
+			4: "[chitta: output of get_reservation elided (36 tokens); values: HAT028]",
+			6: "[chitta: output of get_reservation elided (36 tokens); values: HAT080]",
+		}},
+		{"newest first: the newest kept result lists them", chitta.MaskOptions{Actions: chitta.ActionsNewestFirst}, 40, map[int]string{
+			4: "[chitta: output of get_reservation elided (36 tokens); values: HAT028]",
+			6: "[chitta: output of get_reservation elided (36 tokens); values: HAT080]",
+		}},
+		{"no values", chitta.MaskOptions{ListValues: -1}, 60, map[int]string{
+			2: "[chitta: output of get_user elided (35 tokens)]",
+			4: "[chitta: output of get_reservation elided (36 tokens)]",
+			6: "[chitta: output of get_reservation elided (36 tokens)]",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := chitta.Compact(t.Context(), in, &chitta.Options{MaxTokens: tt.maxTokens, Tokens: words, Mask: &tt.mask})
+			require.NoError(t, err)
+			checkMasked(t, in, res)
+			checkPairs(t, in, res)
+			got := map[int]string{}
+			for k, i := range res.Kept {
+				if in[i].Role == chitta.RoleTool {
+					got[i] = res.Messages[k].Content
+				}
+			}
+			assert.Equal(t, tt.want, got)
+			assert.LessOrEqual(t, res.Stats.AfterTokens, res.Stats.TargetTokens)
+		})
+	}
+}
+
+// A degraded message given back its masked form (the newest result whole
+// again) leaves out of its other placeholders the values they left out
+// when degraded.
+func TestMaskRestoredFormListsOnce(t *testing.T) {
+	t.Parallel()
+	padding := strings.Repeat("the customer asked about the baggage allowance ", 4)
+	result := func(id, flight string) string {
+		return `"{\"reservation_id\": \"` + id + `\", \"user_id\": \"omar_davis_3817\", \"flight\": \"` + flight + `\", \"remarks\": \"` + padding + `\"}"`
+	}
+	in, err := chitta.ParseMessages([]byte(`[
+{"role":"user","content":"hi"},
+{"role":"assistant","content":[{"type":"tool_use","id":"t0","name":"get_user","input":{"user_id":"omar_davis_3817"}}]},
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"t0","content":"{\"user_id\": \"omar_davis_3817\", \"reservations\": [\"JG7FMM\", \"2FBBAH\"], \"remarks\": \"` + padding + `\"}"}]},
+{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"get_reservation","input":{"reservation_id":"JG7FMM"}},{"type":"tool_use","id":"t2","name":"get_reservation","input":{"reservation_id":"2FBBAH"}}]},
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":` + result("JG7FMM", "HAT028") + `},{"type":"tool_result","tool_use_id":"t2","content":` + result("2FBBAH", "HAT080") + `}]},
+{"role":"assistant","content":"` + strings.Repeat("I found both reservations and can change either ", 3) + `"},
+{"role":"user","content":"the second one please"}
+]`))
+	require.NoError(t, err)
+	first := "[chitta: output of get_reservation elided (36 tokens); values: HAT028]"
+	tests := []struct {
+		name      string
+		maxTokens int
+		want      string // message 4 as returned
+	}{
+		{"degraded", 50, first + "\n[chitta: output of get_reservation elided (36 tokens); values: HAT080]"},
+		{"degraded, then its masked form", 66, first + "\n" + strings.TrimSuffix(strings.TrimPrefix(strings.ReplaceAll(result("2FBBAH", "HAT080"), `\"`, `"`), `"`), `"`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := chitta.Compact(t.Context(), in, &chitta.Options{MaxTokens: tt.maxTokens, Tokens: words, Mask: &chitta.MaskOptions{KeepRecent: 1, MinTokens: 10}})
+			require.NoError(t, err)
+			checkMasked(t, in, res)
+			checkPairs(t, in, res)
+			require.Equal(t, []int{0, 1, 2, 3, 4, 6}, res.Kept)
+			assert.Equal(t, "[chitta: output of get_user elided (35 tokens); values: JG7FMM, 2FBBAH]", res.Messages[2].Content)
+			assert.Equal(t, tt.want, res.Messages[4].Content)
+			assert.LessOrEqual(t, res.Stats.AfterTokens, res.Stats.TargetTokens)
+		})
+	}
+}
