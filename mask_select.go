@@ -259,7 +259,7 @@ func (s *valueSet) addText(text string) {
 			j++
 		}
 		w := text[i:j]
-		if len(w) <= maxListedValue {
+		if len(w) >= 2 && len(w) <= maxListedValue {
 			s.add(w)
 		}
 		if t := strings.TrimRight(w, ".:"); len(t) != len(w) && len(t) >= 2 && len(t) <= maxListedValue {

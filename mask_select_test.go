@@ -359,3 +359,36 @@ func TestMaskRestoredFormListsOnce(t *testing.T) {
 		})
 	}
 }
+
+// A result cut to head and tail (MaxResultTokens) lists in its marker the
+// values of the part cut out, as many as fit.
+func TestMaskCutListsValues(t *testing.T) {
+	t.Parallel()
+	data := `[
+{"role":"user","content":"change it"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_reservation","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"c1","content":` + jsonResult + `}
+]`
+	tests := []struct {
+		name string
+		mask chitta.MaskOptions
+		want string
+	}{
+		{"the values cut out", chitta.MaskOptions{MaxResultTokens: 30},
+			"{\"reservation_id\": \"JG7FMM\",\n[chitta: output of get_reservation cut from 54 tokens to head and tail; values: omar_davis_3817, MCO, HAT028, 2024-05-21, 1859, HAT277, 1679, credit_card_2929732]\ntrip and was told the policy\"}"},
+		{"as many as fit", chitta.MaskOptions{MaxResultTokens: 14},
+			"[chitta: output of get_reservation cut from 54 tokens to head and tail; values: JG7FMM]"},
+		{"none", chitta.MaskOptions{MaxResultTokens: 30, ListValues: -1},
+			"{\"reservation_id\": \"JG7FMM\", \"user_id\": \"omar_davis_3817\", \"cabin\":\n[chitta: output of get_reservation cut from 54 tokens to head and tail]\nabout the baggage allowance for this trip and was told the policy\"}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, res := compactMasked(t, data, &tt.mask)
+			require.True(t, res.Scores[2].Masked)
+			c := res.Messages[2].Content
+			assert.LessOrEqual(t, words.CountTokens(c), tt.mask.MaxResultTokens)
+			assert.Equal(t, tt.want, c)
+		})
+	}
+}
