@@ -44,9 +44,9 @@ func ExampleMaskOptions() {
 	// 0 system: You are an airline agent.
 	// 1 user: Downgrade my reservations JG7FMM and 2FBBAH to economy.
 	// 2 assistant: get_reservation_details {"reservation_id": "JG7FMM"}
-	// 3 tool: [chitta: output of get_reservation_details elided (119 tokens); values: HAT028]
+	// 3 tool: [chitta: get_reservation_details output elided (119 tokens); values: HAT028]
 	// 4 assistant: get_reservation_details {"reservation_id": "2FBBAH"}
-	// 5 tool: [chitta: output of get_reservation_details elided (119 tokens); values: HAT080]
+	// 5 tool: [chitta: get_reservation_details output elided (119 tokens); values: HAT080]
 	// 6 user: Go ahead with both.
 	// masked: 2
 }

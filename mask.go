@@ -23,7 +23,7 @@ const MaskPrefix = "[chitta: "
 // selection, the content of old, large tool results is replaced by a
 // one-line placeholder such as
 //
-//	[chitta: output of read_file elided (1834 tokens); excerpt in memory 3f1c…]
+//	[chitta: read_file output elided (1834 tokens); excerpt in memory 3f1c…]
 //
 // while the tool call that produced it stays verbatim, so the conversation
 // keeps what the agent did and drops the stale output. Messages are then
@@ -67,7 +67,7 @@ type MaskOptions struct {
 	// result (an object or array) its placeholder lists, so that the ids,
 	// codes, dates and numbers the agent saw survive the elision:
 	//
-	//	[chitta: output of get_reservation_details elided (286 tokens); values: JG7FMM, omar_davis_3817, MCO, …]
+	//	[chitta: get_reservation_details output elided (286 tokens); values: JG7FMM, omar_davis_3817, MCO, …]
 	//
 	// Values are listed in order of first appearance, each once: strings
 	// of 2 to 40 ASCII letters, digits and _-.:/@+# holding a digit or
@@ -696,7 +696,7 @@ func placeholder(r *toolResult, memory string) string {
 		n += len(v) + 2
 	}
 	b := make([]byte, 0, n)
-	b = append(append(append(b, MaskPrefix+"output of "...), label...), " elided ("...)
+	b = append(append(append(b, MaskPrefix...), label...), " output elided ("...)
 	b = append(strconv.AppendInt(b, int64(r.tokens), 10), " tokens)"...)
 	for k, v := range r.values {
 		if k == 0 {
@@ -716,7 +716,7 @@ func placeholder(r *toolResult, memory string) string {
 // listing values (those of r.values that the kept head and tail do not
 // show).
 func cutMarker(r *toolResult, values []string) string {
-	s := MaskPrefix + "output of " + toolLabel(r.name) + " cut from " + strconv.Itoa(r.tokens) + " tokens to head and tail"
+	s := MaskPrefix + toolLabel(r.name) + " output cut from " + strconv.Itoa(r.tokens) + " tokens to head and tail"
 	if len(values) > 0 {
 		s += "; values: " + strings.Join(values, ", ")
 	}

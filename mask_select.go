@@ -193,7 +193,7 @@ func (p *pass) restoreMasked(o *resolved, free int) {
 // count does not fall as text grows), so degrade does not try.
 func (p *pass) shortestPlaceholder(o *resolved) int {
 	if p.minPlaceholder == 0 {
-		p.minPlaceholder = max(1, o.tokens.CountTokens(MaskPrefix+"output of x elided (1 tokens)]"))
+		p.minPlaceholder = max(1, o.tokens.CountTokens(MaskPrefix+"x output elided (1 tokens)]"))
 	}
 	return p.minPlaceholder
 }

@@ -131,7 +131,7 @@ func TestMaskDegradesBeforeDropping(t *testing.T) {
 			assert.Equal(t, tt.degraded, res.Scores[2].Masked)
 			if tt.degraded {
 				require.Equal(t, []int{0, 1, 2, 3, 4}, res.Kept)
-				assert.Equal(t, "[chitta: output of lookup elided (60 tokens)]", res.Messages[2].Content)
+				assert.Equal(t, "[chitta: lookup output elided (60 tokens)]", res.Messages[2].Content)
 			}
 			assert.LessOrEqual(t, res.Stats.AfterTokens, res.Stats.TargetTokens)
 		})
@@ -167,15 +167,15 @@ func TestMaskListValues(t *testing.T) {
 		want    string
 	}{
 		{"defaults", jsonResult, chitta.MaskOptions{MinTokens: 1, KeepRecent: 1},
-			"[chitta: output of get_reservation elided (54 tokens); values: JG7FMM, omar_davis_3817, MCO, HAT028, 2024-05-21, 1859, HAT277, 1679, credit_card_2929732]"},
+			"[chitta: get_reservation output elided (54 tokens); values: JG7FMM, omar_davis_3817, MCO, HAT028, 2024-05-21, 1859, HAT277, 1679, credit_card_2929732]"},
 		{"capped", jsonResult, chitta.MaskOptions{MinTokens: 1, KeepRecent: 1, ListValues: 2},
-			"[chitta: output of get_reservation elided (54 tokens); values: JG7FMM, omar_davis_3817]"},
+			"[chitta: get_reservation output elided (54 tokens); values: JG7FMM, omar_davis_3817]"},
 		{"none", jsonResult, chitta.MaskOptions{MinTokens: 1, KeepRecent: 1, ListValues: -1},
-			"[chitta: output of get_reservation elided (54 tokens)]"},
+			"[chitta: get_reservation output elided (54 tokens)]"},
 		{"not JSON", `"` + output("HAT", 30) + `"`, chitta.MaskOptions{MinTokens: 1, KeepRecent: 1},
-			"[chitta: output of get_reservation elided (30 tokens)]"},
+			"[chitta: get_reservation output elided (30 tokens)]"},
 		{"values that would not save anything are left out", `"[\"A1\", \"B2\", \"C3\", \"D4\", \"E5\", \"F6\", \"G7\", \"H8\", \"I9\", \"J10\", \"K11\"]"`, chitta.MaskOptions{MinTokens: 1, KeepRecent: 1},
-			"[chitta: output of get_reservation elided (11 tokens)]"},
+			"[chitta: get_reservation output elided (11 tokens)]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -284,18 +284,18 @@ func TestMaskListsValuesOnce(t *testing.T) {
 		want      map[int]string // kept result → its returned content
 	}{
 		{"each value once, oldest first", chitta.MaskOptions{}, 55, map[int]string{
-			2: "[chitta: output of get_user elided (35 tokens); values: JG7FMM, 2FBBAH]",
-			4: "[chitta: output of get_reservation elided (36 tokens); values: HAT028]",
-			6: "[chitta: output of get_reservation elided (36 tokens); values: HAT080]",
+			2: "[chitta: get_user output elided (35 tokens); values: JG7FMM, 2FBBAH]",
+			4: "[chitta: get_reservation output elided (36 tokens); values: HAT028]",
+			6: "[chitta: get_reservation output elided (36 tokens); values: HAT080]",
 		}},
 		{"newest first: the newest kept result lists them", chitta.MaskOptions{Actions: chitta.ActionsNewestFirst}, 40, map[int]string{
-			4: "[chitta: output of get_reservation elided (36 tokens); values: HAT028]",
-			6: "[chitta: output of get_reservation elided (36 tokens); values: HAT080]",
+			4: "[chitta: get_reservation output elided (36 tokens); values: HAT028]",
+			6: "[chitta: get_reservation output elided (36 tokens); values: HAT080]",
 		}},
 		{"no values", chitta.MaskOptions{ListValues: -1}, 60, map[int]string{
-			2: "[chitta: output of get_user elided (35 tokens)]",
-			4: "[chitta: output of get_reservation elided (36 tokens)]",
-			6: "[chitta: output of get_reservation elided (36 tokens)]",
+			2: "[chitta: get_user output elided (35 tokens)]",
+			4: "[chitta: get_reservation output elided (36 tokens)]",
+			6: "[chitta: get_reservation output elided (36 tokens)]",
 		}},
 	}
 	for _, tt := range tests {
@@ -336,13 +336,13 @@ func TestMaskRestoredFormListsOnce(t *testing.T) {
 {"role":"user","content":"the second one please"}
 ]`))
 	require.NoError(t, err)
-	first := "[chitta: output of get_reservation elided (36 tokens); values: HAT028]"
+	first := "[chitta: get_reservation output elided (36 tokens); values: HAT028]"
 	tests := []struct {
 		name      string
 		maxTokens int
 		want      string // message 4 as returned
 	}{
-		{"degraded", 50, first + "\n[chitta: output of get_reservation elided (36 tokens); values: HAT080]"},
+		{"degraded", 50, first + "\n[chitta: get_reservation output elided (36 tokens); values: HAT080]"},
 		{"degraded, then its masked form", 66, first + "\n" + strings.TrimSuffix(strings.TrimPrefix(strings.ReplaceAll(result("2FBBAH", "HAT080"), `\"`, `"`), `"`), `"`)},
 	}
 	for _, tt := range tests {
@@ -353,7 +353,7 @@ func TestMaskRestoredFormListsOnce(t *testing.T) {
 			checkMasked(t, in, res)
 			checkPairs(t, in, res)
 			require.Equal(t, []int{0, 1, 2, 3, 4, 6}, res.Kept)
-			assert.Equal(t, "[chitta: output of get_user elided (35 tokens); values: JG7FMM, 2FBBAH]", res.Messages[2].Content)
+			assert.Equal(t, "[chitta: get_user output elided (35 tokens); values: JG7FMM, 2FBBAH]", res.Messages[2].Content)
 			assert.Equal(t, tt.want, res.Messages[4].Content)
 			assert.LessOrEqual(t, res.Stats.AfterTokens, res.Stats.TargetTokens)
 		})
@@ -375,11 +375,11 @@ func TestMaskCutListsValues(t *testing.T) {
 		want string
 	}{
 		{"the values cut out", chitta.MaskOptions{MaxResultTokens: 30},
-			"{\"reservation_id\": \"JG7FMM\",\n[chitta: output of get_reservation cut from 54 tokens to head and tail; values: omar_davis_3817, MCO, HAT028, 2024-05-21, 1859, HAT277, 1679, credit_card_2929732]\ntrip and was told the policy\"}"},
+			"{\"reservation_id\": \"JG7FMM\",\n[chitta: get_reservation output cut from 54 tokens to head and tail; values: omar_davis_3817, MCO, HAT028, 2024-05-21, 1859, HAT277, 1679, credit_card_2929732]\nthis trip and was told the policy\"}"},
 		{"as many as fit", chitta.MaskOptions{MaxResultTokens: 14},
-			"[chitta: output of get_reservation cut from 54 tokens to head and tail; values: JG7FMM]"},
+			"[chitta: get_reservation output cut from 54 tokens to head and tail; values: JG7FMM, omar_davis_3817]"},
 		{"none", chitta.MaskOptions{MaxResultTokens: 30, ListValues: -1},
-			"{\"reservation_id\": \"JG7FMM\", \"user_id\": \"omar_davis_3817\", \"cabin\":\n[chitta: output of get_reservation cut from 54 tokens to head and tail]\nabout the baggage allowance for this trip and was told the policy\"}"},
+			"{\"reservation_id\": \"JG7FMM\", \"user_id\": \"omar_davis_3817\", \"cabin\":\n[chitta: get_reservation output cut from 54 tokens to head and tail]\ntwice about the baggage allowance for this trip and was told the policy\"}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
