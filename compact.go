@@ -607,6 +607,7 @@ func (p *pass) fill(o *resolved, cands []unit, pinned map[int]bool) {
 			used += u.cost
 		}
 	}
+	used = p.degradePinned(o, used)
 	p.pinnedTokens = used
 	used += p.keepActions(o, cands, p.target-used)
 	used += p.reserve(o, cands, p.target-used)

@@ -92,8 +92,13 @@ type MaskOptions struct {
 	// even that does not fit; then, newest first, each degraded message
 	// gets its normal masked form back while that fits (so the newest
 	// results are the first to be whole again), and the formula
-	// fills what is left with the dialogue. ActionsOff selects every unit
-	// by score alone, as without masking. Other values are an error.
+	// fills what is left with the dialogue. Before that, when the pinned
+	// messages (the live turn, KeepLast) alone exceed the budget, those
+	// carrying tool results are degraded too, oldest first, while they
+	// still do — all but the one holding the newest result, which stays
+	// as it is: output that cannot fit is of no use to the caller.
+	// ActionsOff selects every unit by score alone, as without masking,
+	// and degrades nothing. Other values are an error.
 	Actions MaskActions
 
 	// Restore, when true, returns masked results whole again, newest

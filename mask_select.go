@@ -375,3 +375,33 @@ func (p *pass) omit(o *resolved, i int, mm *maskedMessage, n int, omitted []stri
 	}
 	return cp, m
 }
+
+// degradePinned, with masking on and Actions not ActionsOff, degrades
+// (every result masked, see degrade) the pinned messages carrying tool
+// results, oldest first, while the kept messages, of used tokens, exceed
+// the budget: a result that does not fit is of no use to the caller. The
+// message holding the newest pinned result is never degraded, since the
+// newest output is what the agent works on. It returns the tokens kept.
+func (p *pass) degradePinned(o *resolved, used int) int {
+	if o.mask == nil || o.mask.actions == ActionsOff || used <= p.target {
+		return used
+	}
+	newest := -1
+	for i := len(p.msgs) - 1; i >= 0; i-- {
+		if p.scores[i].Pinned && (isResultRole(p.msgs[i].Role) || len(p.msgs[i].ToolResultIDs) > 0) {
+			newest = i
+			break
+		}
+	}
+	for i := 0; i < newest && used > p.target; i++ {
+		s := &p.scores[i]
+		if !s.Pinned || !isResultRole(p.msgs[i].Role) && len(p.msgs[i].ToolResultIDs) == 0 {
+			continue
+		}
+		if mm, n := p.degrade(o, i); mm != nil && n < s.Tokens {
+			used -= s.Tokens - n
+			p.use(i, mm, n)
+		}
+	}
+	return used
+}

@@ -392,3 +392,53 @@ func TestMaskCutListsValues(t *testing.T) {
 		})
 	}
 }
+
+// When the pinned live turn alone exceeds the budget, its older results
+// are degraded, oldest first, while it does; the newest stays whole.
+func TestMaskDegradesPinnedOverBudget(t *testing.T) {
+	t.Parallel()
+	in, err := chitta.ParseMessages([]byte(`[
+{"role":"user","content":"read the three files"},
+{"role":"assistant","content":null,"tool_calls":[
+ {"id":"c1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.go\"}"}},
+ {"id":"c2","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"b.go\"}"}},
+ {"id":"c3","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"c.go\"}"}}]},
+{"role":"tool","tool_call_id":"c1","content":"` + output("a", 60) + `"},
+{"role":"tool","tool_call_id":"c2","content":"` + output("b", 60) + `"},
+{"role":"tool","tool_call_id":"c3","content":"` + output("c", 60) + `"}
+]`))
+	require.NoError(t, err)
+	tests := []struct {
+		name      string
+		mask      *chitta.MaskOptions
+		maxTokens int
+		masked    []int
+	}{
+		{"over budget: the oldest first", &chitta.MaskOptions{}, 140, []int{2}},
+		{"far over budget: all but the newest", &chitta.MaskOptions{}, 20, []int{2, 3}},
+		{"within budget", &chitta.MaskOptions{}, 200, nil},
+		{"actions off", &chitta.MaskOptions{Actions: chitta.ActionsOff}, 20, nil},
+		{"no masking", nil, 20, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := chitta.Compact(t.Context(), in, &chitta.Options{MaxTokens: tt.maxTokens, Tokens: words, Mask: tt.mask})
+			require.NoError(t, err)
+			checkMasked(t, in, res)
+			require.NoError(t, chitta.Validate(res.Messages))
+			require.Equal(t, []int{0, 1, 2, 3, 4}, res.Kept, "the live turn is pinned")
+			var masked []int
+			for _, s := range res.Scores {
+				if s.Masked {
+					masked = append(masked, s.Index)
+				}
+			}
+			assert.Equal(t, tt.masked, masked)
+			assert.Equal(t, in[4], res.Messages[4], "the newest result is whole")
+			if tt.mask == nil {
+				assert.Equal(t, in, res.Messages, "verbatim")
+			}
+		})
+	}
+}
