@@ -468,6 +468,7 @@ type pass struct {
 	switched       []int            // messages whose form changed since the last resetForms
 	infos          []msgInfo        // per message, what masking read from it (mask_cache.go)
 	minPlaceholder int              // tokens of the shortest placeholder, once counted
+	words          [][]string       // per message, the words a placeholder could list, once read (mask_select.go)
 }
 
 // measure returns the tokens and the structural weight of message i (0 for

@@ -76,10 +76,10 @@ type MaskOptions struct {
 	// none, and when the values would make a message no smaller, its
 	// placeholders are written without them. When the tool-call groups
 	// are kept first (Actions), a kept placeholder also leaves out the
-	// values that the text kept before it already shows (a pinned message
-	// — system, live turn, first user turn —, a kept call's arguments or
-	// whole result, a placeholder of a group kept before it), so that each
-	// value is listed once and more calls fit. 0 means
+	// values that the text kept before it already shows (a pinned
+	// non-system message — the live turn, the first user turn —, a kept
+	// call's arguments or whole result, a placeholder of a group kept
+	// before it), so that each value is listed once and more calls fit. 0 means
 	// DefaultMaskListValues (32); negative lists none.
 	ListValues int
 

@@ -241,48 +241,89 @@ func (s *valueSet) undo(k int) {
 	s.log = s.log[:k]
 }
 
-// addText adds the words of text that a placeholder could list: maximal
-// runs of the characters isIdentifierLike accepts, of 2 to
-// maxListedValue bytes, and each without a trailing '.' or ':' (which
-// end a sentence more often than a value).
+// addText adds the words of text that a placeholder could list (see
+// valueWords).
 func (s *valueSet) addText(text string) {
 	if s == nil {
 		return
 	}
-	for i := 0; i < len(text); {
-		if !valueByte(text[i]) {
-			i++
-			continue
-		}
-		j := i + 1
-		for j < len(text) && valueByte(text[j]) {
-			j++
-		}
-		w := text[i:j]
-		if len(w) >= 2 && len(w) <= maxListedValue {
-			s.add(w)
-		}
-		if t := strings.TrimRight(w, ".:"); len(t) != len(w) && len(t) >= 2 && len(t) <= maxListedValue {
-			s.add(t)
-		}
-		i = j
+	for _, w := range valueWords(nil, text) {
+		s.add(w)
 	}
 }
 
-// valueByte reports whether c may occur in a listed value (see
-// isIdentifierLike; numbers use a subset).
-func valueByte(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' ||
-		c == '_' || c == '-' || c == '.' || c == ':' || c == '/' || c == '@' || c == '+' || c == '#'
+// valueWords appends to dst the words of text that a placeholder could
+// list: maximal runs of the bytes a value may hold (valueByte) that
+// isIdentifierLike accepts, each also without a trailing '.' or ':'
+// (which end a sentence more often than a value). One pass over text.
+func valueWords(dst []string, text string) []string {
+	for i := 0; i < len(text); {
+		if valueClass[text[i]] == 0 {
+			i++
+			continue
+		}
+		var flags uint8
+		j := i
+		for j < len(text) && valueClass[text[j]] != 0 {
+			flags |= valueClass[text[j]]
+			j++
+		}
+		// isIdentifierLike: a digit, or upper case without lower case.
+		if flags&vbDigit != 0 || flags&(vbUpper|vbLower) == vbUpper {
+			w := text[i:j]
+			if len(w) >= 2 && len(w) <= maxListedValue {
+				dst = append(dst, w)
+			}
+			if c := w[len(w)-1]; c == '.' || c == ':' {
+				if t := strings.TrimRight(w, ".:"); len(t) >= 2 && len(t) <= maxListedValue {
+					dst = append(dst, t)
+				}
+			}
+		}
+		i = j
+	}
+	return dst
 }
 
-// seenKept returns the values visible in the messages kept so far (system
-// messages included): the words of each whole one, and the listed values
-// of each masked one.
+// Classes of valueClass.
+const (
+	vbValue uint8 = 1 << iota // a byte a value may hold
+	vbDigit
+	vbUpper
+	vbLower
+)
+
+// valueClass classifies the bytes of a value (see isIdentifierLike): 0
+// for a byte no value holds.
+var valueClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case c >= '0' && c <= '9':
+			t[c] = vbValue | vbDigit
+		case c >= 'A' && c <= 'Z':
+			t[c] = vbValue | vbUpper
+		case c >= 'a' && c <= 'z':
+			t[c] = vbValue | vbLower
+		case strings.IndexByte("_-.:/@+#", byte(c)) >= 0:
+			t[c] = vbValue
+		}
+	}
+	return t
+}()
+
+// valueByte reports whether c may occur in a listed value (see
+// isIdentifierLike; numbers use a subset).
+func valueByte(c byte) bool { return valueClass[c] != 0 }
+
+// seenKept returns the values visible in the non-system messages kept so
+// far: the words of each whole one, and the listed values of each masked
+// one. (System and developer messages are left out: their ids rarely
+// recur in tool output, and reading a long policy prompt on every call
+// would cost more than it saves.)
 func (p *pass) seenKept(o *resolved) *valueSet {
 	s := &valueSet{m: make(map[string]struct{})}
 	for i := range p.msgs {
-		if p.scores[i].Kept {
+		if p.scores[i].Kept && !p.msgs[i].Role.Pinned() {
 			p.addSeen(o, s, i, p.masked[i])
 		}
 	}
@@ -304,7 +345,16 @@ func (p *pass) addSeen(o *resolved, s *valueSet, i int, mm *maskedMessage) {
 		return
 	}
 	if mm == nil {
-		s.addText(p.msgs[i].Content)
+		if p.words == nil {
+			p.words = make([][]string, len(p.msgs))
+		}
+		if p.words[i] == nil { // as listValues, the first maxValueScan bytes
+			text := p.msgs[i].Content
+			p.words[i] = valueWords(make([]string, 0, 8), text[:min(len(text), maxValueScan)])
+		}
+		for _, w := range p.words[i] {
+			s.add(w)
+		}
 		return
 	}
 	for _, r := range p.info(o, i).results {

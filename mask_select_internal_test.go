@@ -32,10 +32,12 @@ func TestValueSet(t *testing.T) {
 	t.Parallel()
 	s := &valueSet{m: map[string]struct{}{}}
 	s.addText(`user omar_davis_3817 asked: "JG7FMM" on 2024-05-21. x`)
-	for _, v := range []string{"omar_davis_3817", "JG7FMM", "2024-05-21", "asked", "user"} {
+	for _, v := range []string{"omar_davis_3817", "JG7FMM", "2024-05-21"} {
 		assert.True(t, s.has(v), v)
 	}
-	assert.False(t, s.has("x"), "one byte is never a value")
+	for _, v := range []string{"x", "asked", "user"} {
+		assert.False(t, s.has(v), "%s is never listed", v)
+	}
 	mark := s.mark()
 	s.addText("HAT028 JG7FMM")
 	assert.True(t, s.has("HAT028"))
