@@ -129,6 +129,17 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 				forms[k], tokens[k] = mm, n
 			}
 		}
+		low := 0 // what the group costs at the least, its values all left out
+		for k := range forms {
+			if forms[k].lists() {
+				low += p.shortestPlaceholder(o)
+			} else {
+				low += tokens[k]
+			}
+		}
+		if used+low > free {
+			continue
+		}
 		if seen == nil && slices.ContainsFunc(forms, (*maskedMessage).lists) {
 			seen = p.seenKept(o)
 		}
@@ -202,8 +213,9 @@ func (p *pass) shortestPlaceholder(o *resolved) int {
 // so far (see listOnce), with an undo log so that a group that does not
 // fit leaves it as it was. A nil *valueSet is empty and stays empty.
 type valueSet struct {
-	m   map[string]struct{}
-	log []string // values added, in order
+	m       map[string]struct{}
+	log     []string // values added while logging, in order
+	logging bool
 }
 
 func (s *valueSet) has(v string) bool {
@@ -214,12 +226,20 @@ func (s *valueSet) has(v string) bool {
 	return ok
 }
 
-func (s *valueSet) add(v string) {
-	if s == nil || s.has(v) {
-		return
+// add adds v and reports whether it was new.
+func (s *valueSet) add(v string) bool {
+	if s == nil {
+		return false
 	}
+	n := len(s.m)
 	s.m[v] = struct{}{}
-	s.log = append(s.log, v)
+	if len(s.m) == n {
+		return false
+	}
+	if s.logging {
+		s.log = append(s.log, v)
+	}
+	return true
 }
 
 // mark returns the point undo returns to.
@@ -321,13 +341,13 @@ func valueByte(c byte) bool { return valueClass[c] != 0 }
 // recur in tool output, and reading a long policy prompt on every call
 // would cost more than it saves.)
 func (p *pass) seenKept(o *resolved) *valueSet {
-	s := &valueSet{m: make(map[string]struct{})}
+	s := &valueSet{m: make(map[string]struct{}, 64)}
 	for i := range p.msgs {
 		if p.scores[i].Kept && !p.msgs[i].Role.Pinned() {
 			p.addSeen(o, s, i, p.masked[i])
 		}
 	}
-	s.log = s.log[:0] // never undone
+	s.logging = true // what is kept so far is never undone
 	return s
 }
 
@@ -392,10 +412,8 @@ func (p *pass) listOnce(o *resolved, i int, mm *maskedMessage, n int, seen *valu
 			continue
 		}
 		for _, v := range r.values {
-			if seen.has(v) {
+			if !seen.add(v) { // also listed once within the message
 				omitted = append(omitted, v)
-			} else {
-				seen.add(v) // also listed once within the message
 			}
 		}
 	}
@@ -416,7 +434,13 @@ func (p *pass) omit(o *resolved, i int, mm *maskedMessage, n int, omitted []stri
 	for k := range cp.results {
 		r := &cp.results[k]
 		if r.action == maskResult && len(r.values) > 0 {
-			r.values = slices.DeleteFunc(slices.Clone(r.values), func(v string) bool { return slices.Contains(omitted, v) })
+			kept := make([]string, 0, len(r.values))
+			for _, v := range r.values {
+				if !slices.Contains(omitted, v) {
+					kept = append(kept, v)
+				}
+			}
+			r.values = kept
 		}
 	}
 	m, ok := cp.prepare(&p.msgs[i], o.mask, o.tokens)
