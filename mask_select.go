@@ -129,10 +129,10 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 				forms[k], tokens[k] = mm, n
 			}
 		}
-		low := 0 // what the group costs at the least, its values all left out
+		low, lists := 0, false // what the group costs at the least, its values all left out
 		for k := range forms {
 			if forms[k].lists() {
-				low += p.shortestPlaceholder(o)
+				low, lists = low+p.shortestPlaceholder(o), true
 			} else {
 				low += tokens[k]
 			}
@@ -140,13 +140,18 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 		if used+low > free {
 			continue
 		}
-		if seen == nil && slices.ContainsFunc(forms, (*maskedMessage).lists) {
-			seen = p.seenKept(o)
-		}
-		mark, cost := seen.mark(), 0
-		for k, i := range u.members {
-			forms[k], tokens[k] = p.listOnce(o, i, forms[k], tokens[k], seen)
-			cost += tokens[k]
+		mark, cost := seen.mark(), low
+		if lists { // leave out what the kept text shows
+			if seen == nil {
+				seen = p.seenKept(o)
+			} else {
+				p.flushSeen(o, seen)
+			}
+			mark, cost = seen.mark(), 0
+			for k, i := range u.members {
+				forms[k], tokens[k] = p.listOnce(o, i, forms[k], tokens[k], seen)
+				cost += tokens[k]
+			}
 		}
 		if used+cost > free {
 			seen.undo(mark)
@@ -159,6 +164,9 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 			}
 			p.scores[i].Kept = true
 			kept = append(kept, i)
+			if !lists && seen != nil { // read only if a later group lists values
+				seen.pending = append(seen.pending, i)
+			}
 		}
 	}
 	slices.Sort(kept)
@@ -216,6 +224,7 @@ type valueSet struct {
 	m       map[string]struct{}
 	log     []string // values added while logging, in order
 	logging bool
+	pending []int // kept messages whose text is not read yet (see flushSeen)
 }
 
 func (s *valueSet) has(v string) bool {
@@ -349,6 +358,20 @@ func (p *pass) seenKept(o *resolved) *valueSet {
 	}
 	s.logging = true // what is kept so far is never undone
 	return s
+}
+
+// flushSeen adds to s, for good, what the kept messages it has not read
+// yet show (those of groups that list no values, read only once a later
+// group does).
+func (p *pass) flushSeen(o *resolved, s *valueSet) {
+	if len(s.pending) == 0 {
+		return
+	}
+	s.logging = false
+	for _, i := range s.pending {
+		p.addSeen(o, s, i, p.masked[i])
+	}
+	s.logging, s.pending = true, s.pending[:0]
 }
 
 // lists reports whether a placeholder of mm lists values.
