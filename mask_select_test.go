@@ -2,6 +2,8 @@ package chitta_test
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -441,4 +443,81 @@ func TestMaskDegradesPinnedOverBudget(t *testing.T) {
 			}
 		})
 	}
+}
+
+// randomLookups writes an OpenAI tool loop whose JSON results share ids
+// with each other, with the calls' arguments and with the user's turns.
+func randomLookups(r *rand.Rand) string {
+	id := func() string { return fmt.Sprintf("R%d", r.IntN(6)) }
+	pad := func(n int) string { return strings.Repeat("the customer asked again ", n) }
+	q := func(s string) string { return string(jsonQuote(s)) }
+	out := []string{`{"role":"user","content":` + q("I am U1 and hold "+id()) + `}`}
+	if r.IntN(2) == 0 {
+		out = append([]string{`{"role":"system","content":"be brief; ids look like R1"}`}, out...)
+	}
+	for k := range 2 + r.IntN(7) {
+		switch r.IntN(4) {
+		case 0:
+			out = append(out, `{"role":"user","content":`+q("what about "+id()+" "+pad(r.IntN(4)))+`}`)
+		default:
+			c := fmt.Sprintf("c%d", k)
+			items := make([]string, r.IntN(4))
+			for j := range items {
+				items[j] = `"` + id() + `"`
+			}
+			result := fmt.Sprintf(`{"id": "%s", "user": "U1", "items": [%s], "n": %d, "note": "%s"}`, id(), strings.Join(items, ", "), 10+r.IntN(90), pad(r.IntN(30)))
+			out = append(out,
+				`{"role":"assistant","content":null,"tool_calls":[{"id":"`+c+`","type":"function","function":{"name":"lookup","arguments":`+q(`{"id": "`+id()+`"}`)+`}}]}`,
+				`{"role":"tool","tool_call_id":"`+c+`","content":`+q(result)+`}`)
+		}
+	}
+	return "[" + strings.Join(out, ",\n") + "]"
+}
+
+// Property: a value a kept placeholder leaves out is shown by another
+// kept message as returned, and the output stays valid and paired.
+func TestMaskListsValuesOnceProperty(t *testing.T) {
+	t.Parallel()
+	checked := 0
+	for seed := range uint64(400) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		in, err := chitta.ParseMessages([]byte(randomLookups(r)))
+		require.NoError(t, err)
+		mask := &chitta.MaskOptions{KeepRecent: r.IntN(3), MinTokens: []int{1, 10, 0}[r.IntN(3)], ListValues: []int{0, 3}[r.IntN(2)], Actions: chitta.MaskActions(r.IntN(3))}
+		if r.IntN(4) == 0 {
+			mask.MaxResultTokens = 30
+		}
+		res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 0.1 + 0.9*r.Float64(), Tokens: words, Mask: mask})
+		require.NoError(t, err, "seed %d", seed)
+		checkMasked(t, in, res)
+		checkPairs(t, in, res)
+		require.NoError(t, chitta.Validate(res.Messages), "seed %d", seed)
+		max := mask.ListValues
+		if max == 0 {
+			max = chitta.DefaultMaskListValues
+		}
+		for k, i := range res.Kept {
+			c := res.Messages[k].Content
+			at := strings.Index(c, "; values: ")
+			if in[i].Role != chitta.RoleTool || !strings.HasPrefix(c, "[chitta: lookup output elided") || at < 0 {
+				continue
+			}
+			listed := strings.Split(strings.TrimSuffix(c[at+len("; values: "):], "]"), ", ")
+			shown := map[string]bool{}
+			for j := range res.Messages {
+				if j != k {
+					for _, w := range chitta.ValueWords(nil, res.Messages[j].Content) {
+						shown[w] = true
+					}
+				}
+			}
+			for _, v := range chitta.ListValues(in[i].Content, max) {
+				if !slices.Contains(listed, v) {
+					checked++
+					assert.True(t, shown[v], "seed %d: %q left out of message %d but not shown elsewhere", seed, v, i)
+				}
+			}
+		}
+	}
+	require.Greater(t, checked, 100, "the property met values left out")
 }
