@@ -212,7 +212,7 @@ type Stats struct {
 
 	Kept         int  `json:"kept"`          // number of kept messages
 	TargetTokens int  `json:"target_tokens"` // the budget
-	OverBudget   bool `json:"over_budget"`   // pinned messages alone exceed the budget
+	OverBudget   bool `json:"over_budget"`   // pinned messages alone exceed the budget (as returned: with Options.Mask, after their older results are masked)
 
 	// CoveredDroppedPct is the share of dropped tokens whose message had
 	// coverage >= NovelThreshold, in percent (0 when nothing was dropped).
