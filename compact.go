@@ -212,7 +212,7 @@ type Stats struct {
 
 	Kept         int  `json:"kept"`          // number of kept messages
 	TargetTokens int  `json:"target_tokens"` // the budget
-	OverBudget   bool `json:"over_budget"`   // pinned messages alone exceed the budget
+	OverBudget   bool `json:"over_budget"`   // pinned messages alone exceed the budget (as returned: with Options.Mask, after their older results are masked)
 
 	// CoveredDroppedPct is the share of dropped tokens whose message had
 	// coverage >= NovelThreshold, in percent (0 when nothing was dropped).
@@ -468,6 +468,7 @@ type pass struct {
 	switched       []int            // messages whose form changed since the last resetForms
 	infos          []msgInfo        // per message, what masking read from it (mask_cache.go)
 	minPlaceholder int              // tokens of the shortest placeholder, once counted
+	words          [][]string       // per message, the words a placeholder could list, once read (mask_select.go)
 }
 
 // measure returns the tokens and the structural weight of message i (0 for
@@ -607,6 +608,7 @@ func (p *pass) fill(o *resolved, cands []unit, pinned map[int]bool) {
 			used += u.cost
 		}
 	}
+	used = p.degradePinned(o, used)
 	p.pinnedTokens = used
 	used += p.keepActions(o, cands, p.target-used)
 	used += p.reserve(o, cands, p.target-used)

@@ -46,7 +46,9 @@
 // [Options.Mask] masks stale tool output before selection: old, large tool
 // results become a one-line placeholder (naming the memory that holds
 // their excerpt and listing the ids a JSON result held) while their calls
-// stay verbatim, and the tool-call groups are kept before the dialogue.
+// stay verbatim, and the tool-call groups are kept before the dialogue;
+// when the pinned messages alone exceed the budget, their older results
+// are masked too (the newest stays whole).
 // A [MaskCache] ([MaskOptions.Cache]) keeps what masking reads from each
 // message across calls, so that re-compactions scan only new messages.
 //

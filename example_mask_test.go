@@ -10,8 +10,9 @@ import (
 
 // At ratio 0.3 masking keeps both lookups (the calls verbatim): their
 // results are recent, but the calls fit only with the output elided, and
-// each placeholder lists the ids the agent saw, so the next call can still
-// use them.
+// each placeholder lists the ids the agent saw that the kept text does not
+// already show (the reservation ids are in the user's message and the
+// calls), so the next call can still use them.
 func ExampleMaskOptions() {
 	reservation := func(id, flight string) string {
 		return `{\"reservation_id\": \"` + id + `\", \"flight_number\": \"` + flight + `\", \"cabin\": \"business\", \"note\": \"` +
@@ -43,9 +44,9 @@ func ExampleMaskOptions() {
 	// 0 system: You are an airline agent.
 	// 1 user: Downgrade my reservations JG7FMM and 2FBBAH to economy.
 	// 2 assistant: get_reservation_details {"reservation_id": "JG7FMM"}
-	// 3 tool: [chitta: output of get_reservation_details elided (119 tokens); values: JG7FMM, HAT028]
+	// 3 tool: [chitta: get_reservation_details output elided (119 tokens); values: HAT028]
 	// 4 assistant: get_reservation_details {"reservation_id": "2FBBAH"}
-	// 5 tool: [chitta: output of get_reservation_details elided (119 tokens); values: 2FBBAH, HAT080]
+	// 5 tool: [chitta: get_reservation_details output elided (119 tokens); values: HAT080]
 	// 6 user: Go ahead with both.
 	// masked: 2
 }

@@ -23,7 +23,7 @@ const MaskPrefix = "[chitta: "
 // selection, the content of old, large tool results is replaced by a
 // one-line placeholder such as
 //
-//	[chitta: output of read_file elided (1834 tokens); excerpt in memory 3f1c…]
+//	[chitta: read_file output elided (1834 tokens); excerpt in memory 3f1c…]
 //
 // while the tool call that produced it stays verbatim, so the conversation
 // keeps what the agent did and drops the stale output. Messages are then
@@ -57,22 +57,29 @@ type MaskOptions struct {
 
 	// MaxResultTokens, when > 0, cuts any single result larger than this
 	// (recent ones too) to its head and tail around a one-line marker, so
-	// that the result counts at most MaxResultTokens tokens. 0 means no
-	// cap; negative is an error.
+	// that the result counts at most MaxResultTokens tokens. For a JSON
+	// result the marker lists the values (as ListValues defines them) that
+	// the head and tail do not show, as many as fit, before the head and
+	// tail take what is left. 0 means no cap; negative is an error.
 	MaxResultTokens int
 
 	// ListValues is how many identifier-like values of a JSON tool
 	// result (an object or array) its placeholder lists, so that the ids,
 	// codes, dates and numbers the agent saw survive the elision:
 	//
-	//	[chitta: output of get_reservation_details elided (286 tokens); values: JG7FMM, omar_davis_3817, MCO, …]
+	//	[chitta: get_reservation_details output elided (286 tokens); values: JG7FMM, omar_davis_3817, MCO, …]
 	//
 	// Values are listed in order of first appearance, each once: strings
 	// of 2 to 40 ASCII letters, digits and _-.:/@+# holding a digit or
 	// upper-case letters without lower-case ones, and numbers of two or
 	// more characters (keys never), from the result's first 32 KiB. A result whose text is not JSON lists
 	// none, and when the values would make a message no smaller, its
-	// placeholders are written without them. 0 means
+	// placeholders are written without them. When the tool-call groups
+	// are kept first (Actions), a kept placeholder also leaves out the
+	// values that the text kept before it already shows (a pinned
+	// non-system message — the live turn, the first user turn —, a kept
+	// call's arguments or whole result, a placeholder of a group kept
+	// before it), so that each value is listed once and more calls fit. 0 means
 	// DefaultMaskListValues (32); negative lists none.
 	ListValues int
 
@@ -85,8 +92,13 @@ type MaskOptions struct {
 	// even that does not fit; then, newest first, each degraded message
 	// gets its normal masked form back while that fits (so the newest
 	// results are the first to be whole again), and the formula
-	// fills what is left with the dialogue. ActionsOff selects every unit
-	// by score alone, as without masking. Other values are an error.
+	// fills what is left with the dialogue. Before that, when the pinned
+	// messages (the live turn, KeepLast) alone exceed the budget, those
+	// carrying tool results are degraded too, oldest first, while they
+	// still do — all but the one holding the newest result, which stays
+	// as it is: output that cannot fit is of no use to the caller.
+	// ActionsOff selects every unit by score alone, as without masking,
+	// and degrades nothing. Other values are an error.
 	Actions MaskActions
 
 	// Restore, when true, returns masked results whole again, newest
@@ -211,6 +223,10 @@ type maskedMessage struct {
 	memory  string   // the predicted memory ID named in the placeholders
 	msg     Message  // the rewritten message, once built
 	built   bool
+	// base is the form this one copies with the values in omitted left
+	// out of its placeholders (see pass.listOnce); nil for the others.
+	base    *maskedMessage
+	omitted []string
 }
 
 // mask rewrites, before selection, the tool results that masking elides or
@@ -685,7 +701,7 @@ func placeholder(r *toolResult, memory string) string {
 		n += len(v) + 2
 	}
 	b := make([]byte, 0, n)
-	b = append(append(append(b, MaskPrefix+"output of "...), label...), " elided ("...)
+	b = append(append(append(b, MaskPrefix...), label...), " output elided ("...)
 	b = append(strconv.AppendInt(b, int64(r.tokens), 10), " tokens)"...)
 	for k, v := range r.values {
 		if k == 0 {
@@ -701,9 +717,45 @@ func placeholder(r *toolResult, memory string) string {
 	return string(append(b, ']'))
 }
 
-// cutMarker is the line between the head and the tail of a cut result.
-func cutMarker(r *toolResult) string {
-	return MaskPrefix + "output of " + toolLabel(r.name) + " cut from " + strconv.Itoa(r.tokens) + " tokens to head and tail]"
+// cutMarker is the line between the head and the tail of a cut result,
+// listing values (those of r.values that the kept head and tail do not
+// show).
+func cutMarker(r *toolResult, values []string) string {
+	s := MaskPrefix + toolLabel(r.name) + " output cut from " + strconv.Itoa(r.tokens) + " tokens to head and tail"
+	if len(values) > 0 {
+		s += "; values: " + strings.Join(values, ", ")
+	}
+	return s + "]"
+}
+
+// cutValues returns the values of r.values that neither head nor tail
+// shows as a whole word (see showsValue).
+func cutValues(r *toolResult, head, tail string) []string {
+	var out []string
+	for _, v := range r.values {
+		if !showsValue(head, v) && !showsValue(tail, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// showsValue reports whether v occurs in text as a whole word: not
+// preceded nor followed by a byte a value may hold (see valueByte), but
+// for a trailing '.' or ':' that ends a sentence.
+func showsValue(text, v string) bool {
+	for from := 0; ; {
+		k := strings.Index(text[from:], v)
+		if k < 0 {
+			return false
+		}
+		a, b := from+k, from+k+len(v)
+		if (a == 0 || !valueByte(text[a-1])) && (b == len(text) || !valueByte(text[b]) ||
+			(text[b] == '.' || text[b] == ':') && (b+1 == len(text) || !valueByte(text[b+1]))) {
+			return true
+		}
+		from = a + 1
+	}
 }
 
 // toolLabel renders a tool name on one line, at most 64 runes; "" is
@@ -723,21 +775,41 @@ func toolLabel(name string) string {
 	return name
 }
 
-// cut returns text cut to its head and tail around marker so that it
-// counts at most max tokens, or ok false when even the marker alone does
-// not fit. Head and tail keep the same number of runes, the most that fit
-// (a binary search over CountTokens), and end and start at white space
-// when there is any in them.
-func cut(text, marker string, max int, tc TokenCounter) (string, bool) {
+// cut returns the text of result r cut to its head and tail around a
+// marker (cutMarker) so that it counts at most max tokens, or ok false
+// when even the marker alone does not fit. The marker lists the values of
+// r.values that the head and tail do not show: as many as fit with no
+// head and tail, first appearance first; head and tail then keep the same
+// number of runes, the most that fit (a binary search over CountTokens),
+// and end and start at white space when there is any in them.
+func cut(r *toolResult, max int, tc TokenCounter) (string, bool) {
+	text := r.text
 	runes := []rune(text)
-	build := func(k int) string {
-		head := strings.TrimRightFunc(string(runes[:k]), unicode.IsSpace)
-		tail := strings.TrimLeftFunc(string(runes[len(runes)-k:]), unicode.IsSpace)
-		return head + "\n" + marker + "\n" + tail
-	}
 	fits := func(s string) bool { n := tc.CountTokens(s); return n >= 0 && n <= max }
-	if !fits(marker) {
-		return "", false
+	values := r.values
+	if !fits(cutMarker(r, values)) {
+		// The most values that fit with the marker alone (none if need be).
+		lo, hi := 0, len(values)
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if fits(cutMarker(r, values[:mid])) {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		values = values[:lo]
+		if !fits(cutMarker(r, values)) {
+			return "", false
+		}
+	}
+	lr := *r
+	lr.values = values
+	join := func(head, tail string) string {
+		return head + "\n" + cutMarker(r, cutValues(&lr, head, tail)) + "\n" + tail
+	}
+	build := func(k int) string {
+		return join(strings.TrimRightFunc(string(runes[:k]), unicode.IsSpace), strings.TrimLeftFunc(string(runes[len(runes)-k:]), unicode.IsSpace))
 	}
 	lo, hi := 0, len(runes)/2 // build(lo) fits; find the largest such k
 	for lo < hi {
@@ -749,7 +821,7 @@ func cut(text, marker string, max int, tc TokenCounter) (string, bool) {
 		}
 	}
 	if lo == 0 {
-		return marker, true
+		return cutMarker(r, values), true
 	}
 	head, tail := runes[:lo], runes[len(runes)-lo:]
 	if j := lastSpace(head); j > 0 {
@@ -758,7 +830,7 @@ func cut(text, marker string, max int, tc TokenCounter) (string, bool) {
 	if j := firstSpace(tail); j >= 0 && j < len(tail)-1 {
 		tail = tail[j+1:]
 	}
-	s := strings.TrimRightFunc(string(head), unicode.IsSpace) + "\n" + marker + "\n" + strings.TrimLeftFunc(string(tail), unicode.IsSpace)
+	s := join(strings.TrimRightFunc(string(head), unicode.IsSpace), strings.TrimLeftFunc(string(tail), unicode.IsSpace))
 	if !fits(s) {
 		s = build(lo)
 	}
@@ -786,13 +858,13 @@ func firstSpace(r []rune) int {
 // newText returns the text that replaces result r: its placeholder, or
 // its head and tail; ok is false when a cut cannot shrink it.
 func newText(r *toolResult, memory string, c *maskConfig, tc TokenCounter) (string, bool) {
+	if !r.listed {
+		r.values, r.listed = listValues(r.text, c.values), true
+	}
 	if r.action == maskResult {
-		if !r.listed {
-			r.values, r.listed = listValues(r.text, c.values), true
-		}
 		return placeholder(r, memory), true
 	}
-	return cut(r.text, cutMarker(r), c.maxResult, tc)
+	return cut(r, c.maxResult, tc)
 }
 
 // prepare computes the new text of every result of mm and returns the

@@ -3,6 +3,7 @@ package chitta
 import (
 	"cmp"
 	"slices"
+	"strings"
 )
 
 // maskForm holds the forms masking gives one message besides its whole
@@ -95,6 +96,7 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 	if o.mask == nil || o.mask.actions == ActionsOff || free <= 0 {
 		return 0
 	}
+	p.initForms()
 	acts := make([]unit, 0, len(cands))
 	for _, u := range cands {
 		if !p.scores[u.members[0]].Kept && slices.ContainsFunc(u.members, func(i int) bool { return len(p.msgs[i].ToolCallIDs) > 0 }) {
@@ -111,50 +113,76 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 	for _, u := range acts {
 		used += u.cost
 	}
-	if used <= free { // every group fits as it is: nothing to degrade
-		for _, u := range acts {
-			for _, i := range u.members {
-				p.scores[i].Kept = true
+	fitsAll := used <= free // every group fits as it is: nothing to degrade
+	used = 0
+	var seen *valueSet // nil until a kept form lists values
+	var kept []int     // members of the kept groups
+	for _, u := range acts {
+		forms := make([]*maskedMessage, len(u.members))
+		tokens := make([]int, len(u.members))
+		for k, i := range u.members {
+			forms[k], tokens[k] = p.masked[i], p.scores[i].Tokens
+			if fitsAll {
+				continue
+			}
+			if mm, n := p.degrade(o, i); mm != nil {
+				forms[k], tokens[k] = mm, n
 			}
 		}
-		return used
-	}
-	used = 0
-	var kept []int // members of the kept groups
-	for _, u := range acts {
-		cost := 0
-		for _, i := range u.members {
-			if mm, n := p.degrade(o, i); mm != nil {
-				cost += n
+		low, lists := 0, false // what the group costs at the least, its values all left out
+		for k := range forms {
+			if forms[k].lists() {
+				low, lists = low+p.shortestPlaceholder(o), true
 			} else {
-				cost += p.scores[i].Tokens
+				low += tokens[k]
+			}
+		}
+		if used+low > free {
+			continue
+		}
+		mark, cost := seen.mark(), low
+		if lists { // leave out what the kept text shows
+			if seen == nil {
+				seen = p.seenKept(o)
+			} else {
+				p.flushSeen(o, seen)
+			}
+			mark, cost = seen.mark(), 0
+			for k, i := range u.members {
+				forms[k], tokens[k] = p.listOnce(o, i, forms[k], tokens[k], seen)
+				cost += tokens[k]
 			}
 		}
 		if used+cost > free {
+			seen.undo(mark)
 			continue
 		}
 		used += cost
-		for _, i := range u.members {
-			if mm, n := p.degrade(o, i); mm != nil {
-				p.use(i, mm, n)
+		for k, i := range u.members {
+			if forms[k] != p.masked[i] {
+				p.use(i, forms[k], tokens[k])
 			}
 			p.scores[i].Kept = true
 			kept = append(kept, i)
+			if !lists && seen != nil { // read only if a later group lists values
+				seen.pending = append(seen.pending, i)
+			}
 		}
 	}
 	slices.Sort(kept)
 	for _, i := range slices.Backward(kept) { // the newest results whole first
 		f, s := &p.forms[i], &p.scores[i]
-		if f.degraded == nil || p.masked[i] != f.degraded {
+		cur := p.masked[i]
+		if f.degraded == nil || cur == nil || cur != f.degraded && cur.base != f.degraded {
 			continue
 		}
-		n := s.OriginalTokens
-		if f.masked != nil {
-			n = f.maskedTokens
+		mm, n := f.masked, s.OriginalTokens
+		if mm != nil {
+			mm, n = p.omit(o, i, mm, f.maskedTokens, cur.omitted)
 		}
 		if used+n-s.Tokens <= free {
 			used += n - s.Tokens
-			p.use(i, f.masked, n)
+			p.use(i, mm, n)
 		}
 	}
 	return used
@@ -184,7 +212,293 @@ func (p *pass) restoreMasked(o *resolved, free int) {
 // count does not fall as text grows), so degrade does not try.
 func (p *pass) shortestPlaceholder(o *resolved) int {
 	if p.minPlaceholder == 0 {
-		p.minPlaceholder = max(1, o.tokens.CountTokens(MaskPrefix+"output of x elided (1 tokens)]"))
+		p.minPlaceholder = max(1, o.tokens.CountTokens(MaskPrefix+"x output elided (1 tokens)]"))
 	}
 	return p.minPlaceholder
+}
+
+// valueSet is the set of identifier-like words visible in the text kept
+// so far (see listOnce), with an undo log so that a group that does not
+// fit leaves it as it was. A nil *valueSet is empty and stays empty.
+type valueSet struct {
+	m       map[string]struct{}
+	log     []string // values added while logging, in order
+	logging bool
+	pending []int // kept messages whose text is not read yet (see flushSeen)
+}
+
+func (s *valueSet) has(v string) bool {
+	if s == nil {
+		return false
+	}
+	_, ok := s.m[v]
+	return ok
+}
+
+// add adds v and reports whether it was new.
+func (s *valueSet) add(v string) bool {
+	if s == nil {
+		return false
+	}
+	n := len(s.m)
+	s.m[v] = struct{}{}
+	if len(s.m) == n {
+		return false
+	}
+	if s.logging {
+		s.log = append(s.log, v)
+	}
+	return true
+}
+
+// mark returns the point undo returns to.
+func (s *valueSet) mark() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.log)
+}
+
+// undo removes the values added since mark k.
+func (s *valueSet) undo(k int) {
+	if s == nil {
+		return
+	}
+	for _, v := range s.log[k:] {
+		delete(s.m, v)
+	}
+	s.log = s.log[:k]
+}
+
+// addText adds the words of text that a placeholder could list (see
+// valueWords).
+func (s *valueSet) addText(text string) {
+	if s == nil {
+		return
+	}
+	for _, w := range valueWords(nil, text) {
+		s.add(w)
+	}
+}
+
+// valueWords appends to dst the words of text that a placeholder could
+// list: maximal runs of the bytes a value may hold (valueByte) that
+// isIdentifierLike accepts, each also without a trailing '.' or ':'
+// (which end a sentence more often than a value). One pass over text.
+func valueWords(dst []string, text string) []string {
+	for i := 0; i < len(text); {
+		if valueClass[text[i]] == 0 {
+			i++
+			continue
+		}
+		var flags uint8
+		j := i
+		for j < len(text) && valueClass[text[j]] != 0 {
+			flags |= valueClass[text[j]]
+			j++
+		}
+		// isIdentifierLike: a digit, or upper case without lower case.
+		if flags&vbDigit != 0 || flags&(vbUpper|vbLower) == vbUpper {
+			w := text[i:j]
+			if len(w) >= 2 && len(w) <= maxListedValue {
+				dst = append(dst, w)
+			}
+			if c := w[len(w)-1]; c == '.' || c == ':' {
+				if t := strings.TrimRight(w, ".:"); len(t) >= 2 && len(t) <= maxListedValue {
+					dst = append(dst, t)
+				}
+			}
+		}
+		i = j
+	}
+	return dst
+}
+
+// Classes of valueClass.
+const (
+	vbValue uint8 = 1 << iota // a byte a value may hold
+	vbDigit
+	vbUpper
+	vbLower
+)
+
+// valueClass classifies the bytes of a value (see isIdentifierLike): 0
+// for a byte no value holds.
+var valueClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case c >= '0' && c <= '9':
+			t[c] = vbValue | vbDigit
+		case c >= 'A' && c <= 'Z':
+			t[c] = vbValue | vbUpper
+		case c >= 'a' && c <= 'z':
+			t[c] = vbValue | vbLower
+		case strings.IndexByte("_-.:/@+#", byte(c)) >= 0:
+			t[c] = vbValue
+		}
+	}
+	return t
+}()
+
+// valueByte reports whether c may occur in a listed value (see
+// isIdentifierLike; numbers use a subset).
+func valueByte(c byte) bool { return valueClass[c] != 0 }
+
+// seenKept returns the values visible in the non-system messages kept so
+// far: the words of each whole one, and the listed values of each masked
+// one. (System and developer messages are left out: their ids rarely
+// recur in tool output, and reading a long policy prompt on every call
+// would cost more than it saves.)
+func (p *pass) seenKept(o *resolved) *valueSet {
+	s := &valueSet{m: make(map[string]struct{}, 64)}
+	for i := range p.msgs {
+		if p.scores[i].Kept && !p.msgs[i].Role.Pinned() {
+			p.addSeen(o, s, i, p.masked[i])
+		}
+	}
+	s.logging = true // what is kept so far is never undone
+	return s
+}
+
+// flushSeen adds to s, for good, what the kept messages it has not read
+// yet show (those of groups that list no values, read only once a later
+// group does).
+func (p *pass) flushSeen(o *resolved, s *valueSet) {
+	if len(s.pending) == 0 {
+		return
+	}
+	s.logging = false
+	for _, i := range s.pending {
+		p.addSeen(o, s, i, p.masked[i])
+	}
+	s.logging, s.pending = true, s.pending[:0]
+}
+
+// lists reports whether a placeholder of mm lists values.
+func (mm *maskedMessage) lists() bool {
+	return mm != nil && slices.ContainsFunc(mm.results, func(r toolResult) bool { return r.action == maskResult && len(r.values) > 0 })
+}
+
+// addSeen adds to s what message i shows in form mm (nil: whole): the
+// words of its text, or of the results mm leaves whole and the values its
+// placeholders list (the rest of a rewritten message is left out: s may
+// miss a value, never hold one that is not shown).
+func (p *pass) addSeen(o *resolved, s *valueSet, i int, mm *maskedMessage) {
+	if s == nil {
+		return
+	}
+	if mm == nil {
+		if p.words == nil {
+			p.words = make([][]string, len(p.msgs))
+		}
+		if p.words[i] == nil { // as listValues, the first maxValueScan bytes
+			text := p.msgs[i].Content
+			p.words[i] = valueWords(make([]string, 0, 8), text[:min(len(text), maxValueScan)])
+		}
+		for _, w := range p.words[i] {
+			s.add(w)
+		}
+		return
+	}
+	for _, r := range p.info(o, i).results {
+		if r.tokens >= 0 && !slices.ContainsFunc(mm.results, func(x toolResult) bool { return x.block == r.block }) {
+			s.addText(r.text)
+		}
+	}
+	for _, r := range mm.results {
+		if r.action == maskResult {
+			for _, v := range r.values {
+				s.add(v)
+			}
+		}
+	}
+}
+
+// listOnce returns message i's form mm (of n tokens; nil: whole) with the
+// values its placeholders list that seen already holds left out, and its
+// tokens, and adds what it shows to seen: a value visible in the text kept
+// so far (a pinned message, a kept call's arguments, an older kept
+// placeholder) is listed once. mm itself is never modified.
+func (p *pass) listOnce(o *resolved, i int, mm *maskedMessage, n int, seen *valueSet) (*maskedMessage, int) {
+	if seen == nil || mm == nil {
+		p.addSeen(o, seen, i, mm)
+		return mm, n
+	}
+	for _, r := range p.info(o, i).results { // the results it leaves whole
+		if r.tokens >= 0 && !slices.ContainsFunc(mm.results, func(x toolResult) bool { return x.block == r.block }) {
+			seen.addText(r.text)
+		}
+	}
+	var omitted []string
+	for _, r := range mm.results {
+		if r.action != maskResult {
+			continue
+		}
+		for _, v := range r.values {
+			if !seen.add(v) { // also listed once within the message
+				omitted = append(omitted, v)
+			}
+		}
+	}
+	if len(omitted) == 0 {
+		return mm, n
+	}
+	return p.omit(o, i, mm, n, omitted)
+}
+
+// omit returns a copy of mm (of n tokens), the form of message i, whose
+// placeholders do not list the values in omitted, and its tokens; mm, n
+// when the copy cannot be built or is no smaller.
+func (p *pass) omit(o *resolved, i int, mm *maskedMessage, n int, omitted []string) (*maskedMessage, int) {
+	if len(omitted) == 0 {
+		return mm, n
+	}
+	cp := &maskedMessage{results: slices.Clone(mm.results), direct: mm.direct, elided: mm.elided, all: mm.all, memory: mm.memory, base: mm, omitted: omitted}
+	for k := range cp.results {
+		r := &cp.results[k]
+		if r.action == maskResult && len(r.values) > 0 {
+			kept := make([]string, 0, len(r.values))
+			for _, v := range r.values {
+				if !slices.Contains(omitted, v) {
+					kept = append(kept, v)
+				}
+			}
+			r.values = kept
+		}
+	}
+	m, ok := cp.prepare(&p.msgs[i], o.mask, o.tokens)
+	if !ok || m < 0 || m >= n {
+		return mm, n
+	}
+	return cp, m
+}
+
+// degradePinned, with masking on and Actions not ActionsOff, degrades
+// (every result masked, see degrade) the pinned messages carrying tool
+// results, oldest first, while the kept messages, of used tokens, exceed
+// the budget: a result that does not fit is of no use to the caller. The
+// message holding the newest pinned result is never degraded, since the
+// newest output is what the agent works on. It returns the tokens kept.
+func (p *pass) degradePinned(o *resolved, used int) int {
+	if o.mask == nil || o.mask.actions == ActionsOff || used <= p.target {
+		return used
+	}
+	newest := -1
+	for i := len(p.msgs) - 1; i >= 0; i-- {
+		if p.scores[i].Pinned && (isResultRole(p.msgs[i].Role) || len(p.msgs[i].ToolResultIDs) > 0) {
+			newest = i
+			break
+		}
+	}
+	for i := 0; i < newest && used > p.target; i++ {
+		s := &p.scores[i]
+		if !s.Pinned || !isResultRole(p.msgs[i].Role) && len(p.msgs[i].ToolResultIDs) == 0 {
+			continue
+		}
+		if mm, n := p.degrade(o, i); mm != nil && n < s.Tokens {
+			used -= s.Tokens - n
+			p.use(i, mm, n)
+		}
+	}
+	return used
 }

@@ -2,6 +2,8 @@ package chitta_test
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,7 +133,7 @@ func TestMaskDegradesBeforeDropping(t *testing.T) {
 			assert.Equal(t, tt.degraded, res.Scores[2].Masked)
 			if tt.degraded {
 				require.Equal(t, []int{0, 1, 2, 3, 4}, res.Kept)
-				assert.Equal(t, "[chitta: output of lookup elided (60 tokens)]", res.Messages[2].Content)
+				assert.Equal(t, "[chitta: lookup output elided (60 tokens)]", res.Messages[2].Content)
 			}
 			assert.LessOrEqual(t, res.Stats.AfterTokens, res.Stats.TargetTokens)
 		})
@@ -167,15 +169,15 @@ func TestMaskListValues(t *testing.T) {
 		want    string
 	}{
 		{"defaults", jsonResult, chitta.MaskOptions{MinTokens: 1, KeepRecent: 1},
-			"[chitta: output of get_reservation elided (54 tokens); values: JG7FMM, omar_davis_3817, MCO, HAT028, 2024-05-21, 1859, HAT277, 1679, credit_card_2929732]"},
+			"[chitta: get_reservation output elided (54 tokens); values: JG7FMM, omar_davis_3817, MCO, HAT028, 2024-05-21, 1859, HAT277, 1679, credit_card_2929732]"},
 		{"capped", jsonResult, chitta.MaskOptions{MinTokens: 1, KeepRecent: 1, ListValues: 2},
-			"[chitta: output of get_reservation elided (54 tokens); values: JG7FMM, omar_davis_3817]"},
+			"[chitta: get_reservation output elided (54 tokens); values: JG7FMM, omar_davis_3817]"},
 		{"none", jsonResult, chitta.MaskOptions{MinTokens: 1, KeepRecent: 1, ListValues: -1},
-			"[chitta: output of get_reservation elided (54 tokens)]"},
+			"[chitta: get_reservation output elided (54 tokens)]"},
 		{"not JSON", `"` + output("HAT", 30) + `"`, chitta.MaskOptions{MinTokens: 1, KeepRecent: 1},
-			"[chitta: output of get_reservation elided (30 tokens)]"},
+			"[chitta: get_reservation output elided (30 tokens)]"},
 		{"values that would not save anything are left out", `"[\"A1\", \"B2\", \"C3\", \"D4\", \"E5\", \"F6\", \"G7\", \"H8\", \"I9\", \"J10\", \"K11\"]"`, chitta.MaskOptions{MinTokens: 1, KeepRecent: 1},
-			"[chitta: output of get_reservation elided (11 tokens)]"},
+			"[chitta: get_reservation output elided (11 tokens)]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -247,4 +249,275 @@ func TestMaskRestore(t *testing.T) {
 			assert.LessOrEqual(t, res.Stats.AfterTokens, res.Stats.TargetTokens)
 		})
 	}
+}
+
+// reservations is a tool loop whose results repeat what the calls and
+// the other results show: the user's id is in the prompt and every
+// result, each reservation id in its call and in the user's record.
+func reservations(pad int) string {
+	padding := strings.Repeat("the customer asked about the baggage allowance ", pad)
+	result := func(fields string) string {
+		return `"{` + fields + `, \"remarks\": \"` + padding + `\"}"`
+	}
+	return `[
+{"role":"user","content":"I am omar_davis_3817 and want to change a flight"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_user","arguments":"{\"user_id\": \"omar_davis_3817\"}"}}]},
+{"role":"tool","tool_call_id":"c1","content":` + result(`\"user_id\": \"omar_davis_3817\", \"reservations\": [\"JG7FMM\", \"2FBBAH\"]`) + `},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c2","type":"function","function":{"name":"get_reservation","arguments":"{\"reservation_id\": \"JG7FMM\"}"}}]},
+{"role":"tool","tool_call_id":"c2","content":` + result(`\"reservation_id\": \"JG7FMM\", \"user_id\": \"omar_davis_3817\", \"flight\": \"HAT028\"`) + `},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c3","type":"function","function":{"name":"get_reservation","arguments":"{\"reservation_id\": \"2FBBAH\"}"}}]},
+{"role":"tool","tool_call_id":"c3","content":` + result(`\"reservation_id\": \"2FBBAH\", \"user_id\": \"omar_davis_3817\", \"flight\": \"HAT080\"`) + `},
+{"role":"user","content":"the second one please"}
+]`
+}
+
+// When call groups must be degraded to fit, a placeholder does not list
+// a value the kept text already shows (a pinned message, a kept call's
+// arguments, an older kept placeholder), so more groups fit; a value
+// only a dropped message holds is still listed.
+func TestMaskListsValuesOnce(t *testing.T) {
+	t.Parallel()
+	in, err := chitta.ParseMessages([]byte(reservations(4)))
+	require.NoError(t, err)
+	tests := []struct {
+		name      string
+		mask      chitta.MaskOptions
+		maxTokens int
+		want      map[int]string // kept result → its returned content
+	}{
+		{"each value once, oldest first", chitta.MaskOptions{}, 55, map[int]string{
+			2: "[chitta: get_user output elided (35 tokens); values: JG7FMM, 2FBBAH]",
+			4: "[chitta: get_reservation output elided (36 tokens); values: HAT028]",
+			6: "[chitta: get_reservation output elided (36 tokens); values: HAT080]",
+		}},
+		{"newest first: the newest kept result lists them", chitta.MaskOptions{Actions: chitta.ActionsNewestFirst}, 40, map[int]string{
+			4: "[chitta: get_reservation output elided (36 tokens); values: HAT028]",
+			6: "[chitta: get_reservation output elided (36 tokens); values: HAT080]",
+		}},
+		{"no values", chitta.MaskOptions{ListValues: -1}, 60, map[int]string{
+			2: "[chitta: get_user output elided (35 tokens)]",
+			4: "[chitta: get_reservation output elided (36 tokens)]",
+			6: "[chitta: get_reservation output elided (36 tokens)]",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := chitta.Compact(t.Context(), in, &chitta.Options{MaxTokens: tt.maxTokens, Tokens: words, Mask: &tt.mask})
+			require.NoError(t, err)
+			checkMasked(t, in, res)
+			checkPairs(t, in, res)
+			got := map[int]string{}
+			for k, i := range res.Kept {
+				if in[i].Role == chitta.RoleTool {
+					got[i] = res.Messages[k].Content
+				}
+			}
+			assert.Equal(t, tt.want, got)
+			assert.LessOrEqual(t, res.Stats.AfterTokens, res.Stats.TargetTokens)
+		})
+	}
+}
+
+// A degraded message given back its masked form (the newest result whole
+// again) leaves out of its other placeholders the values they left out
+// when degraded.
+func TestMaskRestoredFormListsOnce(t *testing.T) {
+	t.Parallel()
+	padding := strings.Repeat("the customer asked about the baggage allowance ", 4)
+	result := func(id, flight string) string {
+		return `"{\"reservation_id\": \"` + id + `\", \"user_id\": \"omar_davis_3817\", \"flight\": \"` + flight + `\", \"remarks\": \"` + padding + `\"}"`
+	}
+	in, err := chitta.ParseMessages([]byte(`[
+{"role":"user","content":"hi"},
+{"role":"assistant","content":[{"type":"tool_use","id":"t0","name":"get_user","input":{"user_id":"omar_davis_3817"}}]},
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"t0","content":"{\"user_id\": \"omar_davis_3817\", \"reservations\": [\"JG7FMM\", \"2FBBAH\"], \"remarks\": \"` + padding + `\"}"}]},
+{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"get_reservation","input":{"reservation_id":"JG7FMM"}},{"type":"tool_use","id":"t2","name":"get_reservation","input":{"reservation_id":"2FBBAH"}}]},
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":` + result("JG7FMM", "HAT028") + `},{"type":"tool_result","tool_use_id":"t2","content":` + result("2FBBAH", "HAT080") + `}]},
+{"role":"assistant","content":"` + strings.Repeat("I found both reservations and can change either ", 3) + `"},
+{"role":"user","content":"the second one please"}
+]`))
+	require.NoError(t, err)
+	first := "[chitta: get_reservation output elided (36 tokens); values: HAT028]"
+	tests := []struct {
+		name      string
+		maxTokens int
+		want      string // message 4 as returned
+	}{
+		{"degraded", 50, first + "\n[chitta: get_reservation output elided (36 tokens); values: HAT080]"},
+		{"degraded, then its masked form", 66, first + "\n" + strings.TrimSuffix(strings.TrimPrefix(strings.ReplaceAll(result("2FBBAH", "HAT080"), `\"`, `"`), `"`), `"`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := chitta.Compact(t.Context(), in, &chitta.Options{MaxTokens: tt.maxTokens, Tokens: words, Mask: &chitta.MaskOptions{KeepRecent: 1, MinTokens: 10}})
+			require.NoError(t, err)
+			checkMasked(t, in, res)
+			checkPairs(t, in, res)
+			require.Equal(t, []int{0, 1, 2, 3, 4, 6}, res.Kept)
+			assert.Equal(t, "[chitta: get_user output elided (35 tokens); values: JG7FMM, 2FBBAH]", res.Messages[2].Content)
+			assert.Equal(t, tt.want, res.Messages[4].Content)
+			assert.LessOrEqual(t, res.Stats.AfterTokens, res.Stats.TargetTokens)
+		})
+	}
+}
+
+// A result cut to head and tail (MaxResultTokens) lists in its marker the
+// values of the part cut out, as many as fit.
+func TestMaskCutListsValues(t *testing.T) {
+	t.Parallel()
+	data := `[
+{"role":"user","content":"change it"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_reservation","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"c1","content":` + jsonResult + `}
+]`
+	tests := []struct {
+		name string
+		mask chitta.MaskOptions
+		want string
+	}{
+		{"the values cut out", chitta.MaskOptions{MaxResultTokens: 30},
+			"{\"reservation_id\": \"JG7FMM\",\n[chitta: get_reservation output cut from 54 tokens to head and tail; values: omar_davis_3817, MCO, HAT028, 2024-05-21, 1859, HAT277, 1679, credit_card_2929732]\nthis trip and was told the policy\"}"},
+		{"as many as fit", chitta.MaskOptions{MaxResultTokens: 14},
+			"[chitta: get_reservation output cut from 54 tokens to head and tail; values: JG7FMM, omar_davis_3817]"},
+		{"none", chitta.MaskOptions{MaxResultTokens: 30, ListValues: -1},
+			"{\"reservation_id\": \"JG7FMM\", \"user_id\": \"omar_davis_3817\", \"cabin\":\n[chitta: get_reservation output cut from 54 tokens to head and tail]\ntwice about the baggage allowance for this trip and was told the policy\"}"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, res := compactMasked(t, data, &tt.mask)
+			require.True(t, res.Scores[2].Masked)
+			c := res.Messages[2].Content
+			assert.LessOrEqual(t, words.CountTokens(c), tt.mask.MaxResultTokens)
+			assert.Equal(t, tt.want, c)
+		})
+	}
+}
+
+// When the pinned live turn alone exceeds the budget, its older results
+// are degraded, oldest first, while it does; the newest stays whole.
+func TestMaskDegradesPinnedOverBudget(t *testing.T) {
+	t.Parallel()
+	in, err := chitta.ParseMessages([]byte(`[
+{"role":"user","content":"read the three files"},
+{"role":"assistant","content":null,"tool_calls":[
+ {"id":"c1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.go\"}"}},
+ {"id":"c2","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"b.go\"}"}},
+ {"id":"c3","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"c.go\"}"}}]},
+{"role":"tool","tool_call_id":"c1","content":"` + output("a", 60) + `"},
+{"role":"tool","tool_call_id":"c2","content":"` + output("b", 60) + `"},
+{"role":"tool","tool_call_id":"c3","content":"` + output("c", 60) + `"}
+]`))
+	require.NoError(t, err)
+	tests := []struct {
+		name      string
+		mask      *chitta.MaskOptions
+		maxTokens int
+		masked    []int
+	}{
+		{"over budget: the oldest first", &chitta.MaskOptions{}, 140, []int{2}},
+		{"far over budget: all but the newest", &chitta.MaskOptions{}, 20, []int{2, 3}},
+		{"within budget", &chitta.MaskOptions{}, 200, nil},
+		{"actions off", &chitta.MaskOptions{Actions: chitta.ActionsOff}, 20, nil},
+		{"no masking", nil, 20, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := chitta.Compact(t.Context(), in, &chitta.Options{MaxTokens: tt.maxTokens, Tokens: words, Mask: tt.mask})
+			require.NoError(t, err)
+			checkMasked(t, in, res)
+			require.NoError(t, chitta.Validate(res.Messages))
+			require.Equal(t, []int{0, 1, 2, 3, 4}, res.Kept, "the live turn is pinned")
+			var masked []int
+			for _, s := range res.Scores {
+				if s.Masked {
+					masked = append(masked, s.Index)
+				}
+			}
+			assert.Equal(t, tt.masked, masked)
+			assert.Equal(t, in[4], res.Messages[4], "the newest result is whole")
+			if tt.mask == nil {
+				assert.Equal(t, in, res.Messages, "verbatim")
+			}
+		})
+	}
+}
+
+// randomLookups writes an OpenAI tool loop whose JSON results share ids
+// with each other, with the calls' arguments and with the user's turns.
+func randomLookups(r *rand.Rand) string {
+	id := func() string { return fmt.Sprintf("R%d", r.IntN(6)) }
+	pad := func(n int) string { return strings.Repeat("the customer asked again ", n) }
+	q := func(s string) string { return string(jsonQuote(s)) }
+	out := []string{`{"role":"user","content":` + q("I am U1 and hold "+id()) + `}`}
+	if r.IntN(2) == 0 {
+		out = append([]string{`{"role":"system","content":"be brief; ids look like R1"}`}, out...)
+	}
+	for k := range 2 + r.IntN(7) {
+		switch r.IntN(4) {
+		case 0:
+			out = append(out, `{"role":"user","content":`+q("what about "+id()+" "+pad(r.IntN(4)))+`}`)
+		default:
+			c := fmt.Sprintf("c%d", k)
+			items := make([]string, r.IntN(4))
+			for j := range items {
+				items[j] = `"` + id() + `"`
+			}
+			result := fmt.Sprintf(`{"id": "%s", "user": "U1", "items": [%s], "n": %d, "note": "%s"}`, id(), strings.Join(items, ", "), 10+r.IntN(90), pad(r.IntN(30)))
+			out = append(out,
+				`{"role":"assistant","content":null,"tool_calls":[{"id":"`+c+`","type":"function","function":{"name":"lookup","arguments":`+q(`{"id": "`+id()+`"}`)+`}}]}`,
+				`{"role":"tool","tool_call_id":"`+c+`","content":`+q(result)+`}`)
+		}
+	}
+	return "[" + strings.Join(out, ",\n") + "]"
+}
+
+// Property: a value a kept placeholder leaves out is shown by another
+// kept message as returned, and the output stays valid and paired.
+func TestMaskListsValuesOnceProperty(t *testing.T) {
+	t.Parallel()
+	checked := 0
+	for seed := range uint64(400) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		in, err := chitta.ParseMessages([]byte(randomLookups(r)))
+		require.NoError(t, err)
+		mask := &chitta.MaskOptions{KeepRecent: r.IntN(3), MinTokens: []int{1, 10, 0}[r.IntN(3)], ListValues: []int{0, 3}[r.IntN(2)], Actions: chitta.MaskActions(r.IntN(3))}
+		if r.IntN(4) == 0 {
+			mask.MaxResultTokens = 30
+		}
+		res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 0.1 + 0.9*r.Float64(), Tokens: words, Mask: mask})
+		require.NoError(t, err, "seed %d", seed)
+		checkMasked(t, in, res)
+		checkPairs(t, in, res)
+		require.NoError(t, chitta.Validate(res.Messages), "seed %d", seed)
+		max := mask.ListValues
+		if max == 0 {
+			max = chitta.DefaultMaskListValues
+		}
+		for k, i := range res.Kept {
+			c := res.Messages[k].Content
+			at := strings.Index(c, "; values: ")
+			if in[i].Role != chitta.RoleTool || !strings.HasPrefix(c, "[chitta: lookup output elided") || at < 0 {
+				continue
+			}
+			listed := strings.Split(strings.TrimSuffix(c[at+len("; values: "):], "]"), ", ")
+			shown := map[string]bool{}
+			for j := range res.Messages {
+				if j != k {
+					for _, w := range chitta.ValueWords(nil, res.Messages[j].Content) {
+						shown[w] = true
+					}
+				}
+			}
+			for _, v := range chitta.ListValues(in[i].Content, max) {
+				if !slices.Contains(listed, v) {
+					checked++
+					assert.True(t, shown[v], "seed %d: %q left out of message %d but not shown elsewhere", seed, v, i)
+				}
+			}
+		}
+	}
+	require.Greater(t, checked, 100, "the property met values left out")
 }

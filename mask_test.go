@@ -186,8 +186,8 @@ func TestMaskFormats(t *testing.T) {
 			require.NoError(t, chitta.Validate(in))
 			require.NoError(t, chitta.Validate(res.Messages), "every masked result passes Validate")
 			old1, old2, recent := f.results[0], f.results[1], f.results[2]
-			assert.Equal(t, "[chitta: output of read_file elided (200 tokens)]", res.Messages[old1].Content)
-			assert.True(t, strings.HasPrefix(res.Messages[old2].Content, "[chitta: output of read_file elided ("), res.Messages[old2].Content)
+			assert.Equal(t, "[chitta: read_file output elided (200 tokens)]", res.Messages[old1].Content)
+			assert.True(t, strings.HasPrefix(res.Messages[old2].Content, "[chitta: read_file output elided ("), res.Messages[old2].Content)
 			assert.Equal(t, in[recent], res.Messages[recent], "the newest result is kept verbatim")
 			for i, m := range in {
 				if len(m.ToolCallIDs) > 0 {
@@ -197,7 +197,7 @@ func TestMaskFormats(t *testing.T) {
 			assert.Equal(t, 2, res.Stats.Masked)
 			assert.True(t, res.Scores[old1].Masked)
 			assert.Equal(t, 200, res.Scores[old1].OriginalTokens)
-			assert.Equal(t, 7, res.Scores[old1].Tokens)
+			assert.Equal(t, 6, res.Scores[old1].Tokens)
 			if f.name == "openai" || f.name == "swe-agent" || f.name == "legacy-function" {
 				var w map[string]any
 				require.NoError(t, json.Unmarshal(res.Messages[old2].Raw, &w))
@@ -226,7 +226,7 @@ func TestMaskNamesDistilledMemory(t *testing.T) {
 			require.Len(t, res.Distilled, 2, "the two masked results, though kept, are distilled")
 			d := res.Distilled[0]
 			assert.Equal(t, old, d.Index)
-			assert.Equal(t, fmt.Sprintf("[chitta: output of read_file elided (200 tokens); excerpt in memory %s]", d.ID), res.Messages[old].Content)
+			assert.Equal(t, fmt.Sprintf("[chitta: read_file output elided (200 tokens); excerpt in memory %s]", d.ID), res.Messages[old].Content)
 			require.Len(t, store.Memories, 2)
 			assert.Equal(t, d.ID, store.Memories[0].ID)
 			assert.Contains(t, store.Memories[0].Text, "a0 a1 a2")
@@ -238,7 +238,7 @@ func TestMaskNamesDistilledMemory(t *testing.T) {
 			require.NoError(t, err)
 			require.Error(t, res.DistillErr)
 			checkMasked(t, in, res)
-			assert.Equal(t, "[chitta: output of read_file elided (200 tokens)]", res.Messages[old].Content)
+			assert.Equal(t, "[chitta: read_file output elided (200 tokens)]", res.Messages[old].Content)
 		})
 	}
 }
@@ -278,14 +278,14 @@ func TestMaskAnthropicParallelBlocks(t *testing.T) {
 ]`
 	in, res := compactMasked(t, data, &chitta.MaskOptions{KeepRecent: 1, MinTokens: 50})
 	got := res.Messages[2]
-	assert.Equal(t, "[chitta: output of read_file elided (121 tokens)]\n"+output("s", 20)+"\nand keep going", got.Content, "the image counts as one token, the small result and the text stay")
+	assert.Equal(t, "[chitta: read_file output elided (121 tokens)]\n"+output("s", 20)+"\nand keep going", got.Content, "the image counts as one token, the small result and the text stay")
 	var blocks []map[string]any
 	var w struct{ Content json.RawMessage }
 	require.NoError(t, json.Unmarshal(got.Raw, &w))
 	require.NoError(t, json.Unmarshal(w.Content, &blocks))
 	require.Len(t, blocks, 3)
 	assert.Equal(t, "p1", blocks[0]["tool_use_id"])
-	assert.Equal(t, "[chitta: output of read_file elided (121 tokens)]", blocks[0]["content"])
+	assert.Equal(t, "[chitta: read_file output elided (121 tokens)]", blocks[0]["content"])
 	assert.Contains(t, string(got.Raw), `{"type":"tool_result","tool_use_id":"p2","content":"`+output("s", 20)+`"},{"type":"text","text":"and keep going"}`, "the other blocks are byte for byte")
 	assert.Equal(t, in[4], res.Messages[4])
 }
@@ -311,12 +311,12 @@ func TestMaskEdges(t *testing.T) {
 			assert.LessOrEqual(t, words.CountTokens(c), 40)
 			assert.True(t, strings.HasPrefix(c, "g0 g1 g2"), c)
 			assert.True(t, strings.HasSuffix(c, "g148 g149"), c)
-			assert.Contains(t, c, "\n[chitta: output of grep cut from 150 tokens to head and tail]\n")
+			assert.Contains(t, c, "\n[chitta: grep output cut from 150 tokens to head and tail]\n")
 		}},
 		{"max result equal to the size leaves it", chitta.MaskOptions{MaxResultTokens: 150, KeepRecent: 3}, []int{3, 5}, nil},
 		{"max result below the marker leaves it", chitta.MaskOptions{MaxResultTokens: 3}, nil, nil},
 		{"masking wins over cutting", chitta.MaskOptions{KeepRecent: 1, MaxResultTokens: 40}, []int{3, 5, 7}, func(t *testing.T, res *chitta.Result) {
-			assert.Equal(t, "[chitta: output of read_file elided (200 tokens)]", res.Messages[3].Content)
+			assert.Equal(t, "[chitta: read_file output elided (200 tokens)]", res.Messages[3].Content)
 		}},
 		{"excluded tools are not cut", chitta.MaskOptions{MaxResultTokens: 40, ExcludeTools: []string{"grep", "read_file"}}, nil, nil},
 	}
@@ -388,7 +388,7 @@ func TestMaskGoMessages(t *testing.T) {
 	res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 1, Tokens: words, Mask: &chitta.MaskOptions{KeepRecent: 1}})
 	require.NoError(t, err)
 	checkMasked(t, in, res)
-	assert.Equal(t, "[chitta: output of a tool elided (120 tokens)]", res.Messages[2].Content)
+	assert.Equal(t, "[chitta: a tool output elided (120 tokens)]", res.Messages[2].Content)
 	assert.Nil(t, res.Messages[2].Raw)
 	assert.Equal(t, in[4], res.Messages[4])
 }
@@ -440,19 +440,19 @@ func TestMaskResponsesItems(t *testing.T) {
 		{"function_call_output string",
 			`{"type":"function_call","call_id":"r1","name":"read_file","arguments":"{}"}`,
 			`{"type":"function_call_output","call_id":"r1","output":"` + big + `","status":"completed"}`,
-			`{"type":"function_call_output","call_id":"r1","output":"[chitta: output of read_file elided (150 tokens)]","status":"completed"}`},
+			`{"type":"function_call_output","call_id":"r1","output":"[chitta: read_file output elided (150 tokens)]","status":"completed"}`},
 		{"function_call_output parts",
 			`{"type":"function_call","id":"fc_1","call_id":"r1","name":"grep","arguments":"{}"}`,
 			`{"type":"function_call_output","call_id":"r1","output":[{"type":"input_text","text":"` + big + `"},{"type":"input_image","image_url":"data:x"}]}`,
-			`{"type":"function_call_output","call_id":"r1","output":"[chitta: output of grep elided (151 tokens)]"}`},
+			`{"type":"function_call_output","call_id":"r1","output":"[chitta: grep output elided (151 tokens)]"}`},
 		{"custom_tool_call_output",
 			`{"type":"custom_tool_call","call_id":"r1","name":"apply_patch","input":"*** Begin Patch"}`,
 			`{"type":"custom_tool_call_output","call_id":"r1","output":"` + big + `"}`,
-			`{"type":"custom_tool_call_output","call_id":"r1","output":"[chitta: output of apply_patch elided (150 tokens)]"}`},
+			`{"type":"custom_tool_call_output","call_id":"r1","output":"[chitta: apply_patch output elided (150 tokens)]"}`},
 		{"call without a name",
 			`{"type":"function_call","call_id":"r1","arguments":"{}"}`,
 			`{"type":"function_call_output","call_id":"r1","output":"` + big + `"}`,
-			`{"type":"function_call_output","call_id":"r1","output":"[chitta: output of a tool elided (150 tokens)]"}`},
+			`{"type":"function_call_output","call_id":"r1","output":"[chitta: a tool output elided (150 tokens)]"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -484,9 +484,9 @@ func TestMaskFramingCounter(t *testing.T) {
 	require.NoError(t, err)
 	res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 1, Tokens: framed{}, Mask: &chitta.MaskOptions{KeepRecent: 1}})
 	require.NoError(t, err)
-	assert.Equal(t, "[chitta: output of read_file elided (200 tokens)]", res.Messages[3].Content)
+	assert.Equal(t, "[chitta: read_file output elided (200 tokens)]", res.Messages[3].Content)
 	assert.Equal(t, 204, res.Scores[3].OriginalTokens)
-	assert.Equal(t, 7+4, res.Scores[3].Tokens)
+	assert.Equal(t, 6+4, res.Scores[3].Tokens)
 	before, after := 0, 0
 	for _, s := range res.Scores {
 		before += s.OriginalTokens

@@ -50,7 +50,7 @@ func TestMCPCompactMask(t *testing.T) {
 	masked := out.Messages[3]
 	assert.Equal(t, "tool", masked["role"])
 	assert.Equal(t, "c1", masked["tool_call_id"])
-	assert.Equal(t, "[chitta: output of read_file elided (195 tokens)]", masked["content"])
+	assert.Equal(t, "[chitta: read_file output elided (195 tokens)]", masked["content"])
 	assert.Contains(t, out.Messages[5]["content"], "l149", "the newest result is kept")
 	assert.EqualValues(t, 1, out.Stats["masked"])
 	assert.Contains(t, textOf(t, res), "1 tool results masked")
@@ -61,7 +61,7 @@ func TestMCPCompactMask(t *testing.T) {
 	require.Nil(t, resp.Error)
 	data, err := marshal(resp)
 	require.NoError(t, err)
-	assert.Contains(t, string(data), `{"role":"tool","tool_call_id":"c1","content":"[chitta: output of read_file elided (195 tokens)]"}`)
+	assert.Contains(t, string(data), `{"role":"tool","tool_call_id":"c1","content":"[chitta: read_file output elided (195 tokens)]"}`)
 	for i, m := range rawMessages(t, maskConversation()) {
 		if i != 3 {
 			assert.Contains(t, string(data), m)
@@ -84,8 +84,8 @@ func TestMCPCompactMaskValues(t *testing.T) {
 	tests := []struct {
 		mask, want string
 	}{
-		{`{"keep_recent": 1, "min_tokens": 5}`, "[chitta: output of get_reservation elided (20 tokens); values: JG7FMM, HAT028]"},
-		{`{"keep_recent": 1, "min_tokens": 5, "list_values": -1, "actions": "off"}`, "[chitta: output of get_reservation elided (20 tokens)]"},
+		{`{"keep_recent": 1, "min_tokens": 5}`, "[chitta: get_reservation output elided (20 tokens); values: JG7FMM, HAT028]"},
+		{`{"keep_recent": 1, "min_tokens": 5, "list_values": -1, "actions": "off"}`, "[chitta: get_reservation output elided (20 tokens)]"},
 		{`{"keep_recent": 1, "min_tokens": 5, "restore": true}`, `{"reservation_id": "JG7FMM", "flight": "HAT028", "note": "the customer asked about the baggage allowance for this trip twice"}`},
 	}
 	for _, tt := range tests {

@@ -30,17 +30,20 @@ func maskRows() ([]retention.MaskRow, []string) {
 			{Name: "chitta-mask-novalues", Mask: &chitta.MaskOptions{ListValues: -1}},
 			{Name: "chitta-mask-noactions", Mask: &chitta.MaskOptions{Actions: chitta.ActionsOff}},
 			{Name: "chitta-mask-restore", Mask: &chitta.MaskOptions{Restore: true}},
+			{Name: "chitta-mask-cap50", Mask: &chitta.MaskOptions{MaxResultTokens: 50}},
+			{Name: "chitta-mask-cap200", Mask: &chitta.MaskOptions{MaxResultTokens: 200}},
 		}, []string{
 			"`chitta`: chitta.Compact, default options, no memory store",
 			"`chitta-mask-v1`: the first masking release, `MaskOptions{Actions: ActionsOff, ListValues: -1}` (newest 3 results and results under 100 tokens never masked, plain placeholders, units selected by score)",
 			"`chitta-mask-v1-all` (added after v1's first run): `MaskOptions{MinTokens: 1, Actions: ActionsOff, ListValues: -1}`",
-			"`chitta-mask`: `MaskOptions{}`, today's defaults: call groups kept first, oldest first, degraded before dropped, and placeholders listing up to 32 identifier-like values (order, rule and count chosen after seeing results on these data)",
+			"`chitta-mask`: `MaskOptions{}`, today's defaults: call groups kept first, oldest first, degraded before dropped, placeholders listing up to 32 identifier-like values, each once across the kept text, and older results of a pinned turn over budget degraded (order, rules and count chosen after seeing results on these data)",
 			"`chitta-mask-all` (variant): `MaskOptions{MinTokens: 1}`",
 			"`chitta-mask-newest` (variant): `MaskOptions{Actions: ActionsNewestFirst}`",
 			"`chitta-mask-score` (variant): `MaskOptions{Actions: ActionsByScore}`",
 			"`chitta-mask-novalues` (ablation): `MaskOptions{ListValues: -1}`, actions first with plain placeholders",
 			"`chitta-mask-noactions` (ablation): `MaskOptions{Actions: ActionsOff}`, values listed, units selected by score",
 			"`chitta-mask-restore` (variant): `MaskOptions{Restore: true}`, masked results returned whole, newest first, while budget is left",
+			"`chitta-mask-cap50`, `chitta-mask-cap200` (variants, caps chosen after seeing these data): `MaskOptions{MaxResultTokens: 50}` and `{MaxResultTokens: 200}`, every result, the newest too, cut to head and tail around a marker listing the values of the part cut out",
 		}
 }
 

@@ -18,8 +18,9 @@ const maskedTitle = "Tool calls whose output chitta elided (the calls are kept; 
 const inputWords = 12
 
 // placeholderRE reads what a masking placeholder says: the size and,
-// when distillation stored the output's excerpt, the memory ID.
-var placeholderRE = regexp.MustCompile(`^\[chitta: output of .* elided \((\d+) tokens\)(?:; excerpt in memory ([0-9a-f]+))?\]$`)
+// when distillation stored the output's excerpt, the memory ID (past the
+// values it may list).
+var placeholderRE = regexp.MustCompile(`^\[chitta: .* output elided \((\d+) tokens\)(?:; values: [^\]]*?)?(?:; excerpt in memory ([0-9a-f]+))?\]$`)
 
 // MaskedCalls returns one line per tool result that res (Compact's result
 // for claudecode.Messages(turns), with Options.Mask) returned masked: the

@@ -87,3 +87,24 @@ func TestGist(t *testing.T) {
 		assert.Equal(t, want, gist([]byte(in)), in)
 	}
 }
+
+// maskedBlocks reads every placeholder masking writes, those listing
+// values too, and nothing else.
+func TestMaskedBlocksPlaceholders(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		content string
+		want    []maskedResult
+	}{
+		{"[chitta: Read output elided (195 tokens)]", []maskedResult{{"t1", "195", ""}}},
+		{"[chitta: Read output elided (195 tokens); excerpt in memory 3f1c]", []maskedResult{{"t1", "195", "3f1c"}}},
+		{"[chitta: mcp__db__query output elided (286 tokens); values: JG7FMM, 2024-05-21]", []maskedResult{{"t1", "286", ""}}},
+		{"[chitta: mcp__db__query output elided (286 tokens); values: JG7FMM, 2024-05-21; excerpt in memory 3f1c]", []maskedResult{{"t1", "286", "3f1c"}}},
+		{"head\n[chitta: Bash output cut from 900 tokens to head and tail; values: A1]\ntail", nil},
+		{"plain output", nil},
+	}
+	for _, tt := range tests {
+		raw := fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":%q}]}`, tt.content)
+		assert.Equal(t, tt.want, maskedBlocks([]byte(raw)), tt.content)
+	}
+}
