@@ -2,6 +2,7 @@ package chitta
 
 import (
 	"hash/maphash"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -192,10 +193,7 @@ func (p *pass) info(o *resolved, i int) *msgInfo {
 	}
 	if !inf.counted {
 		m := &p.msgs[i]
-		content := p.scores[i].OriginalTokens // the message's count; with framing, its content's alone
-		if _, framed := o.tokens.(FramingCounter); framed {
-			content = o.tokens.CountTokens(m.Content)
-		}
+		content := contentTokens(o.tokens, m, p.scores[i].OriginalTokens)
 		check := o.mask.cache != nil && len(m.Raw) > 0 // the key did not read Content
 		for k := range inf.results {
 			r := &inf.results[k]
@@ -211,6 +209,22 @@ func (p *pass) info(o *resolved, i int) *msgInfo {
 		inf.counted = true
 	}
 	return inf
+}
+
+// contentTokens returns the tokens of m's Content alone under tc, given
+// n, countMessage(tc, m): n less m's framing, which is cheap to count,
+// rather than counting the Content again (a CachedTokenCounter would hash
+// it again). When n saturated, or the framing is negative (then n was
+// not a sum), it counts the Content.
+func contentTokens(tc TokenCounter, m *Message, n int) int {
+	fc, framed := tc.(FramingCounter)
+	if !framed {
+		return n
+	}
+	if f := fc.FramingTokens(m); f >= 0 && f <= n && n < math.MaxInt {
+		return n - f
+	}
+	return tc.CountTokens(m.Content)
 }
 
 // callNames returns the tool calls message c issues (see callNamesIn).
