@@ -76,15 +76,16 @@ type maskSlot struct {
 
 // maskEntry is what masking reads from one message's bytes. Once cached it
 // is never modified (a newer one replaces it).
+// (Slices first and the flags together, so that a msgInfo, which embeds
+// it, takes 88 bytes, not 112: pass.load allocates one per message.)
 type maskEntry struct {
-	parsed  bool         // results and direct are set
 	results []toolResult // tokens, names and actions unset; text "" where whole
+	calls   []idName     // the message's tool calls
+	values  int          // the ListValues count the results' listed values are for
+	parsed  bool         // results and direct are set
 	direct  bool
-	values  int // the ListValues count the results' listed values are for
-
-	named bool     // calls is set
-	calls []idName // the message's tool calls
-	fcall bool     // calls has a legacy function_call (whose ID names the message's index: never cached)
+	named   bool // calls is set
+	fcall   bool // calls has a legacy function_call (whose ID names the message's index: never cached)
 }
 
 func (c *MaskCache) init() {
@@ -241,7 +242,7 @@ func (p *pass) callNames(o *resolved, c int) []idName {
 // of the cached entry, else an empty one.
 func (p *pass) load(o *resolved, i int) *msgInfo {
 	if p.infos == nil {
-		p.infos = make([]msgInfo, len(p.msgs))
+		p.infos = newInfos(len(p.msgs))
 	}
 	inf := &p.infos[i]
 	if inf.loaded {
@@ -267,9 +268,34 @@ func (p *pass) load(o *resolved, i int) *msgInfo {
 	return inf
 }
 
+// infoPool holds cleared msgInfo slices (as *[]msgInfo) of finished
+// calls, so that an agent loop's calls do not allocate one each.
+var infoPool sync.Pool
+
+// newInfos returns n zero msgInfos.
+func newInfos(n int) []msgInfo {
+	if v, ok := infoPool.Get().(*[]msgInfo); ok && cap(*v) >= n {
+		return (*v)[:n]
+	}
+	return make([]msgInfo, n)
+}
+
+// releaseInfos clears p.infos (every element of a pooled slice is zero)
+// and returns it to infoPool once the call no longer reads it.
+func (p *pass) releaseInfos() {
+	if p.infos == nil {
+		return
+	}
+	clear(p.infos)
+	s := p.infos[:0]
+	p.infos = nil
+	infoPool.Put(&s)
+}
+
 // flushMask stores what this call scanned in the MaskCache and ends the
-// call there.
+// call there; the call's msgInfos are released.
 func (p *pass) flushMask(o *resolved) {
+	defer p.releaseInfos()
 	cache := o.mask.cache
 	if cache == nil {
 		return
