@@ -3,7 +3,6 @@ package chitta
 import (
 	"hash/maphash"
 	"math"
-	"slices"
 	"strings"
 	"sync"
 )
@@ -241,10 +240,10 @@ func (p *pass) callNames(o *resolved, c int) []idName {
 // load returns the msgInfo of message i: this call's, else a private copy
 // of the cached entry, else an empty one.
 func (p *pass) load(o *resolved, i int) *msgInfo {
-	if p.infos == nil {
-		p.infos = newInfos(len(p.msgs))
+	if p.scratch == nil {
+		p.scratch = newScratch(len(p.msgs))
 	}
-	inf := &p.infos[i]
+	inf := &p.scratch.infos[i]
 	if inf.loaded {
 		return inf
 	}
@@ -259,7 +258,7 @@ func (p *pass) load(o *resolved, i int) *msgInfo {
 		return inf
 	}
 	inf.maskEntry = *e
-	inf.results = slices.Clone(e.results)
+	inf.results = p.scratch.copyResults(e.results)
 	if e.values != o.mask.values {
 		for k := range inf.results {
 			inf.results[k].values, inf.results[k].listed = nil, false
@@ -268,40 +267,71 @@ func (p *pass) load(o *resolved, i int) *msgInfo {
 	return inf
 }
 
-// infoPool holds cleared msgInfo slices (as *[]msgInfo) of finished
-// calls, so that an agent loop's calls do not allocate one each.
-var infoPool sync.Pool
-
-// newInfos returns n zero msgInfos.
-func newInfos(n int) []msgInfo {
-	if v, ok := infoPool.Get().(*[]msgInfo); ok && cap(*v) >= n {
-		return (*v)[:n]
-	}
-	return make([]msgInfo, n)
+// maskScratch is one call's working memory for masking: a msgInfo per
+// message, and one backing array for the copies of cached results (one
+// allocation rather than one per message). Finished calls return it,
+// cleared, to scratchPool, so that an agent loop's calls reuse it.
+type maskScratch struct {
+	infos   []msgInfo
+	results []toolResult
 }
 
-// releaseInfos clears p.infos (every element of a pooled slice is zero)
-// and returns it to infoPool once the call no longer reads it.
-func (p *pass) releaseInfos() {
-	if p.infos == nil {
+// scratchPool holds cleared *maskScratch (every element of their slices,
+// up to their capacity, is zero).
+var scratchPool sync.Pool
+
+// newScratch returns a maskScratch with n zero msgInfos.
+func newScratch(n int) *maskScratch {
+	s, ok := scratchPool.Get().(*maskScratch)
+	if !ok {
+		s = new(maskScratch)
+	}
+	if cap(s.infos) < n {
+		s.infos = make([]msgInfo, n)
+	}
+	s.infos = s.infos[:n]
+	return s
+}
+
+// copyResults returns a copy of rs (nil for nil) in s's backing array,
+// capped so that appending to it never overwrites another copy.
+func (s *maskScratch) copyResults(rs []toolResult) []toolResult {
+	if rs == nil {
+		return nil
+	}
+	start := len(s.results)
+	s.results = append(s.results, rs...)
+	return s.results[start:len(s.results):len(s.results)]
+}
+
+// releaseScratch clears p.scratch and returns it to scratchPool once the
+// call no longer reads it.
+func (p *pass) releaseScratch() {
+	s := p.scratch
+	if s == nil {
 		return
 	}
-	clear(p.infos)
-	s := p.infos[:0]
-	p.infos = nil
-	infoPool.Put(&s)
+	p.scratch = nil
+	clear(s.infos)
+	clear(s.results)
+	s.infos, s.results = s.infos[:0], s.results[:0]
+	scratchPool.Put(s)
 }
 
 // flushMask stores what this call scanned in the MaskCache and ends the
-// call there; the call's msgInfos are released.
+// call there; the call's scratch is released.
 func (p *pass) flushMask(o *resolved) {
-	defer p.releaseInfos()
+	defer p.releaseScratch()
 	cache := o.mask.cache
 	if cache == nil {
 		return
 	}
-	for k := range p.infos {
-		inf := &p.infos[k]
+	var infos []msgInfo
+	if p.scratch != nil {
+		infos = p.scratch.infos
+	}
+	for k := range infos {
+		inf := &infos[k]
 		if !inf.dirty {
 			continue
 		}

@@ -67,3 +67,33 @@ func TestContentTokens(t *testing.T) {
 		})
 	}
 }
+
+// A call's scratch comes back from the pool cleared, and appending to one
+// result copy never overwrites the next.
+func TestMaskScratch(t *testing.T) {
+	t.Parallel()
+	s := newScratch(3)
+	require.Len(t, s.infos, 3)
+	s.infos[1] = msgInfo{loaded: true, maskEntry: maskEntry{values: 7, calls: []idName{{"a", "b"}}}}
+	a := s.copyResults([]toolResult{{block: 1, text: "x"}})
+	b := s.copyResults([]toolResult{{block: 2, text: "y"}, {block: 3}})
+	assert.Nil(t, s.copyResults(nil))
+	a = append(a, toolResult{block: 9})
+	assert.Equal(t, 2, b[0].block, "appending to a copy leaves the next one alone")
+	assert.Equal(t, 9, a[1].block)
+	p := &pass{scratch: s}
+	p.releaseScratch()
+	require.Nil(t, p.scratch)
+	for range 4 { // the pool may hand back this scratch or a new one
+		got := newScratch(2)
+		require.Len(t, got.infos, 2)
+		assert.Empty(t, got.results)
+		for _, inf := range got.infos[:cap(got.infos)] {
+			assert.Zero(t, inf)
+		}
+		for _, r := range got.results[:cap(got.results)] {
+			assert.Zero(t, r)
+		}
+		(&pass{scratch: got}).releaseScratch()
+	}
+}
