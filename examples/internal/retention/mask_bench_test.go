@@ -20,10 +20,15 @@ import (
 // compacts: before every gold action of the shared tau-bench runs (307),
 // or at every cut of the shared Claude Code sessions (15); runs[k] numbers
 // the run or session cut k is from (cuts of a run are consecutive, in
-// order).
-func maskBenchCuts(b testing.TB, data string) (prefixes [][]chitta.Message, queries []string, runs []int) {
+// order). "tau" compacts at ratio 0.3 of the whole prefix, as the mask-tau
+// rows (the ~1 400-token system prompt alone fills the budget, so the
+// actions step does not run); "tau-outside" compacts the same cuts with
+// the budget of the mask-tau-nonsystem rows, where the argument-recall
+// figures are quoted: budgets[k] is floor(0.3 × the prefix's non-system
+// tokens) plus its system prompt's (chitta.Options.MaxTokens); 0 elsewhere.
+func maskBenchCuts(b testing.TB, data string) (prefixes [][]chitta.Message, queries []string, runs, budgets []int) {
 	switch data {
-	case "tau":
+	case "tau", "tau-outside":
 		dir := shareddata.ForTest(b, "agent-trajectories")
 		names, err := filepath.Glob(filepath.Join(dir, "tau", "*.json"))
 		if err != nil {
@@ -42,9 +47,23 @@ func maskBenchCuts(b testing.TB, data string) (prefixes [][]chitta.Message, quer
 			}
 			cuts, _ := r.Cuts()
 			for _, c := range cuts {
-				prefixes = append(prefixes, r.Messages[:c.Index])
-				queries = append(queries, lastUser(r.Messages[:c.Index]))
+				prefix := r.Messages[:c.Index]
+				prefixes = append(prefixes, prefix)
+				queries = append(queries, lastUser(prefix))
 				runs = append(runs, n)
+				budget := 0
+				if data == "tau-outside" {
+					sys, nonsys := 0, 0
+					for _, m := range prefix {
+						if m.Role.Pinned() {
+							sys += chitta.EstimateTokens(m.Content)
+						} else {
+							nonsys += chitta.EstimateTokens(m.Content)
+						}
+					}
+					budget = nonSystemBudget(0.3, sys, nonsys)
+				}
+				budgets = append(budgets, budget)
 			}
 		}
 	case "claude":
@@ -58,10 +77,11 @@ func maskBenchCuts(b testing.TB, data string) (prefixes [][]chitta.Message, quer
 				prefixes = append(prefixes, s.Messages[:c.Index])
 				queries = append(queries, c.Query)
 				runs = append(runs, n)
+				budgets = append(budgets, 0)
 			}
 		}
 	}
-	return prefixes, queries, runs
+	return prefixes, queries, runs, budgets
 }
 
 // The benchmark's one-shot and loop settings compute the same
@@ -73,10 +93,10 @@ func maskBenchCuts(b testing.TB, data string) (prefixes [][]chitta.Message, quer
 // Kept, Scores and Stats are equal.
 func TestMaskLoopSameOutput(t *testing.T) {
 	t.Parallel()
-	for _, data := range []string{"tau", "claude"} {
+	for _, data := range []string{"tau", "tau-outside", "claude"} {
 		t.Run(data, func(t *testing.T) {
 			t.Parallel()
-			prefixes, queries, runs := maskBenchCuts(t, data)
+			prefixes, queries, runs, budgets := maskBenchCuts(t, data)
 			require.NotEmpty(t, prefixes)
 			type caches struct {
 				emb    *chitta.CachedEmbedder
@@ -93,8 +113,8 @@ func TestMaskLoopSameOutput(t *testing.T) {
 						loop[runs[k]] = c
 					}
 					for _, masked := range []bool{false, true} {
-						plain := chitta.Options{Query: queries[k], TargetRatio: 0.3, Embedder: chitta.NewHashEmbedder(0)}
-						cached := chitta.Options{Query: queries[k], TargetRatio: 0.3, Embedder: c.emb, Tokens: c.tokens}
+						plain := chitta.Options{Query: queries[k], TargetRatio: 0.3, MaxTokens: budgets[k], Embedder: chitta.NewHashEmbedder(0)}
+						cached := chitta.Options{Query: queries[k], TargetRatio: 0.3, MaxTokens: budgets[k], Embedder: c.emb, Tokens: c.tokens}
 						if masked {
 							plain.Mask, cached.Mask = &chitta.MaskOptions{}, &chitta.MaskOptions{Cache: c.mask}
 						}
@@ -119,8 +139,8 @@ func TestMaskLoopSameOutput(t *testing.T) {
 }
 
 // BenchmarkMask compacts the masking evaluation's cuts of the shared data
-// at ratio 0.3 with masking off (the baseline) and on (MaskOptions
-// defaults). Every interleaved-* arm alternates the two on every cut and
+// (see maskBenchCuts: tau, tau-outside, claude) at ratio 0.3 with masking
+// off (the baseline) and on (MaskOptions defaults). Every interleaved-* arm alternates the two on every cut and
 // reports on/off, the ratio of their summed CPU times on this thread:
 // drift in the machine's load falls on both alike, and other processes'
 // time is not counted. The arms differ in the caches each side has:
@@ -144,11 +164,11 @@ func TestMaskLoopSameOutput(t *testing.T) {
 // (wall time, allocations). It needs the shared data (../shared/data) and
 // skips without it.
 func BenchmarkMask(b *testing.B) {
-	for _, data := range []string{"tau", "claude"} {
+	for _, data := range []string{"tau", "tau-outside", "claude"} {
 		b.Run("data="+data, func(b *testing.B) {
-			prefixes, queries, runs := maskBenchCuts(b, data)
+			prefixes, queries, runs, budgets := maskBenchCuts(b, data)
 			compact := func(ctx context.Context, k int, o chitta.Options) {
-				o.Query, o.TargetRatio = queries[k], 0.3
+				o.Query, o.TargetRatio, o.MaxTokens = queries[k], 0.3, budgets[k]
 				if _, err := chitta.Compact(ctx, prefixes[k], &o); err != nil {
 					b.Fatal(err)
 				}
