@@ -10,7 +10,9 @@ import (
 // MaskCache remembers, across [Compact] calls, what observation masking
 // ([MaskOptions]) reads from the bytes of each message: where its tool
 // results sit in its JSON, their text, the identifier-like values a
-// placeholder lists, and the tool calls (IDs and names) a message issues.
+// placeholder lists, the tool calls (IDs and names) a message issues, and
+// the identifier-like words of the messages kept whole (so that a
+// placeholder does not list a value the kept text already shows).
 // In an agent loop the same messages are compacted again and again; with a
 // cache only new messages are scanned. Set it as [MaskOptions.Cache]; a
 // long-lived owner (an agent loop, a [Compactor]) creates one and passes
@@ -23,7 +25,9 @@ import (
 // entry needs two messages with the same lengths, role and IDs whose
 // hashes collide, ~2⁻⁶⁴ per pair). The values listed from a message's
 // Content are reused only while a hash of the part of the Content they
-// were read from (at most 32 KiB) is unchanged. Nothing depends on the token counter or on the other messages: counts,
+// were read from (at most 32 KiB) is unchanged; the words of a kept
+// message are keyed by a hash of those 32 KiB of its Content with their
+// length. Nothing depends on the token counter or on the other messages: counts,
 // tool names resolved through the conversation, and placeholders are
 // computed by each call (wrap the counter in a [CachedTokenCounter] to
 // cache its counts).
@@ -32,18 +36,23 @@ import (
 // drops older ones once it holds more than twice the current call's
 // entries (plus 1 024). An entry takes about 150 bytes plus 16 bytes per
 // result position, up to 32 listed values of at most 40 bytes each, and,
-// for a message holding several tool results, a copy of their text. The
+// for a message holding several tool results, a copy of their text; the
+// words of a message, kept on the same terms, take 16 bytes each plus a
+// copy of them. The
 // zero value is ready to use; a nil *MaskCache caches nothing. A MaskCache
 // is safe for concurrent use by any number of calls.
 type MaskCache struct {
 	once  sync.Once
-	seeds [3]maphash.Seed
+	seeds [4]maphash.Seed
 
 	mu      sync.Mutex
 	entries map[cacheKey]maskSlot
 	call    uint64 // calls finished so far
 	touched int    // entries stamped since the last call finished
-	stats   MaskCacheStats
+
+	words        map[cacheKey]wordsSlot // by the text they were read from
+	touchedWords int
+	stats        MaskCacheStats
 }
 
 // MaskCacheStats counts the work of a [MaskCache].
@@ -89,7 +98,7 @@ type maskEntry struct {
 
 func (c *MaskCache) init() {
 	c.once.Do(func() {
-		c.seeds = [3]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed()}
+		c.seeds = [4]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed()}
 	})
 }
 
@@ -167,8 +176,59 @@ func (c *MaskCache) done() {
 			}
 		}
 	}
+	if len(c.words) > 2*c.touchedWords+1024 {
+		for k, s := range c.words {
+			if s.call+1 < c.call {
+				delete(c.words, k)
+			}
+		}
+	}
 	c.call++
-	c.touched = 0
+	c.touched, c.touchedWords = 0, 0
+}
+
+// wordsSlot is a cached valueWords list.
+type wordsSlot struct {
+	words []string
+	call  uint64 // the last call that used it
+}
+
+// wordsOf returns valueWords of the first maxValueScan bytes of text (a
+// non-nil slice, which the caller must not modify). With a cache, the
+// list is kept across calls, keyed by a hash of those bytes with their
+// length, so that a message kept again is not read again.
+func (c *MaskCache) wordsOf(text string) []string {
+	text = text[:min(len(text), maxValueScan)]
+	if c == nil {
+		return valueWords(make([]string, 0, 8), text)
+	}
+	c.init()
+	k := cacheKey{maphash.String(c.seeds[3], text), uint64(len(text))}
+	c.mu.Lock()
+	s, ok := c.words[k]
+	if ok && s.call != c.call {
+		s.call = c.call
+		c.words[k] = s
+		c.touchedWords++
+	}
+	c.mu.Unlock()
+	if ok {
+		return s.words
+	}
+	w := cloneStrings(valueWords(make([]string, 0, 8), text)) // not to keep the caller's text
+	if w == nil {
+		w = []string{}
+	}
+	c.mu.Lock()
+	if c.words == nil {
+		c.words = make(map[cacheKey]wordsSlot)
+	}
+	if s, ok := c.words[k]; !ok || s.call != c.call {
+		c.touchedWords++
+	}
+	c.words[k] = wordsSlot{w, c.call}
+	c.mu.Unlock()
+	return w
 }
 
 // msgInfo is a call's private view of what masking read from one message:

@@ -1,6 +1,7 @@
 package chitta
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -96,4 +97,34 @@ func TestMaskScratch(t *testing.T) {
 		}
 		(&pass{scratch: got}).releaseScratch()
 	}
+}
+
+// A MaskCache's value words equal valueWords of the text's first
+// maxValueScan bytes, cold and warm, and words of texts no call has read
+// for two calls are dropped once there are many.
+func TestMaskCacheWordsOf(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("id HAT028 and JG7FMM. ", 2000) + " LATE999"
+	texts := []string{"", "no values here", "order #W2378156 for user mia_li_3668: 2024-05-21.", long, `{"a":"ABC","n":12}`}
+	c := NewMaskCache()
+	var nilCache *MaskCache
+	for pass := range 2 {
+		for _, text := range texts {
+			want := valueWords(nil, text[:min(len(text), maxValueScan)])
+			got := c.wordsOf(text)
+			require.NotNil(t, got)
+			assert.Equal(t, len(want), len(got), "pass %d, %.20q", pass, text)
+			if len(want) > 0 {
+				assert.Equal(t, want, got, "pass %d", pass)
+				assert.Equal(t, want, nilCache.wordsOf(text))
+			}
+		}
+		c.done()
+	}
+	assert.NotContains(t, c.wordsOf(long), "LATE999", "only the first 32 KiB are read")
+	for k := range 3000 { // many calls, each reading one new text
+		c.wordsOf(fmt.Sprintf("call %d ID%d", k, k))
+		c.done()
+	}
+	assert.Less(t, len(c.words), 1100, "words no call reads any more are dropped")
 }
