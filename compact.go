@@ -466,7 +466,7 @@ type pass struct {
 	masked         []*maskedMessage // per message, nil unless Options.Mask rewrote it
 	forms          []maskForm       // per message, with Options.Mask (mask_select.go)
 	switched       []int            // messages whose form changed since the last resetForms
-	infos          []msgInfo        // per message, what masking read from it (mask_cache.go)
+	scratch        *maskScratch     // per message, what masking read from it (mask_cache.go)
 	minPlaceholder int              // tokens of the shortest placeholder, once counted
 	words          [][]string       // per message, the words a placeholder could list, once read (mask_select.go)
 }

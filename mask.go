@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Defaults of [MaskOptions].
@@ -714,7 +715,8 @@ func placeholder(r *toolResult, memory string) string {
 	if memory != "" {
 		b = append(append(b, "; excerpt in memory "...), memory...)
 	}
-	return string(append(b, ']'))
+	b = append(b, ']')
+	return unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again: no copy
 }
 
 // cutMarker is the line between the head and the tail of a cut result,

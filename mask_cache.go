@@ -2,7 +2,7 @@ package chitta
 
 import (
 	"hash/maphash"
-	"slices"
+	"math"
 	"strings"
 	"sync"
 )
@@ -10,7 +10,9 @@ import (
 // MaskCache remembers, across [Compact] calls, what observation masking
 // ([MaskOptions]) reads from the bytes of each message: where its tool
 // results sit in its JSON, their text, the identifier-like values a
-// placeholder lists, and the tool calls (IDs and names) a message issues.
+// placeholder lists, the tool calls (IDs and names) a message issues, and
+// the identifier-like words of the messages kept whole (so that a
+// placeholder does not list a value the kept text already shows).
 // In an agent loop the same messages are compacted again and again; with a
 // cache only new messages are scanned. Set it as [MaskOptions.Cache]; a
 // long-lived owner (an agent loop, a [Compactor]) creates one and passes
@@ -23,7 +25,9 @@ import (
 // entry needs two messages with the same lengths, role and IDs whose
 // hashes collide, ~2⁻⁶⁴ per pair). The values listed from a message's
 // Content are reused only while a hash of the part of the Content they
-// were read from (at most 32 KiB) is unchanged. Nothing depends on the token counter or on the other messages: counts,
+// were read from (at most 32 KiB) is unchanged; the words of a kept
+// message are keyed by a hash of those 32 KiB of its Content with their
+// length. Nothing depends on the token counter or on the other messages: counts,
 // tool names resolved through the conversation, and placeholders are
 // computed by each call (wrap the counter in a [CachedTokenCounter] to
 // cache its counts).
@@ -32,18 +36,23 @@ import (
 // drops older ones once it holds more than twice the current call's
 // entries (plus 1 024). An entry takes about 150 bytes plus 16 bytes per
 // result position, up to 32 listed values of at most 40 bytes each, and,
-// for a message holding several tool results, a copy of their text. The
+// for a message holding several tool results, a copy of their text; the
+// words of a message, kept on the same terms, take 16 bytes each plus a
+// copy of them. The
 // zero value is ready to use; a nil *MaskCache caches nothing. A MaskCache
 // is safe for concurrent use by any number of calls.
 type MaskCache struct {
 	once  sync.Once
-	seeds [3]maphash.Seed
+	seeds [4]maphash.Seed
 
 	mu      sync.Mutex
 	entries map[cacheKey]maskSlot
 	call    uint64 // calls finished so far
 	touched int    // entries stamped since the last call finished
-	stats   MaskCacheStats
+
+	words        map[cacheKey]wordsSlot // by the text they were read from
+	touchedWords int
+	stats        MaskCacheStats
 }
 
 // MaskCacheStats counts the work of a [MaskCache].
@@ -75,20 +84,21 @@ type maskSlot struct {
 
 // maskEntry is what masking reads from one message's bytes. Once cached it
 // is never modified (a newer one replaces it).
+// (Slices first and the flags together, so that a msgInfo, which embeds
+// it, takes 88 bytes, not 112: pass.load allocates one per message.)
 type maskEntry struct {
-	parsed  bool         // results and direct are set
 	results []toolResult // tokens, names and actions unset; text "" where whole
+	calls   []idName     // the message's tool calls
+	values  int          // the ListValues count the results' listed values are for
+	parsed  bool         // results and direct are set
 	direct  bool
-	values  int // the ListValues count the results' listed values are for
-
-	named bool     // calls is set
-	calls []idName // the message's tool calls
-	fcall bool     // calls has a legacy function_call (whose ID names the message's index: never cached)
+	named   bool // calls is set
+	fcall   bool // calls has a legacy function_call (whose ID names the message's index: never cached)
 }
 
 func (c *MaskCache) init() {
 	c.once.Do(func() {
-		c.seeds = [3]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed()}
+		c.seeds = [4]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed(), maphash.MakeSeed()}
 	})
 }
 
@@ -166,8 +176,59 @@ func (c *MaskCache) done() {
 			}
 		}
 	}
+	if len(c.words) > 2*c.touchedWords+1024 {
+		for k, s := range c.words {
+			if s.call+1 < c.call {
+				delete(c.words, k)
+			}
+		}
+	}
 	c.call++
-	c.touched = 0
+	c.touched, c.touchedWords = 0, 0
+}
+
+// wordsSlot is a cached valueWords list.
+type wordsSlot struct {
+	words []string
+	call  uint64 // the last call that used it
+}
+
+// wordsOf returns valueWords of the first maxValueScan bytes of text (a
+// non-nil slice, which the caller must not modify). With a cache, the
+// list is kept across calls, keyed by a hash of those bytes with their
+// length, so that a message kept again is not read again.
+func (c *MaskCache) wordsOf(text string) []string {
+	text = text[:min(len(text), maxValueScan)]
+	if c == nil {
+		return valueWords(make([]string, 0, 8), text)
+	}
+	c.init()
+	k := cacheKey{maphash.String(c.seeds[3], text), uint64(len(text))}
+	c.mu.Lock()
+	s, ok := c.words[k]
+	if ok && s.call != c.call {
+		s.call = c.call
+		c.words[k] = s
+		c.touchedWords++
+	}
+	c.mu.Unlock()
+	if ok {
+		return s.words
+	}
+	w := cloneStrings(valueWords(make([]string, 0, 8), text)) // not to keep the caller's text
+	if w == nil {
+		w = []string{}
+	}
+	c.mu.Lock()
+	if c.words == nil {
+		c.words = make(map[cacheKey]wordsSlot)
+	}
+	if s, ok := c.words[k]; !ok || s.call != c.call {
+		c.touchedWords++
+	}
+	c.words[k] = wordsSlot{w, c.call}
+	c.mu.Unlock()
+	return w
 }
 
 // msgInfo is a call's private view of what masking read from one message:
@@ -192,10 +253,7 @@ func (p *pass) info(o *resolved, i int) *msgInfo {
 	}
 	if !inf.counted {
 		m := &p.msgs[i]
-		content := p.scores[i].OriginalTokens // the message's count; with framing, its content's alone
-		if _, framed := o.tokens.(FramingCounter); framed {
-			content = o.tokens.CountTokens(m.Content)
-		}
+		content := contentTokens(o.tokens, m, p.scores[i].OriginalTokens)
 		check := o.mask.cache != nil && len(m.Raw) > 0 // the key did not read Content
 		for k := range inf.results {
 			r := &inf.results[k]
@@ -213,6 +271,22 @@ func (p *pass) info(o *resolved, i int) *msgInfo {
 	return inf
 }
 
+// contentTokens returns the tokens of m's Content alone under tc, given
+// n, countMessage(tc, m): n less m's framing, which is cheap to count,
+// rather than counting the Content again (a CachedTokenCounter would hash
+// it again). When n saturated, or the framing is negative (then n was
+// not a sum), it counts the Content.
+func contentTokens(tc TokenCounter, m *Message, n int) int {
+	fc, framed := tc.(FramingCounter)
+	if !framed {
+		return n
+	}
+	if f := fc.FramingTokens(m); f >= 0 && f <= n && n < math.MaxInt {
+		return n - f
+	}
+	return tc.CountTokens(m.Content)
+}
+
 // callNames returns the tool calls message c issues (see callNamesIn).
 func (p *pass) callNames(o *resolved, c int) []idName {
 	inf := p.load(o, c)
@@ -226,10 +300,10 @@ func (p *pass) callNames(o *resolved, c int) []idName {
 // load returns the msgInfo of message i: this call's, else a private copy
 // of the cached entry, else an empty one.
 func (p *pass) load(o *resolved, i int) *msgInfo {
-	if p.infos == nil {
-		p.infos = make([]msgInfo, len(p.msgs))
+	if p.scratch == nil {
+		p.scratch = newScratch(len(p.msgs))
 	}
-	inf := &p.infos[i]
+	inf := &p.scratch.infos[i]
 	if inf.loaded {
 		return inf
 	}
@@ -244,7 +318,7 @@ func (p *pass) load(o *resolved, i int) *msgInfo {
 		return inf
 	}
 	inf.maskEntry = *e
-	inf.results = slices.Clone(e.results)
+	inf.results = p.scratch.copyResults(e.results)
 	if e.values != o.mask.values {
 		for k := range inf.results {
 			inf.results[k].values, inf.results[k].listed = nil, false
@@ -253,15 +327,71 @@ func (p *pass) load(o *resolved, i int) *msgInfo {
 	return inf
 }
 
+// maskScratch is one call's working memory for masking: a msgInfo per
+// message, and one backing array for the copies of cached results (one
+// allocation rather than one per message). Finished calls return it,
+// cleared, to scratchPool, so that an agent loop's calls reuse it.
+type maskScratch struct {
+	infos   []msgInfo
+	results []toolResult
+}
+
+// scratchPool holds cleared *maskScratch (every element of their slices,
+// up to their capacity, is zero).
+var scratchPool sync.Pool
+
+// newScratch returns a maskScratch with n zero msgInfos.
+func newScratch(n int) *maskScratch {
+	s, ok := scratchPool.Get().(*maskScratch)
+	if !ok {
+		s = new(maskScratch)
+	}
+	if cap(s.infos) < n {
+		s.infos = make([]msgInfo, n)
+	}
+	s.infos = s.infos[:n]
+	return s
+}
+
+// copyResults returns a copy of rs (nil for nil) in s's backing array,
+// capped so that appending to it never overwrites another copy.
+func (s *maskScratch) copyResults(rs []toolResult) []toolResult {
+	if rs == nil {
+		return nil
+	}
+	start := len(s.results)
+	s.results = append(s.results, rs...)
+	return s.results[start:len(s.results):len(s.results)]
+}
+
+// releaseScratch clears p.scratch and returns it to scratchPool once the
+// call no longer reads it.
+func (p *pass) releaseScratch() {
+	s := p.scratch
+	if s == nil {
+		return
+	}
+	p.scratch = nil
+	clear(s.infos)
+	clear(s.results)
+	s.infos, s.results = s.infos[:0], s.results[:0]
+	scratchPool.Put(s)
+}
+
 // flushMask stores what this call scanned in the MaskCache and ends the
-// call there.
+// call there; the call's scratch is released.
 func (p *pass) flushMask(o *resolved) {
+	defer p.releaseScratch()
 	cache := o.mask.cache
 	if cache == nil {
 		return
 	}
-	for k := range p.infos {
-		inf := &p.infos[k]
+	var infos []msgInfo
+	if p.scratch != nil {
+		infos = p.scratch.infos
+	}
+	for k := range infos {
+		inf := &infos[k]
 		if !inf.dirty {
 			continue
 		}

@@ -1,8 +1,12 @@
 package chitta
 
 import (
+	"fmt"
+	"math"
+	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -25,4 +29,102 @@ func TestCompactorMaskCache(t *testing.T) {
 	c, err = NewCompactor(&Options{}, Policy{MaxTokens: 100})
 	require.NoError(t, err)
 	require.Nil(t, c.opts.Mask)
+}
+
+// framing4 counts words and 4 tokens of framing per message (framing -1:
+// negative framing, which countMessage does not add).
+type framing4 struct{ framing int }
+
+func (framing4) CountTokens(s string) int       { return len(strings.Fields(s)) }
+func (f framing4) FramingTokens(m *Message) int { return f.framing }
+
+// maxCounter counts every text as math.MaxInt tokens, so that a message's
+// count saturates.
+type maxCounter struct{ framing4 }
+
+func (maxCounter) CountTokens(string) int { return math.MaxInt }
+
+// contentTokens, from a message's count, gives what counting its Content
+// alone gives, for every kind of counter.
+func TestContentTokens(t *testing.T) {
+	t.Parallel()
+	m := &Message{Role: RoleTool, Content: "one two three", ToolResultIDs: []string{"c1"}}
+	for _, tc := range []struct {
+		name string
+		tc   TokenCounter
+	}{
+		{"plain", TokenCounterFunc(func(s string) int { return len(s) })},
+		{"framing", framing4{4}},
+		{"zero framing", framing4{0}},
+		{"negative framing", framing4{-1}},
+		{"saturated", maxCounter{framing4{4}}},
+		{"cached framing", NewCachedTokenCounter(framing4{4}, 0)},
+		{"cached plain", NewCachedTokenCounter(nil, 0)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			n := countMessage(tc.tc, m)
+			assert.Equal(t, tc.tc.CountTokens(m.Content), contentTokens(tc.tc, m, n))
+		})
+	}
+}
+
+// A call's scratch comes back from the pool cleared, and appending to one
+// result copy never overwrites the next.
+func TestMaskScratch(t *testing.T) {
+	t.Parallel()
+	s := newScratch(3)
+	require.Len(t, s.infos, 3)
+	s.infos[1] = msgInfo{loaded: true, maskEntry: maskEntry{values: 7, calls: []idName{{"a", "b"}}}}
+	a := s.copyResults([]toolResult{{block: 1, text: "x"}})
+	b := s.copyResults([]toolResult{{block: 2, text: "y"}, {block: 3}})
+	assert.Nil(t, s.copyResults(nil))
+	a = append(a, toolResult{block: 9})
+	assert.Equal(t, 2, b[0].block, "appending to a copy leaves the next one alone")
+	assert.Equal(t, 9, a[1].block)
+	p := &pass{scratch: s}
+	p.releaseScratch()
+	require.Nil(t, p.scratch)
+	for range 4 { // the pool may hand back this scratch or a new one
+		got := newScratch(2)
+		require.Len(t, got.infos, 2)
+		assert.Empty(t, got.results)
+		for _, inf := range got.infos[:cap(got.infos)] {
+			assert.Zero(t, inf)
+		}
+		for _, r := range got.results[:cap(got.results)] {
+			assert.Zero(t, r)
+		}
+		(&pass{scratch: got}).releaseScratch()
+	}
+}
+
+// A MaskCache's value words equal valueWords of the text's first
+// maxValueScan bytes, cold and warm, and words of texts no call has read
+// for two calls are dropped once there are many.
+func TestMaskCacheWordsOf(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("id HAT028 and JG7FMM. ", 2000) + " LATE999"
+	texts := []string{"", "no values here", "order #W2378156 for user mia_li_3668: 2024-05-21.", long, `{"a":"ABC","n":12}`}
+	c := NewMaskCache()
+	var nilCache *MaskCache
+	for pass := range 2 {
+		for _, text := range texts {
+			want := valueWords(nil, text[:min(len(text), maxValueScan)])
+			got := c.wordsOf(text)
+			require.NotNil(t, got)
+			assert.Equal(t, len(want), len(got), "pass %d, %.20q", pass, text)
+			if len(want) > 0 {
+				assert.Equal(t, want, got, "pass %d", pass)
+				assert.Equal(t, want, nilCache.wordsOf(text))
+			}
+		}
+		c.done()
+	}
+	assert.NotContains(t, c.wordsOf(long), "LATE999", "only the first 32 KiB are read")
+	for k := range 3000 { // many calls, each reading one new text
+		c.wordsOf(fmt.Sprintf("call %d ID%d", k, k))
+		c.done()
+	}
+	assert.Less(t, len(c.words), 1100, "words no call reads any more are dropped")
 }

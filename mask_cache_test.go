@@ -178,3 +178,31 @@ func TestMaskCacheValuesFollowContent(t *testing.T) {
 	}
 	require.Positive(t, cache.Stats().Hits)
 }
+
+// countingFramer is a countingCounter with 3 tokens of framing per
+// message (a chitta.FramingCounter).
+type countingFramer struct{ countingCounter }
+
+func (*countingFramer) FramingTokens(*chitta.Message) int { return 3 }
+
+// Masking takes a result's content count from the message's count instead
+// of counting (and, with a CachedTokenCounter, hashing) the content again.
+func TestMaskCountsContentOnce(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("word ", 300)
+	wire := `[{"role":"user","content":"go"},
+		{"role":"assistant","content":null,"tool_calls":[{"id":"c0","type":"function","function":{"name":"read_file","arguments":"{}"}}]},
+		{"role":"tool","tool_call_id":"c0","content":"` + big + `"}`
+	for _, id := range []string{"c1", "c2", "c3"} { // the recent results, kept whole
+		wire += `,{"role":"assistant","content":null,"tool_calls":[{"id":"` + id + `","type":"function","function":{"name":"ls","arguments":"{}"}}]},
+		{"role":"tool","tool_call_id":"` + id + `","content":"a b"}`
+	}
+	in, err := chitta.ParseMessages([]byte(wire + `,{"role":"user","content":"next"}]`))
+	require.NoError(t, err)
+	tc := &countingFramer{}
+	res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 1, Tokens: tc, Mask: &chitta.MaskOptions{}})
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Stats.Masked)
+	assert.Equal(t, 1, tc.asked(in[2].Content))
+	assert.Contains(t, res.Messages[2].Content, " elided (300 tokens)", "the placeholder names the content's own count")
+}

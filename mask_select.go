@@ -391,9 +391,8 @@ func (p *pass) addSeen(o *resolved, s *valueSet, i int, mm *maskedMessage) {
 		if p.words == nil {
 			p.words = make([][]string, len(p.msgs))
 		}
-		if p.words[i] == nil { // as listValues, the first maxValueScan bytes
-			text := p.msgs[i].Content
-			p.words[i] = valueWords(make([]string, 0, 8), text[:min(len(text), maxValueScan)])
+		if p.words[i] == nil { // as listValues, the first maxValueScan bytes (mask_cache.go)
+			p.words[i] = o.mask.cache.wordsOf(p.msgs[i].Content)
 		}
 		for _, w := range p.words[i] {
 			s.add(w)

@@ -105,19 +105,13 @@ func isIdentifierLike(v string) bool {
 	if len(v) < 2 || len(v) > maxListedValue {
 		return false
 	}
-	digit, upper, lower := false, false, false
+	var flags uint8 // one table lookup a byte (valueClass, mask_select.go)
 	for i := range len(v) {
-		switch c := v[i]; {
-		case c >= '0' && c <= '9':
-			digit = true
-		case c >= 'A' && c <= 'Z':
-			upper = true
-		case c >= 'a' && c <= 'z':
-			lower = true
-		case c == '_' || c == '-' || c == '.' || c == ':' || c == '/' || c == '@' || c == '+' || c == '#':
-		default:
+		c := valueClass[v[i]]
+		if c == 0 {
 			return false
 		}
+		flags |= c
 	}
-	return digit || upper && !lower
+	return flags&vbDigit != 0 || flags&(vbUpper|vbLower) == vbUpper
 }

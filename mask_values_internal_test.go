@@ -1,10 +1,12 @@
 package chitta
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestListValues(t *testing.T) {
@@ -32,5 +34,53 @@ func TestListValues(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tt.want, listValues(tt.text, tt.max))
 		})
+	}
+}
+
+// isIdentifierLikeRef is the rule isIdentifierLike implements with a
+// table, written out byte class by byte class.
+func isIdentifierLikeRef(v string) bool {
+	if len(v) < 2 || len(v) > maxListedValue {
+		return false
+	}
+	digit, upper, lower := false, false, false
+	for i := range len(v) {
+		switch c := v[i]; {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c == '_' || c == '-' || c == '.' || c == ':' || c == '/' || c == '@' || c == '+' || c == '#':
+		default:
+			return false
+		}
+	}
+	return digit || upper && !lower
+}
+
+// isIdentifierLike agrees with the rule written out, on every pair of
+// bytes and on random strings of every length up to past the limit.
+func TestIsIdentifierLikeMatchesRule(t *testing.T) {
+	t.Parallel()
+	for a := range 256 {
+		for b := range 256 {
+			v := string([]byte{byte(a), byte(b)})
+			require.Equal(t, isIdentifierLikeRef(v), isIdentifierLike(v), "%q", v)
+		}
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	alphabet := "aZ09_-.:/@+# é\"xY"
+	for range 20000 {
+		b := make([]byte, r.IntN(maxListedValue+3))
+		for i := range b {
+			if r.IntN(10) == 0 {
+				b[i] = byte(r.IntN(256))
+			} else {
+				b[i] = alphabet[r.IntN(len(alphabet))]
+			}
+		}
+		require.Equal(t, isIdentifierLikeRef(string(b)), isIdentifierLike(string(b)), "%q", b)
 	}
 }
