@@ -32,6 +32,8 @@ func maskRows() ([]retention.MaskRow, []string) {
 			{Name: "chitta-mask-restore", Mask: &chitta.MaskOptions{Restore: true}},
 			{Name: "chitta-mask-cap50", Mask: &chitta.MaskOptions{MaxResultTokens: 50}},
 			{Name: "chitta-mask-cap200", Mask: &chitta.MaskOptions{MaxResultTokens: 200}},
+			{Name: "chitta-reserve", RelevanceReserve: 0.5, Lexical: 0.3},
+			{Name: "chitta-reserve-mask", Mask: &chitta.MaskOptions{}, RelevanceReserve: 0.5, Lexical: 0.3},
 		}, []string{
 			"`chitta`: chitta.Compact, default options, no memory store",
 			"`chitta-mask-v1`: the first masking release, `MaskOptions{Actions: ActionsOff, ListValues: -1}` (newest 3 results and results under 100 tokens never masked, plain placeholders, units selected by score)",
@@ -44,6 +46,8 @@ func maskRows() ([]retention.MaskRow, []string) {
 			"`chitta-mask-noactions` (ablation): `MaskOptions{Actions: ActionsOff}`, values listed, units selected by score",
 			"`chitta-mask-restore` (variant): `MaskOptions{Restore: true}`, masked results returned whole, newest first, while budget is left",
 			"`chitta-mask-cap50`, `chitta-mask-cap200` (variants, caps chosen after seeing these data): `MaskOptions{MaxResultTokens: 50}` and `{MaxResultTokens: 200}`, every result, the newest too, cut to head and tail around a marker listing the values of the part cut out",
+			"`chitta-reserve`: the relevance-reserve preset (`RelevanceReserve` 0.5, `Lexical` 0.3), no masking, no memory store",
+			"`chitta-reserve-mask` (variant, added in session 4 after seeing the preset's Claude figures): the preset with `MaskOptions{}`",
 		}
 }
 

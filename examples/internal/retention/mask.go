@@ -35,10 +35,13 @@ const CallsKept = "calls_kept"
 
 // MaskRow is one configuration the masking evaluation compares:
 // chitta.Compact with default options, the dataset's query, and Mask
-// (nil: no masking). A MaskRow is a plain value.
+// (nil: no masking). RelevanceReserve and Lexical set the options of the
+// same names (0: off; the relevance-reserve preset is 0.5 and 0.3). A
+// MaskRow is a plain value.
 type MaskRow struct {
-	Name string
-	Mask *chitta.MaskOptions
+	Name                      string
+	Mask                      *chitta.MaskOptions
+	RelevanceReserve, Lexical float64
 }
 
 // maskOutcome is what one row kept: per input message, whether it was
@@ -53,7 +56,8 @@ type maskOutcome struct {
 // maxTokens > 0 replaces the ratio. Every masked output is checked with
 // chitta.Validate whenever the same survivors unmasked pass it.
 func (e *Evaluator) compactRow(ctx context.Context, row MaskRow, msgs []chitta.Message, query string, ratio float64, maxTokens int) (maskOutcome, float64, error) {
-	opts := &chitta.Options{Query: query, TargetRatio: ratio, MaxTokens: maxTokens, Embedder: e.Env.Embedder, Tokens: e.Env.Tokens, Mask: row.Mask}
+	opts := &chitta.Options{Query: query, TargetRatio: ratio, MaxTokens: maxTokens, Embedder: e.Env.Embedder, Tokens: e.Env.Tokens, Mask: row.Mask,
+		RelevanceReserve: row.RelevanceReserve, Lexical: row.Lexical}
 	start := time.Now()
 	res, err := chitta.Compact(ctx, msgs, opts)
 	ms := float64(time.Since(start).Microseconds()) / 1000

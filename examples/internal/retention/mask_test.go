@@ -168,3 +168,42 @@ func TestInterleave(t *testing.T) {
 	assert.Equal(t, []string{"a", "b", "c"}, names(interleave(rows, 3)))
 	assert.Equal(t, []string{"a", "b", "c"}, names(rows), "the input is not modified")
 }
+
+// A MaskRow's RelevanceReserve and Lexical reach chitta.Compact: the row
+// keeps what Compact with those options keeps, and here that differs from
+// the row without them (an old exact match of the query).
+func TestMaskRowReserve(t *testing.T) {
+	t.Parallel()
+	msgs := []chitta.Message{{Role: chitta.RoleUser, Content: "start the migration"}}
+	for k := range 20 {
+		text := fmt.Sprintf("step %d of the migration copied table t%d and checked the row counts again", k, k)
+		if k == 1 {
+			text = "the rollback key is zq_4471 and the vault path is /srv/vault/zq"
+		}
+		msgs = append(msgs, chitta.Message{Role: chitta.RoleAssistant, Content: text},
+			chitta.Message{Role: chitta.RoleUser, Content: fmt.Sprintf("ok, continue with step %d please", k+1)})
+	}
+	e := maskEvaluator()
+	const query = "what is the rollback key zq_4471 vault path"
+	row := MaskRow{Name: "reserve", RelevanceReserve: 0.5, Lexical: 0.3}
+	got, _, err := e.compactRow(t.Context(), row, msgs, query, 0.2, 0)
+	require.NoError(t, err)
+	want, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Query: query, TargetRatio: 0.2, Embedder: e.Env.Embedder, RelevanceReserve: 0.5, Lexical: 0.3})
+	require.NoError(t, err)
+	assert.Equal(t, want.Kept, keptIndices(got.kept))
+	plain, _, err := e.compactRow(t.Context(), MaskRow{Name: "plain"}, msgs, query, 0.2, 0)
+	require.NoError(t, err)
+	assert.True(t, got.kept[3], "the reserve keeps the old exact match")
+	assert.NotEqual(t, plain.kept, got.kept, "without the reserve the selection differs")
+}
+
+// keptIndices returns the indices whose flag is set, ascending.
+func keptIndices(kept []bool) []int {
+	var out []int
+	for i, k := range kept {
+		if k {
+			out = append(out, i)
+		}
+	}
+	return out
+}

@@ -148,13 +148,7 @@ func TestRecencyKeepsNewestThatFit(t *testing.T) {
 			t.Parallel()
 			out, err := Recency{}.Select(t.Context(), Env{Tokens: wordTokens}, Task{Messages: msgs, Ratio: tt.ratio}, 0)
 			require.NoError(t, err)
-			var got []int
-			for i, k := range out.Kept {
-				if k {
-					got = append(got, i)
-				}
-			}
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.want, keptIndices(out.Kept))
 		})
 	}
 }
