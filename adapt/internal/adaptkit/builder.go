@@ -3,6 +3,7 @@ package adaptkit
 import (
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/chitta-go/chitta"
 )
@@ -33,7 +34,7 @@ type Builder struct {
 
 	calls, results         []string // tool IDs of every message
 	callStart, resultStart int      // where the current message's IDs begin
-	keys                   []string // scratch for sorting map keys
+	enc                    encoder  // appendJSON's scratch
 
 	lastCalls, lastResults int // IDs of the previous conversation (pooled builders)
 }
@@ -59,28 +60,43 @@ type span struct{ i, end int }
 
 // Start begins a conversation of n messages, in new memory.
 func (b *Builder) Start(n int) {
-	*b = Builder{out: make([]chitta.Message, n), keys: b.keys[:0]}
+	b.enc.reset()
+	*b = Builder{out: make([]chitta.Message, n), enc: b.enc}
 }
 
 // SetRole sets the role of the current message.
 func (b *Builder) SetRole(r chitta.Role) {
-	if m := &b.out[b.next]; m.Role != r {
+	if m := &b.out[b.next]; !same(string(m.Role), string(r)) {
 		m.Role = r
 	}
 	b.roleSet = true
 }
 
 // Add appends s as a piece of the current message's text unless it is
-// blank, like [Text.Add].
+// blank, like [Text.Add]. The usual case, a message's first piece starting
+// with a word, is decided inline.
 func (b *Builder) Add(s string) {
-	if blank(s) {
+	if b.text == textNone && startsWord(s) {
+		b.first(s)
+		return
+	}
+	b.add(s)
+}
+
+// first makes s, not blank, the current message's only piece so far.
+func (b *Builder) first(s string) {
+	if m := &b.out[b.next]; !same(m.Content, s) {
+		m.Content = s
+	}
+	b.text = textSlot
+}
+
+func (b *Builder) add(s string) {
+	if !startsWord(s) && blank(s) {
 		return
 	}
 	if b.text == textNone {
-		if m := &b.out[b.next]; m.Content != s {
-			m.Content = s
-		}
-		b.text = textSlot
+		b.first(s)
 		return
 	}
 	mark := b.open()
@@ -104,7 +120,7 @@ func (b *Builder) AddCallJSON(name string, args any) {
 	mark := b.open()
 	b.buf = append(b.buf, name...)
 	b.buf = append(b.buf, ' ')
-	b.buf = appendJSON(b.buf, args, &b.keys)
+	b.buf = appendJSON(b.buf, args, &b.enc)
 	b.close(mark)
 }
 
@@ -115,7 +131,7 @@ func (b *Builder) AddJSON(v any) {
 		return
 	}
 	mark := b.open()
-	b.buf = appendJSON(b.buf, v, &b.keys)
+	b.buf = appendJSON(b.buf, v, &b.enc)
 	b.close(mark)
 }
 
@@ -150,7 +166,7 @@ func (b *Builder) close(mark int) {
 	if b.text != textNone {
 		piece = piece[1:]
 	}
-	if blank(piece) {
+	if !startsWord(piece) && blank(piece) {
 		b.buf = b.buf[:mark]
 		return
 	}
@@ -177,20 +193,17 @@ func (b *Builder) End() {
 	case textBuf:
 		b.pending = append(b.pending, span{b.next, len(b.buf)})
 	}
-	var calls, results []string
 	if n := len(b.calls); n > b.callStart {
-		calls = b.calls[b.callStart:n:n]
+		m.ToolCallIDs = b.calls[b.callStart:n:n]
 		b.callStart = n
-	}
-	if calls != nil || m.ToolCallIDs != nil {
-		m.ToolCallIDs = calls
+	} else if m.ToolCallIDs != nil {
+		m.ToolCallIDs = nil
 	}
 	if n := len(b.results); n > b.resultStart {
-		results = b.results[b.resultStart:n:n]
+		m.ToolResultIDs = b.results[b.resultStart:n:n]
 		b.resultStart = n
-	}
-	if results != nil || m.ToolResultIDs != nil {
-		m.ToolResultIDs = results
+	} else if m.ToolResultIDs != nil {
+		m.ToolResultIDs = nil
 	}
 	b.next++
 	b.text, b.roleSet = textNone, false
@@ -206,6 +219,21 @@ func (b *Builder) Finish() []chitta.Message {
 		start = p.end
 	}
 	return b.out
+}
+
+// same reports whether a and b are the same string in memory (the same
+// length at the same address): a field that already holds the string it
+// is about to be given is left alone (see place) without comparing bytes;
+// equal strings elsewhere in memory compare unequal and are written.
+func same(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
+}
+
+// startsWord reports whether s starts with a printable ASCII byte other
+// than a space, which makes it not blank: the usual first byte of a text,
+// tested inline before the call to blank.
+func startsWord[S string | []byte](s S) bool {
+	return len(s) > 0 && s[0] > ' ' && s[0] < utf8.RuneSelf
 }
 
 // blank reports whether s is empty or white space only, as

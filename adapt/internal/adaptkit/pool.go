@@ -60,7 +60,7 @@ func (b *Builder) reuse(n int) {
 		out:         out[:n],
 		buf:         b.buf[:0],
 		pending:     b.pending[:0],
-		keys:        b.keys[:0],
+		enc:         b.enc,
 		lastCalls:   b.lastCalls,
 		lastResults: b.lastResults,
 	}
@@ -88,7 +88,7 @@ func (b *Builder) release() {
 // it sorted, the ID slices the returned messages use) and remembers how
 // many IDs there were, for the next reuse.
 func (b *Builder) retire() {
-	clear(b.keys[:cap(b.keys)])
+	b.enc.reset()
 	b.lastCalls, b.lastResults = len(b.calls), len(b.results)
 	b.calls, b.results = nil, nil
 }
