@@ -73,7 +73,7 @@ func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 				if id != "" {
 					b.ResultID(id)
 				}
-				b.AddCallJSON(p.FunctionResponse.Name, p.FunctionResponse.Response)
+				b.AddResultJSON(p.FunctionResponse.Name, p.FunctionResponse.Response)
 			case p.ToolCall != nil:
 				if p.ToolCall.ID != "" {
 					b.CallID(p.ToolCall.ID)
@@ -83,7 +83,7 @@ func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 				if p.ToolResponse.ID != "" {
 					b.ResultID(p.ToolResponse.ID)
 				}
-				b.AddCallJSON(string(p.ToolResponse.ToolType), p.ToolResponse.Response)
+				b.AddResultJSON(string(p.ToolResponse.ToolType), p.ToolResponse.Response)
 			case p.Text != "":
 				b.Add(p.Text)
 			case p.InlineData != nil:

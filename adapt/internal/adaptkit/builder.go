@@ -117,10 +117,29 @@ func (b *Builder) AddCall(name, args string) {
 // AddCallJSON appends the piece name + " " + JSON(args), like
 // Add(name + " " + JSON(args)), encoding args straight into the buffer.
 func (b *Builder) AddCallJSON(name string, args any) {
+	b.addNamedJSON(name, args, laneCall)
+}
+
+// AddResultJSON is [Builder.AddCallJSON] for a tool's response: the same
+// text, with the key sets of responses remembered apart from those of
+// calls (see encoder).
+func (b *Builder) AddResultJSON(name string, response any) {
+	b.addNamedJSON(name, response, laneResult)
+}
+
+func (b *Builder) addNamedJSON(name string, v any, lane uint8) {
 	mark := b.open()
 	b.buf = append(b.buf, name...)
 	b.buf = append(b.buf, ' ')
-	b.buf = appendJSON(b.buf, args, &b.enc)
+	b.enc.tool, b.enc.lane = name, lane
+	if m, ok := v.(map[string]any); ok { // the usual arguments: straight to appendMap
+		start := len(b.buf)
+		if b.buf, ok = appendMap(b.buf, m, &b.enc, 0); !ok {
+			b.buf = appendJSON(b.buf[:start], v, &b.enc)
+		}
+	} else {
+		b.buf = appendJSON(b.buf, v, &b.enc)
+	}
 	b.close(mark)
 }
 
@@ -131,6 +150,7 @@ func (b *Builder) AddJSON(v any) {
 		return
 	}
 	mark := b.open()
+	b.enc.tool, b.enc.lane = "", laneOther
 	b.buf = appendJSON(b.buf, v, &b.enc)
 	b.close(mark)
 }

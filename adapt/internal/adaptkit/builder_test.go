@@ -2,6 +2,7 @@ package adaptkit_test
 
 import (
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -70,7 +71,8 @@ func testBuilderMatchesText(t *testing.T, start func(n int) *adaptkit.Builder) {
 	rng := rand.New(rand.NewPCG(11, 7))
 	roles := []chitta.Role{"", chitta.RoleUser, chitta.RoleAssistant, chitta.RoleTool}
 	words := []string{"", " ", "\n\t", "\v\f\r", "\u00a0", "\u3000\u0085", "\u3000x", "a", " b ", "read_file", "ü\u2028", "x\ny"}
-	args := []any{nil, "", " ", "s", json.RawMessage(`{"a": 1}`), map[string]any{"path": "a.go", "n": 2.0}, []any{}, map[string]any{}, 3, []byte("b")}
+	args := []any{nil, "", " ", "s", json.RawMessage(`{"a": 1}`), map[string]any{"path": "a.go", "n": 2.0}, []any{}, map[string]any{}, 3, []byte("b"),
+		map[string]any{"cmd": "ls <d>"}, map[string]any{"x": math.NaN()}, map[string]any{"s": struct{ A int }{1}}, map[string]any(nil)}
 	word := func() string { return words[rng.IntN(len(words))] }
 	for trial := range 300 {
 		n := rng.IntN(12)
@@ -99,8 +101,14 @@ func testBuilderMatchesText(t *testing.T, start func(n int) *adaptkit.Builder) {
 					ref.Add(name + " " + adaptkit.JSON(a))
 				case 4:
 					a := args[rng.IntN(len(args))]
-					b.AddJSON(a)
-					ref.Add(adaptkit.JSON(a))
+					if rng.IntN(2) == 0 {
+						b.AddJSON(a)
+						ref.Add(adaptkit.JSON(a))
+					} else {
+						name := word()
+						b.AddResultJSON(name, a)
+						ref.Add(name + " " + adaptkit.JSON(a))
+					}
 				case 5:
 					id := word()
 					if rng.IntN(2) == 0 {

@@ -159,8 +159,16 @@ func appendValue(dst []byte, v any, e *encoder, depth int) ([]byte, bool) {
 	return dst, false
 }
 
-// keySets is how many key sets an encoder remembers.
-const keySets = 8
+// keySets is how many key sets an encoder remembers (a power of two).
+const keySets = 32
+
+// Where a map being encoded comes from, which with its tool's name and its
+// size picks the remembered set tried first.
+const (
+	laneOther  uint8 = iota // a part scored by its JSON
+	laneCall                // a tool call's arguments
+	laneResult              // a tool result's response
+)
 
 // encoder is appendJSON's scratch memory, reused from call to call: the
 // keys of a map being sorted, the values of the maps being written, and the
@@ -168,13 +176,16 @@ const keySets = 8
 // repeat (each tool's parameters, a response's {"output"}), and a map whose
 // size and keys match a remembered set needs neither iteration (whose
 // randomised start alone costs more than looking up a few keys) nor
-// sorting, and its keys come already encoded. The zero value is ready to
-// use.
+// sorting, and its keys come already encoded. Each set is remembered in
+// the slot that the tool's name, the lane and the map's size and depth
+// pick, and that slot is tried first: a wrong guess costs one failed
+// look-up, then the other slots are tried. The zero value is ready to use.
 type encoder struct {
 	keys []string        // keys being sorted; a nested map's above its parent's
 	vals []any           // values of the maps being written, a nested map's above its parent's
 	sets [keySets]keySet // recent maps' key sets
-	next int             // the set the next new key set replaces
+	tool string          // the tool whose arguments or response are being encoded, if any
+	lane uint8           // where the value being encoded comes from
 }
 
 // keySet is the keys of a map, sorted, and what precedes each key's value
@@ -190,7 +201,7 @@ func (e *encoder) reset() {
 	clear(e.keys[:cap(e.keys)])
 	clear(e.vals[:cap(e.vals)])
 	e.keys, e.vals = e.keys[:0], e.vals[:0]
-	e.sets, e.next = [keySets]keySet{}, 0
+	e.sets, e.tool, e.lane = [keySets]keySet{}, "", laneOther
 }
 
 // appendMap encodes m with its keys in byte order, as encoding/json does.
@@ -198,17 +209,32 @@ func appendMap(dst []byte, m map[string]any, e *encoder, depth int) ([]byte, boo
 	if m == nil {
 		return append(dst, "null"...), true
 	}
+	slot := e.slot(len(m), depth)
+	if set := &e.sets[slot]; len(m) == 1 && len(set.keys) == 1 {
+		// The usual tool input, {"cmd": …}, its set where it was last time.
+		if v, ok := m[set.keys[0]]; ok {
+			dst = append(dst, set.heads[0]...)
+			if s, isString := v.(string); isString {
+				dst = appendString(dst, s)
+			} else if dst, ok = appendValue(dst, v, e, depth+1); !ok {
+				return dst, false
+			}
+			return append(dst, '}'), true
+		}
+	}
 	if len(m) == 0 {
 		return append(dst, "{}"...), true
 	}
 	// Nested maps share the scratch: this level's values sit at base:.
 	base := len(e.vals)
-	set, ok := e.known(m)
-	if !ok {
-		set = e.learn(m)
+	j := e.known(m, slot)
+	if j < 0 {
+		j = e.learn(m, slot)
 	}
-	for i, head := range set.heads {
+	heads := e.sets[j].heads // a nested map may replace set j, never its slices
+	for i, head := range heads {
 		dst = append(dst, head...)
+		var ok bool
 		if dst, ok = appendValue(dst, e.vals[base+i], e, depth+1); !ok {
 			e.vals = e.vals[:base]
 			return dst, false
@@ -218,34 +244,56 @@ func appendMap(dst []byte, m map[string]any, e *encoder, depth int) ([]byte, boo
 	return append(dst, '}'), true
 }
 
-// known returns the remembered key set that is m's, with m's values
-// appended to e.vals in its order, or false when none is (e.vals is then
-// unchanged). A set of len(m) distinct keys all found in m is m's.
-func (e *encoder) known(m map[string]any) (keySet, bool) {
-	for j := range e.sets {
-		keys := e.sets[j].keys
-		if len(keys) != len(m) {
-			continue
-		}
-		base := len(e.vals)
-		for _, k := range keys {
-			v, ok := m[k]
-			if !ok {
-				break
-			}
-			e.vals = append(e.vals, v)
-		}
-		if len(e.vals)-base == len(keys) {
-			return e.sets[j], true
-		}
-		e.vals = e.vals[:base]
+// slot is where the key set of a map of n keys at depth in the value
+// being encoded is remembered: a hash of the tool's name, the lane, n and
+// depth.
+func (e *encoder) slot(n, depth int) int {
+	t := e.tool
+	h := uint(len(t))*31 + uint(n)*7 + uint(e.lane)*5 + uint(depth)*11
+	if len(t) > 0 {
+		h += uint(t[0])*3 + uint(t[len(t)-1])
 	}
-	return keySet{}, false
+	return int(h % keySets)
 }
 
-// learn returns m's key set, which it remembers in place of the oldest,
-// with m's values appended to e.vals in its order.
-func (e *encoder) learn(m map[string]any) keySet {
+// known returns the remembered key set that is m's, trying slot first,
+// with m's values appended to e.vals in its order, or -1 when none is
+// (e.vals is then unchanged).
+func (e *encoder) known(m map[string]any, slot int) int {
+	if e.holds(m, slot) {
+		return slot
+	}
+	for j := range e.sets {
+		if j != slot && e.holds(m, j) {
+			return j
+		}
+	}
+	return -1
+}
+
+// holds reports whether set j is m's keys, appending m's values to e.vals
+// in its order if it is. A set of len(m) distinct keys all found in m is
+// m's.
+func (e *encoder) holds(m map[string]any, j int) bool {
+	keys := e.sets[j].keys
+	if len(keys) != len(m) {
+		return false
+	}
+	base := len(e.vals)
+	for _, k := range keys {
+		v, ok := m[k]
+		if !ok {
+			e.vals = e.vals[:base]
+			return false
+		}
+		e.vals = append(e.vals, v)
+	}
+	return true
+}
+
+// learn remembers m's key set in slot, with m's values appended to e.vals
+// in its order, and returns slot.
+func (e *encoder) learn(m map[string]any, slot int) int {
 	var keys []string
 	if len(m) == 1 {
 		for k, v := range m {
@@ -275,9 +323,8 @@ func (e *encoder) learn(m map[string]any) keySet {
 		head = append(appendString(head, k), ':')
 		set.heads[i] = string(head)
 	}
-	e.sets[e.next] = set
-	e.next = (e.next + 1) % keySets
-	return set
+	e.sets[slot] = set
+	return slot
 }
 
 // appendFloat formats f as encoding/json does (ES6 number format); NaN and

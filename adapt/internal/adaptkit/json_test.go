@@ -196,9 +196,10 @@ func TestUnplainFindsFirstEscape(t *testing.T) {
 }
 
 // TestEncoderKeySets: one encoder writing many maps, whose key sets repeat,
-// collide (same size, other keys; a subset of a remembered set), nest (a
-// child's new set evicting its parent's while the parent is written) and
-// outnumber the sets it remembers, writes each exactly as json.Marshal.
+// collide (same size, other keys; a subset of a remembered set; the same
+// slot), nest (a child's new set evicting its parent's while the parent is
+// written) and outnumber the sets it remembers, for several tools and
+// lanes, writes each exactly as json.Marshal.
 func TestEncoderKeySets(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 8))
@@ -235,8 +236,10 @@ func TestEncoderKeySets(t *testing.T) {
 		e   adaptkit.Encoder
 		buf []byte
 	)
+	tools := []string{"", "bash", "read_file", "grep", "b"}
 	for i := range 20_000 {
 		v := value(0)
+		e.For(tools[rng.IntN(len(tools))], rng.IntN(3))
 		buf = e.Append(buf[:0], v)
 		require.Equal(t, reference(v), string(buf), "value %d: %#v", i, v)
 	}
