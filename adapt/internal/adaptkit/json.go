@@ -393,10 +393,11 @@ func unplain(w uint64) uint64 {
 // appendString appends s as a JSON string with json.Marshal's escapes:
 // control characters, '"' and '\\', the HTML-sensitive '<', '>' and '&',
 // U+2028 and U+2029; invalid UTF-8 becomes \ufffd. It reads s eight bytes
-// at a time and appends each eight as one word, of which it keeps the
-// plain bytes before the first that needs a look (so an escape costs no
-// copy call, which matters for a tool output that is itself JSON, with a
-// quote every few bytes); fewer than eight at the end go one at a time.
+// at a time (the last few as part of the last eight) and appends each
+// eight as one word, of which it keeps the plain bytes before the first
+// that needs a look (so an escape costs no copy call, which matters for a
+// tool output that is itself JSON, with a quote every few bytes); a string
+// shorter than eight goes one byte at a time.
 func appendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
@@ -409,6 +410,19 @@ func appendString(dst []byte, s string) []byte {
 			keep := len(dst) + n
 			dst = binary.LittleEndian.AppendUint64(dst, w)[:keep]
 			if i += n; n == 8 {
+				continue
+			}
+		} else if len(s) >= 8 {
+			// The last r < 8 bytes, as the low bytes of the last eight.
+			r := len(s) - i
+			w := load64(s, len(s)-8) >> (64 - 8*r)
+			n := r
+			if u := unplain(w) & (highs >> (64 - 8*r)); u != 0 {
+				n = bits.TrailingZeros64(u) >> 3
+			}
+			keep := len(dst) + n
+			dst = binary.LittleEndian.AppendUint64(dst, w)[:keep]
+			if i += n; n == r {
 				continue
 			}
 		} else if c := s[i]; plain[c] {

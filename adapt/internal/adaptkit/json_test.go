@@ -271,3 +271,26 @@ func BenchmarkJSON(b *testing.B) {
 		})
 	}
 }
+
+// TestJSONStringEveryPosition: a byte that needs a look (an escape, a
+// multi-byte character, an invalid byte), or two, at every position of
+// strings of 1 to 24 bytes, which covers the eight-byte words, the last
+// few bytes read as part of the last eight, and strings shorter than eight.
+func TestJSONStringEveryPosition(t *testing.T) {
+	t.Parallel()
+	specials := []string{"\"", "\\", "<", ">", "&", "\n", "\x00", "\x1f", "\x7f", "é", "\u2028", "\xff", "日", "😀"}
+	for n := 1; n <= 24; n++ {
+		for p := range n {
+			for _, sp := range specials {
+				for _, q := range []int{-1, (p + 3) % n, n - 1} {
+					b := []byte(strings.Repeat("a", n))
+					if q >= 0 {
+						b[q] = '"'
+					}
+					s := string(b[:p]) + sp + string(b[p+1:])
+					require.Equal(t, reference([]string{s}), adaptkit.JSON([]string{s}), "%q", s)
+				}
+			}
+		}
+	}
+}
