@@ -31,9 +31,17 @@ func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 		m := &msgs[i]
 		switch {
 		case m.OfUser != nil:
+			if text, ok := onlyText(m.OfUser.Content); ok {
+				b.Message(chitta.RoleUser, text)
+				continue
+			}
 			b.SetRole(chitta.RoleUser)
 			addBlocks(b, m.OfUser.Content)
 		case m.OfAssistant != nil:
+			if text, ok := onlyText(m.OfAssistant.Content); ok {
+				b.Message(chitta.RoleAssistant, text)
+				continue
+			}
 			b.SetRole(chitta.RoleAssistant)
 			addBlocks(b, m.OfAssistant.Content)
 		case m.OfSystem != nil:
@@ -47,6 +55,14 @@ func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 		b.End()
 	}
 	return nil
+}
+
+// onlyText returns the text of blocks that are one text block.
+func onlyText(blocks []anthropic.ContentBlockParamUnion) (string, bool) {
+	if len(blocks) == 1 && blocks[0].OfText != nil {
+		return blocks[0].OfText.Text, true
+	}
+	return "", false
 }
 
 func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {

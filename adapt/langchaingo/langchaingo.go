@@ -52,6 +52,12 @@ func build(b *adaptkit.Builder, msgs []llms.MessageContent) error {
 		if !ok {
 			return fmt.Errorf("%w: message %d: role %q, want human, ai, system, tool, function or generic", chitta.ErrInvalidMessages, i, msgs[i].Role)
 		}
+		if parts := msgs[i].Parts; len(parts) == 1 {
+			if t, ok := parts[0].(llms.TextContent); ok {
+				b.Message(r, t.Text) // text only
+				continue
+			}
+		}
 		b.SetRole(r)
 		for _, p := range msgs[i].Parts {
 			addPart(b, p)

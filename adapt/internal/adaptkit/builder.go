@@ -18,7 +18,8 @@ import (
 //
 // Use: [Builder.Start] (or let [Messages] or [CompactBuilt] start it);
 // then for each message, in order, [Builder.SetRole], the Add methods and
-// CallID/ResultID, then [Builder.End]; after the last, [Builder.Finish].
+// CallID/ResultID, then [Builder.End] (or [Builder.Message] for a message
+// of one text piece); after the last, [Builder.Finish].
 // The text a message gets is exactly what [Text] builds from the same
 // pieces. The messages of one conversation share memory (their texts,
 // their ID slices), so one kept message keeps the conversation's composed
@@ -70,6 +71,31 @@ func (b *Builder) SetRole(r chitta.Role) {
 		m.Role = r
 	}
 	b.roleSet = true
+}
+
+// Message builds a whole message of role r whose text is the one piece s
+// and that has no tool IDs, as SetRole(r), Add(s) and End would, in one
+// call (half of a conversation's messages are such). It must come between
+// messages: at the start or after End.
+func (b *Builder) Message(r chitta.Role, s string) {
+	m := &b.out[b.next]
+	if !same(string(m.Role), string(r)) {
+		m.Role = r
+	}
+	if startsWord(s) || !blank(s) {
+		if !same(m.Content, s) {
+			m.Content = s
+		}
+	} else if m.Content != "" {
+		m.Content = ""
+	}
+	if m.ToolCallIDs != nil {
+		m.ToolCallIDs = nil
+	}
+	if m.ToolResultIDs != nil {
+		m.ToolResultIDs = nil
+	}
+	b.next++
 }
 
 // Add appends s as a piece of the current message's text unless it is

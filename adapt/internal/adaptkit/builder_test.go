@@ -79,6 +79,14 @@ func testBuilderMatchesText(t *testing.T, start func(n int) *adaptkit.Builder) {
 		want := make([]chitta.Message, n)
 		b := start(n)
 		for i := range n {
+			if rng.IntN(4) == 0 { // a whole message of one piece
+				r, s := roles[rng.IntN(len(roles))], word()
+				b.Message(r, s)
+				var ref adaptkit.Text
+				ref.Add(s)
+				want[i] = chitta.Message{Role: r, Content: ref.String()}
+				continue
+			}
 			var ref adaptkit.Text
 			if r := roles[rng.IntN(len(roles))]; r != "" {
 				b.SetRole(roles[rng.IntN(len(roles))]) // set twice: the last one counts
