@@ -35,6 +35,10 @@ func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 				b.Message(chitta.RoleUser, text)
 				continue
 			}
+			if id, text, ok := onlyTextResult(m.OfUser.Content); ok {
+				b.ResultMessage(chitta.RoleUser, id, text)
+				continue
+			}
 			b.SetRole(chitta.RoleUser)
 			addBlocks(b, m.OfUser.Content)
 		case m.OfAssistant != nil:
@@ -63,6 +67,19 @@ func onlyText(blocks []anthropic.ContentBlockParamUnion) (string, bool) {
 		return blocks[0].OfText.Text, true
 	}
 	return "", false
+}
+
+// onlyTextResult returns the tool_use ID and the text of blocks that are
+// one tool_result block of one text block.
+func onlyTextResult(blocks []anthropic.ContentBlockParamUnion) (id, text string, ok bool) {
+	if len(blocks) != 1 || blocks[0].OfToolResult == nil {
+		return "", "", false
+	}
+	r := blocks[0].OfToolResult
+	if len(r.Content) != 1 || r.Content[0].OfText == nil {
+		return "", "", false
+	}
+	return r.ToolUseID, r.Content[0].OfText.Text, true
 }
 
 func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {

@@ -40,6 +40,11 @@ func build(b *adaptkit.Builder, msgs []*schema.Message) error {
 			b.Message(chitta.Role(m.Role), m.Content) // text only
 			continue
 		}
+		if m.ReasoningContent == "" && len(m.MultiContent) == 0 && len(m.UserInputMultiContent) == 0 &&
+			len(m.AssistantGenMultiContent) == 0 && len(m.ToolCalls) == 0 {
+			b.ResultMessage(chitta.Role(m.Role), m.ToolCallID, m.Content) // a tool's text output
+			continue
+		}
 		b.SetRole(chitta.Role(m.Role))
 		b.Add(m.ReasoningContent)
 		b.Add(m.Content)

@@ -53,9 +53,15 @@ func build(b *adaptkit.Builder, msgs []llms.MessageContent) error {
 			return fmt.Errorf("%w: message %d: role %q, want human, ai, system, tool, function or generic", chitta.ErrInvalidMessages, i, msgs[i].Role)
 		}
 		if parts := msgs[i].Parts; len(parts) == 1 {
-			if t, ok := parts[0].(llms.TextContent); ok {
-				b.Message(r, t.Text) // text only
+			switch p := parts[0].(type) {
+			case llms.TextContent:
+				b.Message(r, p.Text) // text only
 				continue
+			case llms.ToolCallResponse:
+				if p.ToolCallID != "" {
+					b.ResultMessage(r, p.ToolCallID, p.Content) // a tool's text output
+					continue
+				}
 			}
 		}
 		b.SetRole(r)

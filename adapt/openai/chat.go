@@ -107,6 +107,10 @@ func buildChat(b *adaptkit.Builder, msgs []openai.ChatCompletionMessageParamUnio
 				b.AddCall(fc.Name, fc.Arguments)
 			}
 		case u.OfTool != nil:
+			if id := u.OfTool.ToolCallID; id != "" && len(u.OfTool.Content.OfArrayOfContentParts) == 0 {
+				b.ResultMessage(chitta.RoleTool, id, u.OfTool.Content.OfString.Value) // text only
+				continue
+			}
 			b.SetRole(chitta.RoleTool)
 			resultID(b, u.OfTool.ToolCallID)
 			b.Add(u.OfTool.Content.OfString.Value)

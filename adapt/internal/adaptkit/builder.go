@@ -78,6 +78,29 @@ func (b *Builder) SetRole(r chitta.Role) {
 // call (half of a conversation's messages are such). It must come between
 // messages: at the start or after End.
 func (b *Builder) Message(r chitta.Role, s string) {
+	m := b.whole(r, s)
+	if m.ToolResultIDs != nil {
+		m.ToolResultIDs = nil
+	}
+	b.next++
+}
+
+// ResultMessage builds a whole message of role r that carries the result
+// of tool call id as the one piece of text s, as SetRole(r), ResultID(id),
+// Add(s) and End would, in one call (a tool's output, a quarter to a half
+// of an agent's messages). It must come between messages.
+func (b *Builder) ResultMessage(r chitta.Role, id, s string) {
+	m := b.whole(r, s)
+	b.results = append(b.results, id)
+	n := len(b.results)
+	m.ToolResultIDs = b.results[b.resultStart:n:n]
+	b.resultStart = n
+	b.next++
+}
+
+// whole writes the role, the text and the (no) tool calls of a whole
+// message of one piece into the current slot, which it returns.
+func (b *Builder) whole(r chitta.Role, s string) *chitta.Message {
 	m := &b.out[b.next]
 	if !same(string(m.Role), string(r)) {
 		m.Role = r
@@ -92,10 +115,7 @@ func (b *Builder) Message(r chitta.Role, s string) {
 	if m.ToolCallIDs != nil {
 		m.ToolCallIDs = nil
 	}
-	if m.ToolResultIDs != nil {
-		m.ToolResultIDs = nil
-	}
-	b.next++
+	return m
 }
 
 // Add appends s as a piece of the current message's text unless it is

@@ -81,10 +81,16 @@ func testBuilderMatchesText(t *testing.T, start func(n int) *adaptkit.Builder) {
 		for i := range n {
 			if rng.IntN(4) == 0 { // a whole message of one piece
 				r, s := roles[rng.IntN(len(roles))], word()
-				b.Message(r, s)
 				var ref adaptkit.Text
 				ref.Add(s)
 				want[i] = chitta.Message{Role: r, Content: ref.String()}
+				if rng.IntN(2) == 0 {
+					b.Message(r, s)
+				} else {
+					id := word()
+					b.ResultMessage(r, id, s)
+					want[i].ToolResultIDs = []string{id}
+				}
 				continue
 			}
 			var ref adaptkit.Text
