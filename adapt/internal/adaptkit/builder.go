@@ -19,19 +19,22 @@ import (
 // Use: [Builder.Start] (or let [Messages] or [CompactBuilt] start it);
 // then for each message, in order, [Builder.SetRole], the Add methods and
 // CallID/ResultID, then [Builder.End] (or [Builder.Message] for a message
-// of one text piece); after the last, [Builder.Finish].
-// The text a message gets is exactly what [Text] builds from the same
-// pieces. The messages of one conversation share memory (their texts,
-// their ID slices), so one kept message keeps the conversation's composed
-// texts alive. The zero value is ready for Start; a Builder is not safe
-// for concurrent use.
+// of one text piece, [Builder.ResultMessage] for a tool's text output);
+// after the last, [Builder.Finish]. The text a message gets is exactly
+// what [Text] builds from the same pieces. The messages of one
+// conversation share memory (their texts, their ID slices), so one kept
+// message keeps the conversation's composed texts alive; a pooled Builder
+// also lets a message keep the composed text its slot held from the
+// previous conversation when it is equal. The zero value is ready for
+// Start; a Builder is not safe for concurrent use.
 type Builder struct {
-	out     []chitta.Message
-	next    int    // the message End fills
-	buf     []byte // composed texts of the messages so far
-	text    place  // where the current message's text is
-	roleSet bool   // SetRole was called for the current message
-	pending []span // messages whose text lives in buf, filled by Finish
+	out      []chitta.Message
+	next     int    // the message End fills
+	buf      []byte // composed texts of the messages so far
+	text     place  // where the current message's text is
+	roleSet  bool   // SetRole was called for the current message
+	pending  []span // messages whose text lives in buf, filled by Finish
+	composed int    // where in buf the current message's composed text starts
 
 	calls, results         []string // tool IDs of every message
 	callStart, resultStart int      // where the current message's IDs begin
@@ -257,7 +260,18 @@ func (b *Builder) End() {
 			m.Content = ""
 		}
 	case textBuf:
-		b.pending = append(b.pending, span{b.next, len(b.buf)})
+		// A composed text equal to the one the slot already holds is kept
+		// and dropped from buf: a pooled Builder converting the same
+		// conversation again (an agent compacting its whole history every
+		// turn) then allocates, and writes, no text. A kept text is shared
+		// with the previous conversation's message, which is safe: strings
+		// are never written.
+		if string(b.buf[b.composed:]) == m.Content {
+			b.buf = b.buf[:b.composed]
+		} else {
+			b.pending = append(b.pending, span{b.next, len(b.buf)})
+			b.composed = len(b.buf)
+		}
 	}
 	if n := len(b.calls); n > b.callStart {
 		m.ToolCallIDs = b.calls[b.callStart:n:n]
@@ -275,8 +289,9 @@ func (b *Builder) End() {
 	b.text, b.roleSet = textNone, false
 }
 
-// Finish sets the Content of the messages whose text was composed, from
-// one string holding all of them, and returns the messages.
+// Finish sets the Content of the messages whose text was composed (and
+// differs from what their slots held, see End) from one string holding
+// all of them, and returns the messages.
 func (b *Builder) Finish() []chitta.Message {
 	all := string(b.buf)
 	start := 0
