@@ -123,7 +123,7 @@ func (b *Builder) whole(r chitta.Role, s string) *chitta.Message {
 
 // Add appends s as a piece of the current message's text unless it is
 // blank, like [Text.Add]. The usual case, a message's first piece starting
-// with a word, is decided inline.
+// with a word, is decided without calling blank.
 func (b *Builder) Add(s string) {
 	if b.text == textNone && startsWord(s) {
 		b.first(s)
