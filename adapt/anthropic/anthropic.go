@@ -31,9 +31,21 @@ func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 		m := &msgs[i]
 		switch {
 		case m.OfUser != nil:
+			if text, ok := onlyText(m.OfUser.Content); ok {
+				b.Message(chitta.RoleUser, text)
+				continue
+			}
+			if id, text, ok := onlyTextResult(m.OfUser.Content); ok {
+				b.ResultMessage(chitta.RoleUser, id, text)
+				continue
+			}
 			b.SetRole(chitta.RoleUser)
 			addBlocks(b, m.OfUser.Content)
 		case m.OfAssistant != nil:
+			if text, ok := onlyText(m.OfAssistant.Content); ok {
+				b.Message(chitta.RoleAssistant, text)
+				continue
+			}
 			b.SetRole(chitta.RoleAssistant)
 			addBlocks(b, m.OfAssistant.Content)
 		case m.OfSystem != nil:
@@ -47,6 +59,27 @@ func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 		b.End()
 	}
 	return nil
+}
+
+// onlyText returns the text of blocks that are one text block.
+func onlyText(blocks []anthropic.ContentBlockParamUnion) (string, bool) {
+	if len(blocks) == 1 && blocks[0].OfText != nil {
+		return blocks[0].OfText.Text, true
+	}
+	return "", false
+}
+
+// onlyTextResult returns the tool_use ID and the text of blocks that are
+// one tool_result block of one text block.
+func onlyTextResult(blocks []anthropic.ContentBlockParamUnion) (id, text string, ok bool) {
+	if len(blocks) != 1 || blocks[0].OfToolResult == nil {
+		return "", "", false
+	}
+	r := blocks[0].OfToolResult
+	if len(r.Content) != 1 || r.Content[0].OfText == nil {
+		return "", "", false
+	}
+	return r.ToolUseID, r.Content[0].OfText.Text, true
 }
 
 func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {

@@ -9,24 +9,26 @@ import (
 	"github.com/chitta-go/chitta/adapt/internal/adaptbench"
 )
 
-// benchConversation is adaptbench.Conversation(n) as anthropic messages:
-// the tool_use input is a map[string]any, as a caller building it in Go
-// has it.
+// benchConstructors build the benchmark conversations as anthropic
+// messages: the tool_use input is a map[string]any, as a caller building it
+// in Go has it.
+var benchConstructors = adaptbench.Constructors[sdk.MessageParam]{
+	Ask: func(s adaptbench.Step) sdk.MessageParam {
+		return sdk.NewUserMessage(sdk.NewTextBlock(s.Text))
+	},
+	Call: func(s adaptbench.Step) sdk.MessageParam {
+		return sdk.NewAssistantMessage(sdk.NewToolUseBlock(s.ID, s.Input, s.Tool))
+	},
+	Result: func(s adaptbench.Step) sdk.MessageParam {
+		return sdk.NewUserMessage(sdk.NewToolResultBlock(s.ID, s.Text, false))
+	},
+	Answer: func(s adaptbench.Step) sdk.MessageParam {
+		return sdk.NewAssistantMessage(sdk.NewTextBlock(s.Text))
+	},
+}
+
 func benchConversation(n int) []sdk.MessageParam {
-	return adaptbench.Conversation(n, adaptbench.Constructors[sdk.MessageParam]{
-		Ask: func(s adaptbench.Step) sdk.MessageParam {
-			return sdk.NewUserMessage(sdk.NewTextBlock(s.Text))
-		},
-		Call: func(s adaptbench.Step) sdk.MessageParam {
-			return sdk.NewAssistantMessage(sdk.NewToolUseBlock(s.ID, map[string]any{"cmd": s.Cmd}, s.Tool))
-		},
-		Result: func(s adaptbench.Step) sdk.MessageParam {
-			return sdk.NewUserMessage(sdk.NewToolResultBlock(s.ID, s.Text, false))
-		},
-		Answer: func(s adaptbench.Step) sdk.MessageParam {
-			return sdk.NewAssistantMessage(sdk.NewTextBlock(s.Text))
-		},
-	})
+	return adaptbench.Conversation(n, benchConstructors)
 }
 
 // BenchmarkCompact compares the adapter (conversion included) with
@@ -34,6 +36,12 @@ func benchConversation(n int) []sdk.MessageParam {
 // an embedder and with a HashEmbedder.
 func BenchmarkCompact(b *testing.B) {
 	adaptbench.Compact(b, benchConversation(1000), anthropic.Messages, anthropic.Compact)
+}
+
+// BenchmarkCompactTau is BenchmarkCompact on the first 1 000 messages of
+// the tau-bench runs in the shared data (adaptbench.TauSteps).
+func BenchmarkCompactTau(b *testing.B) {
+	adaptbench.Compact(b, adaptbench.Build(adaptbench.TauSteps(b, 1000), benchConstructors), anthropic.Messages, anthropic.Compact)
 }
 
 // BenchmarkMessages is the conversion alone, into new messages.

@@ -35,6 +35,16 @@ func build(b *adaptkit.Builder, msgs []*schema.Message) error {
 		if m == nil {
 			return fmt.Errorf("%w: message %d: nil *schema.Message", chitta.ErrInvalidMessages, i)
 		}
+		if m.ReasoningContent == "" && len(m.MultiContent) == 0 && len(m.UserInputMultiContent) == 0 &&
+			len(m.AssistantGenMultiContent) == 0 && len(m.ToolCalls) == 0 && m.ToolCallID == "" {
+			b.Message(chitta.Role(m.Role), m.Content) // text only
+			continue
+		}
+		if m.ReasoningContent == "" && len(m.MultiContent) == 0 && len(m.UserInputMultiContent) == 0 &&
+			len(m.AssistantGenMultiContent) == 0 && len(m.ToolCalls) == 0 {
+			b.ResultMessage(chitta.Role(m.Role), m.ToolCallID, m.Content) // a tool's text output
+			continue
+		}
 		b.SetRole(chitta.Role(m.Role))
 		b.Add(m.ReasoningContent)
 		b.Add(m.Content)

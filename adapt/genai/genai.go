@@ -39,14 +39,20 @@ func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 		if c == nil {
 			return fmt.Errorf("%w: message %d: nil *genai.Content", chitta.ErrInvalidMessages, i)
 		}
+		var role chitta.Role
 		switch c.Role {
 		case genai.RoleUser, "":
-			b.SetRole(chitta.RoleUser)
+			role = chitta.RoleUser
 		case genai.RoleModel:
-			b.SetRole(chitta.RoleAssistant)
+			role = chitta.RoleAssistant
 		default:
 			return fmt.Errorf("%w: message %d: role %q, want user or model", chitta.ErrInvalidMessages, i, c.Role)
 		}
+		if text, ok := onlyText(c.Parts); ok {
+			b.Message(role, text)
+			continue
+		}
+		b.SetRole(role)
 		newTurn := true
 		for j, p := range c.Parts {
 			if p == nil {
@@ -73,7 +79,7 @@ func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 				if id != "" {
 					b.ResultID(id)
 				}
-				b.AddCallJSON(p.FunctionResponse.Name, p.FunctionResponse.Response)
+				b.AddResultJSON(p.FunctionResponse.Name, p.FunctionResponse.Response)
 			case p.ToolCall != nil:
 				if p.ToolCall.ID != "" {
 					b.CallID(p.ToolCall.ID)
@@ -83,7 +89,7 @@ func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 				if p.ToolResponse.ID != "" {
 					b.ResultID(p.ToolResponse.ID)
 				}
-				b.AddCallJSON(string(p.ToolResponse.ToolType), p.ToolResponse.Response)
+				b.AddResultJSON(string(p.ToolResponse.ToolType), p.ToolResponse.Response)
 			case p.Text != "":
 				b.Add(p.Text)
 			case p.InlineData != nil:
@@ -103,6 +109,19 @@ func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 		b.End()
 	}
 	return nil
+}
+
+// onlyText returns the text of parts that are one text part (one that the
+// switch in build reads as text).
+func onlyText(parts []*genai.Part) (string, bool) {
+	if len(parts) != 1 {
+		return "", false
+	}
+	p := parts[0]
+	if p == nil || p.FunctionCall != nil || p.FunctionResponse != nil || p.ToolCall != nil || p.ToolResponse != nil || p.Text == "" {
+		return "", false
+	}
+	return p.Text, true
 }
 
 func media(mime string) string {

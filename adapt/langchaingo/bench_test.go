@@ -9,24 +9,26 @@ import (
 	"github.com/chitta-go/chitta/adapt/langchaingo"
 )
 
-// benchConversation is adaptbench.Conversation(n) as langchaingo
-// messages: a tool call with its arguments as a JSON string, the result
-// as a tool call response.
+// benchConstructors build the benchmark conversations as langchaingo
+// messages: a tool call with its arguments as a JSON string, the result as
+// a tool call response.
+var benchConstructors = adaptbench.Constructors[llms.MessageContent]{
+	Ask: func(s adaptbench.Step) llms.MessageContent {
+		return llms.TextParts(llms.ChatMessageTypeHuman, s.Text)
+	},
+	Call: func(s adaptbench.Step) llms.MessageContent {
+		return llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{llms.ToolCall{ID: s.ID, Type: "function", FunctionCall: &llms.FunctionCall{Name: s.Tool, Arguments: s.Args}}}}
+	},
+	Result: func(s adaptbench.Step) llms.MessageContent {
+		return llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: s.ID, Name: s.Tool, Content: s.Text}}}
+	},
+	Answer: func(s adaptbench.Step) llms.MessageContent {
+		return llms.TextParts(llms.ChatMessageTypeAI, s.Text)
+	},
+}
+
 func benchConversation(n int) []llms.MessageContent {
-	return adaptbench.Conversation(n, adaptbench.Constructors[llms.MessageContent]{
-		Ask: func(s adaptbench.Step) llms.MessageContent {
-			return llms.TextParts(llms.ChatMessageTypeHuman, s.Text)
-		},
-		Call: func(s adaptbench.Step) llms.MessageContent {
-			return llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{llms.ToolCall{ID: s.ID, Type: "function", FunctionCall: &llms.FunctionCall{Name: s.Tool, Arguments: s.Args}}}}
-		},
-		Result: func(s adaptbench.Step) llms.MessageContent {
-			return llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: s.ID, Name: "bash", Content: s.Text}}}
-		},
-		Answer: func(s adaptbench.Step) llms.MessageContent {
-			return llms.TextParts(llms.ChatMessageTypeAI, s.Text)
-		},
-	})
+	return adaptbench.Conversation(n, benchConstructors)
 }
 
 // BenchmarkCompact compares the adapter (conversion included) with
@@ -34,6 +36,12 @@ func benchConversation(n int) []llms.MessageContent {
 // an embedder and with a HashEmbedder.
 func BenchmarkCompact(b *testing.B) {
 	adaptbench.Compact(b, benchConversation(1000), langchaingo.Messages, langchaingo.Compact)
+}
+
+// BenchmarkCompactTau is BenchmarkCompact on the first 1 000 messages of
+// the tau-bench runs in the shared data (adaptbench.TauSteps).
+func BenchmarkCompactTau(b *testing.B) {
+	adaptbench.Compact(b, adaptbench.Build(adaptbench.TauSteps(b, 1000), benchConstructors), langchaingo.Messages, langchaingo.Compact)
 }
 
 // BenchmarkMessages is the conversion alone, into new messages.

@@ -21,13 +21,22 @@ import (
 	"github.com/chitta-go/chitta/adapt/internal/adaptkit"
 )
 
-var roles = map[llms.ChatMessageType]chitta.Role{
-	llms.ChatMessageTypeHuman:    chitta.RoleUser,
-	llms.ChatMessageTypeGeneric:  chitta.RoleUser,
-	llms.ChatMessageTypeAI:       chitta.RoleAssistant,
-	llms.ChatMessageTypeSystem:   chitta.RoleSystem,
-	llms.ChatMessageTypeTool:     chitta.RoleTool,
-	llms.ChatMessageTypeFunction: "function",
+// role maps a langchaingo role to chitta's (a switch: a map look-up costs
+// a third of a short message's conversion).
+func role(t llms.ChatMessageType) (chitta.Role, bool) {
+	switch t {
+	case llms.ChatMessageTypeHuman, llms.ChatMessageTypeGeneric:
+		return chitta.RoleUser, true
+	case llms.ChatMessageTypeAI:
+		return chitta.RoleAssistant, true
+	case llms.ChatMessageTypeSystem:
+		return chitta.RoleSystem, true
+	case llms.ChatMessageTypeTool:
+		return chitta.RoleTool, true
+	case llms.ChatMessageTypeFunction:
+		return "function", true
+	}
+	return "", false
 }
 
 // Messages converts msgs to chitta messages, index for index, with Content
@@ -39,11 +48,23 @@ func Messages(msgs []llms.MessageContent) ([]chitta.Message, error) {
 
 func build(b *adaptkit.Builder, msgs []llms.MessageContent) error {
 	for i := range msgs {
-		role, ok := roles[msgs[i].Role]
+		r, ok := role(msgs[i].Role)
 		if !ok {
 			return fmt.Errorf("%w: message %d: role %q, want human, ai, system, tool, function or generic", chitta.ErrInvalidMessages, i, msgs[i].Role)
 		}
-		b.SetRole(role)
+		if parts := msgs[i].Parts; len(parts) == 1 {
+			switch p := parts[0].(type) {
+			case llms.TextContent:
+				b.Message(r, p.Text) // text only
+				continue
+			case llms.ToolCallResponse:
+				if p.ToolCallID != "" {
+					b.ResultMessage(r, p.ToolCallID, p.Content) // a tool's text output
+					continue
+				}
+			}
+		}
+		b.SetRole(r)
 		for _, p := range msgs[i].Parts {
 			addPart(b, p)
 		}

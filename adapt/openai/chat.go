@@ -48,6 +48,10 @@ func buildChat(b *adaptkit.Builder, msgs []openai.ChatCompletionMessageParamUnio
 			b.Add(u.OfDeveloper.Content.OfString.Value)
 			addTextParts(b, u.OfDeveloper.Content.OfArrayOfContentParts)
 		case u.OfUser != nil:
+			if len(u.OfUser.Content.OfArrayOfContentParts) == 0 {
+				b.Message(chitta.RoleUser, u.OfUser.Content.OfString.Value)
+				continue
+			}
 			b.SetRole(chitta.RoleUser)
 			b.Add(u.OfUser.Content.OfString.Value)
 			for _, p := range u.OfUser.Content.OfArrayOfContentParts {
@@ -66,6 +70,11 @@ func buildChat(b *adaptkit.Builder, msgs []openai.ChatCompletionMessageParamUnio
 			}
 		case u.OfAssistant != nil:
 			a := u.OfAssistant
+			//lint:ignore SA1019 the legacy function_call is read below
+			if len(a.Content.OfArrayOfContentParts) == 0 && a.Refusal.Value == "" && len(a.ToolCalls) == 0 && a.FunctionCall.Name == "" && a.FunctionCall.Arguments == "" {
+				b.Message(chitta.RoleAssistant, a.Content.OfString.Value) // text only
+				continue
+			}
 			b.SetRole(chitta.RoleAssistant)
 			b.Add(a.Content.OfString.Value)
 			for _, p := range a.Content.OfArrayOfContentParts {
@@ -98,6 +107,10 @@ func buildChat(b *adaptkit.Builder, msgs []openai.ChatCompletionMessageParamUnio
 				b.AddCall(fc.Name, fc.Arguments)
 			}
 		case u.OfTool != nil:
+			if id := u.OfTool.ToolCallID; id != "" && len(u.OfTool.Content.OfArrayOfContentParts) == 0 {
+				b.ResultMessage(chitta.RoleTool, id, u.OfTool.Content.OfString.Value) // text only
+				continue
+			}
 			b.SetRole(chitta.RoleTool)
 			resultID(b, u.OfTool.ToolCallID)
 			b.Add(u.OfTool.Content.OfString.Value)

@@ -35,6 +35,10 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 		isReasoning := false
 		switch {
 		case it.OfMessage != nil:
+			if reasoning == "" && len(it.OfMessage.Content.OfInputItemContentList) == 0 {
+				b.Message(chitta.Role(it.OfMessage.Role), it.OfMessage.Content.OfString.Value) // text only
+				continue
+			}
 			b.SetRole(chitta.Role(it.OfMessage.Role))
 			b.Add(it.OfMessage.Content.OfString.Value)
 			addInputContent(b, it.OfMessage.Content.OfInputItemContentList)

@@ -38,8 +38,8 @@ func (t *Text) String() string { return t.b.String() }
 // base64). Tool-argument shapes (map[string]any, []any, strings, numbers,
 // bools) are encoded without reflection, with the same bytes.
 func JSON(v any) string {
-	var keys []string
-	return string(appendJSON(nil, v, &keys))
+	var e encoder
+	return string(appendJSON(nil, v, &e))
 }
 
 // Compact converts msgs with convert, compacts them with chitta.Compact,

@@ -3,6 +3,7 @@ package adaptkit
 import (
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/chitta-go/chitta"
 )
@@ -17,23 +18,27 @@ import (
 //
 // Use: [Builder.Start] (or let [Messages] or [CompactBuilt] start it);
 // then for each message, in order, [Builder.SetRole], the Add methods and
-// CallID/ResultID, then [Builder.End]; after the last, [Builder.Finish].
-// The text a message gets is exactly what [Text] builds from the same
-// pieces. The messages of one conversation share memory (their texts,
-// their ID slices), so one kept message keeps the conversation's composed
-// texts alive. The zero value is ready for Start; a Builder is not safe
-// for concurrent use.
+// CallID/ResultID, then [Builder.End] (or [Builder.Message] for a message
+// of one text piece, [Builder.ResultMessage] for a tool's text output);
+// after the last, [Builder.Finish]. The text a message gets is exactly
+// what [Text] builds from the same pieces. The messages of one
+// conversation share memory (their texts, their ID slices), so one kept
+// message keeps the conversation's composed texts alive; a pooled Builder
+// also lets a message keep the composed text its slot held from the
+// previous conversation when it is equal. The zero value is ready for
+// Start; a Builder is not safe for concurrent use.
 type Builder struct {
-	out     []chitta.Message
-	next    int    // the message End fills
-	buf     []byte // composed texts of the messages so far
-	text    place  // where the current message's text is
-	roleSet bool   // SetRole was called for the current message
-	pending []span // messages whose text lives in buf, filled by Finish
+	out      []chitta.Message
+	next     int    // the message End fills
+	buf      []byte // composed texts of the messages so far
+	text     place  // where the current message's text is
+	roleSet  bool   // SetRole was called for the current message
+	pending  []span // messages whose text lives in buf, filled by Finish
+	composed int    // where in buf the current message's composed text starts
 
 	calls, results         []string // tool IDs of every message
 	callStart, resultStart int      // where the current message's IDs begin
-	keys                   []string // scratch for sorting map keys
+	enc                    encoder  // appendJSON's scratch
 
 	lastCalls, lastResults int // IDs of the previous conversation (pooled builders)
 }
@@ -59,28 +64,88 @@ type span struct{ i, end int }
 
 // Start begins a conversation of n messages, in new memory.
 func (b *Builder) Start(n int) {
-	*b = Builder{out: make([]chitta.Message, n), keys: b.keys[:0]}
+	b.enc.reset()
+	*b = Builder{out: make([]chitta.Message, n), enc: b.enc}
 }
 
 // SetRole sets the role of the current message.
 func (b *Builder) SetRole(r chitta.Role) {
-	if m := &b.out[b.next]; m.Role != r {
+	if m := &b.out[b.next]; !same(string(m.Role), string(r)) {
 		m.Role = r
 	}
 	b.roleSet = true
 }
 
+// Message builds a whole message of role r whose text is the one piece s
+// and that has no tool IDs, as SetRole(r), Add(s) and End would, in one
+// call (half of a conversation's messages are such). It must come between
+// messages: at the start or after End.
+func (b *Builder) Message(r chitta.Role, s string) {
+	m := b.whole(r, s)
+	if m.ToolResultIDs != nil {
+		m.ToolResultIDs = nil
+	}
+	b.next++
+}
+
+// ResultMessage builds a whole message of role r that carries the result
+// of tool call id as the one piece of text s, as SetRole(r), ResultID(id),
+// Add(s) and End would, in one call (a tool's output, a quarter to a half
+// of an agent's messages). It must come between messages.
+func (b *Builder) ResultMessage(r chitta.Role, id, s string) {
+	m := b.whole(r, s)
+	b.results = append(b.results, id)
+	n := len(b.results)
+	m.ToolResultIDs = b.results[b.resultStart:n:n]
+	b.resultStart = n
+	b.next++
+}
+
+// whole writes the role, the text and the (no) tool calls of a whole
+// message of one piece into the current slot, which it returns.
+func (b *Builder) whole(r chitta.Role, s string) *chitta.Message {
+	m := &b.out[b.next]
+	if !same(string(m.Role), string(r)) {
+		m.Role = r
+	}
+	if startsWord(s) || !blank(s) {
+		if !same(m.Content, s) {
+			m.Content = s
+		}
+	} else if m.Content != "" {
+		m.Content = ""
+	}
+	if m.ToolCallIDs != nil {
+		m.ToolCallIDs = nil
+	}
+	return m
+}
+
 // Add appends s as a piece of the current message's text unless it is
-// blank, like [Text.Add].
+// blank, like [Text.Add]. The usual case, a message's first piece starting
+// with a word, is decided without calling blank.
 func (b *Builder) Add(s string) {
-	if blank(s) {
+	if b.text == textNone && startsWord(s) {
+		b.first(s)
+		return
+	}
+	b.add(s)
+}
+
+// first makes s, not blank, the current message's only piece so far.
+func (b *Builder) first(s string) {
+	if m := &b.out[b.next]; !same(m.Content, s) {
+		m.Content = s
+	}
+	b.text = textSlot
+}
+
+func (b *Builder) add(s string) {
+	if !startsWord(s) && blank(s) {
 		return
 	}
 	if b.text == textNone {
-		if m := &b.out[b.next]; m.Content != s {
-			m.Content = s
-		}
-		b.text = textSlot
+		b.first(s)
 		return
 	}
 	mark := b.open()
@@ -101,10 +166,29 @@ func (b *Builder) AddCall(name, args string) {
 // AddCallJSON appends the piece name + " " + JSON(args), like
 // Add(name + " " + JSON(args)), encoding args straight into the buffer.
 func (b *Builder) AddCallJSON(name string, args any) {
+	b.addNamedJSON(name, args, laneCall)
+}
+
+// AddResultJSON is [Builder.AddCallJSON] for a tool's response: the same
+// text, with the key sets of responses remembered apart from those of
+// calls (see encoder).
+func (b *Builder) AddResultJSON(name string, response any) {
+	b.addNamedJSON(name, response, laneResult)
+}
+
+func (b *Builder) addNamedJSON(name string, v any, lane uint8) {
 	mark := b.open()
 	b.buf = append(b.buf, name...)
 	b.buf = append(b.buf, ' ')
-	b.buf = appendJSON(b.buf, args, &b.keys)
+	b.enc.tool, b.enc.lane = name, lane
+	if m, ok := v.(map[string]any); ok { // the usual arguments: straight to appendMap
+		start := len(b.buf)
+		if b.buf, ok = appendMap(b.buf, m, &b.enc, 0); !ok {
+			b.buf = appendJSON(b.buf[:start], v, &b.enc)
+		}
+	} else {
+		b.buf = appendJSON(b.buf, v, &b.enc)
+	}
 	b.close(mark)
 }
 
@@ -115,7 +199,8 @@ func (b *Builder) AddJSON(v any) {
 		return
 	}
 	mark := b.open()
-	b.buf = appendJSON(b.buf, v, &b.keys)
+	b.enc.tool, b.enc.lane = "", laneOther
+	b.buf = appendJSON(b.buf, v, &b.enc)
 	b.close(mark)
 }
 
@@ -150,7 +235,7 @@ func (b *Builder) close(mark int) {
 	if b.text != textNone {
 		piece = piece[1:]
 	}
-	if blank(piece) {
+	if !startsWord(piece) && blank(piece) {
 		b.buf = b.buf[:mark]
 		return
 	}
@@ -175,29 +260,38 @@ func (b *Builder) End() {
 			m.Content = ""
 		}
 	case textBuf:
-		b.pending = append(b.pending, span{b.next, len(b.buf)})
+		// A composed text equal to the one the slot already holds is kept
+		// and dropped from buf: a pooled Builder converting the same
+		// conversation again (an agent compacting its whole history every
+		// turn) then allocates, and writes, no text. A kept text is shared
+		// with the previous conversation's message, which is safe: strings
+		// are never written.
+		if string(b.buf[b.composed:]) == m.Content {
+			b.buf = b.buf[:b.composed]
+		} else {
+			b.pending = append(b.pending, span{b.next, len(b.buf)})
+			b.composed = len(b.buf)
+		}
 	}
-	var calls, results []string
 	if n := len(b.calls); n > b.callStart {
-		calls = b.calls[b.callStart:n:n]
+		m.ToolCallIDs = b.calls[b.callStart:n:n]
 		b.callStart = n
-	}
-	if calls != nil || m.ToolCallIDs != nil {
-		m.ToolCallIDs = calls
+	} else if m.ToolCallIDs != nil {
+		m.ToolCallIDs = nil
 	}
 	if n := len(b.results); n > b.resultStart {
-		results = b.results[b.resultStart:n:n]
+		m.ToolResultIDs = b.results[b.resultStart:n:n]
 		b.resultStart = n
-	}
-	if results != nil || m.ToolResultIDs != nil {
-		m.ToolResultIDs = results
+	} else if m.ToolResultIDs != nil {
+		m.ToolResultIDs = nil
 	}
 	b.next++
 	b.text, b.roleSet = textNone, false
 }
 
-// Finish sets the Content of the messages whose text was composed, from
-// one string holding all of them, and returns the messages.
+// Finish sets the Content of the messages whose text was composed (and
+// differs from what their slots held, see End) from one string holding
+// all of them, and returns the messages.
 func (b *Builder) Finish() []chitta.Message {
 	all := string(b.buf)
 	start := 0
@@ -206,6 +300,21 @@ func (b *Builder) Finish() []chitta.Message {
 		start = p.end
 	}
 	return b.out
+}
+
+// same reports whether a and b are the same string in memory (the same
+// length at the same address): a field that already holds the string it
+// is about to be given is left alone (see place) without comparing bytes;
+// equal strings elsewhere in memory compare unequal and are written.
+func same(a, b string) bool {
+	return len(a) == len(b) && unsafe.StringData(a) == unsafe.StringData(b)
+}
+
+// startsWord reports whether s starts with a printable ASCII byte other
+// than a space, which makes it not blank: the usual first byte of a text,
+// tested inline before the call to blank.
+func startsWord[S string | []byte](s S) bool {
+	return len(s) > 0 && s[0] > ' ' && s[0] < utf8.RuneSelf
 }
 
 // blank reports whether s is empty or white space only, as

@@ -2,7 +2,9 @@ package adaptkit_test
 
 import (
 	"encoding/json"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -45,12 +47,15 @@ func TestBuilder(t *testing.T) {
 // set for it (none when SetRole was not called): in new memory (Start),
 // and in a pooled Builder's memory, where every message slot still holds
 // what the previous conversation left there (Reuse), which the Builder
-// overwrites only where it differs.
+// overwrites only where it differs. In the pooled memory each conversation
+// is built three times: as it is, again unchanged (every slot already
+// holds its text, which the Builder keeps), and again with about one word
+// in six changed.
 func TestBuilderMatchesText(t *testing.T) {
 	t.Parallel()
 	t.Run("new memory", func(t *testing.T) {
 		t.Parallel()
-		testBuilderMatchesText(t, func(n int) *adaptkit.Builder {
+		testBuilderMatchesText(t, 1, func(n int) *adaptkit.Builder {
 			b := new(adaptkit.Builder)
 			b.Start(n)
 			return b
@@ -59,24 +64,70 @@ func TestBuilderMatchesText(t *testing.T) {
 	t.Run("reused memory", func(t *testing.T) {
 		t.Parallel()
 		var pooled adaptkit.Builder
-		testBuilderMatchesText(t, func(n int) *adaptkit.Builder {
+		testBuilderMatchesText(t, 3, func(n int) *adaptkit.Builder {
 			pooled.Reuse(n)
 			return &pooled
 		})
 	})
 }
 
-func testBuilderMatchesText(t *testing.T, start func(n int) *adaptkit.Builder) {
-	rng := rand.New(rand.NewPCG(11, 7))
+func testBuilderMatchesText(t *testing.T, passes int, start func(n int) *adaptkit.Builder) {
+	for trial := range 300 {
+		var kept []chitta.Message // the first pass's messages, which later passes must not change
+		for pass := range passes {
+			rng := rand.New(rand.NewPCG(11, uint64(trial)))
+			mutate := rand.New(rand.NewPCG(13, uint64(trial)))
+			got := buildTrial(t, rng, mutate, pass == 2, start)
+			if pass == 0 && passes > 1 {
+				kept = slices.Clone(got)
+			}
+		}
+		if kept != nil {
+			rng := rand.New(rand.NewPCG(11, uint64(trial)))
+			want := buildTrial(t, rng, nil, false, func(n int) *adaptkit.Builder {
+				b := new(adaptkit.Builder)
+				b.Start(n)
+				return b
+			})
+			require.Equal(t, want, kept, "trial %d: a later conversation changed an earlier one's messages", trial)
+		}
+	}
+}
+
+// buildTrial builds a random conversation drawn from rng in start(n), with
+// about one word in six replaced (drawn from mutate) when changed, checks
+// it against Text and the IDs added, and returns it.
+func buildTrial(t *testing.T, rng, mutate *rand.Rand, changed bool, start func(n int) *adaptkit.Builder) []chitta.Message {
 	roles := []chitta.Role{"", chitta.RoleUser, chitta.RoleAssistant, chitta.RoleTool}
 	words := []string{"", " ", "\n\t", "\v\f\r", "\u00a0", "\u3000\u0085", "\u3000x", "a", " b ", "read_file", "ü\u2028", "x\ny"}
-	args := []any{nil, "", " ", "s", json.RawMessage(`{"a": 1}`), map[string]any{"path": "a.go", "n": 2.0}, []any{}, map[string]any{}, 3, []byte("b")}
-	word := func() string { return words[rng.IntN(len(words))] }
-	for trial := range 300 {
+	args := []any{nil, "", " ", "s", json.RawMessage(`{"a": 1}`), map[string]any{"path": "a.go", "n": 2.0}, []any{}, map[string]any{}, 3, []byte("b"),
+		map[string]any{"cmd": "ls <d>"}, map[string]any{"x": math.NaN()}, map[string]any{"s": struct{ A int }{1}}, map[string]any(nil)}
+	word := func() string {
+		w := words[rng.IntN(len(words))]
+		if changed && mutate.IntN(6) == 0 {
+			w = words[mutate.IntN(len(words))]
+		}
+		return w
+	}
+	{
 		n := rng.IntN(12)
 		want := make([]chitta.Message, n)
 		b := start(n)
 		for i := range n {
+			if rng.IntN(4) == 0 { // a whole message of one piece
+				r, s := roles[rng.IntN(len(roles))], word()
+				var ref adaptkit.Text
+				ref.Add(s)
+				want[i] = chitta.Message{Role: r, Content: ref.String()}
+				if rng.IntN(2) == 0 {
+					b.Message(r, s)
+				} else {
+					id := word()
+					b.ResultMessage(r, id, s)
+					want[i].ToolResultIDs = []string{id}
+				}
+				continue
+			}
 			var ref adaptkit.Text
 			if r := roles[rng.IntN(len(roles))]; r != "" {
 				b.SetRole(roles[rng.IntN(len(roles))]) // set twice: the last one counts
@@ -99,8 +150,14 @@ func testBuilderMatchesText(t *testing.T, start func(n int) *adaptkit.Builder) {
 					ref.Add(name + " " + adaptkit.JSON(a))
 				case 4:
 					a := args[rng.IntN(len(args))]
-					b.AddJSON(a)
-					ref.Add(adaptkit.JSON(a))
+					if rng.IntN(2) == 0 {
+						b.AddJSON(a)
+						ref.Add(adaptkit.JSON(a))
+					} else {
+						name := word()
+						b.AddResultJSON(name, a)
+						ref.Add(name + " " + adaptkit.JSON(a))
+					}
 				case 5:
 					id := word()
 					if rng.IntN(2) == 0 {
@@ -111,11 +168,13 @@ func testBuilderMatchesText(t *testing.T, start func(n int) *adaptkit.Builder) {
 						want[i].ToolResultIDs = append(want[i].ToolResultIDs, id)
 					}
 				}
-				require.Equal(t, ref.String() == "", b.Empty(), "trial %d message %d", trial, i)
+				require.Equal(t, ref.String() == "", b.Empty(), "message %d", i)
 			}
 			want[i].Content = ref.String()
 			b.End()
 		}
-		require.Equal(t, want, b.Finish(), "trial %d", trial)
+		got := b.Finish()
+		require.Equal(t, want, got)
+		return got
 	}
 }

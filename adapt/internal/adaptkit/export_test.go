@@ -6,3 +6,19 @@ func (b *Builder) Reuse(n int) {
 	b.retire()
 	b.reuse(n)
 }
+
+// Unplain is unplain, for its property test.
+var Unplain = unplain
+
+// Plain reports whether plain[c], the byte-at-a-time test Unplain matches.
+func Plain(c byte) bool { return plain[c] }
+
+// Encoder is the scratch memory a Builder encodes JSON with.
+type Encoder = encoder
+
+// For sets the tool and lane (0 other, 1 call, 2 result) of the values
+// e encodes next, which pick the key set tried first.
+func (e *Encoder) For(tool string, lane int) { e.tool, e.lane = tool, uint8(lane) }
+
+// Append appends JSON(v) to dst with e's scratch memory and key sets.
+func (e *Encoder) Append(dst []byte, v any) []byte { return appendJSON(dst, v, e) }

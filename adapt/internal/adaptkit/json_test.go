@@ -1,9 +1,12 @@
 package adaptkit_test
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/bits"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -135,5 +138,159 @@ func TestJSONSelfReferentialValue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, adaptkit.JSON(tt.v), tt.name)
+	}
+}
+
+// TestUnplainFindsFirstEscape: the eight-bytes-at-a-time test marks, by
+// its lowest set bit, exactly the first byte the byte-at-a-time table
+// finds not plain, and is 0 when there is none: over every byte value at
+// every position after plain and unplain prefixes, and random words drawn
+// mostly from the bytes near the ones it must catch.
+func TestUnplainFindsFirstEscape(t *testing.T) {
+	t.Parallel()
+	check := func(w [8]byte) {
+		first := 8
+		for k, c := range w {
+			if !adaptkit.Plain(c) {
+				first = k
+				break
+			}
+		}
+		u := adaptkit.Unplain(binary.LittleEndian.Uint64(w[:]))
+		got := 8
+		if u != 0 {
+			got = bits.TrailingZeros64(u) / 8
+			require.Equal(t, 7, bits.TrailingZeros64(u)%8, "word %q: a byte's top bit", w)
+		}
+		require.Equal(t, first, got, "word %q", w)
+	}
+	for _, fill := range []byte{'a', ' ', '!', '=', '[', '~', 0x1f, '"', 0x80, 0xff} {
+		for k := range 8 {
+			for c := range 256 {
+				var w [8]byte
+				for j := range w {
+					w[j] = fill
+				}
+				w[k] = byte(c)
+				check(w)
+				for j := k + 1; j < 8; j++ { // what follows a match must not matter
+					w[j] = byte(c + j)
+				}
+				check(w)
+			}
+		}
+	}
+	near := []byte{0x00, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x25, 0x26, 0x27, 0x3b, 0x3c, 0x3d, 0x3e, 0x3f, 0x5b, 0x5c, 0x5d, 0x7f, 0x80, 0xa0, 0xe2}
+	rng := rand.New(rand.NewPCG(3, 9))
+	for range 200_000 {
+		var w [8]byte
+		for j := range w {
+			if rng.IntN(4) == 0 {
+				w[j] = byte(rng.IntN(256))
+			} else {
+				w[j] = near[rng.IntN(len(near))]
+			}
+		}
+		check(w)
+	}
+}
+
+// TestEncoderKeySets: one encoder writing many maps, whose key sets repeat,
+// collide (same size, other keys; a subset of a remembered set; the same
+// slot), nest (a child's new set evicting its parent's while the parent is
+// written) and outnumber the sets it remembers, for several tools and
+// lanes, writes each exactly as json.Marshal.
+func TestEncoderKeySets(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 8))
+	universe := []string{"cmd", "output", "path", "a", "b", "", "é", "cmd2", "<k>"}
+	var value func(depth int) any
+	value = func(depth int) any {
+		switch rng.IntN(5) {
+		case 0:
+			if depth < 3 {
+				n := rng.IntN(4)
+				if rng.IntN(3) == 0 {
+					n += rng.IntN(len(universe) - 3)
+				}
+				m := map[string]any{}
+				for range n {
+					m[universe[rng.IntN(len(universe))]] = value(depth + 1)
+				}
+				return m
+			}
+			return nil
+		case 1:
+			if depth < 3 {
+				return []any{value(depth + 1), value(depth + 1)}
+			}
+			return 1.5
+		case 2:
+			return universe[rng.IntN(len(universe))]
+		case 3:
+			return float64(rng.IntN(100))
+		}
+		return rng.IntN(2) == 0
+	}
+	var (
+		e   adaptkit.Encoder
+		buf []byte
+	)
+	tools := []string{"", "bash", "read_file", "grep", "b"}
+	for i := range 20_000 {
+		v := value(0)
+		e.For(tools[rng.IntN(len(tools))], rng.IntN(3))
+		buf = e.Append(buf[:0], v)
+		require.Equal(t, reference(v), string(buf), "value %d: %#v", i, v)
+	}
+}
+
+// BenchmarkJSON encodes tool arguments and outputs of the shapes the
+// adapters meet: a one-key map of a short command (the synthetic
+// benchmark's call), a short multi-line result, and a tool output that is
+// itself JSON text (tau-bench's), whose quotes all need escaping.
+func BenchmarkJSON(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		v    any
+	}{
+		{"cmd", map[string]any{"cmd": "go test ./p3"}},
+		{"result", map[string]any{"output": "--- FAIL: TestX2 (0.00s)\n    x_test.go:2: got 2 want 3"}},
+		{"json-text", map[string]any{"output": `{"name": {"first_name": "Sofia", "last_name": "Kim"}, "address": {"address1": "825 Laurel Lane", "address2": "Suite 595", "city": "Houston", "country": "USA", "province": "TX", "zip": "77243"}, "email": "sofia.kim1937@example.com", "dob": "1950-06-24"}`}},
+		{"args", map[string]any{"reservation_id": "ZFA04Y", "cabin": "economy", "flights": []any{map[string]any{"flight_number": "HAT170", "date": "2024-05-22"}}, "payment_id": "credit_card_9879898"}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var (
+				buf []byte
+				e   adaptkit.Encoder
+			)
+			for b.Loop() {
+				buf = e.Append(buf[:0], bc.v)
+			}
+		})
+	}
+}
+
+// TestJSONStringEveryPosition: a byte that needs a look (an escape, a
+// multi-byte character, an invalid byte), or two, at every position of
+// strings of 1 to 24 bytes, which covers the eight-byte words, the last
+// few bytes read as part of the last eight, and strings shorter than eight.
+func TestJSONStringEveryPosition(t *testing.T) {
+	t.Parallel()
+	specials := []string{"\"", "\\", "<", ">", "&", "\n", "\x00", "\x1f", "\x7f", "é", "\u2028", "\xff", "日", "😀"}
+	for n := 1; n <= 24; n++ {
+		for p := range n {
+			for _, sp := range specials {
+				for _, q := range []int{-1, (p + 3) % n, n - 1} {
+					b := []byte(strings.Repeat("a", n))
+					if q >= 0 {
+						b[q] = '"'
+					}
+					s := string(b[:p]) + sp + string(b[p+1:])
+					require.Equal(t, reference([]string{s}), adaptkit.JSON([]string{s}), "%q", s)
+				}
+			}
+		}
 	}
 }

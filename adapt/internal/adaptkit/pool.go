@@ -27,8 +27,9 @@ func Messages[T any](msgs []T, build BuildFunc[T]) ([]chitta.Message, error) {
 // are reused from call to call (chitta.Compact copies the messages it
 // returns, so the slice is free again once it returns: nothing chitta
 // calls during Compact, FramingCounter.FramingTokens included, may keep a
-// *chitta.Message it is given), which leaves a conversion only the
-// composed texts and the ID slices to allocate.
+// *chitta.Message it is given), which leaves a conversion only the ID
+// slices and the composed texts that differ from the last conversion's
+// (none when the same conversation is compacted again) to allocate.
 func CompactBuilt[T any](ctx context.Context, msgs []T, opts *chitta.Options, build BuildFunc[T]) ([]T, *chitta.Result, error) {
 	b := builders.Get().(*Builder)
 	defer b.release()
@@ -60,7 +61,7 @@ func (b *Builder) reuse(n int) {
 		out:         out[:n],
 		buf:         b.buf[:0],
 		pending:     b.pending[:0],
-		keys:        b.keys[:0],
+		enc:         b.enc,
 		lastCalls:   b.lastCalls,
 		lastResults: b.lastResults,
 	}
@@ -88,7 +89,7 @@ func (b *Builder) release() {
 // it sorted, the ID slices the returned messages use) and remembers how
 // many IDs there were, for the next reuse.
 func (b *Builder) retire() {
-	clear(b.keys[:cap(b.keys)])
+	b.enc.reset()
 	b.lastCalls, b.lastResults = len(b.calls), len(b.results)
 	b.calls, b.results = nil, nil
 }

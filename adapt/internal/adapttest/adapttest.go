@@ -5,7 +5,11 @@ package adapttest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/chitta-go/chitta"
@@ -40,4 +44,75 @@ func KeepsPairsAndValues[T any](t *testing.T, conversation func() []T, compact C
 		}
 	}
 	assert.True(t, reflect.DeepEqual(conversation(), in), "input not modified")
+}
+
+// MessagesFunc is an adapter's Messages.
+type MessagesFunc[T any] func(msgs []T) ([]chitta.Message, error)
+
+// Fingerprint returns a SHA-256 (hex) of everything messages gives for
+// msgs (each message's role, content and tool IDs, length-prefixed), for
+// a test to pin against the value recorded before a change to the
+// conversion: any change in its output changes the fingerprint. It also
+// checks that compact, called twice at each of four ratios (the second
+// call reuses a pooled builder), returns exactly what chitta.Compact
+// returns on those messages (Kept, Messages) and the values of msgs at
+// the kept indices.
+func Fingerprint[T any](t *testing.T, msgs []T, messages MessagesFunc[T], compact CompactFunc[T]) string {
+	t.Helper()
+	cm, err := messages(msgs)
+	require.NoError(t, err)
+	require.Len(t, cm, len(msgs))
+	h := sha256.New()
+	field := func(s string) {
+		var n [8]byte
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	for _, m := range cm {
+		field(string(m.Role))
+		field(m.Content)
+		for _, ids := range [][]string{m.ToolCallIDs, m.ToolResultIDs} {
+			field(strconv.Itoa(len(ids)))
+			for _, id := range ids {
+				field(id)
+			}
+		}
+		field(string(m.Raw))
+	}
+	for _, ratio := range []float64{0.05, 0.3, 0.6, 1} {
+		opts := &chitta.Options{TargetRatio: ratio}
+		want, err := chitta.Compact(t.Context(), cm, opts)
+		require.NoError(t, err)
+		for range 2 {
+			out, res, err := compact(t.Context(), msgs, opts)
+			require.NoError(t, err)
+			require.Equal(t, want.Kept, res.Kept, "ratio %v", ratio)
+			require.Equal(t, want.Messages, res.Messages, "ratio %v", ratio)
+			require.Len(t, out, len(res.Kept))
+			for j, i := range res.Kept {
+				require.True(t, reflect.DeepEqual(msgs[i], out[j]), "ratio %v: kept value %d", ratio, i)
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Pinned is a conversation whose [Fingerprint] a test pins.
+type Pinned[T any] struct {
+	Name string
+	Msgs func(t *testing.T) []T // may skip t (data not found)
+	Want string                 // the fingerprint recorded before the conversion last changed
+}
+
+// CheckFingerprints runs [Fingerprint] on each conversation in a subtest
+// and checks it against the pinned value.
+func CheckFingerprints[T any](t *testing.T, messages MessagesFunc[T], compact CompactFunc[T], pinned ...Pinned[T]) {
+	t.Helper()
+	for _, p := range pinned {
+		t.Run(p.Name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, p.Want, Fingerprint(t, p.Msgs(t), messages, compact), "the conversion's output changed")
+		})
+	}
 }

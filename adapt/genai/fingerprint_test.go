@@ -1,0 +1,26 @@
+package genai_test
+
+import (
+	"testing"
+
+	"google.golang.org/genai"
+
+	adapter "github.com/chitta-go/chitta/adapt/genai"
+	"github.com/chitta-go/chitta/adapt/internal/adaptbench"
+	"github.com/chitta-go/chitta/adapt/internal/adapttest"
+)
+
+// TestFingerprint pins everything Messages gives (roles, texts, tool IDs)
+// for the tests' conversation and both benchmark conversations, so that a
+// change to the conversion that alters its output fails; Compact must
+// return what chitta.Compact returns on those messages.
+func TestFingerprint(t *testing.T) {
+	t.Parallel()
+	adapttest.CheckFingerprints(t, adapter.Messages, adapter.Compact,
+		adapttest.Pinned[*genai.Content]{Name: "tests", Msgs: func(*testing.T) []*genai.Content { return conversation() }, Want: "f868b23907398e9e64aab7d2400dcd338384a7e8aa3ff89a877af5f1b160fff4"},
+		adapttest.Pinned[*genai.Content]{Name: "bench", Msgs: func(*testing.T) []*genai.Content { return benchConversation(1000) }, Want: "80ce62cec78dd0f4c36f0aa0dbee568809922d4130f493aa868688dd189204ea"},
+		adapttest.Pinned[*genai.Content]{Name: "tau", Msgs: func(t *testing.T) []*genai.Content {
+			return adaptbench.Build(adaptbench.TauSteps(t, 1000), benchConstructors)
+		}, Want: "2f37e213958b75bc4960f57336f071fb47486565b4f37d6dcbd81bb540fa0950"},
+	)
+}
