@@ -379,7 +379,7 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 			if id != "" {
 				m.ToolResultIDs = append(m.ToolResultIDs, id)
 			}
-			addText(&b, name+" "+argumentsText(fr.Response))
+			addText(&b, name+" "+responseText(fr.Response))
 		case typ == "image_url":
 			addText(&b, "[image]")
 		case typ == "binary" || !isNull(pt.InlineData) || !isNull(pt.FileData):
@@ -418,4 +418,20 @@ func indexOf(ids []string, id string) int {
 		}
 	}
 	return -1
+}
+
+// responseText is the text of a genai function response: s when it is only
+// {"output": s} or {"error": s} with s a string (the Gemini API takes s as
+// the function's output or error), else its compact JSON, as the genai
+// adapter scores it.
+func responseText(raw json.RawMessage) string {
+	var obj map[string]json.RawMessage
+	if isObject(raw) && json.Unmarshal(raw, &obj) == nil && len(obj) == 1 {
+		for k, v := range obj {
+			if s, ok := optString(v); ok && !isNull(v) && (k == "output" || k == "error") {
+				return s
+			}
+		}
+	}
+	return argumentsText(raw)
 }

@@ -106,6 +106,19 @@ func TestParseMessagesShapes(t *testing.T) {
 				{chitta.RoleUser, "book {\"ok\":true}\n[document]", nil, []string{"x1"}},
 			},
 		},
+		{
+			name: "genai, a response that is only its output or error reads as that text",
+			in: `[
+ {"parts":[{"text":"look up ann"}]},
+ {"role":"model","parts":[{"functionCall":{"id":"a","name":"user","args":{"id":"ann_2"}}},{"functionCall":{"id":"b","name":"pay","args":{}}},{"functionCall":{"id":"c","name":"log","args":{}}},{"functionCall":{"id":"d","name":"ping","args":{}}}]},
+ {"role":"user","parts":[{"functionResponse":{"id":"a","name":"user","response":{"output":"{\"name\": \"Ann\"}"}}},{"functionResponse":{"id":"b","name":"pay","response":{"error":"card declined"}}},{"functionResponse":{"id":"c","name":"log","response":{"output":"x","n":1}}},{"functionResponse":{"id":"d","name":"ping","response":{"output":7}}}]}
+]`,
+			want: []want{
+				{chitta.RoleUser, "look up ann", nil, nil},
+				{chitta.RoleAssistant, "user {\"id\":\"ann_2\"}\npay {}\nlog {}\nping {}", []string{"a", "b", "c", "d"}, nil},
+				{chitta.RoleUser, "user {\"name\": \"Ann\"}\npay card declined\nlog {\"output\":\"x\",\"n\":1}\nping {\"output\":7}", nil, []string{"a", "b", "c", "d"}},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -18,9 +18,9 @@ func TestFingerprint(t *testing.T) {
 	t.Parallel()
 	adapttest.CheckFingerprints(t, adapter.Messages, adapter.Compact,
 		adapttest.Pinned[*genai.Content]{Name: "tests", Msgs: func(*testing.T) []*genai.Content { return conversation() }, Want: "f868b23907398e9e64aab7d2400dcd338384a7e8aa3ff89a877af5f1b160fff4"},
-		adapttest.Pinned[*genai.Content]{Name: "bench", Msgs: func(*testing.T) []*genai.Content { return benchConversation(1000) }, Want: "80ce62cec78dd0f4c36f0aa0dbee568809922d4130f493aa868688dd189204ea"},
+		adapttest.Pinned[*genai.Content]{Name: "bench", Msgs: func(*testing.T) []*genai.Content { return benchConversation(1000) }, Want: "6d47716721d3030f39b64fd814e7587c2dc357527f1ddd6d30d9561342a2fb0f"},
 		adapttest.Pinned[*genai.Content]{Name: "tau", Msgs: func(t *testing.T) []*genai.Content {
 			return adaptbench.Build(adaptbench.TauSteps(t, 1000), benchConstructors)
-		}, Want: "2f37e213958b75bc4960f57336f071fb47486565b4f37d6dcbd81bb540fa0950"},
+		}, Want: "26817d02fbd7849f6b11a6bac4d0f9dd62978c08a38dc4ebf2e0aec1e4d35c67"},
 	)
 }

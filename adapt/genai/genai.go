@@ -3,7 +3,9 @@
 //
 // Role "model" maps to assistant, "user" (or empty, the SDK's default) to
 // user. Text for scoring comes from every part: text and thoughts, function
-// calls (name and args), function responses (name and response),
+// calls (name and args), function responses (name and response; a
+// response that is only {"output": s} or {"error": s}, s a string, reads as
+// name and s, since the Gemini API takes that s as the function's output),
 // executable code and its result, server tool calls and responses; inline
 // and file data count as "[image]" or "[document]"; a part with none of
 // these set is scored by its JSON. A function call and its response are
@@ -79,7 +81,11 @@ func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 				if id != "" {
 					b.ResultID(id)
 				}
-				b.AddResultJSON(p.FunctionResponse.Name, p.FunctionResponse.Response)
+				if out, ok := outputText(p.FunctionResponse.Response); ok {
+					b.AddResult(p.FunctionResponse.Name, out)
+				} else {
+					b.AddResultJSON(p.FunctionResponse.Name, p.FunctionResponse.Response)
+				}
 			case p.ToolCall != nil:
 				if p.ToolCall.ID != "" {
 					b.CallID(p.ToolCall.ID)
@@ -122,6 +128,23 @@ func onlyText(parts []*genai.Part) (string, bool) {
 		return "", false
 	}
 	return p.Text, true
+}
+
+// outputText returns the text of a function response that is only its
+// output or only its error ({"output": s} or {"error": s}, s a string),
+// which the Gemini API reads as the function's output or error itself.
+func outputText(response map[string]any) (string, bool) {
+	if len(response) != 1 {
+		return "", false
+	}
+	// Look-ups, not a range: a map iterator's randomised start costs more
+	// than the rest of a short message's conversion.
+	if v, ok := response["output"]; ok {
+		s, ok := v.(string)
+		return s, ok
+	}
+	s, ok := response["error"].(string)
+	return s, ok
 }
 
 func media(mime string) string {

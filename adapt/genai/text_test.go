@@ -1,12 +1,14 @@
 package genai_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"google.golang.org/genai"
 
+	"github.com/chitta-go/chitta"
 	adapter "github.com/chitta-go/chitta/adapt/genai"
 )
 
@@ -22,4 +24,34 @@ func TestFunctionScoringText(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `grep {"max":1e-7,"paths":["x.go","y.go"],"pattern":"a\u003cb \u0026\u0026 c"}`, msgs[0].Content)
 	assert.Equal(t, `grep {"err":null,"n":2,"ok":true,"output":"x.go:3: a\u003cb\ty.go:\"q\""}`, msgs[1].Content)
+}
+
+// TestOutputResponseText: a response that is only {"output": s} or
+// {"error": s}, s a string, is scored as the name and s itself, as
+// ParseMessages reads the same JSON; anything else as its JSON.
+func TestOutputResponseText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		response map[string]any
+		want     string
+	}{
+		{map[string]any{"output": `{"name": "Ann"}`}, `user {"name": "Ann"}`},
+		{map[string]any{"error": "card declined"}, "user card declined"},
+		{map[string]any{"output": "x", "n": 1}, `user {"n":1,"output":"x"}`},
+		{map[string]any{"output": 7}, `user {"output":7}`},
+		{map[string]any{"result": "x"}, `user {"result":"x"}`},
+	}
+	for _, tt := range tests {
+		msgs, err := adapter.Messages([]*genai.Content{
+			genai.NewContentFromParts([]*genai.Part{{FunctionCall: &genai.FunctionCall{ID: "a", Name: "user"}}}, genai.RoleModel),
+			genai.NewContentFromParts([]*genai.Part{{FunctionResponse: &genai.FunctionResponse{ID: "a", Name: "user", Response: tt.response}}}, genai.RoleUser),
+		})
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, msgs[1].Content, "%v", tt.response)
+		raw, err := json.Marshal(tt.response)
+		require.NoError(t, err)
+		parsed, err := chitta.ParseMessages([]byte(`[{"role":"model","parts":[{"functionCall":{"id":"a","name":"user"}}]},{"role":"user","parts":[{"functionResponse":{"id":"a","name":"user","response":` + string(raw) + `}}]}]`))
+		require.NoError(t, err)
+		assert.Equal(t, msgs[1].Content, parsed[1].Content, "ParseMessages reads the same JSON alike")
+	}
 }

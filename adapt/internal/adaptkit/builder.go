@@ -163,6 +163,10 @@ func (b *Builder) AddCall(name, args string) {
 	b.close(mark)
 }
 
+// AddResult appends the piece name + " " + output (a tool's text output
+// as it is scored), like [Builder.AddCall].
+func (b *Builder) AddResult(name, output string) { b.AddCall(name, output) }
+
 // AddCallJSON appends the piece name + " " + JSON(args), like
 // Add(name + " " + JSON(args)), encoding args straight into the buffer.
 func (b *Builder) AddCallJSON(name string, args any) {
