@@ -218,37 +218,51 @@ func (p *pass) shortestPlaceholder(o *resolved) int {
 }
 
 // valueSet is the set of identifier-like words visible in the text kept
-// so far (see listOnce), with an undo log so that a group that does not
-// fit leaves it as it was. A nil *valueSet is empty and stays empty.
+// so far (see listOnce), each known by its valueHash, with an undo log so
+// that a group that does not fit leaves it as it was. A nil *valueSet is
+// empty and stays empty.
 type valueSet struct {
-	m       map[string]struct{}
-	log     []string // values added while logging, in order
+	m       map[uint64]struct{}
+	log     []uint64 // values added while logging, in order
 	logging bool
 	pending []int // kept messages whose text is not read yet (see flushSeen)
 }
+
+// newValueSet returns an empty valueSet.
+func newValueSet() *valueSet { return &valueSet{m: make(map[uint64]struct{}, 256)} }
 
 func (s *valueSet) has(v string) bool {
 	if s == nil {
 		return false
 	}
-	_, ok := s.m[v]
+	_, ok := s.m[valueHash(v)]
 	return ok
 }
 
-// add adds v and reports whether it was new.
-func (s *valueSet) add(v string) bool {
+// add adds the value of hash h and reports whether it was new.
+func (s *valueSet) add(h uint64) bool {
 	if s == nil {
 		return false
 	}
 	n := len(s.m)
-	s.m[v] = struct{}{}
+	s.m[h] = struct{}{}
 	if len(s.m) == n {
 		return false
 	}
 	if s.logging {
-		s.log = append(s.log, v)
+		s.log = append(s.log, h)
 	}
 	return true
+}
+
+// addAll adds the values of hashes hs.
+func (s *valueSet) addAll(hs []uint64) {
+	if s == nil {
+		return
+	}
+	for _, h := range hs {
+		s.add(h)
+	}
 }
 
 // mark returns the point undo returns to.
@@ -264,8 +278,8 @@ func (s *valueSet) undo(k int) {
 	if s == nil {
 		return
 	}
-	for _, v := range s.log[k:] {
-		delete(s.m, v)
+	for _, h := range s.log[k:] {
+		delete(s.m, h)
 	}
 	s.log = s.log[:k]
 }
@@ -277,7 +291,7 @@ func (s *valueSet) addText(text string) {
 		return
 	}
 	for _, w := range valueWords(nil, text) {
-		s.add(w)
+		s.add(valueHash(w))
 	}
 }
 
@@ -350,7 +364,7 @@ func valueByte(c byte) bool { return valueClass[c] != 0 }
 // recur in tool output, and reading a long policy prompt on every call
 // would cost more than it saves.)
 func (p *pass) seenKept(o *resolved) *valueSet {
-	s := &valueSet{m: make(map[string]struct{}, 64)}
+	s := newValueSet()
 	for i := range p.msgs {
 		if p.scores[i].Kept && !p.msgs[i].Role.Pinned() {
 			p.addSeen(o, s, i, p.masked[i])
@@ -389,14 +403,12 @@ func (p *pass) addSeen(o *resolved, s *valueSet, i int, mm *maskedMessage) {
 	}
 	if mm == nil {
 		if p.words == nil {
-			p.words = make([][]string, len(p.msgs))
+			p.words = make([][]uint64, len(p.msgs))
 		}
 		if p.words[i] == nil { // as listValues, the first maxValueScan bytes (mask_cache.go)
 			p.words[i] = o.mask.cache.wordsOf(p.msgs[i].Content)
 		}
-		for _, w := range p.words[i] {
-			s.add(w)
-		}
+		s.addAll(p.words[i])
 		return
 	}
 	for _, r := range p.info(o, i).results {
@@ -406,9 +418,7 @@ func (p *pass) addSeen(o *resolved, s *valueSet, i int, mm *maskedMessage) {
 	}
 	for _, r := range mm.results {
 		if r.action == maskResult {
-			for _, v := range r.values {
-				s.add(v)
-			}
+			s.addAll(r.hashes)
 		}
 	}
 }
@@ -428,14 +438,14 @@ func (p *pass) listOnce(o *resolved, i int, mm *maskedMessage, n int, seen *valu
 			seen.addText(r.text)
 		}
 	}
-	var omitted []string
+	var omitted []uint64
 	for _, r := range mm.results {
 		if r.action != maskResult {
 			continue
 		}
-		for _, v := range r.values {
-			if !seen.add(v) { // also listed once within the message
-				omitted = append(omitted, v)
+		for _, h := range r.hashes {
+			if !seen.add(h) { // also listed once within the message
+				omitted = append(omitted, h)
 			}
 		}
 	}
@@ -446,9 +456,9 @@ func (p *pass) listOnce(o *resolved, i int, mm *maskedMessage, n int, seen *valu
 }
 
 // omit returns a copy of mm (of n tokens), the form of message i, whose
-// placeholders do not list the values in omitted, and its tokens; mm, n
-// when the copy cannot be built or is no smaller.
-func (p *pass) omit(o *resolved, i int, mm *maskedMessage, n int, omitted []string) (*maskedMessage, int) {
+// placeholders do not list the values whose hashes are in omitted, and
+// its tokens; mm, n when the copy cannot be built or is no smaller.
+func (p *pass) omit(o *resolved, i int, mm *maskedMessage, n int, omitted []uint64) (*maskedMessage, int) {
 	if len(omitted) == 0 {
 		return mm, n
 	}
@@ -457,15 +467,16 @@ func (p *pass) omit(o *resolved, i int, mm *maskedMessage, n int, omitted []stri
 		r := &cp.results[k]
 		if r.action == maskResult && len(r.values) > 0 {
 			kept := make([]string, 0, len(r.values))
-			for _, v := range r.values {
-				if !slices.Contains(omitted, v) {
-					kept = append(kept, v)
+			hs := make([]uint64, 0, len(r.values))
+			for k, h := range r.hashes {
+				if !slices.Contains(omitted, h) {
+					kept, hs = append(kept, r.values[k]), append(hs, h)
 				}
 			}
-			r.values = kept
+			r.values, r.hashes = kept, hs
 		}
 	}
-	m, ok := cp.prepare(&p.msgs[i], o.mask, o.tokens)
+	m, ok := p.prepareForm(o, i, cp)
 	if !ok || m < 0 || m >= n {
 		return mm, n
 	}
