@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // maskForm holds the forms masking gives one message besides its whole
@@ -116,7 +117,8 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 	fitsAll := used <= free // every group fits as it is: nothing to degrade
 	used = 0
 	var seen *valueSet // nil until a kept form lists values
-	var kept []int     // members of the kept groups
+	defer func() { seen.release() }()
+	var kept []int // members of the kept groups
 	for _, u := range acts {
 		forms := make([]*maskedMessage, len(u.members))
 		tokens := make([]int, len(u.members))
@@ -222,21 +224,38 @@ func (p *pass) shortestPlaceholder(o *resolved) int {
 // that a group that does not fit leaves it as it was. A nil *valueSet is
 // empty and stays empty.
 type valueSet struct {
-	m       map[uint64]struct{}
+	m       hashSet
 	log     []uint64 // values added while logging, in order
 	logging bool
 	pending []int // kept messages whose text is not read yet (see flushSeen)
 }
 
-// newValueSet returns an empty valueSet.
-func newValueSet() *valueSet { return &valueSet{m: make(map[uint64]struct{}, 256)} }
+// valueSetPool holds emptied *valueSet, so that calls reuse their slots.
+var valueSetPool sync.Pool
+
+// newValueSet returns an empty valueSet (release returns it to the pool).
+func newValueSet() *valueSet {
+	if s, ok := valueSetPool.Get().(*valueSet); ok {
+		return s
+	}
+	return new(valueSet)
+}
+
+// release empties s and returns it to valueSetPool; nil is left alone.
+func (s *valueSet) release() {
+	if s == nil {
+		return
+	}
+	s.m.reset()
+	s.log, s.logging, s.pending = s.log[:0], false, s.pending[:0]
+	valueSetPool.Put(s)
+}
 
 func (s *valueSet) has(v string) bool {
 	if s == nil {
 		return false
 	}
-	_, ok := s.m[valueHash(v)]
-	return ok
+	return s.m.has(valueHash(v))
 }
 
 // add adds the value of hash h and reports whether it was new.
@@ -244,9 +263,7 @@ func (s *valueSet) add(h uint64) bool {
 	if s == nil {
 		return false
 	}
-	n := len(s.m)
-	s.m[h] = struct{}{}
-	if len(s.m) == n {
+	if !s.m.add(h) {
 		return false
 	}
 	if s.logging {
@@ -278,8 +295,8 @@ func (s *valueSet) undo(k int) {
 	if s == nil {
 		return
 	}
-	for _, h := range s.log[k:] {
-		delete(s.m, h)
+	for _, h := range slices.Backward(s.log[k:]) {
+		s.m.remove(h)
 	}
 	s.log = s.log[:k]
 }
