@@ -1,10 +1,6 @@
 package chitta
 
-import (
-	"encoding/binary"
-	"hash/maphash"
-	"reflect"
-)
+import "reflect"
 
 // formKey identifies, in a MaskCache, a rewritten form of a message whose
 // every rewritten result is a placeholder: the message's cache key and a
@@ -72,29 +68,32 @@ func (c *MaskCache) putFormTokens(id any, k formKey, n int) {
 
 // formHash returns a hash of what mm's placeholders write (every result
 // of mm being masked): the memory, and for each result its block, its
-// tool's name, its size and the hashes of the values it lists.
+// tool's name, its size and the hashes of the values it lists, each
+// folded in by a multiply-xorshift mix (the values' hashes are already
+// uniform; only accidental collisions matter, ~2⁻⁶⁴ per pair of forms).
 func formHash(mm *maskedMessage) uint64 {
-	var h maphash.Hash
-	h.SetSeed(valueSeed)
-	var buf [8]byte
-	word := func(v uint64) {
-		binary.LittleEndian.PutUint64(buf[:], v)
-		h.Write(buf[:])
-	}
-	h.WriteString(mm.memory)
-	word(uint64(len(mm.memory)))
+	h := mix64(valueHash(mm.memory) ^ uint64(len(mm.results)))
 	for k := range mm.results {
 		r := &mm.results[k]
-		word(uint64(r.block))
-		word(uint64(r.tokens))
-		word(uint64(len(r.name)))
-		h.WriteString(r.name)
-		word(uint64(len(r.hashes)))
+		h = mix64(h ^ uint64(r.block))
+		h = mix64(h ^ uint64(r.tokens))
+		h = mix64(h ^ valueHash(r.name))
+		h = mix64(h ^ uint64(len(r.hashes)))
 		for _, v := range r.hashes {
-			word(v)
+			h = mix64(h ^ v)
 		}
 	}
-	return h.Sum64()
+	return h
+}
+
+// mix64 is the finaliser of SplitMix64 (Steele, Lea and Flood, 2014), a
+// bijection of 64-bit words whose every output bit depends on every input
+// bit.
+func mix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // prepareForm is mm.prepare for message i, with the token count of a
