@@ -324,7 +324,8 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 			continue
 		}
 		if mm == nil {
-			mm = &maskedMessage{direct: inf.direct, results: make([]toolResult, 0, j+1)}
+			mm = p.newForm()
+			mm.direct, mm.results = inf.direct, p.scratch.makeResults(j+1)
 		}
 		mm.results = append(mm.results, r)
 	}
@@ -417,6 +418,7 @@ func (p *pass) elided(i int) bool {
 // names a memory that was not stored (a store error) is rewritten without
 // the ID, and the masking figures of res.Stats are filled in.
 func (p *pass) finishMask(o *resolved, res *Result) {
+	defer p.releaseScratch() // the forms too: nothing reads them once Result is built
 	if o.mask != nil {
 		p.flushMask(o)
 	}

@@ -3,6 +3,7 @@ package chitta
 import (
 	"hash/maphash"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -353,13 +354,20 @@ func (p *pass) load(o *resolved, i int) *msgInfo {
 }
 
 // maskScratch is one call's working memory for masking: a msgInfo per
-// message, and one backing array for the copies of cached results (one
-// allocation rather than one per message). Finished calls return it,
-// cleared, to scratchPool, so that an agent loop's calls reuse it.
+// message, one backing array for the copies of cached results and the
+// results of rewritten forms (one allocation rather than one per
+// message), and the rewritten forms themselves, in chunks. Finished calls
+// return it, cleared, to scratchPool, so that an agent loop's calls reuse
+// it.
 type maskScratch struct {
 	infos   []msgInfo
 	results []toolResult
+	forms   []*[formChunk]maskedMessage
+	nforms  int // forms handed out (newForm)
 }
+
+// formChunk is how many forms a chunk of maskScratch.forms holds.
+const formChunk = 32
 
 // scratchPool holds cleared *maskScratch (every element of their slices,
 // up to their capacity, is zero).
@@ -389,8 +397,31 @@ func (s *maskScratch) copyResults(rs []toolResult) []toolResult {
 	return s.results[start:len(s.results):len(s.results)]
 }
 
+// makeResults returns an empty slice of capacity n in s's backing array,
+// capped so that appending to it never overwrites another.
+func (s *maskScratch) makeResults(n int) []toolResult {
+	start := len(s.results)
+	s.results = slices.Grow(s.results, n)[:start+n] // zero: cleared on release, or new
+	return s.results[start : start : start+n]
+}
+
+// newForm returns a zero maskedMessage of this call (valid until the
+// call's scratch is released).
+func (p *pass) newForm() *maskedMessage {
+	if p.scratch == nil {
+		p.scratch = newScratch(len(p.msgs))
+	}
+	s := p.scratch
+	c, k := s.nforms/formChunk, s.nforms%formChunk
+	if c == len(s.forms) {
+		s.forms = append(s.forms, new([formChunk]maskedMessage))
+	}
+	s.nforms++
+	return &s.forms[c][k]
+}
+
 // releaseScratch clears p.scratch and returns it to scratchPool once the
-// call no longer reads it.
+// call no longer reads it (nor any of its forms).
 func (p *pass) releaseScratch() {
 	s := p.scratch
 	if s == nil {
@@ -399,14 +430,19 @@ func (p *pass) releaseScratch() {
 	p.scratch = nil
 	clear(s.infos)
 	clear(s.results)
-	s.infos, s.results = s.infos[:0], s.results[:0]
+	for c := range s.forms {
+		if c*formChunk >= s.nforms {
+			break
+		}
+		clear(s.forms[c][:])
+	}
+	s.infos, s.results, s.nforms = s.infos[:0], s.results[:0], 0
 	scratchPool.Put(s)
 }
 
 // flushMask stores what this call scanned in the MaskCache and ends the
-// call there; the call's scratch is released.
+// call there.
 func (p *pass) flushMask(o *resolved) {
-	defer p.releaseScratch()
 	cache := o.mask.cache
 	if cache == nil {
 		return

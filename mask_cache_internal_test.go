@@ -69,8 +69,9 @@ func TestContentTokens(t *testing.T) {
 	}
 }
 
-// A call's scratch comes back from the pool cleared, and appending to one
-// result copy never overwrites the next.
+// A call's scratch comes back from the pool cleared (its forms too), and
+// appending to one result copy, or to one form's results, never
+// overwrites the next.
 func TestMaskScratch(t *testing.T) {
 	t.Parallel()
 	s := newScratch(3)
@@ -82,7 +83,23 @@ func TestMaskScratch(t *testing.T) {
 	a = append(a, toolResult{block: 9})
 	assert.Equal(t, 2, b[0].block, "appending to a copy leaves the next one alone")
 	assert.Equal(t, 9, a[1].block)
-	p := &pass{scratch: s}
+	p := &pass{msgs: make([]Message, 3), scratch: s}
+	r := s.makeResults(1)
+	r = append(r, toolResult{block: 5})
+	c := s.makeResults(2)
+	require.Empty(t, c)
+	c = append(c, toolResult{block: 6})
+	r = append(r, toolResult{block: 7}) // beyond its capacity
+	assert.Equal(t, 6, c[0].block, "appending to a form's results leaves the next one alone")
+	assert.Equal(t, []int{5, 7}, []int{r[0].block, r[1].block})
+	seen := map[*maskedMessage]bool{}
+	for k := range 3*formChunk + 1 {
+		f := p.newForm()
+		require.False(t, seen[f], "form %d handed out twice", k)
+		seen[f] = true
+		require.Zero(t, *f)
+		f.memory, f.results, f.omitted = "m", c, []uint64{1}
+	}
 	p.releaseScratch()
 	require.Nil(t, p.scratch)
 	for range 4 { // the pool may hand back this scratch or a new one
@@ -94,6 +111,11 @@ func TestMaskScratch(t *testing.T) {
 		}
 		for _, r := range got.results[:cap(got.results)] {
 			assert.Zero(t, r)
+		}
+		for _, chunk := range got.forms {
+			for _, f := range chunk {
+				assert.Zero(t, f)
+			}
 		}
 		(&pass{scratch: got}).releaseScratch()
 	}

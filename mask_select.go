@@ -479,7 +479,8 @@ func (p *pass) omit(o *resolved, i int, mm *maskedMessage, n int, omitted []uint
 	if len(omitted) == 0 {
 		return mm, n
 	}
-	cp := &maskedMessage{results: slices.Clone(mm.results), direct: mm.direct, elided: mm.elided, all: mm.all, memory: mm.memory, base: mm, omitted: omitted}
+	cp := p.newForm()
+	*cp = maskedMessage{results: p.scratch.copyResults(mm.results), direct: mm.direct, elided: mm.elided, all: mm.all, memory: mm.memory, base: mm, omitted: omitted}
 	for k := range cp.results {
 		r := &cp.results[k]
 		if r.action == maskResult && len(r.values) > 0 {
