@@ -364,6 +364,14 @@ type maskScratch struct {
 	results []toolResult
 	forms   []*[formChunk]maskedMessage
 	nforms  int // forms handed out (newForm)
+	// Backing arrays that carve hands out: the call's per-message form
+	// state (pass.masked, pass.forms), the values and hashes of the copies
+	// without values already shown, and the groups of the actions step.
+	masked []*maskedMessage
+	states []maskForm
+	values []string
+	hashes []uint64
+	units  []unit
 }
 
 // formChunk is how many forms a chunk of maskScratch.forms holds.
@@ -397,21 +405,32 @@ func (s *maskScratch) copyResults(rs []toolResult) []toolResult {
 	return s.results[start:len(s.results):len(s.results)]
 }
 
+// carve returns an empty slice of capacity n from the backing array buf
+// (of a maskScratch), capped so that appending to it never overwrites
+// another; buf's elements it covers are zero (cleared on release, or new)
+// until the caller appends.
+func carve[T any](buf *[]T, n int) []T {
+	start := len(*buf)
+	*buf = slices.Grow(*buf, n)[:start+n]
+	return (*buf)[start : start : start+n]
+}
+
 // makeResults returns an empty slice of capacity n in s's backing array,
 // capped so that appending to it never overwrites another.
-func (s *maskScratch) makeResults(n int) []toolResult {
-	start := len(s.results)
-	s.results = slices.Grow(s.results, n)[:start+n] // zero: cleared on release, or new
-	return s.results[start : start : start+n]
+func (s *maskScratch) makeResults(n int) []toolResult { return carve(&s.results, n) }
+
+// scratchOf returns p's scratch, made if need be.
+func (p *pass) scratchOf() *maskScratch {
+	if p.scratch == nil {
+		p.scratch = newScratch(len(p.msgs))
+	}
+	return p.scratch
 }
 
 // newForm returns a zero maskedMessage of this call (valid until the
 // call's scratch is released).
 func (p *pass) newForm() *maskedMessage {
-	if p.scratch == nil {
-		p.scratch = newScratch(len(p.msgs))
-	}
-	s := p.scratch
+	s := p.scratchOf()
 	c, k := s.nforms/formChunk, s.nforms%formChunk
 	if c == len(s.forms) {
 		s.forms = append(s.forms, new([formChunk]maskedMessage))
@@ -430,6 +449,11 @@ func (p *pass) releaseScratch() {
 	p.scratch = nil
 	clear(s.infos)
 	clear(s.results)
+	clear(s.masked)
+	clear(s.states)
+	clear(s.values)
+	clear(s.hashes)
+	clear(s.units)
 	for c := range s.forms {
 		if c*formChunk >= s.nforms {
 			break
@@ -437,6 +461,7 @@ func (p *pass) releaseScratch() {
 		clear(s.forms[c][:])
 	}
 	s.infos, s.results, s.nforms = s.infos[:0], s.results[:0], 0
+	s.masked, s.states, s.values, s.hashes, s.units = s.masked[:0], s.states[:0], s.values[:0], s.hashes[:0], s.units[:0]
 	scratchPool.Put(s)
 }
 

@@ -100,24 +100,42 @@ func TestMaskScratch(t *testing.T) {
 		require.Zero(t, *f)
 		f.memory, f.results, f.omitted = "m", c, []uint64{1}
 	}
+	p.initForms()
+	p.masked[2], p.forms[1].maskedTokens = p.newForm(), 4
+	vs := append(carve(&s.values, 2), "v", "w")
+	hs := append(carve(&s.hashes, 1), 8)
+	us := append(carve(&s.units, 1), unit{members: []int{1}})
+	assert.Equal(t, []string{"v", "w"}, vs)
+	assert.Equal(t, []uint64{8}, hs)
+	assert.Len(t, us, 1)
 	p.releaseScratch()
 	require.Nil(t, p.scratch)
 	for range 4 { // the pool may hand back this scratch or a new one
 		got := newScratch(2)
 		require.Len(t, got.infos, 2)
 		assert.Empty(t, got.results)
-		for _, inf := range got.infos[:cap(got.infos)] {
-			assert.Zero(t, inf)
-		}
-		for _, r := range got.results[:cap(got.results)] {
-			assert.Zero(t, r)
-		}
+		assertCleared(t, got.infos)
+		assertCleared(t, got.results)
+		assertCleared(t, got.masked)
+		assertCleared(t, got.states)
+		assertCleared(t, got.values)
+		assertCleared(t, got.hashes)
+		assertCleared(t, got.units)
 		for _, chunk := range got.forms {
 			for _, f := range chunk {
 				assert.Zero(t, f)
 			}
 		}
 		(&pass{scratch: got}).releaseScratch()
+	}
+}
+
+// assertCleared checks that every element of s, up to its capacity, is
+// zero.
+func assertCleared[T any](t *testing.T, s []T) {
+	t.Helper()
+	for k, v := range s[:cap(s)] {
+		assert.Zero(t, v, "element %d", k)
 	}
 }
 

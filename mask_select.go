@@ -28,8 +28,9 @@ func (p *pass) setMasked(i int, mm *maskedMessage, n int) {
 
 func (p *pass) initForms() {
 	if p.masked == nil {
-		p.masked = make([]*maskedMessage, len(p.msgs))
-		p.forms = make([]maskForm, len(p.msgs))
+		s := p.scratchOf()
+		p.masked = carve(&s.masked, len(p.msgs))[:len(p.msgs)]
+		p.forms = carve(&s.states, len(p.msgs))[:len(p.msgs)]
 	}
 }
 
@@ -98,7 +99,7 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 		return 0
 	}
 	p.initForms()
-	acts := make([]unit, 0, len(cands))
+	acts := carve(&p.scratchOf().units, len(cands))
 	for _, u := range cands {
 		if !p.scores[u.members[0]].Kept && slices.ContainsFunc(u.members, func(i int) bool { return len(p.msgs[i].ToolCallIDs) > 0 }) {
 			acts = append(acts, u)
@@ -462,6 +463,9 @@ func (p *pass) listOnce(o *resolved, i int, mm *maskedMessage, n int, seen *valu
 		}
 		for _, h := range r.hashes {
 			if !seen.add(h) { // also listed once within the message
+				if omitted == nil { // room for every value it lists
+					omitted = carve(&p.scratchOf().hashes, listedHashes(mm))
+				}
 				omitted = append(omitted, h)
 			}
 		}
@@ -470,6 +474,17 @@ func (p *pass) listOnce(o *resolved, i int, mm *maskedMessage, n int, seen *valu
 		return mm, n
 	}
 	return p.omit(o, i, mm, n, omitted)
+}
+
+// listedHashes returns how many values mm's placeholders list.
+func listedHashes(mm *maskedMessage) int {
+	n := 0
+	for _, r := range mm.results {
+		if r.action == maskResult {
+			n += len(r.hashes)
+		}
+	}
+	return n
 }
 
 // omit returns a copy of mm (of n tokens), the form of message i, whose
@@ -484,8 +499,8 @@ func (p *pass) omit(o *resolved, i int, mm *maskedMessage, n int, omitted []uint
 	for k := range cp.results {
 		r := &cp.results[k]
 		if r.action == maskResult && len(r.values) > 0 {
-			kept := make([]string, 0, len(r.values))
-			hs := make([]uint64, 0, len(r.values))
+			kept := carve(&p.scratch.values, len(r.values))
+			hs := carve(&p.scratch.hashes, len(r.values))
 			for k, h := range r.hashes {
 				if !slices.Contains(omitted, h) {
 					kept, hs = append(kept, r.values[k]), append(hs, h)
