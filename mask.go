@@ -937,17 +937,25 @@ func (mm *maskedMessage) build(m *Message) Message {
 		mm.msg, mm.built = out, true
 		return out
 	}
-	var edits []edit
-	for k := range mm.results {
-		if mm.texts[k] == "" {
-			continue
+	if len(mm.results) == 1 && len(mm.results[0].spans) == 1 && mm.texts[0] != "" {
+		// One span (the usual case): the JSON string is written in place.
+		s, text := mm.results[0].spans[0], mm.texts[0]
+		raw := make([]byte, 0, len(m.Raw)-(s.end-s.start)+len(text)+len(text)/8+2)
+		raw = appendJSONString(append(raw, m.Raw[:s.start]...), text)
+		out.Raw = append(raw, m.Raw[s.end:]...)
+	} else {
+		var edits []edit
+		for k := range mm.results {
+			if mm.texts[k] == "" {
+				continue
+			}
+			val := appendJSONString(nil, mm.texts[k])
+			for _, s := range mm.results[k].spans {
+				edits = append(edits, edit{s, val})
+			}
 		}
-		val := appendJSONString(nil, mm.texts[k])
-		for _, s := range mm.results[k].spans {
-			edits = append(edits, edit{s, val})
-		}
+		out.Raw = splice(m.Raw, edits)
 	}
-	out.Raw = splice(m.Raw, edits)
 	if mm.direct && len(mm.results) == 1 {
 		out.Content = mm.texts[0]
 	} else {

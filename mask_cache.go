@@ -372,6 +372,7 @@ type maskScratch struct {
 	values []string
 	hashes []uint64
 	units  []unit
+	words  [][]uint64 // pass.words
 }
 
 // formChunk is how many forms a chunk of maskScratch.forms holds.
@@ -454,6 +455,7 @@ func (p *pass) releaseScratch() {
 	clear(s.values)
 	clear(s.hashes)
 	clear(s.units)
+	clear(s.words)
 	for c := range s.forms {
 		if c*formChunk >= s.nforms {
 			break
@@ -461,7 +463,7 @@ func (p *pass) releaseScratch() {
 		clear(s.forms[c][:])
 	}
 	s.infos, s.results, s.nforms = s.infos[:0], s.results[:0], 0
-	s.masked, s.states, s.values, s.hashes, s.units = s.masked[:0], s.states[:0], s.values[:0], s.hashes[:0], s.units[:0]
+	s.masked, s.states, s.values, s.hashes, s.units, s.words = s.masked[:0], s.states[:0], s.values[:0], s.hashes[:0], s.units[:0], s.words[:0]
 	scratchPool.Put(s)
 }
 

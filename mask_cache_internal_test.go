@@ -105,6 +105,7 @@ func TestMaskScratch(t *testing.T) {
 	vs := append(carve(&s.values, 2), "v", "w")
 	hs := append(carve(&s.hashes, 1), 8)
 	us := append(carve(&s.units, 1), unit{members: []int{1}})
+	_ = append(carve(&s.words, 1), []uint64{3})
 	assert.Equal(t, []string{"v", "w"}, vs)
 	assert.Equal(t, []uint64{8}, hs)
 	assert.Len(t, us, 1)
@@ -121,6 +122,7 @@ func TestMaskScratch(t *testing.T) {
 		assertCleared(t, got.values)
 		assertCleared(t, got.hashes)
 		assertCleared(t, got.units)
+		assertCleared(t, got.words)
 		for _, chunk := range got.forms {
 			for _, f := range chunk {
 				assert.Zero(t, f)

@@ -421,7 +421,7 @@ func (p *pass) addSeen(o *resolved, s *valueSet, i int, mm *maskedMessage) {
 	}
 	if mm == nil {
 		if p.words == nil {
-			p.words = make([][]uint64, len(p.msgs))
+			p.words = carve(&p.scratchOf().words, len(p.msgs))[:len(p.msgs)]
 		}
 		if p.words[i] == nil { // as listValues, the first maxValueScan bytes (mask_cache.go)
 			p.words[i] = o.mask.cache.wordsOf(p.msgs[i].Content)
