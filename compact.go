@@ -412,7 +412,7 @@ func resolve(opts *Options) (*resolved, error) {
 			return nil, fmt.Errorf("%w: RoleWeights[%q] %v, want a finite weight >= 0", ErrInvalidOption, role, w)
 		}
 	}
-	mask, err := resolveMask(o.Mask)
+	mask, err := resolveMask(o.Mask, o.Tokens)
 	if err != nil {
 		return nil, err
 	}
@@ -468,7 +468,7 @@ type pass struct {
 	switched       []int            // messages whose form changed since the last resetForms
 	scratch        *maskScratch     // per message, what masking read from it (mask_cache.go)
 	minPlaceholder int              // tokens of the shortest placeholder, once counted
-	words          [][]string       // per message, the words a placeholder could list, once read (mask_select.go)
+	words          [][]uint64       // per message, the hashes of the words a placeholder could list, once read (mask_select.go)
 }
 
 // measure returns the tokens and the structural weight of message i (0 for

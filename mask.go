@@ -145,9 +145,10 @@ type maskConfig struct {
 	restore                          bool
 	exclude                          map[string]bool
 	cache                            *MaskCache
+	counter                          any // counterID of the call's token counter, with a cache
 }
 
-func resolveMask(m *MaskOptions) (*maskConfig, error) {
+func resolveMask(m *MaskOptions, tokens TokenCounter) (*maskConfig, error) {
 	if m == nil {
 		return nil, nil
 	}
@@ -161,6 +162,9 @@ func resolveMask(m *MaskOptions) (*maskConfig, error) {
 		return nil, fmt.Errorf("%w: Mask.MaxResultTokens %d, want >= 0 (0 means no cap)", ErrInvalidOption, m.MaxResultTokens)
 	case m.Actions > ActionsOff:
 		return nil, fmt.Errorf("%w: Mask.Actions %d, want %d (oldest first) to %d (off)", ErrInvalidOption, m.Actions, ActionsOldestFirst, ActionsOff)
+	}
+	if c.cache != nil {
+		c.counter = counterID(tokens)
 	}
 	if c.keepRecent == 0 {
 		c.keepRecent = DefaultMaskKeepRecent
@@ -208,6 +212,7 @@ type toolResult struct {
 	tokens int
 	action maskAction
 	values []string // listed in the placeholder, once listed is true
+	hashes []uint64 // valueHash of each of values
 	listed bool
 	// valuesOf is, with a MaskCache, MaskCache.valuesKey of the text the
 	// values of a whole result of a message with Raw were listed from.
@@ -227,7 +232,17 @@ type maskedMessage struct {
 	// base is the form this one copies with the values in omitted left
 	// out of its placeholders (see pass.listOnce); nil for the others.
 	base    *maskedMessage
-	omitted []string
+	omitted []uint64 // valueHash of each value left out
+}
+
+// setValues sets the values r's placeholder lists (listed).
+func (r *toolResult) setValues(vs []string) {
+	r.values, r.hashes, r.listed = vs, valueHashes(vs), true
+}
+
+// unsetValues forgets r's values (not listed).
+func (r *toolResult) unsetValues() {
+	r.values, r.hashes, r.listed = nil, nil, false
 }
 
 // mask rewrites, before selection, the tool results that masking elides or
@@ -291,7 +306,7 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 			p.name(o, i, pr)
 		}
 		if masks && !c.exclude[pr.name] && !pr.listed {
-			pr.values, pr.listed = listValues(pr.text, c.values), true
+			pr.setValues(listValues(pr.text, c.values))
 			if c.cache != nil && pr.whole && len(m.Raw) > 0 {
 				pr.valuesOf = c.cache.valuesKey(pr.text)
 			}
@@ -309,7 +324,8 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 			continue
 		}
 		if mm == nil {
-			mm = &maskedMessage{direct: inf.direct, results: make([]toolResult, 0, j+1)}
+			mm = p.newForm()
+			mm.direct, mm.results = inf.direct, p.scratch.makeResults(j+1)
 		}
 		mm.results = append(mm.results, r)
 	}
@@ -324,9 +340,9 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 			mm.memory = MemoryID(kind, text)
 		}
 	}
-	n, ok := mm.prepare(m, c, o.tokens)
+	n, ok := p.prepareForm(o, i, mm)
 	if ok && n >= s.OriginalTokens && mm.unlist() {
-		n, ok = mm.prepare(m, c, o.tokens) // the values made it no smaller
+		n, ok = p.prepareForm(o, i, mm) // the values made it no smaller
 	}
 	if !ok || n < 0 || n >= s.OriginalTokens {
 		return nil, 0 // masking never makes a message larger
@@ -402,6 +418,7 @@ func (p *pass) elided(i int) bool {
 // names a memory that was not stored (a store error) is rewritten without
 // the ID, and the masking figures of res.Stats are filled in.
 func (p *pass) finishMask(o *resolved, res *Result) {
+	defer p.releaseScratch() // the forms too: nothing reads them once Result is built
 	if o.mask != nil {
 		p.flushMask(o)
 	}
@@ -686,7 +703,7 @@ func (mm *maskedMessage) unlist() bool {
 	for k := range mm.results {
 		r := &mm.results[k]
 		some = some || len(r.values) > 0
-		r.values, r.listed = nil, true
+		r.setValues(nil)
 	}
 	mm.built = false
 	return some
@@ -861,7 +878,7 @@ func firstSpace(r []rune) int {
 // its head and tail; ok is false when a cut cannot shrink it.
 func newText(r *toolResult, memory string, c *maskConfig, tc TokenCounter) (string, bool) {
 	if !r.listed {
-		r.values, r.listed = listValues(r.text, c.values), true
+		r.setValues(listValues(r.text, c.values))
 	}
 	if r.action == maskResult {
 		return placeholder(r, memory), true
@@ -908,23 +925,37 @@ func (mm *maskedMessage) build(m *Message) Message {
 	if mm.built {
 		return mm.msg
 	}
+	if mm.texts == nil { // a cached form's count was reused (prepareForm)
+		mm.texts = make([]string, len(mm.results))
+		for k := range mm.results {
+			mm.texts[k] = placeholder(&mm.results[k], mm.memory)
+		}
+	}
 	out := Message{Role: m.Role, ToolCallIDs: m.ToolCallIDs, ToolResultIDs: m.ToolResultIDs}
 	if len(m.Raw) == 0 {
 		out.Content = mm.texts[0]
 		mm.msg, mm.built = out, true
 		return out
 	}
-	var edits []edit
-	for k := range mm.results {
-		if mm.texts[k] == "" {
-			continue
+	if len(mm.results) == 1 && len(mm.results[0].spans) == 1 && mm.texts[0] != "" {
+		// One span (the usual case): the JSON string is written in place.
+		s, text := mm.results[0].spans[0], mm.texts[0]
+		raw := make([]byte, 0, len(m.Raw)-(s.end-s.start)+len(text)+len(text)/8+2)
+		raw = appendJSONString(append(raw, m.Raw[:s.start]...), text)
+		out.Raw = append(raw, m.Raw[s.end:]...)
+	} else {
+		var edits []edit
+		for k := range mm.results {
+			if mm.texts[k] == "" {
+				continue
+			}
+			val := appendJSONString(nil, mm.texts[k])
+			for _, s := range mm.results[k].spans {
+				edits = append(edits, edit{s, val})
+			}
 		}
-		val := appendJSONString(nil, mm.texts[k])
-		for _, s := range mm.results[k].spans {
-			edits = append(edits, edit{s, val})
-		}
+		out.Raw = splice(m.Raw, edits)
 	}
-	out.Raw = splice(m.Raw, edits)
 	if mm.direct && len(mm.results) == 1 {
 		out.Content = mm.texts[0]
 	} else {

@@ -3,6 +3,7 @@ package chitta
 import (
 	"hash/maphash"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -27,18 +28,24 @@ import (
 // Content are reused only while a hash of the part of the Content they
 // were read from (at most 32 KiB) is unchanged; the words of a kept
 // message are keyed by a hash of those 32 KiB of its Content with their
-// length. Nothing depends on the token counter or on the other messages: counts,
-// tool names resolved through the conversation, and placeholders are
-// computed by each call (wrap the counter in a [CachedTokenCounter] to
-// cache its counts).
+// length. Tool names resolved through the conversation and placeholders
+// are computed by each call; the token count of a rewritten message whose
+// rewritten results are all placeholders is kept, keyed by the message's
+// key and a 64-bit hash of what its placeholders say (tool name, size,
+// listed values, memory), for the token counter of the calls that stored
+// it: a counter whose type is comparable (a [CachedTokenCounter], the
+// default estimate), which must count a text the same way every time; a
+// call with another counter drops those counts first, and a counter of
+// another type (a [TokenCounterFunc]) has none kept (wrap it in a
+// [CachedTokenCounter] to cache its counts).
 //
 // The cache keeps the entries of the messages of the last two calls and
 // drops older ones once it holds more than twice the current call's
 // entries (plus 1 024). An entry takes about 150 bytes plus 16 bytes per
 // result position, up to 32 listed values of at most 40 bytes each, and,
 // for a message holding several tool results, a copy of their text; the
-// words of a message, kept on the same terms, take 16 bytes each plus a
-// copy of them. The
+// words of a message, kept on the same terms, take 8 bytes each (a
+// hash), and a form's count about 40 bytes. The
 // zero value is ready to use; a nil *MaskCache caches nothing. A MaskCache
 // is safe for concurrent use by any number of calls.
 type MaskCache struct {
@@ -52,6 +59,9 @@ type MaskCache struct {
 
 	words        map[cacheKey]wordsSlot // by the text they were read from
 	touchedWords int
+	forms        map[formKey]formSlot // token counts of placeholder forms (mask_forms.go), under counter
+	counter      any
+	touchedForms int
 	stats        MaskCacheStats
 }
 
@@ -59,6 +69,7 @@ type MaskCache struct {
 type MaskCacheStats struct {
 	Hits   uint64 // messages whose scan was reused
 	Misses uint64 // messages scanned
+	Forms  uint64 // rewritten forms whose token count was reused
 	Len    int    // entries cached now
 }
 
@@ -183,24 +194,32 @@ func (c *MaskCache) done() {
 			}
 		}
 	}
+	if len(c.forms) > 2*c.touchedForms+1024 {
+		for k, s := range c.forms {
+			if s.call+1 < c.call {
+				delete(c.forms, k)
+			}
+		}
+	}
 	c.call++
-	c.touched, c.touchedWords = 0, 0
+	c.touched, c.touchedWords, c.touchedForms = 0, 0, 0
 }
 
-// wordsSlot is a cached valueWords list.
+// wordsSlot is a cached list of word hashes (see wordsOf).
 type wordsSlot struct {
-	words []string
+	words []uint64
 	call  uint64 // the last call that used it
 }
 
-// wordsOf returns valueWords of the first maxValueScan bytes of text (a
-// non-nil slice, which the caller must not modify). With a cache, the
-// list is kept across calls, keyed by a hash of those bytes with their
-// length, so that a message kept again is not read again.
-func (c *MaskCache) wordsOf(text string) []string {
+// wordsOf returns the valueHash of each of valueWords of the first
+// maxValueScan bytes of text (a non-nil slice, which the caller must not
+// modify). With a cache, the list is kept across calls, keyed by a hash of
+// those bytes with their length, so that a message kept again is not
+// read again.
+func (c *MaskCache) wordsOf(text string) []uint64 {
 	text = text[:min(len(text), maxValueScan)]
 	if c == nil {
-		return valueWords(make([]string, 0, 8), text)
+		return wordHashes(text)
 	}
 	c.init()
 	k := cacheKey{maphash.String(c.seeds[3], text), uint64(len(text))}
@@ -215,10 +234,7 @@ func (c *MaskCache) wordsOf(text string) []string {
 	if ok {
 		return s.words
 	}
-	w := cloneStrings(valueWords(make([]string, 0, 8), text)) // not to keep the caller's text
-	if w == nil {
-		w = []string{}
-	}
+	w := wordHashes(text)
 	c.mu.Lock()
 	if c.words == nil {
 		c.words = make(map[cacheKey]wordsSlot)
@@ -229,6 +245,16 @@ func (c *MaskCache) wordsOf(text string) []string {
 	c.words[k] = wordsSlot{w, c.call}
 	c.mu.Unlock()
 	return w
+}
+
+// wordHashes returns the valueHash of each of valueWords(text), non-nil.
+func wordHashes(text string) []uint64 {
+	words := valueWords(make([]string, 0, 8), text)
+	hs := make([]uint64, len(words))
+	for k, w := range words {
+		hs[k] = valueHash(w)
+	}
+	return hs
 }
 
 // msgInfo is a call's private view of what masking read from one message:
@@ -260,7 +286,7 @@ func (p *pass) info(o *resolved, i int) *msgInfo {
 			if r.whole {
 				r.text, r.tokens = m.Content, content
 				if check && r.listed && o.mask.cache.valuesKey(r.text) != r.valuesOf {
-					r.values, r.listed = nil, false
+					r.unsetValues()
 				}
 			} else {
 				r.tokens = o.tokens.CountTokens(r.text)
@@ -321,20 +347,36 @@ func (p *pass) load(o *resolved, i int) *msgInfo {
 	inf.results = p.scratch.copyResults(e.results)
 	if e.values != o.mask.values {
 		for k := range inf.results {
-			inf.results[k].values, inf.results[k].listed = nil, false
+			inf.results[k].unsetValues()
 		}
 	}
 	return inf
 }
 
 // maskScratch is one call's working memory for masking: a msgInfo per
-// message, and one backing array for the copies of cached results (one
-// allocation rather than one per message). Finished calls return it,
-// cleared, to scratchPool, so that an agent loop's calls reuse it.
+// message, one backing array for the copies of cached results and the
+// results of rewritten forms (one allocation rather than one per
+// message), and the rewritten forms themselves, in chunks. Finished calls
+// return it, cleared, to scratchPool, so that an agent loop's calls reuse
+// it.
 type maskScratch struct {
 	infos   []msgInfo
 	results []toolResult
+	forms   []*[formChunk]maskedMessage
+	nforms  int // forms handed out (newForm)
+	// Backing arrays that carve hands out: the call's per-message form
+	// state (pass.masked, pass.forms), the values and hashes of the copies
+	// without values already shown, and the groups of the actions step.
+	masked []*maskedMessage
+	states []maskForm
+	values []string
+	hashes []uint64
+	units  []unit
+	words  [][]uint64 // pass.words
 }
+
+// formChunk is how many forms a chunk of maskScratch.forms holds.
+const formChunk = 32
 
 // scratchPool holds cleared *maskScratch (every element of their slices,
 // up to their capacity, is zero).
@@ -364,8 +406,42 @@ func (s *maskScratch) copyResults(rs []toolResult) []toolResult {
 	return s.results[start:len(s.results):len(s.results)]
 }
 
+// carve returns an empty slice of capacity n from the backing array buf
+// (of a maskScratch), capped so that appending to it never overwrites
+// another; buf's elements it covers are zero (cleared on release, or new)
+// until the caller appends.
+func carve[T any](buf *[]T, n int) []T {
+	start := len(*buf)
+	*buf = slices.Grow(*buf, n)[:start+n]
+	return (*buf)[start : start : start+n]
+}
+
+// makeResults returns an empty slice of capacity n in s's backing array,
+// capped so that appending to it never overwrites another.
+func (s *maskScratch) makeResults(n int) []toolResult { return carve(&s.results, n) }
+
+// scratchOf returns p's scratch, made if need be.
+func (p *pass) scratchOf() *maskScratch {
+	if p.scratch == nil {
+		p.scratch = newScratch(len(p.msgs))
+	}
+	return p.scratch
+}
+
+// newForm returns a zero maskedMessage of this call (valid until the
+// call's scratch is released).
+func (p *pass) newForm() *maskedMessage {
+	s := p.scratchOf()
+	c, k := s.nforms/formChunk, s.nforms%formChunk
+	if c == len(s.forms) {
+		s.forms = append(s.forms, new([formChunk]maskedMessage))
+	}
+	s.nforms++
+	return &s.forms[c][k]
+}
+
 // releaseScratch clears p.scratch and returns it to scratchPool once the
-// call no longer reads it.
+// call no longer reads it (nor any of its forms).
 func (p *pass) releaseScratch() {
 	s := p.scratch
 	if s == nil {
@@ -374,14 +450,26 @@ func (p *pass) releaseScratch() {
 	p.scratch = nil
 	clear(s.infos)
 	clear(s.results)
-	s.infos, s.results = s.infos[:0], s.results[:0]
+	clear(s.masked)
+	clear(s.states)
+	clear(s.values)
+	clear(s.hashes)
+	clear(s.units)
+	clear(s.words)
+	for c := range s.forms {
+		if c*formChunk >= s.nforms {
+			break
+		}
+		clear(s.forms[c][:])
+	}
+	s.infos, s.results, s.nforms = s.infos[:0], s.results[:0], 0
+	s.masked, s.states, s.values, s.hashes, s.units, s.words = s.masked[:0], s.states[:0], s.values[:0], s.hashes[:0], s.units[:0], s.words[:0]
 	scratchPool.Put(s)
 }
 
 // flushMask stores what this call scanned in the MaskCache and ends the
-// call there; the call's scratch is released.
+// call there.
 func (p *pass) flushMask(o *resolved) {
-	defer p.releaseScratch()
 	cache := o.mask.cache
 	if cache == nil {
 		return

@@ -69,8 +69,9 @@ func TestContentTokens(t *testing.T) {
 	}
 }
 
-// A call's scratch comes back from the pool cleared, and appending to one
-// result copy never overwrites the next.
+// A call's scratch comes back from the pool cleared (its forms too), and
+// appending to one result copy, or to one form's results, never
+// overwrites the next.
 func TestMaskScratch(t *testing.T) {
 	t.Parallel()
 	s := newScratch(3)
@@ -82,25 +83,66 @@ func TestMaskScratch(t *testing.T) {
 	a = append(a, toolResult{block: 9})
 	assert.Equal(t, 2, b[0].block, "appending to a copy leaves the next one alone")
 	assert.Equal(t, 9, a[1].block)
-	p := &pass{scratch: s}
+	p := &pass{msgs: make([]Message, 3), scratch: s}
+	r := s.makeResults(1)
+	r = append(r, toolResult{block: 5})
+	c := s.makeResults(2)
+	require.Empty(t, c)
+	c = append(c, toolResult{block: 6})
+	r = append(r, toolResult{block: 7}) // beyond its capacity
+	assert.Equal(t, 6, c[0].block, "appending to a form's results leaves the next one alone")
+	assert.Equal(t, []int{5, 7}, []int{r[0].block, r[1].block})
+	seen := map[*maskedMessage]bool{}
+	for k := range 3*formChunk + 1 {
+		f := p.newForm()
+		require.False(t, seen[f], "form %d handed out twice", k)
+		seen[f] = true
+		require.Zero(t, *f)
+		f.memory, f.results, f.omitted = "m", c, []uint64{1}
+	}
+	p.initForms()
+	p.masked[2], p.forms[1].maskedTokens = p.newForm(), 4
+	vs := append(carve(&s.values, 2), "v", "w")
+	hs := append(carve(&s.hashes, 1), 8)
+	us := append(carve(&s.units, 1), unit{members: []int{1}})
+	_ = append(carve(&s.words, 1), []uint64{3})
+	assert.Equal(t, []string{"v", "w"}, vs)
+	assert.Equal(t, []uint64{8}, hs)
+	assert.Len(t, us, 1)
 	p.releaseScratch()
 	require.Nil(t, p.scratch)
 	for range 4 { // the pool may hand back this scratch or a new one
 		got := newScratch(2)
 		require.Len(t, got.infos, 2)
 		assert.Empty(t, got.results)
-		for _, inf := range got.infos[:cap(got.infos)] {
-			assert.Zero(t, inf)
-		}
-		for _, r := range got.results[:cap(got.results)] {
-			assert.Zero(t, r)
+		assertCleared(t, got.infos)
+		assertCleared(t, got.results)
+		assertCleared(t, got.masked)
+		assertCleared(t, got.states)
+		assertCleared(t, got.values)
+		assertCleared(t, got.hashes)
+		assertCleared(t, got.units)
+		assertCleared(t, got.words)
+		for _, chunk := range got.forms {
+			for _, f := range chunk {
+				assert.Zero(t, f)
+			}
 		}
 		(&pass{scratch: got}).releaseScratch()
 	}
 }
 
-// A MaskCache's value words equal valueWords of the text's first
-// maxValueScan bytes, cold and warm, and words of texts no call has read
+// assertCleared checks that every element of s, up to its capacity, is
+// zero.
+func assertCleared[T any](t *testing.T, s []T) {
+	t.Helper()
+	for k, v := range s[:cap(s)] {
+		assert.Zero(t, v, "element %d", k)
+	}
+}
+
+// A MaskCache's value words are the hashes of valueWords of the text's
+// first maxValueScan bytes, cold and warm, and words of texts no call has read
 // for two calls are dropped once there are many.
 func TestMaskCacheWordsOf(t *testing.T) {
 	t.Parallel()
@@ -110,7 +152,7 @@ func TestMaskCacheWordsOf(t *testing.T) {
 	var nilCache *MaskCache
 	for pass := range 2 {
 		for _, text := range texts {
-			want := valueWords(nil, text[:min(len(text), maxValueScan)])
+			want := valueHashes(valueWords(nil, text[:min(len(text), maxValueScan)]))
 			got := c.wordsOf(text)
 			require.NotNil(t, got)
 			assert.Equal(t, len(want), len(got), "pass %d, %.20q", pass, text)
@@ -121,7 +163,8 @@ func TestMaskCacheWordsOf(t *testing.T) {
 		}
 		c.done()
 	}
-	assert.NotContains(t, c.wordsOf(long), "LATE999", "only the first 32 KiB are read")
+	assert.Contains(t, c.wordsOf(long), valueHash("JG7FMM"))
+	assert.NotContains(t, c.wordsOf(long), valueHash("LATE999"), "only the first 32 KiB are read")
 	for k := range 3000 { // many calls, each reading one new text
 		c.wordsOf(fmt.Sprintf("call %d ID%d", k, k))
 		c.done()

@@ -206,3 +206,80 @@ func TestMaskCountsContentOnce(t *testing.T) {
 	assert.Equal(t, 1, tc.asked(in[2].Content))
 	assert.Contains(t, res.Messages[2].Content, " elided (300 tokens)", "the placeholder names the content's own count")
 }
+
+// charCounter counts a token per div bytes; comparable, so that a
+// MaskCache keeps the token counts of forms counted with it.
+type charCounter struct{ div int }
+
+func (c charCounter) CountTokens(s string) int { return (len(s) + c.div - 1) / c.div }
+
+// A form's token count cached in a MaskCache is reused only for the same
+// message, placeholders and token counter: with one cache, compacting
+// variants of a conversation (another listed value, another tool name for
+// the call, other values shown before, fewer listed values, a memory
+// named, another counter, another budget), each twice, gives what an uncached Compact gives, and some
+// counts are reused.
+func TestMaskCacheFormsFollowChanges(t *testing.T) {
+	t.Parallel()
+	result := func(id string) string {
+		return `{\"id\": \"` + id + `\", \"user\": \"mia_li_3668\", \"codes\": [\"HAT028\", \"JG7FMM\", \"MCO\", 2024], \"more\": \"` + strings.Repeat("words ", 60) + `\"}`
+	}
+	conv := func(tool, id, ask string) []chitta.Message {
+		wire := `[{"role":"system","content":"policy"},{"role":"user","content":"` + ask + `"},`
+		for k := range 4 {
+			c := fmt.Sprint("c", k)
+			wire += `{"role":"assistant","content":null,"tool_calls":[{"id":"` + c + `","type":"function","function":{"name":"` + tool + `","arguments":"{\"user\": \"mia_li_3668\"}"}}]},` +
+				`{"role":"tool","tool_call_id":"` + c + `","content":"` + result(fmt.Sprint(id, k)) + `"},`
+		}
+		wire += `{"role":"user","content":"next"}]`
+		in, err := chitta.ParseMessages([]byte(wire))
+		require.NoError(t, err)
+		return in
+	}
+	convs := map[string][]chitta.Message{
+		"base":     conv("lookup", "AB1", "find reservation HAT028"),
+		"other id": conv("lookup", "ZZ9999", "find reservation HAT028"), // longer: another count
+		"tool":     conv("lookup_every_reservation_of_the_user", "AB1", "find reservation HAT028"),
+		"shown":    conv("lookup", "AB1", "find reservation MCO"), // another value left out, as many listed
+	}
+	type variant struct {
+		conv    string
+		ratio   float64
+		values  int
+		counter chitta.TokenCounter
+		distill bool
+	}
+	var variants []variant // the conversations innermost: a cache keeps the counts of one counter
+	for _, counter := range []chitta.TokenCounter{charCounter{4}, charCounter{2}, chitta.NewCachedTokenCounter(nil, 0), nil} {
+		for _, ratio := range []float64{1, 0.4} {
+			for _, values := range []int{0, 2} {
+				for _, distill := range []bool{false, true} {
+					for _, c := range []string{"base", "other id", "tool", "shown", "base"} {
+						variants = append(variants, variant{c, ratio, values, counter, distill})
+					}
+				}
+			}
+		}
+	}
+	cache := chitta.NewMaskCache()
+	for _, v := range variants {
+		for range 2 {
+			var got [2]*chitta.Result
+			for k, c := range []*chitta.MaskCache{nil, cache} {
+				opts := chitta.Options{TargetRatio: v.ratio, Tokens: v.counter, Mask: &chitta.MaskOptions{MinTokens: 1, KeepRecent: 1, ListValues: v.values, Cache: c}}
+				if v.distill {
+					opts.Embedder, opts.Store, opts.DistillNovel = fakes.SeededEmbedder{Dims: 8}, &fakes.Store{}, true
+				}
+				res, err := chitta.Compact(t.Context(), convs[v.conv], &opts)
+				require.NoError(t, err)
+				got[k] = res
+			}
+			at := fmt.Sprintf("%+v", v)
+			require.Equal(t, got[0].Scores, got[1].Scores, at)
+			require.Equal(t, got[0].Stats, got[1].Stats, at)
+			require.Equal(t, got[0].Messages, got[1].Messages, at)
+			require.Positive(t, got[1].Stats.Masked, at)
+		}
+	}
+	require.Positive(t, cache.Stats().Forms, "token counts of forms are reused")
+}

@@ -301,6 +301,14 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = slices.Grow(dst, len(s)+2)
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
+		j := i // a run of bytes written as they are, appended at once
+		for j < len(s) && jsonPlain[s[j]] {
+			j++
+		}
+		dst = append(dst, s[i:j]...)
+		if i = j; i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
@@ -330,6 +338,15 @@ func appendJSONString(dst []byte, s string) []byte {
 	}
 	return append(dst, '"')
 }
+
+// jsonPlain holds the bytes appendJSONString writes as they are: ASCII
+// from the space up, but for '"' and '\\'.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // edit replaces span with val.
 type edit struct {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // maskForm holds the forms masking gives one message besides its whole
@@ -27,8 +28,9 @@ func (p *pass) setMasked(i int, mm *maskedMessage, n int) {
 
 func (p *pass) initForms() {
 	if p.masked == nil {
-		p.masked = make([]*maskedMessage, len(p.msgs))
-		p.forms = make([]maskForm, len(p.msgs))
+		s := p.scratchOf()
+		p.masked = carve(&s.masked, len(p.msgs))[:len(p.msgs)]
+		p.forms = carve(&s.states, len(p.msgs))[:len(p.msgs)]
 	}
 }
 
@@ -97,7 +99,7 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 		return 0
 	}
 	p.initForms()
-	acts := make([]unit, 0, len(cands))
+	acts := carve(&p.scratchOf().units, len(cands))
 	for _, u := range cands {
 		if !p.scores[u.members[0]].Kept && slices.ContainsFunc(u.members, func(i int) bool { return len(p.msgs[i].ToolCallIDs) > 0 }) {
 			acts = append(acts, u)
@@ -116,7 +118,8 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 	fitsAll := used <= free // every group fits as it is: nothing to degrade
 	used = 0
 	var seen *valueSet // nil until a kept form lists values
-	var kept []int     // members of the kept groups
+	defer func() { seen.release() }()
+	var kept []int // members of the kept groups
 	for _, u := range acts {
 		forms := make([]*maskedMessage, len(u.members))
 		tokens := make([]int, len(u.members))
@@ -218,37 +221,66 @@ func (p *pass) shortestPlaceholder(o *resolved) int {
 }
 
 // valueSet is the set of identifier-like words visible in the text kept
-// so far (see listOnce), with an undo log so that a group that does not
-// fit leaves it as it was. A nil *valueSet is empty and stays empty.
+// so far (see listOnce), each known by its valueHash, with an undo log so
+// that a group that does not fit leaves it as it was. A nil *valueSet is
+// empty and stays empty.
 type valueSet struct {
-	m       map[string]struct{}
-	log     []string // values added while logging, in order
+	m       hashSet
+	log     []uint64 // values added while logging, in order
 	logging bool
 	pending []int // kept messages whose text is not read yet (see flushSeen)
+}
+
+// valueSetPool holds emptied *valueSet, so that calls reuse their slots.
+var valueSetPool sync.Pool
+
+// newValueSet returns an empty valueSet (release returns it to the pool).
+func newValueSet() *valueSet {
+	if s, ok := valueSetPool.Get().(*valueSet); ok {
+		return s
+	}
+	return new(valueSet)
+}
+
+// release empties s and returns it to valueSetPool; nil is left alone.
+func (s *valueSet) release() {
+	if s == nil {
+		return
+	}
+	s.m.reset()
+	s.log, s.logging, s.pending = s.log[:0], false, s.pending[:0]
+	valueSetPool.Put(s)
 }
 
 func (s *valueSet) has(v string) bool {
 	if s == nil {
 		return false
 	}
-	_, ok := s.m[v]
-	return ok
+	return s.m.has(valueHash(v))
 }
 
-// add adds v and reports whether it was new.
-func (s *valueSet) add(v string) bool {
+// add adds the value of hash h and reports whether it was new.
+func (s *valueSet) add(h uint64) bool {
 	if s == nil {
 		return false
 	}
-	n := len(s.m)
-	s.m[v] = struct{}{}
-	if len(s.m) == n {
+	if !s.m.add(h) {
 		return false
 	}
 	if s.logging {
-		s.log = append(s.log, v)
+		s.log = append(s.log, h)
 	}
 	return true
+}
+
+// addAll adds the values of hashes hs.
+func (s *valueSet) addAll(hs []uint64) {
+	if s == nil {
+		return
+	}
+	for _, h := range hs {
+		s.add(h)
+	}
 }
 
 // mark returns the point undo returns to.
@@ -264,8 +296,8 @@ func (s *valueSet) undo(k int) {
 	if s == nil {
 		return
 	}
-	for _, v := range s.log[k:] {
-		delete(s.m, v)
+	for _, h := range slices.Backward(s.log[k:]) {
+		s.m.remove(h)
 	}
 	s.log = s.log[:k]
 }
@@ -277,7 +309,7 @@ func (s *valueSet) addText(text string) {
 		return
 	}
 	for _, w := range valueWords(nil, text) {
-		s.add(w)
+		s.add(valueHash(w))
 	}
 }
 
@@ -350,7 +382,7 @@ func valueByte(c byte) bool { return valueClass[c] != 0 }
 // recur in tool output, and reading a long policy prompt on every call
 // would cost more than it saves.)
 func (p *pass) seenKept(o *resolved) *valueSet {
-	s := &valueSet{m: make(map[string]struct{}, 64)}
+	s := newValueSet()
 	for i := range p.msgs {
 		if p.scores[i].Kept && !p.msgs[i].Role.Pinned() {
 			p.addSeen(o, s, i, p.masked[i])
@@ -389,14 +421,12 @@ func (p *pass) addSeen(o *resolved, s *valueSet, i int, mm *maskedMessage) {
 	}
 	if mm == nil {
 		if p.words == nil {
-			p.words = make([][]string, len(p.msgs))
+			p.words = carve(&p.scratchOf().words, len(p.msgs))[:len(p.msgs)]
 		}
 		if p.words[i] == nil { // as listValues, the first maxValueScan bytes (mask_cache.go)
 			p.words[i] = o.mask.cache.wordsOf(p.msgs[i].Content)
 		}
-		for _, w := range p.words[i] {
-			s.add(w)
-		}
+		s.addAll(p.words[i])
 		return
 	}
 	for _, r := range p.info(o, i).results {
@@ -406,9 +436,7 @@ func (p *pass) addSeen(o *resolved, s *valueSet, i int, mm *maskedMessage) {
 	}
 	for _, r := range mm.results {
 		if r.action == maskResult {
-			for _, v := range r.values {
-				s.add(v)
-			}
+			s.addAll(r.hashes)
 		}
 	}
 }
@@ -428,14 +456,17 @@ func (p *pass) listOnce(o *resolved, i int, mm *maskedMessage, n int, seen *valu
 			seen.addText(r.text)
 		}
 	}
-	var omitted []string
+	var omitted []uint64
 	for _, r := range mm.results {
 		if r.action != maskResult {
 			continue
 		}
-		for _, v := range r.values {
-			if !seen.add(v) { // also listed once within the message
-				omitted = append(omitted, v)
+		for _, h := range r.hashes {
+			if !seen.add(h) { // also listed once within the message
+				if omitted == nil { // room for every value it lists
+					omitted = carve(&p.scratchOf().hashes, listedHashes(mm))
+				}
+				omitted = append(omitted, h)
 			}
 		}
 	}
@@ -445,27 +476,40 @@ func (p *pass) listOnce(o *resolved, i int, mm *maskedMessage, n int, seen *valu
 	return p.omit(o, i, mm, n, omitted)
 }
 
+// listedHashes returns how many values mm's placeholders list.
+func listedHashes(mm *maskedMessage) int {
+	n := 0
+	for _, r := range mm.results {
+		if r.action == maskResult {
+			n += len(r.hashes)
+		}
+	}
+	return n
+}
+
 // omit returns a copy of mm (of n tokens), the form of message i, whose
-// placeholders do not list the values in omitted, and its tokens; mm, n
-// when the copy cannot be built or is no smaller.
-func (p *pass) omit(o *resolved, i int, mm *maskedMessage, n int, omitted []string) (*maskedMessage, int) {
+// placeholders do not list the values whose hashes are in omitted, and
+// its tokens; mm, n when the copy cannot be built or is no smaller.
+func (p *pass) omit(o *resolved, i int, mm *maskedMessage, n int, omitted []uint64) (*maskedMessage, int) {
 	if len(omitted) == 0 {
 		return mm, n
 	}
-	cp := &maskedMessage{results: slices.Clone(mm.results), direct: mm.direct, elided: mm.elided, all: mm.all, memory: mm.memory, base: mm, omitted: omitted}
+	cp := p.newForm()
+	*cp = maskedMessage{results: p.scratch.copyResults(mm.results), direct: mm.direct, elided: mm.elided, all: mm.all, memory: mm.memory, base: mm, omitted: omitted}
 	for k := range cp.results {
 		r := &cp.results[k]
 		if r.action == maskResult && len(r.values) > 0 {
-			kept := make([]string, 0, len(r.values))
-			for _, v := range r.values {
-				if !slices.Contains(omitted, v) {
-					kept = append(kept, v)
+			kept := carve(&p.scratch.values, len(r.values))
+			hs := carve(&p.scratch.hashes, len(r.values))
+			for k, h := range r.hashes {
+				if !slices.Contains(omitted, h) {
+					kept, hs = append(kept, r.values[k]), append(hs, h)
 				}
 			}
-			r.values = kept
+			r.values, r.hashes = kept, hs
 		}
 	}
-	m, ok := cp.prepare(&p.msgs[i], o.mask, o.tokens)
+	m, ok := p.prepareForm(o, i, cp)
 	if !ok || m < 0 || m >= n {
 		return mm, n
 	}

@@ -30,7 +30,8 @@ func TestShowsValue(t *testing.T) {
 
 func TestValueSet(t *testing.T) {
 	t.Parallel()
-	s := &valueSet{m: map[string]struct{}{}, logging: true}
+	s := newValueSet()
+	s.logging = true
 	s.addText(`user omar_davis_3817 asked: "JG7FMM" on 2024-05-21. x`)
 	for _, v := range []string{"omar_davis_3817", "JG7FMM", "2024-05-21"} {
 		assert.True(t, s.has(v), v)

@@ -1,6 +1,7 @@
 package chitta
 
 import (
+	"hash/maphash"
 	"slices"
 	"unsafe"
 )
@@ -114,4 +115,25 @@ func isIdentifierLike(v string) bool {
 		flags |= c
 	}
 	return flags&vbDigit != 0 || flags&(vbUpper|vbLower) == vbUpper
+}
+
+// valueSeed seeds valueHash (one seed for the process, so that hashes a
+// MaskCache keeps stay comparable with those a later call computes).
+var valueSeed = maphash.MakeSeed()
+
+// valueHash returns the 64-bit hash by which the value-once rule knows a
+// value or a word (see valueSet): two distinct values share one with
+// probability ~2⁻⁶⁴, as two messages share a MaskCache key.
+func valueHash(v string) uint64 { return maphash.String(valueSeed, v) }
+
+// valueHashes returns the valueHash of each of vs (nil for none).
+func valueHashes(vs []string) []uint64 {
+	if len(vs) == 0 {
+		return nil
+	}
+	hs := make([]uint64, len(vs))
+	for k, v := range vs {
+		hs[k] = valueHash(v)
+	}
+	return hs
 }

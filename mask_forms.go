@@ -1,0 +1,130 @@
+package chitta
+
+import "reflect"
+
+// formKey identifies, in a MaskCache, a rewritten form of a message whose
+// every rewritten result is a placeholder: the message's cache key and a
+// hash of what its placeholders say (see formHash).
+type formKey struct {
+	msg  cacheKey
+	form uint64
+}
+
+// formSlot is the cached token count of a form.
+type formSlot struct {
+	tokens int
+	call   uint64 // the last call that used it
+}
+
+// counterID returns what identifies the token counter tc of a call among
+// those whose counts a MaskCache keeps: tc itself when its dynamic type
+// is comparable (a *CachedTokenCounter), the default estimate's marker
+// when tc is nil, and nil (no counts cached) otherwise.
+func counterID(tc TokenCounter) any {
+	if tc == nil {
+		return defaultCounter{}
+	}
+	if !reflect.TypeOf(tc).Comparable() {
+		return nil
+	}
+	return tc
+}
+
+// defaultCounter marks the default token counter (EstimateTokens).
+type defaultCounter struct{}
+
+// formTokens returns the cached token count of form k under counter id.
+func (c *MaskCache) formTokens(id any, k formKey) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id != c.counter {
+		return 0, false
+	}
+	s, ok := c.forms[k]
+	if ok {
+		c.stats.Forms++
+	}
+	if ok && s.call != c.call {
+		s.call = c.call
+		c.forms[k] = s
+		c.touchedForms++
+	}
+	return s.tokens, ok
+}
+
+// putFormTokens stores n as the token count of form k under counter id
+// (the counts of another counter are dropped first).
+func (c *MaskCache) putFormTokens(id any, k formKey, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id != c.counter || c.forms == nil {
+		c.counter, c.forms, c.touchedForms = id, make(map[formKey]formSlot), 0
+	}
+	if s, ok := c.forms[k]; !ok || s.call != c.call {
+		c.touchedForms++
+	}
+	c.forms[k] = formSlot{n, c.call}
+}
+
+// formHash returns a hash of what mm's placeholders write (every result
+// of mm being masked): the memory, and for each result its block, its
+// tool's name, its size and the hashes of the values it lists, each
+// folded in by a multiply-xorshift mix (the values' hashes are already
+// uniform; only accidental collisions matter, ~2⁻⁶⁴ per pair of forms).
+func formHash(mm *maskedMessage) uint64 {
+	h := mix64(valueHash(mm.memory) ^ uint64(len(mm.results)))
+	for k := range mm.results {
+		r := &mm.results[k]
+		h = mix64(h ^ uint64(r.block))
+		h = mix64(h ^ uint64(r.tokens))
+		h = mix64(h ^ valueHash(r.name))
+		h = mix64(h ^ uint64(len(r.hashes)))
+		for _, v := range r.hashes {
+			h = mix64(h ^ v)
+		}
+	}
+	return h
+}
+
+// mix64 is the finaliser of SplitMix64 (Steele, Lea and Flood, 2014), a
+// bijection of 64-bit words whose every output bit depends on every input
+// bit.
+func mix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// prepareForm is mm.prepare for message i, with the token count of a
+// form made only of placeholders cached in the MaskCache (keyed by the
+// message, what its placeholders write and the token counter): a form
+// met in an earlier call is neither written nor counted again, its texts
+// being written only if it is returned (build).
+func (p *pass) prepareForm(o *resolved, i int, mm *maskedMessage) (int, bool) {
+	c := o.mask
+	m := &p.msgs[i]
+	if c.cache == nil || c.counter == nil || len(mm.results) == 0 || p.scratch == nil || !p.scratch.infos[i].loaded {
+		return mm.prepare(m, c, o.tokens)
+	}
+	for k := range mm.results {
+		if mm.results[k].action != maskResult {
+			return mm.prepare(m, c, o.tokens)
+		}
+	}
+	for k := range mm.results {
+		if r := &mm.results[k]; !r.listed {
+			r.setValues(listValues(r.text, c.values))
+		}
+	}
+	key := formKey{p.scratch.infos[i].key, formHash(mm)}
+	if n, ok := c.cache.formTokens(c.counter, key); ok {
+		mm.texts, mm.built = nil, false // written by build
+		return n, true
+	}
+	n, ok := mm.prepare(m, c, o.tokens)
+	if ok {
+		c.cache.putFormTokens(c.counter, key, n)
+	}
+	return n, ok
+}
