@@ -41,21 +41,24 @@ const (
 // Claude Code's "last reported usage plus an estimate of the new
 // messages", per message, so that it survives compaction.
 //
-// New messages are estimated by a linear model of four features of a
-// message: its base count (content and framing), the numbers of ASCII
-// punctuation and symbol bytes and of ASCII digits of its content, and 1
-// (the provider's framing of a message). Prose, code, paths and JSON cost a
-// provider very different numbers of tokens per word; symbols and digits
-// tell them apart. The model is fitted, by least squares with a ridge
+// New messages are estimated by a linear model of seven features of a
+// message: its base count (content and framing); the numbers of ASCII
+// punctuation and symbol bytes, of ASCII digits and of the pieces a
+// byte-pair encoder's pre-tokenizer splits its content into (weighted by
+// how often such pieces take more than one token); its numbers of tool
+// calls and of tool results; and 1. Prose, code, paths, indentation and
+// JSON cost a provider very different numbers of tokens per word, but
+// about one per piece; tool calls and results carry wrappers a plain
+// message does not. The model is fitted, by least squares with a ridge
 // penalty, to the new messages of the last [CalibrationWindow]
 // observations, each observation's error weighted relative to its size; an
 // observation whose new messages cost more than [CalibrationOutlier] times
 // more or less than estimated is not learnt from. The penalty pulls the fit
 // towards a prior shape scaled to the observations: for the default base
 // (EstimateTokens, directly or in a [CachedTokenCounter] around nil) one
-// token per word, per symbol and per three digits and four per message,
-// which is roughly how byte-pair encoders and chat templates split text;
-// for any other base the base count alone.
+// token per piece, eight per tool call, six per tool result and four per
+// message, which is roughly how byte-pair encoders and chat templates
+// split text; for any other base the base count alone.
 //
 // A constant number of tokens the provider adds to every call (a hidden
 // system prompt, tool schemas) cancels out of every difference after the
@@ -235,8 +238,8 @@ func (c *CalibratedCounter) Observe(msgs []Message, reportedInputTokens int) {
 			it.framing = float64(max(0, fc.FramingTokens(it.msg)))
 		}
 		it.features = textFeatures(float64(max(0, tc.CountTokens(it.msg.Content))), it.msg.Content)
-		it.features[0] += it.framing
-		it.features[3] = 1
+		it.features = it.features.add(messageFeatures(it.msg))
+		it.features[fBase] += it.framing
 		for range it.copies {
 			sum = sum.add(it.features)
 		}
@@ -353,19 +356,31 @@ func (c *CalibratedCounter) remember(it *observed, attributed int) {
 	share := 1.0
 	if all := c.estimate(it.features); all > 0 {
 		content := it.features
-		content[0] -= it.framing
-		content[3] = 0
+		content[fBase] -= it.framing
+		content[fCalls], content[fResults], content[fOne] = 0, 0, 0
 		share = c.estimate(content) / all
 	}
 	c.put(tk, min(n, roundCount(float64(n)*share)))
 }
 
-// features are what a message's cost is estimated from: its base count,
-// and the numbers of ASCII punctuation and symbol bytes and of ASCII
-// digits of its content.
+// features are what a message's cost is estimated from: its base count;
+// the numbers of ASCII punctuation and symbol bytes, of ASCII digits and of
+// pre-tokenizer pieces (weighted, see [pieces]) of its content; its numbers
+// of tool calls and of tool results; and 1.
 type features [nFeatures]float64
 
-const nFeatures = 4
+const nFeatures = 7
+
+// Indices of features.
+const (
+	fBase    = iota // base count of content and framing
+	fSymbol         // ASCII punctuation and symbol bytes
+	fDigit          // ASCII digits
+	fPiece          // pre-tokenizer pieces, weighted
+	fCalls          // tool calls the message issues
+	fResults        // tool results the message carries
+	fOne            // 1 per message
+)
 
 func (f features) add(g features) features {
 	for i := range f {
@@ -393,7 +408,13 @@ func textFeatures(base float64, text string) features {
 			dig++
 		}
 	}
-	return features{base, float64(sym), float64(dig), 0}
+	return features{fBase: base, fSymbol: float64(sym), fDigit: float64(dig), fPiece: pieces(text)}
+}
+
+// messageFeatures returns the framing features of m: its tool calls and
+// results and 1.
+func messageFeatures(m *Message) features {
+	return features{fCalls: float64(len(m.ToolCallIDs)), fResults: float64(len(m.ToolResultIDs)), fOne: 1}
 }
 
 const (
@@ -414,10 +435,136 @@ var byteClass = func() (t [256]uint8) {
 	return t
 }()
 
+// Classes of bytes for [pieces].
+const (
+	pieceControl = iota // ASCII control bytes other than white space
+	pieceSpace          // white space other than line breaks
+	pieceBreak          // \r, \n
+	pieceUpper          // A–Z
+	pieceLower          // a–z and every non-ASCII byte
+	pieceDigit          // 0–9
+	pieceSymbol         // ASCII punctuation and symbols
+)
+
+var pieceClass = func() (t [256]uint8) {
+	for b := range 256 {
+		switch {
+		case b == '\n' || b == '\r':
+			t[b] = pieceBreak
+		case b == ' ' || b == '\t' || b == '\v' || b == '\f':
+			t[b] = pieceSpace
+		case 'A' <= b && b <= 'Z':
+			t[b] = pieceUpper
+		case 'a' <= b && b <= 'z' || b >= 0x80:
+			t[b] = pieceLower
+		case '0' <= b && b <= '9':
+			t[b] = pieceDigit
+		case b > ' ' && b < 0x7f:
+			t[b] = pieceSymbol
+		}
+	}
+	return t
+}()
+
+// Weights of [pieces] beyond one per piece.
+const (
+	pieceCapsWeight    = 0.5 // per capital beyond two in an all-capitals word
+	pieceSymWordWeight = 0.7 // per lower-case word of five or more letters after a symbol
+	pieceLongSymWeight = 0.4 // per byte beyond three in a piece of symbols
+)
+
+// pieces estimates the tokens of text from the pieces the pre-tokenizer of
+// a byte-pair encoder splits it into before encoding (the split of
+// o200k_base and cl100k_base, approximated over bytes, every non-ASCII
+// byte taken for a lower-case letter): a word (capitals then lower-case
+// letters, so camelCase is two) with at most one leading space or symbol;
+// up to three digits; a run of symbols with at most one leading space and
+// its trailing line breaks and slashes; white space up to its last line
+// break; a run of spaces but its last, which joins what follows. The
+// encoder never merges across pieces, and most pieces of agent transcripts
+// (words, JSON punctuation, indentation) are one token each, so each
+// counts 1, plus what the pieces that are often split cost: an
+// all-capitals word (identifiers, codes) per capital beyond two, a word of
+// five or more letters after a symbol (paths, snake_case), a long run of
+// symbols per byte beyond three. The weights are the mean o200k_base
+// counts of such pieces in the shared data.
+func pieces(s string) float64 {
+	n, caps, symWords, longSym := 0, 0, 0, 0
+	for i := 0; i < len(s); {
+		c := pieceClass[s[i]]
+		j := i
+		if c != pieceBreak && c != pieceUpper && c != pieceLower && c != pieceDigit && j+1 < len(s) && isPieceLetter(s[j+1]) {
+			j++ // one leading space or symbol joins a word
+		}
+		n++
+		if isPieceLetter(s[j]) {
+			k := j
+			for k < len(s) && pieceClass[s[k]] == pieceUpper {
+				k++
+			}
+			upper := k - j
+			for k < len(s) && pieceClass[s[k]] == pieceLower {
+				k++
+			}
+			switch {
+			case upper == k-j && upper >= 3:
+				caps += upper - 2
+			case upper == 0 && j > i && s[i] != ' ' && k-j >= 5:
+				symWords++
+			}
+			i = k
+			continue
+		}
+		k := i
+		switch {
+		case c == pieceDigit:
+			for k < len(s) && k-i < 3 && pieceClass[s[k]] == pieceDigit {
+				k++
+			}
+		case c == pieceSymbol || c == pieceControl || s[i] == ' ' && i+1 < len(s) && isPieceSymbol(s[i+1]):
+			if c == pieceSpace {
+				k++
+			}
+			for k < len(s) && isPieceSymbol(s[k]) {
+				k++
+			}
+			for k < len(s) && (pieceClass[s[k]] == pieceBreak || s[k] == '/') {
+				k++
+			}
+			longSym += max(0, k-i-3)
+		default: // white space
+			lastBreak := -1
+			for k < len(s) && (pieceClass[s[k]] == pieceSpace || pieceClass[s[k]] == pieceBreak) {
+				if pieceClass[s[k]] == pieceBreak {
+					lastBreak = k
+				}
+				k++
+			}
+			if lastBreak >= 0 {
+				k = lastBreak + 1
+			} else if k < len(s) && k-i > 1 {
+				k-- // the last space joins what follows
+			}
+		}
+		i = k
+	}
+	return float64(n) + pieceCapsWeight*float64(caps) + pieceSymWordWeight*float64(symWords) + pieceLongSymWeight*float64(longSym)
+}
+
+func isPieceLetter(b byte) bool {
+	c := pieceClass[b]
+	return c == pieceUpper || c == pieceLower
+}
+
+func isPieceSymbol(b byte) bool {
+	c := pieceClass[b]
+	return c == pieceSymbol || c == pieceControl
+}
+
 // calibrationRidge is the weight of the prior in the fit, in observations:
 // the penalty is this times the mean diagonal entry per observation of the
 // normal matrix. It was chosen on the replay of tiktoken/README.md, where
-// 0.5 to 4 do about equally well.
+// 0.5 to 2 do about equally well.
 const calibrationRidge = 1.0
 
 // calibrationFirstSlack is how much more than the fit to later calls the
@@ -425,10 +572,11 @@ const calibrationRidge = 1.0
 // hidden tokens and are left out of the fit.
 const calibrationFirstSlack = 1.1
 
-// Prior shapes of the model: per word (EstimateTokens counts 1.3 per word),
-// symbol and digit for the default base; the base count alone otherwise.
+// Prior shapes of the model: per piece, tool call, tool result and
+// message for the default base (the harmony chat format's wrappers are 8
+// and 6 tokens, its message frame 4); the base count alone otherwise.
 var (
-	priorEstimate = features{1 / 1.3, 1, 1.0 / 3, 4}
+	priorEstimate = features{fPiece: 1, fCalls: 8, fResults: 6, fOne: 4}
 	priorBase     = features{1}
 )
 
@@ -678,7 +826,7 @@ func (c *CalibratedCounter) FramingTokens(m *Message) int {
 	if n, ok := c.recall(c.messageKey(m)); ok {
 		return max(0, n-c.CountTokens(m.Content))
 	}
-	f := features{3: 1}
+	f := messageFeatures(m)
 	if fc, ok := c.baseCounter().(FramingCounter); ok {
 		b := fc.FramingTokens(m)
 		if b < 0 {

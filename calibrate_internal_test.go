@@ -66,3 +66,28 @@ func TestCalibratedCounterPrior(t *testing.T) {
 		assert.Equal(t, tt.want, NewCalibratedCounter(tt.base).prior(), tt.name)
 	}
 }
+
+// TestPieces checks the pre-tokenizer split that prices unseen text: one
+// per piece, plus the weights of pieces that are often split.
+func TestPieces(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		text string
+		want float64
+	}{
+		{"", 0},
+		{"hello world", 2},   // "hello", " world"
+		{"camelCaseName", 3}, // "camel", "Case", "Name"
+		{"1234567", 3},       // "123", "456", "7"
+		{`{"a":1}`, 5},       // `{"`, "a", `":`, "1", "}"
+		{"  - README.md\n", 5 + 4*pieceCapsWeight},  // " ", " -", " README", ".md", "\n"
+		{"\n      - cli.py", 5},                     // "\n", "     ", " -", " cli", ".py"
+		{"====== x", 2 + 3*pieceLongSymWeight},      // "======", " x"
+		{"/workspace/file", 2 + pieceSymWordWeight}, // "/workspace", "/file"
+		{"naïve café", 2},                           // non-ASCII bytes are letters
+		{"a\tb", 2},                                 // "a", "\tb": a tab joins a word as a space does
+	}
+	for _, tt := range tests {
+		assert.InDelta(t, tt.want, pieces(tt.text), 1e-9, "%q", tt.text)
+	}
+}
