@@ -399,16 +399,8 @@ func (f features) dot(g features) float64 {
 
 // textFeatures returns the features of a text whose base count is base.
 func textFeatures(base float64, text string) features {
-	var sym, dig int
-	for i := 0; i < len(text); i++ {
-		switch byteClass[text[i]] {
-		case byteSymbol:
-			sym++
-		case byteDigit:
-			dig++
-		}
-	}
-	return features{fBase: base, fSymbol: float64(sym), fDigit: float64(dig), fPiece: pieces(text)}
+	est, sym, dig := pieces(text)
+	return features{fBase: base, fSymbol: float64(sym), fDigit: float64(dig), fPiece: est}
 }
 
 // messageFeatures returns the framing features of m: its tool calls and
@@ -417,148 +409,139 @@ func messageFeatures(m *Message) features {
 	return features{fCalls: float64(len(m.ToolCallIDs)), fResults: float64(len(m.ToolResultIDs)), fOne: 1}
 }
 
+// Weights of [pieces] beyond one per piece, in tenths of a token: an
+// all-capitals word costs this per capital beyond two, a word of five or
+// more lower-case letters after a symbol (paths, snake_case) this once, a
+// piece of symbols this per byte beyond three. They are rounded from the
+// mean o200k_base counts of such pieces in the shared data.
 const (
-	byteOther  = iota // letters, white space, control and non-ASCII bytes
-	byteSymbol        // ASCII punctuation and symbols
-	byteDigit         // ASCII digits
+	pieceCapsWeight    = 5
+	pieceSymWordWeight = 7
+	pieceLongSymWeight = 4
 )
 
-var byteClass = func() (t [256]uint8) {
-	for b := '!'; b <= '~'; b++ {
-		switch {
-		case '0' <= b && b <= '9':
-			t[b] = byteDigit
-		case !('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'):
-			t[b] = byteSymbol
-		}
-	}
-	return t
-}()
-
-// Classes of bytes for [pieces].
+// Byte classes of [pieces].
 const (
-	pieceControl = iota // ASCII control bytes other than white space
-	pieceSpace          // white space other than line breaks
-	pieceBreak          // \r, \n
-	pieceUpper          // A–Z
-	pieceLower          // a–z and every non-ASCII byte
-	pieceDigit          // 0–9
-	pieceSymbol         // ASCII punctuation and symbols
+	kBreak   = iota // \r, \n
+	kSpace          // ' '
+	kTab            // \t, \v, \f
+	kUpper          // A–Z
+	kLower          // a–z and every non-ASCII byte
+	kDigit          // 0–9
+	kSymbol         // ASCII punctuation and symbols
+	kControl        // other ASCII control bytes: split as symbols
+	nKinds
 )
 
-var pieceClass = func() (t [256]uint8) {
+var pieceKind = func() (t [256]uint8) {
 	for b := range 256 {
 		switch {
 		case b == '\n' || b == '\r':
-			t[b] = pieceBreak
-		case b == ' ' || b == '\t' || b == '\v' || b == '\f':
-			t[b] = pieceSpace
+			t[b] = kBreak
+		case b == ' ':
+			t[b] = kSpace
+		case b == '\t' || b == '\v' || b == '\f':
+			t[b] = kTab
 		case 'A' <= b && b <= 'Z':
-			t[b] = pieceUpper
+			t[b] = kUpper
 		case 'a' <= b && b <= 'z' || b >= 0x80:
-			t[b] = pieceLower
+			t[b] = kLower
 		case '0' <= b && b <= '9':
-			t[b] = pieceDigit
-		case b > ' ' && b < 0x7f:
-			t[b] = pieceSymbol
+			t[b] = kDigit
+		case '!' <= b && b <= '~':
+			t[b] = kSymbol
+		default:
+			t[b] = kControl
 		}
 	}
 	return t
 }()
-
-// Weights of [pieces] beyond one per piece.
-const (
-	pieceCapsWeight    = 0.5 // per capital beyond two in an all-capitals word
-	pieceSymWordWeight = 0.7 // per lower-case word of five or more letters after a symbol
-	pieceLongSymWeight = 0.4 // per byte beyond three in a piece of symbols
-)
 
 // pieces estimates the tokens of text from the pieces the pre-tokenizer of
 // a byte-pair encoder splits it into before encoding (the split of
 // o200k_base and cl100k_base, approximated over bytes, every non-ASCII
-// byte taken for a lower-case letter): a word (capitals then lower-case
-// letters, so camelCase is two) with at most one leading space or symbol;
-// up to three digits; a run of symbols with at most one leading space and
-// its trailing line breaks and slashes; white space up to its last line
-// break; a run of spaces but its last, which joins what follows. The
-// encoder never merges across pieces, and most pieces of agent transcripts
-// (words, JSON punctuation, indentation) are one token each, so each
-// counts 1, plus what the pieces that are often split cost: an
-// all-capitals word (identifiers, codes) per capital beyond two, a word of
-// five or more letters after a symbol (paths, snake_case), a long run of
-// symbols per byte beyond three. The weights are the mean o200k_base
-// counts of such pieces in the shared data.
-func pieces(s string) float64 {
+// byte taken for a lower-case letter), and counts its ASCII symbols and
+// digits. The pieces are: a word (capitals then lower-case letters, so
+// camelCase is two) with at most one leading space, tab or symbol; up to
+// three digits; a run of symbols with at most one leading space and its
+// trailing line breaks; white space up to its last line break; a run of
+// spaces but its last, which joins a word or symbols that follow. The
+// encoder never merges across pieces, and most pieces of agent
+// transcripts (words, JSON punctuation, indentation) are one token each,
+// so each counts 1, plus the weights of pieces that are often split
+// (pieceCapsWeight and the others).
+func pieces(s string) (est float64, symbols, digits int) {
 	n, caps, symWords, longSym := 0, 0, 0, 0
 	for i := 0; i < len(s); {
-		c := pieceClass[s[i]]
-		j := i
-		if c != pieceBreak && c != pieceUpper && c != pieceLower && c != pieceDigit && j+1 < len(s) && isPieceLetter(s[j+1]) {
-			j++ // one leading space or symbol joins a word
-		}
 		n++
-		if isPieceLetter(s[j]) {
-			k := j
-			for k < len(s) && pieceClass[s[k]] == pieceUpper {
+		c := pieceKind[s[i]]
+		j := i // where the letters of a word start
+		if c != kBreak && c != kUpper && c != kLower && c != kDigit && i+1 < len(s) {
+			if next := pieceKind[s[i+1]]; next == kUpper || next == kLower {
+				j++ // one leading space, tab or symbol joins a word
+				if c == kSymbol {
+					symbols++
+				}
+			}
+		}
+		k := j
+		if first := pieceKind[s[j]]; first == kUpper || first == kLower {
+			for k < len(s) && pieceKind[s[k]] == kUpper {
 				k++
 			}
 			upper := k - j
-			for k < len(s) && pieceClass[s[k]] == pieceLower {
+			for k < len(s) && pieceKind[s[k]] == kLower {
 				k++
 			}
 			switch {
 			case upper == k-j && upper >= 3:
 				caps += upper - 2
-			case upper == 0 && j > i && s[i] != ' ' && k-j >= 5:
+			case upper == 0 && j > i && (c == kSymbol || c == kControl) && k-j >= 5:
 				symWords++
 			}
 			i = k
 			continue
 		}
-		k := i
 		switch {
-		case c == pieceDigit:
-			for k < len(s) && k-i < 3 && pieceClass[s[k]] == pieceDigit {
+		case c == kDigit:
+			for k < len(s) && k-i < 3 && pieceKind[s[k]] == kDigit {
 				k++
 			}
-		case c == pieceSymbol || c == pieceControl || s[i] == ' ' && i+1 < len(s) && isPieceSymbol(s[i+1]):
-			if c == pieceSpace {
-				k++
+			digits += k - i
+		case c == kSymbol || c == kControl || c == kSpace && i+1 < len(s) && (pieceKind[s[i+1]] == kSymbol || pieceKind[s[i+1]] == kControl):
+			if c == kSymbol {
+				symbols++
 			}
-			for k < len(s) && isPieceSymbol(s[k]) {
-				k++
+			for k++; k < len(s); k++ {
+				if kk := pieceKind[s[k]]; kk == kSymbol {
+					symbols++
+				} else if kk != kControl {
+					break
+				}
 			}
-			for k < len(s) && (pieceClass[s[k]] == pieceBreak || s[k] == '/') {
+			for k < len(s) && pieceKind[s[k]] == kBreak {
 				k++
 			}
 			longSym += max(0, k-i-3)
 		default: // white space
 			lastBreak := -1
-			for k < len(s) && (pieceClass[s[k]] == pieceSpace || pieceClass[s[k]] == pieceBreak) {
-				if pieceClass[s[k]] == pieceBreak {
+			for ; k < len(s); k++ {
+				if kk := pieceKind[s[k]]; kk == kBreak {
 					lastBreak = k
+				} else if kk != kSpace && kk != kTab {
+					break
 				}
-				k++
 			}
 			if lastBreak >= 0 {
 				k = lastBreak + 1
 			} else if k < len(s) && k-i > 1 {
-				k-- // the last space joins what follows
+				k-- // the last space or tab joins what follows
 			}
 		}
 		i = k
 	}
-	return float64(n) + pieceCapsWeight*float64(caps) + pieceSymWordWeight*float64(symWords) + pieceLongSymWeight*float64(longSym)
-}
-
-func isPieceLetter(b byte) bool {
-	c := pieceClass[b]
-	return c == pieceUpper || c == pieceLower
-}
-
-func isPieceSymbol(b byte) bool {
-	c := pieceClass[b]
-	return c == pieceSymbol || c == pieceControl
+	tenths := 10*n + pieceCapsWeight*caps + pieceSymWordWeight*symWords + pieceLongSymWeight*longSym
+	return float64(tenths) / 10, symbols, digits
 }
 
 // calibrationRidge is the weight of the prior in the fit, in observations:
