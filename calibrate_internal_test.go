@@ -3,6 +3,7 @@ package chitta
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -302,4 +303,25 @@ func TestPiecesRandom(t *testing.T) {
 		want, _, _ := piecesAutomaton(string(b))
 		require.InDelta(t, want, got, 1e-9, "%q", b)
 	}
+}
+
+// BenchmarkPieces measures the pre-tokenizer split that prices unseen
+// text against EstimateTokens, the pass it adds to, on a mix of Go code,
+// an indented listing, prose and JSON.
+func BenchmarkPieces(b *testing.B) {
+	text := strings.Repeat("func (s *Server) Run(ctx context.Context) error {\n\tif err != nil { return fmt.Errorf(\"run: %w\", err) }\n  - README.md\n    - cli.py\nThe build fails because config is missing, please check again. {\"path\":\"/src/pkg/main.go\",\"line\":42}\n", 50)
+	b.Run("split=pieces", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		b.ReportAllocs()
+		for b.Loop() {
+			pieces(text)
+		}
+	})
+	b.Run("split=EstimateTokens", func(b *testing.B) {
+		b.SetBytes(int64(len(text)))
+		b.ReportAllocs()
+		for b.Loop() {
+			EstimateTokens(text)
+		}
+	})
 }
