@@ -17,9 +17,9 @@ import (
 // agent's LS tool returns it: nested directories, two spaces per level.
 func listing(n int) string {
 	var b strings.Builder
-	b.WriteString("- /home/dev/claude-code-log/\n")
-	dirs := []string{"claude_code_log/", "templates/", "test/", "test_data/", "scripts/", "style_guide_output/"}
-	files := []string{"__init__.py", "cli.py", "converter.py", "models.py", "index.html", "transcript.html", "test_command_handling.py", "edge_cases.jsonl", "representative_messages.html", "pyproject.toml"}
+	b.WriteString("- /home/dev/weather-report/\n")
+	dirs := []string{"weather_report/", "static/", "tests/", "fixtures/", "tools/", "rendered_pages/"}
+	files := []string{"__init__.py", "app.py", "parser.py", "schema.py", "index.html", "forecast.html", "test_station_parsing.py", "sample_readings.jsonl", "weekly_summary_page.html", "setup.cfg"}
 	for i := range n {
 		name := files[i%len(files)]
 		if i%4 == 0 {
@@ -90,7 +90,7 @@ func TestCalibratedNewContent(t *testing.T) {
 				{Role: chitta.RoleAssistant, Content: "I'll add a workflow for the tests and the linter. First I will write down the steps so that we can track them."},
 				{Role: chitta.RoleAssistant, Content: `TodoWrite {"todos":[{"id":"1","content":"Write the CI workflow","status":"in_progress","priority":"high"},{"id":"2","content":"Run the workflow with act","status":"pending","priority":"medium"}]}`, ToolCallIDs: []string{"toolu_01"}},
 				{Role: chitta.RoleTool, Content: "The todo list was updated. Keep using it to track your progress, and go on with the current task.", ToolResultIDs: []string{"toolu_01"}},
-				{Role: chitta.RoleAssistant, Content: `LS {"path":"/home/dev/claude-code-log"}`, ToolCallIDs: []string{"toolu_02"}},
+				{Role: chitta.RoleAssistant, Content: `LS {"path":"/home/dev/weather-report"}`, ToolCallIDs: []string{"toolu_02"}},
 				{Role: chitta.RoleTool, Content: listing(60), ToolResultIDs: []string{"toolu_02"}},
 				{Role: chitta.RoleAssistant, Content: `Bash {"command":"mkdir -p .github/workflows","description":"Create the workflows directory"}`, ToolCallIDs: []string{"toolu_03"}},
 			},
@@ -124,6 +124,7 @@ func TestCalibratedNewContent(t *testing.T) {
 			require.GreaterOrEqual(t, last, 3, "three observations before the last call")
 			require.Greater(t, float64(tc.CountTokens(tt.large)), 0.5*want[last], "the large message is most of its call")
 			e := math.Abs(got[last]-want[last]) / want[last]
+			t.Logf("last call: %v counted, o200k %v (%.1f%% off)", got[last], want[last], 100*e)
 			assert.LessOrEqual(t, e, 0.05, "last call: %v counted, o200k %v", got[last], want[last])
 		})
 	}
