@@ -41,21 +41,24 @@ const (
 // Claude Code's "last reported usage plus an estimate of the new
 // messages", per message, so that it survives compaction.
 //
-// New messages are estimated by a linear model of four features of a
-// message: its base count (content and framing), the numbers of ASCII
-// punctuation and symbol bytes and of ASCII digits of its content, and 1
-// (the provider's framing of a message). Prose, code, paths and JSON cost a
-// provider very different numbers of tokens per word; symbols and digits
-// tell them apart. The model is fitted, by least squares with a ridge
+// New messages are estimated by a linear model of seven features of a
+// message: its base count (content and framing); the numbers of ASCII
+// punctuation and symbol bytes, of ASCII digits and of the pieces a
+// byte-pair encoder's pre-tokenizer splits its content into (weighted by
+// how often such pieces take more than one token); its numbers of tool
+// calls and of tool results; and 1. Prose, code, paths, indentation and
+// JSON cost a provider very different numbers of tokens per word, but
+// about one per piece; tool calls and results carry wrappers a plain
+// message does not. The model is fitted, by least squares with a ridge
 // penalty, to the new messages of the last [CalibrationWindow]
 // observations, each observation's error weighted relative to its size; an
 // observation whose new messages cost more than [CalibrationOutlier] times
 // more or less than estimated is not learnt from. The penalty pulls the fit
 // towards a prior shape scaled to the observations: for the default base
 // (EstimateTokens, directly or in a [CachedTokenCounter] around nil) one
-// token per word, per symbol and per three digits and four per message,
-// which is roughly how byte-pair encoders and chat templates split text;
-// for any other base the base count alone.
+// token per piece, eight per tool call, six per tool result and four per
+// message, which is roughly how byte-pair encoders and chat templates
+// split text; for any other base the base count alone.
 //
 // A constant number of tokens the provider adds to every call (a hidden
 // system prompt, tool schemas) cancels out of every difference after the
@@ -235,8 +238,8 @@ func (c *CalibratedCounter) Observe(msgs []Message, reportedInputTokens int) {
 			it.framing = float64(max(0, fc.FramingTokens(it.msg)))
 		}
 		it.features = textFeatures(float64(max(0, tc.CountTokens(it.msg.Content))), it.msg.Content)
-		it.features[0] += it.framing
-		it.features[3] = 1
+		it.features = it.features.add(messageFeatures(it.msg))
+		it.features[fBase] += it.framing
 		for range it.copies {
 			sum = sum.add(it.features)
 		}
@@ -353,19 +356,31 @@ func (c *CalibratedCounter) remember(it *observed, attributed int) {
 	share := 1.0
 	if all := c.estimate(it.features); all > 0 {
 		content := it.features
-		content[0] -= it.framing
-		content[3] = 0
+		content[fBase] -= it.framing
+		content[fCalls], content[fResults], content[fOne] = 0, 0, 0
 		share = c.estimate(content) / all
 	}
 	c.put(tk, min(n, roundCount(float64(n)*share)))
 }
 
-// features are what a message's cost is estimated from: its base count,
-// and the numbers of ASCII punctuation and symbol bytes and of ASCII
-// digits of its content.
+// features are what a message's cost is estimated from: its base count;
+// the numbers of ASCII punctuation and symbol bytes, of ASCII digits and of
+// pre-tokenizer pieces (weighted, see [pieces]) of its content; its numbers
+// of tool calls and of tool results; and 1.
 type features [nFeatures]float64
 
-const nFeatures = 4
+const nFeatures = 7
+
+// Indices of features.
+const (
+	fBase    = iota // base count of content and framing
+	fSymbol         // ASCII punctuation and symbol bytes
+	fDigit          // ASCII digits
+	fPiece          // pre-tokenizer pieces, weighted
+	fCalls          // tool calls the message issues
+	fResults        // tool results the message carries
+	fOne            // 1 per message
+)
 
 func (f features) add(g features) features {
 	for i := range f {
@@ -384,40 +399,155 @@ func (f features) dot(g features) float64 {
 
 // textFeatures returns the features of a text whose base count is base.
 func textFeatures(base float64, text string) features {
-	var sym, dig int
-	for i := 0; i < len(text); i++ {
-		switch byteClass[text[i]] {
-		case byteSymbol:
-			sym++
-		case byteDigit:
-			dig++
-		}
-	}
-	return features{base, float64(sym), float64(dig), 0}
+	est, sym, dig := pieces(text)
+	return features{fBase: base, fSymbol: float64(sym), fDigit: float64(dig), fPiece: est}
 }
 
+// messageFeatures returns the framing features of m: its tool calls and
+// results and 1.
+func messageFeatures(m *Message) features {
+	return features{fCalls: float64(len(m.ToolCallIDs)), fResults: float64(len(m.ToolResultIDs)), fOne: 1}
+}
+
+// Weights of [pieces] beyond one per piece, in tenths of a token: an
+// all-capitals word costs this per capital beyond two, a word of five or
+// more lower-case letters after a symbol (paths, snake_case) this once, a
+// piece of symbols this per byte beyond three. They are rounded from the
+// mean o200k_base counts of such pieces in the shared data.
 const (
-	byteOther  = iota // letters, white space, control and non-ASCII bytes
-	byteSymbol        // ASCII punctuation and symbols
-	byteDigit         // ASCII digits
+	pieceCapsWeight    = 5
+	pieceSymWordWeight = 7
+	pieceLongSymWeight = 4
 )
 
-var byteClass = func() (t [256]uint8) {
-	for b := '!'; b <= '~'; b++ {
+// Byte classes of [pieces].
+const (
+	kBreak   = iota // \r, \n
+	kSpace          // ' '
+	kTab            // \t, \v, \f
+	kUpper          // A–Z
+	kLower          // a–z and every non-ASCII byte
+	kDigit          // 0–9
+	kSymbol         // ASCII punctuation and symbols
+	kControl        // other ASCII control bytes: split as symbols
+	nKinds
+)
+
+var pieceKind = func() (t [256]uint8) {
+	for b := range 256 {
 		switch {
+		case b == '\n' || b == '\r':
+			t[b] = kBreak
+		case b == ' ':
+			t[b] = kSpace
+		case b == '\t' || b == '\v' || b == '\f':
+			t[b] = kTab
+		case 'A' <= b && b <= 'Z':
+			t[b] = kUpper
+		case 'a' <= b && b <= 'z' || b >= 0x80:
+			t[b] = kLower
 		case '0' <= b && b <= '9':
-			t[b] = byteDigit
-		case !('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'):
-			t[b] = byteSymbol
+			t[b] = kDigit
+		case '!' <= b && b <= '~':
+			t[b] = kSymbol
+		default:
+			t[b] = kControl
 		}
 	}
 	return t
 }()
 
+// pieces estimates the tokens of text from the pieces the pre-tokenizer of
+// a byte-pair encoder splits it into before encoding (the split of
+// o200k_base and cl100k_base, approximated over bytes, every non-ASCII
+// byte taken for a lower-case letter), and counts its ASCII symbols and
+// digits. The pieces are: a word (capitals then lower-case letters, so
+// camelCase is two) with at most one leading space, tab or symbol; up to
+// three digits; a run of symbols with at most one leading space and its
+// trailing line breaks; white space up to its last line break; a run of
+// spaces but its last, which joins a word or symbols that follow. The
+// encoder never merges across pieces, and most pieces of agent
+// transcripts (words, JSON punctuation, indentation) are one token each,
+// so each counts 1, plus the weights of pieces that are often split
+// (pieceCapsWeight and the others).
+func pieces(s string) (est float64, symbols, digits int) {
+	n, caps, symWords, longSym := 0, 0, 0, 0
+	for i := 0; i < len(s); {
+		n++
+		c := pieceKind[s[i]]
+		j := i // where the letters of a word start
+		if c != kBreak && c != kUpper && c != kLower && c != kDigit && i+1 < len(s) {
+			if next := pieceKind[s[i+1]]; next == kUpper || next == kLower {
+				j++ // one leading space, tab or symbol joins a word
+				if c == kSymbol {
+					symbols++
+				}
+			}
+		}
+		k := j
+		if first := pieceKind[s[j]]; first == kUpper || first == kLower {
+			for k < len(s) && pieceKind[s[k]] == kUpper {
+				k++
+			}
+			upper := k - j
+			for k < len(s) && pieceKind[s[k]] == kLower {
+				k++
+			}
+			switch {
+			case upper == k-j && upper >= 3:
+				caps += upper - 2
+			case upper == 0 && j > i && (c == kSymbol || c == kControl) && k-j >= 5:
+				symWords++
+			}
+			i = k
+			continue
+		}
+		switch {
+		case c == kDigit:
+			for k < len(s) && k-i < 3 && pieceKind[s[k]] == kDigit {
+				k++
+			}
+			digits += k - i
+		case c == kSymbol || c == kControl || c == kSpace && i+1 < len(s) && (pieceKind[s[i+1]] == kSymbol || pieceKind[s[i+1]] == kControl):
+			if c == kSymbol {
+				symbols++
+			}
+			for k++; k < len(s); k++ {
+				if kk := pieceKind[s[k]]; kk == kSymbol {
+					symbols++
+				} else if kk != kControl {
+					break
+				}
+			}
+			for k < len(s) && pieceKind[s[k]] == kBreak {
+				k++
+			}
+			longSym += max(0, k-i-3)
+		default: // white space
+			lastBreak := -1
+			for ; k < len(s); k++ {
+				if kk := pieceKind[s[k]]; kk == kBreak {
+					lastBreak = k
+				} else if kk != kSpace && kk != kTab {
+					break
+				}
+			}
+			if lastBreak >= 0 {
+				k = lastBreak + 1
+			} else if k < len(s) && k-i > 1 {
+				k-- // the last space or tab joins what follows
+			}
+		}
+		i = k
+	}
+	tenths := 10*n + pieceCapsWeight*caps + pieceSymWordWeight*symWords + pieceLongSymWeight*longSym
+	return float64(tenths) / 10, symbols, digits
+}
+
 // calibrationRidge is the weight of the prior in the fit, in observations:
 // the penalty is this times the mean diagonal entry per observation of the
 // normal matrix. It was chosen on the replay of tiktoken/README.md, where
-// 0.5 to 4 do about equally well.
+// 0.5 to 2 do about equally well.
 const calibrationRidge = 1.0
 
 // calibrationFirstSlack is how much more than the fit to later calls the
@@ -425,10 +555,11 @@ const calibrationRidge = 1.0
 // hidden tokens and are left out of the fit.
 const calibrationFirstSlack = 1.1
 
-// Prior shapes of the model: per word (EstimateTokens counts 1.3 per word),
-// symbol and digit for the default base; the base count alone otherwise.
+// Prior shapes of the model: per piece, tool call, tool result and
+// message for the default base (the harmony chat format's wrappers are 8
+// and 6 tokens, its message frame 4); the base count alone otherwise.
 var (
-	priorEstimate = features{1 / 1.3, 1, 1.0 / 3, 4}
+	priorEstimate = features{fPiece: 1, fCalls: 8, fResults: 6, fOne: 4}
 	priorBase     = features{1}
 )
 
@@ -678,7 +809,7 @@ func (c *CalibratedCounter) FramingTokens(m *Message) int {
 	if n, ok := c.recall(c.messageKey(m)); ok {
 		return max(0, n-c.CountTokens(m.Content))
 	}
-	f := features{3: 1}
+	f := messageFeatures(m)
 	if fc, ok := c.baseCounter().(FramingCounter); ok {
 		b := fc.FramingTokens(m)
 		if b < 0 {

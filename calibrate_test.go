@@ -279,6 +279,44 @@ func TestCalibratedCounterMixedContent(t *testing.T) {
 	assert.InEpsilon(t, want, got, 1.0)
 }
 
+// TestCalibratedCounterToolFraming: a provider bills a wrapper for each
+// tool call and tool result (here 9 and 7 tokens besides 4 per message);
+// after a conversation of calls and results, an unobserved message is
+// priced with them, so that a tool result costs about 7 more than the same
+// text without one.
+func TestCalibratedCounterToolFraming(t *testing.T) {
+	t.Parallel()
+	msgs := distinctConversation(11, 60)
+	for i := range msgs {
+		id := fmt.Sprint("call_", i/3)
+		switch msgs[i].Role {
+		case chitta.RoleAssistant:
+			msgs[i].ToolCallIDs = []string{id}
+		case chitta.RoleTool:
+			msgs[i].ToolResultIDs = []string{id}
+		}
+	}
+	billed := func(msgs []chitta.Message) int {
+		n := truth(msgs)
+		for i := range msgs {
+			n += 9*len(msgs[i].ToolCallIDs) + 7*len(msgs[i].ToolResultIDs)
+		}
+		return n
+	}
+	c := chitta.NewCalibratedCounter(nil)
+	for k := 1; k <= len(msgs); k++ {
+		if msgs[k-1].Role == chitta.RoleAssistant {
+			c.Observe(msgs[:k], billed(msgs[:k]))
+		}
+	}
+	plain := chitta.Message{Role: chitta.RoleTool, Content: "a new result nobody has seen"}
+	result := plain
+	result.ToolResultIDs = []string{"call_new"}
+	call := chitta.Message{Role: chitta.RoleAssistant, Content: plain.Content, ToolCallIDs: []string{"call_new"}}
+	assert.InDelta(t, 7, c.FramingTokens(&result)-c.FramingTokens(&plain), 2, "a tool result's wrapper")
+	assert.InDelta(t, 9, c.FramingTokens(&call)-c.FramingTokens(&plain), 2, "a tool call's wrapper")
+}
+
 // TestCalibratedCounterConvergence replays growing prefixes of a synthetic
 // agent conversation, as an agent loop would call a provider: after three
 // observed calls, the calibrated estimate of every later prefix is within
@@ -468,7 +506,7 @@ func ExampleCalibratedCounter() {
 	// Output:
 	// 11
 	// 34
-	// 51
+	// 58
 	// 52
 }
 
@@ -498,13 +536,20 @@ func TestCompactCountsFraming(t *testing.T) {
 }
 
 // BenchmarkCalibratedCount measures what an agent loop pays per call: count
-// a conversation of 1 000 observed messages plus 10 new ones, and observe
-// the call. EstimateTokens and a warm CachedTokenCounter around it are the
+// a conversation of 1 000 observed messages plus 10 new ones, or of 1 010
+// messages none of which was observed, and observe the call.
+// EstimateTokens and a warm CachedTokenCounter around it are the
 // baselines.
 func BenchmarkCalibratedCount(b *testing.B) {
 	msgs := distinctConversation(42, 1010)
 	cal := chitta.NewCalibratedCounter(chitta.NewCachedTokenCounter(nil, 0))
 	cal.Observe(msgs[:1000], truth(msgs[:1000]))
+	// A fitted counter that has observed none of msgs: every count is the
+	// model's estimate.
+	unseen := chitta.NewCalibratedCounter(chitta.NewCachedTokenCounter(nil, 0))
+	other := distinctConversation(43, 1010)
+	unseen.Observe(other[:500], truth(other[:500]))
+	unseen.Observe(other, truth(other))
 	for _, bc := range []struct {
 		name string
 		tc   chitta.TokenCounter
@@ -512,6 +557,7 @@ func BenchmarkCalibratedCount(b *testing.B) {
 		{"count/counter=EstimateTokens", chitta.TokenCounterFunc(chitta.EstimateTokens)},
 		{"count/counter=cached", chitta.NewCachedTokenCounter(nil, 0)},
 		{"count/counter=calibrated", cal},
+		{"count/counter=calibrated,unseen", unseen},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			totalTokens(bc.tc, msgs) // warm the caches

@@ -220,48 +220,58 @@ func replayCalibration(tc chitta.TokenCounter, convs [][]chitta.Message, hidden 
 }
 
 // TestSharedDataCalibration replays the shared data (replayCalibration)
-// and checks the error of every call after the third observation: the
-// mean within 5% on every data set, and the worst call within the bound
-// measured for each (run with -v for the README table), with 0, 300 and
-// 2 000 hidden tokens per call.
+// and checks the error of every call after the third observation, with 0,
+// 300 and 2 000 hidden tokens per call: the mean within 1% on every data
+// set, and the worst call within the bound measured for each (run with -v
+// for the README table). The provider is o200k_base, the stand-in,
+// and also cl100k_base, a tokenizer the estimate's weights were not taken
+// from.
 func TestSharedDataCalibration(t *testing.T) {
 	t.Parallel()
-	tc, err := tiktoken.New(tiktoken.O200kBase)
-	require.NoError(t, err)
-	// The worst single call allowed per data set and hidden tokens per
-	// call, each the measured value rounded up to the next percent. 5% is
-	// the target. Claude Code misses it where one call adds about
-	// as many new tokens as the conversation held so far (a directory
-	// listing, a 42 kB document, web search results), so that the estimate
-	// of that content decides the call; with
-	// hidden tokens the first call cannot teach the estimate, and tau-bench
-	// misses it on a run's first large tool result.
+	// The worst single call allowed per provider, data set and hidden
+	// tokens per call, each the measured value rounded up to the next
+	// percent; 5% is the target. Claude Code comes closest to it
+	// (4.9% with o200k, 5.4% with cl100k) where one call adds about as many
+	// new tokens as the conversation held so far (a 10 kB log, a 42 kB
+	// document), so that the estimate of that content decides the call.
 	type key struct {
 		data   string
 		hidden int
 	}
-	worstBound := map[key]float64{
-		{"Claude Code sessions (all 3)", 0}: 0.15, {"Claude Code sessions (all 3)", 300}: 0.16, {"Claude Code sessions (all 3)", 2000}: 0.13,
-		{"tau-bench runs (149)", 0}: 0.05, {"tau-bench runs (149)", 300}: 0.09, {"tau-bench runs (149)", 2000}: 0.06,
-		{"SWE-agent run", 0}: 0.05, {"SWE-agent run", 300}: 0.05, {"SWE-agent run", 2000}: 0.05,
+	bounds := map[string]map[key]float64{
+		tiktoken.O200kBase: {
+			{"Claude Code sessions (all 3)", 0}: 0.05, {"Claude Code sessions (all 3)", 300}: 0.05, {"Claude Code sessions (all 3)", 2000}: 0.05,
+			{"tau-bench runs (149)", 0}: 0.02, {"tau-bench runs (149)", 300}: 0.02, {"tau-bench runs (149)", 2000}: 0.02,
+			{"SWE-agent run", 0}: 0.01, {"SWE-agent run", 300}: 0.01, {"SWE-agent run", 2000}: 0.01,
+		},
+		tiktoken.Cl100kBase: {
+			{"Claude Code sessions (all 3)", 0}: 0.06, {"Claude Code sessions (all 3)", 300}: 0.06, {"Claude Code sessions (all 3)", 2000}: 0.05,
+			{"tau-bench runs (149)", 0}: 0.02, {"tau-bench runs (149)", 300}: 0.02, {"tau-bench runs (149)", 2000}: 0.02,
+			{"SWE-agent run", 0}: 0.01, {"SWE-agent run", 300}: 0.01, {"SWE-agent run", 2000}: 0.01,
+		},
 	}
-	t.Log("| data | hidden tokens per call | calls after the 3rd observation | calibrated: mean error | p99 | worst call | calls within 5% | EstimateTokens alone: mean | worst |")
-	t.Log("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-	for _, c := range loadCorpora(t) {
-		if _, ok := worstBound[key{c.name, 0}]; !ok {
-			continue // the Claude Code sample is part of all 3; the README is not a conversation
-		}
-		for _, hidden := range []int{0, 300, 2000} {
-			bound := worstBound[key{c.name, hidden}]
-			st := replayCalibration(tc, c.convs, hidden)
-			require.Positive(t, st.calls, c.name)
-			t.Logf("| %s | %d | %d | %.2f%% | %.2f%% | %.2f%% | %.1f%% | %.1f%% | %.1f%% |", c.name, hidden, st.calls,
-				100*st.mean, 100*st.p99, 100*st.worst, 100*st.within5, 100*st.rawMean, 100*st.rawWorst)
-			t.Logf("%s, hidden %d: the worst call's new messages hold %.0f%% of its tokens; worst call whose new messages hold under half: %.2f%%",
-				c.name, hidden, 100*st.worstNewShare, 100*st.worstBelowHalf)
-			assert.LessOrEqual(t, st.mean, 0.05, "%s, hidden %d: mean error", c.name, hidden)
-			assert.LessOrEqual(t, st.worst, bound, "%s, hidden %d: worst call", c.name, hidden)
-			assert.Less(t, st.mean, st.rawMean, "%s, hidden %d: calibration must beat EstimateTokens alone", c.name, hidden)
+	t.Log("| provider | data | hidden tokens per call | calls after the 3rd observation | calibrated: mean error | p99 | worst call | calls within 5% | EstimateTokens alone: mean | worst |")
+	t.Log("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, enc := range []string{tiktoken.O200kBase, tiktoken.Cl100kBase} {
+		tc, err := tiktoken.New(enc)
+		require.NoError(t, err)
+		worstBound := bounds[enc]
+		for _, c := range loadCorpora(t) {
+			if _, ok := worstBound[key{c.name, 0}]; !ok {
+				continue // the Claude Code sample is part of all 3; the README is not a conversation
+			}
+			for _, hidden := range []int{0, 300, 2000} {
+				bound := worstBound[key{c.name, hidden}]
+				st := replayCalibration(tc, c.convs, hidden)
+				require.Positive(t, st.calls, c.name)
+				t.Logf("| %s | %s | %d | %d | %.2f%% | %.2f%% | %.2f%% | %.1f%% | %.1f%% | %.1f%% |", enc, c.name, hidden, st.calls,
+					100*st.mean, 100*st.p99, 100*st.worst, 100*st.within5, 100*st.rawMean, 100*st.rawWorst)
+				t.Logf("%s, %s, hidden %d: the worst call's new messages hold %.0f%% of its tokens; worst call whose new messages hold under half: %.2f%%",
+					enc, c.name, hidden, 100*st.worstNewShare, 100*st.worstBelowHalf)
+				assert.LessOrEqual(t, st.mean, 0.01, "%s, %s, hidden %d: mean error", enc, c.name, hidden)
+				assert.LessOrEqual(t, st.worst, bound, "%s, %s, hidden %d: worst call", enc, c.name, hidden)
+				assert.Less(t, st.mean, st.rawMean, "%s, %s, hidden %d: calibration must beat EstimateTokens alone", enc, c.name, hidden)
+			}
 		}
 	}
 }
