@@ -10,10 +10,19 @@ type formKey struct {
 	form uint64
 }
 
-// formSlot is the cached token count of a form.
+// formSlot is the cached token count of a form and, once a call
+// returned it, its rewritten Raw and Content.
 type formSlot struct {
 	tokens int
-	call   uint64 // the last call that used it
+	call   uint64     // the last call that used it
+	built  *builtForm // nil until a call returned the form (putFormBuilt)
+}
+
+// builtForm is a rewritten message as a MaskCache keeps it: its own copy
+// of the Raw, and the Content.
+type builtForm struct {
+	raw     []byte
+	content string
 }
 
 // counterID returns what identifies the token counter tc of a call among
@@ -63,7 +72,39 @@ func (c *MaskCache) putFormTokens(id any, k formKey, n int) {
 	if s, ok := c.forms[k]; !ok || s.call != c.call {
 		c.touchedForms++
 	}
-	c.forms[k] = formSlot{n, c.call}
+	c.forms[k] = formSlot{tokens: n, call: c.call}
+}
+
+// formBuilt returns the rewritten Raw (the cache's own: the caller copies
+// it) and Content stored for form k under counter id.
+func (c *MaskCache) formBuilt(id any, k formKey) ([]byte, string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id != c.counter {
+		return nil, "", false
+	}
+	s, ok := c.forms[k]
+	if !ok || s.built == nil {
+		return nil, "", false
+	}
+	c.stats.Built++
+	return s.built.raw, s.built.content, true
+}
+
+// putFormBuilt stores a copy of raw and content as the rewritten message of
+// form k under counter id, whose token count is stored already.
+func (c *MaskCache) putFormBuilt(id any, k formKey, raw []byte, content string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id != c.counter {
+		return
+	}
+	s, ok := c.forms[k]
+	if !ok {
+		return
+	}
+	s.built = &builtForm{append(make([]byte, 0, len(raw)), raw...), content}
+	c.forms[k] = s
 }
 
 // formHash returns a hash of what mm's placeholders write (every result
@@ -104,6 +145,7 @@ func mix64(x uint64) uint64 {
 func (p *pass) prepareForm(o *resolved, i int, mm *maskedMessage) (int, bool) {
 	c := o.mask
 	m := &p.msgs[i]
+	mm.keyed = false
 	if c.cache == nil || c.counter == nil || len(mm.results) == 0 || p.scratch == nil || !p.scratch.infos[i].loaded {
 		return mm.prepare(m, c, o.tokens)
 	}
@@ -120,11 +162,13 @@ func (p *pass) prepareForm(o *resolved, i int, mm *maskedMessage) (int, bool) {
 	key := formKey{p.scratch.infos[i].key, formHash(mm)}
 	if n, ok := c.cache.formTokens(c.counter, key); ok {
 		mm.texts, mm.built = nil, false // written by build
+		mm.key, mm.keyed = key, true
 		return n, true
 	}
 	n, ok := mm.prepare(m, c, o.tokens)
 	if ok {
 		c.cache.putFormTokens(c.counter, key, n)
+		mm.key, mm.keyed = key, true
 	}
 	return n, ok
 }
