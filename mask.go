@@ -213,7 +213,10 @@ type toolResult struct {
 	action maskAction
 	values []string // listed in the placeholder, once listed is true
 	hashes []uint64 // valueHash of each of values
+	fold   uint64   // foldHashes(hashes), once listed
 	listed bool
+	// nameHash is valueHash(name), once named.
+	nameHash uint64
 	// valuesOf is, with a MaskCache, MaskCache.valuesKey of the text the
 	// values of a whole result of a message with Raw were listed from.
 	valuesOf uint64
@@ -242,11 +245,12 @@ type maskedMessage struct {
 // setValues sets the values r's placeholder lists (listed).
 func (r *toolResult) setValues(vs []string) {
 	r.values, r.hashes, r.listed = vs, valueHashes(vs), true
+	r.fold = foldHashes(r.hashes)
 }
 
 // unsetValues forgets r's values (not listed).
 func (r *toolResult) unsetValues() {
-	r.values, r.hashes, r.listed = nil, nil, false
+	r.values, r.hashes, r.listed, r.fold = nil, nil, false, 0
 }
 
 // mask rewrites, before selection, the tool results that masking elides or
@@ -381,6 +385,12 @@ func (p *pass) name(o *resolved, i int, r *toolResult) {
 		return
 	}
 	r.named = true
+	p.resolveName(o, i, r)
+	r.nameHash = valueHash(r.name)
+}
+
+// resolveName sets r.name (see name).
+func (p *pass) resolveName(o *resolved, i int, r *toolResult) {
 	m := &p.msgs[i]
 	if r.nameAt.end > 0 {
 		r.name, _ = stringAt(m.Raw, r.nameAt)

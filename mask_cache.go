@@ -461,11 +461,11 @@ func (p *pass) releaseScratch() {
 	clear(s.hashes)
 	clear(s.units)
 	clear(s.words)
-	for c := range s.forms {
+	for c := range s.forms { // the forms handed out only
 		if c*formChunk >= s.nforms {
 			break
 		}
-		clear(s.forms[c][:])
+		clear(s.forms[c][:min(formChunk, s.nforms-c*formChunk)])
 	}
 	s.infos, s.results, s.nforms = s.infos[:0], s.results[:0], 0
 	s.masked, s.states, s.values, s.hashes, s.units, s.words = s.masked[:0], s.states[:0], s.values[:0], s.hashes[:0], s.units[:0], s.words[:0]
@@ -495,7 +495,7 @@ func (p *pass) flushMask(o *resolved) {
 				if r.whole {
 					r.text = ""
 				}
-				r.tokens, r.name, r.named, r.action = 0, "", false, keepResult
+				r.tokens, r.name, r.named, r.nameHash, r.action = 0, "", false, 0, keepResult
 				if r.listed && r.whole {
 					r.values = cloneStrings(r.values) // not to keep the caller's Content
 				}

@@ -108,23 +108,43 @@ func (c *MaskCache) putFormBuilt(id any, k formKey, raw []byte, content string) 
 }
 
 // formHash returns a hash of what mm's placeholders write (every result
-// of mm being masked): the memory, and for each result its block, its
-// tool's name, its size and the hashes of the values it lists, each
-// folded in by a multiply-xorshift mix (the values' hashes are already
-// uniform; only accidental collisions matter, ~2⁻⁶⁴ per pair of forms).
+// of mm being masked, so named and listed): the memory, and for each
+// result its block, its size, its tool's name (nameHash) and the values it
+// lists (fold), each folded in by a multiply-xorshift mix (only accidental
+// collisions matter, ~2⁻⁶⁴ per pair of forms).
 func formHash(mm *maskedMessage) uint64 {
-	h := mix64(valueHash(mm.memory) ^ uint64(len(mm.results)))
+	h := uint64(len(mm.results))
+	if mm.memory != "" {
+		h ^= valueHash(mm.memory)
+	}
+	h = mix64(h)
 	for k := range mm.results {
 		r := &mm.results[k]
+		nh, fold := r.nameHash, r.fold
+		if !r.named { // (never, for a masked result)
+			nh = valueHash(r.name)
+		}
+		if !r.listed {
+			fold = foldHashes(r.hashes)
+		}
 		h = mix64(h ^ uint64(r.block))
 		h = mix64(h ^ uint64(r.tokens))
-		h = mix64(h ^ valueHash(r.name))
-		h = mix64(h ^ uint64(len(r.hashes)))
-		for _, v := range r.hashes {
-			h = mix64(h ^ v)
-		}
+		h = mix64(h ^ nh)
+		h = mix64(h ^ fold)
 	}
 	return h
+}
+
+// foldHashes returns a hash of the sequence of value hashes hs (already
+// uniform): each folded in by an xor and a multiply by an odd constant (a
+// bijection, so that sequences of one length that differ in one place
+// never collide), the count first, then a mix64.
+func foldHashes(hs []uint64) uint64 {
+	h := uint64(len(hs))
+	for _, v := range hs {
+		h = (h ^ v) * 0x9e3779b97f4a7c15
+	}
+	return mix64(h)
 }
 
 // mix64 is the finaliser of SplitMix64 (Steele, Lea and Flood, 2014), a
