@@ -306,7 +306,7 @@ func Compact(ctx context.Context, msgs []Message, opts *Options) (*Result, error
 		st.BeforeTokens += s.OriginalTokens
 		if s.Kept {
 			st.AfterTokens += s.Tokens
-			res.Messages = append(res.Messages, p.output(i))
+			res.Messages = append(res.Messages, p.output(o, i))
 			res.Kept = append(res.Kept, i)
 			continue
 		}

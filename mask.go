@@ -213,7 +213,10 @@ type toolResult struct {
 	action maskAction
 	values []string // listed in the placeholder, once listed is true
 	hashes []uint64 // valueHash of each of values
+	fold   uint64   // foldHashes(hashes), once listed
 	listed bool
+	// nameHash is valueHash(name), once named.
+	nameHash uint64
 	// valuesOf is, with a MaskCache, MaskCache.valuesKey of the text the
 	// values of a whole result of a message with Raw were listed from.
 	valuesOf uint64
@@ -233,16 +236,21 @@ type maskedMessage struct {
 	// out of its placeholders (see pass.listOnce); nil for the others.
 	base    *maskedMessage
 	omitted []uint64 // valueHash of each value left out
+	// key is, when keyed, the form's key in the MaskCache (prepareForm),
+	// under which build finds or stores the rewritten message.
+	key   formKey
+	keyed bool
 }
 
 // setValues sets the values r's placeholder lists (listed).
 func (r *toolResult) setValues(vs []string) {
 	r.values, r.hashes, r.listed = vs, valueHashes(vs), true
+	r.fold = foldHashes(r.hashes)
 }
 
 // unsetValues forgets r's values (not listed).
 func (r *toolResult) unsetValues() {
-	r.values, r.hashes, r.listed = nil, nil, false
+	r.values, r.hashes, r.listed, r.fold = nil, nil, false, 0
 }
 
 // mask rewrites, before selection, the tool results that masking elides or
@@ -377,6 +385,12 @@ func (p *pass) name(o *resolved, i int, r *toolResult) {
 		return
 	}
 	r.named = true
+	p.resolveName(o, i, r)
+	r.nameHash = valueHash(r.name)
+}
+
+// resolveName sets r.name (see name).
+func (p *pass) resolveName(o *resolved, i int, r *toolResult) {
 	m := &p.msgs[i]
 	if r.nameAt.end > 0 {
 		r.name, _ = stringAt(m.Raw, r.nameAt)
@@ -401,9 +415,9 @@ func (p *pass) name(o *resolved, i int, r *toolResult) {
 }
 
 // output returns message i as Compact returns it: rewritten when masked.
-func (p *pass) output(i int) Message {
+func (p *pass) output(o *resolved, i int) Message {
 	if p.masked != nil && p.masked[i] != nil {
-		return p.masked[i].build(&p.msgs[i])
+		return p.masked[i].build(&p.msgs[i], o.mask.cache, o.mask.counter)
 	}
 	return p.msgs[i]
 }
@@ -438,11 +452,11 @@ func (p *pass) finishMask(o *resolved, res *Result) {
 		s := &p.scores[i]
 		if mm.memory != "" && stored[i] != mm.memory {
 			without := *mm
-			without.memory, without.built = "", false
+			without.memory, without.built, without.keyed = "", false, false
 			if n, ok := without.prepare(&p.msgs[i], o.mask, o.tokens); ok && n >= 0 && n <= s.Tokens {
 				st.AfterTokens -= s.Tokens - n
 				s.Tokens, *mm = n, without
-				res.Messages[k] = mm.build(&p.msgs[i])
+				res.Messages[k] = mm.build(&p.msgs[i], nil, nil)
 			}
 		}
 		st.Masked++
@@ -705,7 +719,7 @@ func (mm *maskedMessage) unlist() bool {
 		some = some || len(r.values) > 0
 		r.setValues(nil)
 	}
-	mm.built = false
+	mm.built, mm.keyed = false, false
 	return some
 }
 
@@ -907,7 +921,7 @@ func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (in
 		counted.Content = mm.texts[0]
 		return countMessage(tc, &counted), true
 	}
-	msg := mm.build(m)
+	msg := mm.build(m, nil, nil)
 	if !mm.built {
 		return 0, false
 	}
@@ -921,9 +935,16 @@ func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (in
 // (Raw nil) gets the new text as Content. On failure (a rewritten JSON
 // that does not parse, which the fuzz tests have not found) it returns m
 // unchanged with mm.built false.
-func (mm *maskedMessage) build(m *Message) Message {
+func (mm *maskedMessage) build(m *Message, cache *MaskCache, counter any) Message {
 	if mm.built {
 		return mm.msg
+	}
+	if mm.keyed && len(m.Raw) > 0 && cache != nil {
+		if raw, content, ok := cache.formBuilt(counter, mm.key); ok {
+			mm.msg = Message{Role: m.Role, Content: content, Raw: append(make(json.RawMessage, 0, len(raw)), raw...), ToolCallIDs: m.ToolCallIDs, ToolResultIDs: m.ToolResultIDs}
+			mm.built = true
+			return mm.msg
+		}
 	}
 	if mm.texts == nil { // a cached form's count was reused (prepareForm)
 		mm.texts = make([]string, len(mm.results))
@@ -967,5 +988,8 @@ func (mm *maskedMessage) build(m *Message) Message {
 		out.Content = parsed.Content
 	}
 	mm.msg, mm.built = out, true
+	if mm.keyed && cache != nil {
+		cache.putFormBuilt(counter, mm.key, out.Raw, out.Content)
+	}
 	return out
 }

@@ -28,8 +28,8 @@ import (
 // Content are reused only while a hash of the part of the Content they
 // were read from (at most 32 KiB) is unchanged; the words of a kept
 // message are keyed by a hash of those 32 KiB of its Content with their
-// length. Tool names resolved through the conversation and placeholders
-// are computed by each call; the token count of a rewritten message whose
+// length. Tool names resolved through the conversation are computed by
+// each call; the token count of a rewritten message whose
 // rewritten results are all placeholders is kept, keyed by the message's
 // key and a 64-bit hash of what its placeholders say (tool name, size,
 // listed values, memory), for the token counter of the calls that stored
@@ -37,7 +37,10 @@ import (
 // default estimate), which must count a text the same way every time; a
 // call with another counter drops those counts first, and a counter of
 // another type (a [TokenCounterFunc]) has none kept (wrap it in a
-// [CachedTokenCounter] to cache its counts).
+// [CachedTokenCounter] to cache its counts). Under the same key, once a
+// call returned such a message, the cache keeps its rewritten Raw and
+// Content, and a later call returns a copy of that Raw (the caller owns
+// it) instead of writing the message again.
 //
 // The cache keeps the entries of the messages of the last two calls and
 // drops older ones once it holds more than twice the current call's
@@ -45,7 +48,8 @@ import (
 // result position, up to 32 listed values of at most 40 bytes each, and,
 // for a message holding several tool results, a copy of their text; the
 // words of a message, kept on the same terms, take 8 bytes each (a
-// hash), and a form's count about 40 bytes. The
+// hash), a form's count about 40 bytes, and a returned form its
+// rewritten Raw and Content besides. The
 // zero value is ready to use; a nil *MaskCache caches nothing. A MaskCache
 // is safe for concurrent use by any number of calls.
 type MaskCache struct {
@@ -70,6 +74,7 @@ type MaskCacheStats struct {
 	Hits   uint64 // messages whose scan was reused
 	Misses uint64 // messages scanned
 	Forms  uint64 // rewritten forms whose token count was reused
+	Built  uint64 // rewritten messages returned from a copy of an earlier call's
 	Len    int    // entries cached now
 }
 
@@ -456,11 +461,11 @@ func (p *pass) releaseScratch() {
 	clear(s.hashes)
 	clear(s.units)
 	clear(s.words)
-	for c := range s.forms {
+	for c := range s.forms { // the forms handed out only
 		if c*formChunk >= s.nforms {
 			break
 		}
-		clear(s.forms[c][:])
+		clear(s.forms[c][:min(formChunk, s.nforms-c*formChunk)])
 	}
 	s.infos, s.results, s.nforms = s.infos[:0], s.results[:0], 0
 	s.masked, s.states, s.values, s.hashes, s.units, s.words = s.masked[:0], s.states[:0], s.values[:0], s.hashes[:0], s.units[:0], s.words[:0]
@@ -490,7 +495,7 @@ func (p *pass) flushMask(o *resolved) {
 				if r.whole {
 					r.text = ""
 				}
-				r.tokens, r.name, r.named, r.action = 0, "", false, keepResult
+				r.tokens, r.name, r.named, r.nameHash, r.action = 0, "", false, 0, keepResult
 				if r.listed && r.whole {
 					r.values = cloneStrings(r.values) // not to keep the caller's Content
 				}

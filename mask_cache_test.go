@@ -1,6 +1,7 @@
 package chitta_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -282,4 +283,51 @@ func TestMaskCacheFormsFollowChanges(t *testing.T) {
 		}
 	}
 	require.Positive(t, cache.Stats().Forms, "token counts of forms are reused")
+	require.Positive(t, cache.Stats().Built, "rewritten messages are reused")
+}
+
+// A MaskCache returns a rewritten message it built in an earlier call as
+// a copy the caller owns: in every format, with the memory a store names
+// and without it (a store that fails), each call equals an uncached
+// Compact's, and scribbling over a returned Raw changes no later Result.
+func TestMaskCacheBuiltForms(t *testing.T) {
+	t.Parallel()
+	for _, f := range maskFormats {
+		t.Run(f.name, func(t *testing.T) {
+			t.Parallel()
+			in, err := chitta.ParseMessages([]byte(f.data))
+			require.NoError(t, err)
+			cache := chitta.NewMaskCache()
+			stores := [2][]*fakes.Store{} // per side: one that works, one that fails
+			for k := range stores {
+				stores[k] = []*fakes.Store{{}, {AddErr: errors.New("disk full")}}
+			}
+			for call := range 6 {
+				var got [2]*chitta.Result
+				for k, c := range []*chitta.MaskCache{nil, cache} {
+					opts := &chitta.Options{TargetRatio: 1, Tokens: charCounter{4}, Mask: &chitta.MaskOptions{KeepRecent: 1, Cache: c}}
+					if call >= 2 { // the memory named, then not (a store error)
+						opts.Embedder, opts.Store, opts.DistillNovel = fakes.SeededEmbedder{Dims: 16}, stores[k][call%2], true
+					}
+					got[k], err = chitta.Compact(t.Context(), in, opts)
+					require.NoError(t, err)
+				}
+				at := fmt.Sprint("call ", call)
+				require.Equal(t, got[0].Messages, got[1].Messages, at)
+				require.Equal(t, got[0].Scores, got[1].Scores, at)
+				require.Equal(t, got[0].Stats, got[1].Stats, at)
+				if call < 2 { // (a placeholder naming a memory may be no smaller)
+					require.Positive(t, got[1].Stats.Masked, at)
+				}
+				for j, m := range got[1].Messages { // a rewritten one is the caller's own
+					if got[1].Scores[got[1].Kept[j]].Masked {
+						for b := range m.Raw {
+							m.Raw[b] = 'x'
+						}
+					}
+				}
+			}
+			require.Positive(t, cache.Stats().Built, "rewritten messages are reused")
+		})
+	}
 }

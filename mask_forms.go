@@ -10,10 +10,19 @@ type formKey struct {
 	form uint64
 }
 
-// formSlot is the cached token count of a form.
+// formSlot is the cached token count of a form and, once a call
+// returned it, its rewritten Raw and Content.
 type formSlot struct {
 	tokens int
-	call   uint64 // the last call that used it
+	call   uint64     // the last call that used it
+	built  *builtForm // nil until a call returned the form (putFormBuilt)
+}
+
+// builtForm is a rewritten message as a MaskCache keeps it: its own copy
+// of the Raw, and the Content.
+type builtForm struct {
+	raw     []byte
+	content string
 }
 
 // counterID returns what identifies the token counter tc of a call among
@@ -63,27 +72,79 @@ func (c *MaskCache) putFormTokens(id any, k formKey, n int) {
 	if s, ok := c.forms[k]; !ok || s.call != c.call {
 		c.touchedForms++
 	}
-	c.forms[k] = formSlot{n, c.call}
+	c.forms[k] = formSlot{tokens: n, call: c.call}
+}
+
+// formBuilt returns the rewritten Raw (the cache's own: the caller copies
+// it) and Content stored for form k under counter id.
+func (c *MaskCache) formBuilt(id any, k formKey) ([]byte, string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id != c.counter {
+		return nil, "", false
+	}
+	s, ok := c.forms[k]
+	if !ok || s.built == nil {
+		return nil, "", false
+	}
+	c.stats.Built++
+	return s.built.raw, s.built.content, true
+}
+
+// putFormBuilt stores a copy of raw and content as the rewritten message of
+// form k under counter id, whose token count is stored already.
+func (c *MaskCache) putFormBuilt(id any, k formKey, raw []byte, content string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if id != c.counter {
+		return
+	}
+	s, ok := c.forms[k]
+	if !ok {
+		return
+	}
+	s.built = &builtForm{append(make([]byte, 0, len(raw)), raw...), content}
+	c.forms[k] = s
 }
 
 // formHash returns a hash of what mm's placeholders write (every result
-// of mm being masked): the memory, and for each result its block, its
-// tool's name, its size and the hashes of the values it lists, each
-// folded in by a multiply-xorshift mix (the values' hashes are already
-// uniform; only accidental collisions matter, ~2⁻⁶⁴ per pair of forms).
+// of mm being masked, so named and listed): the memory, and for each
+// result its block, its size, its tool's name (nameHash) and the values it
+// lists (fold), each folded in by a multiply-xorshift mix (only accidental
+// collisions matter, ~2⁻⁶⁴ per pair of forms).
 func formHash(mm *maskedMessage) uint64 {
-	h := mix64(valueHash(mm.memory) ^ uint64(len(mm.results)))
+	h := uint64(len(mm.results))
+	if mm.memory != "" {
+		h ^= valueHash(mm.memory)
+	}
+	h = mix64(h)
 	for k := range mm.results {
 		r := &mm.results[k]
+		nh, fold := r.nameHash, r.fold
+		if !r.named { // (never, for a masked result)
+			nh = valueHash(r.name)
+		}
+		if !r.listed {
+			fold = foldHashes(r.hashes)
+		}
 		h = mix64(h ^ uint64(r.block))
 		h = mix64(h ^ uint64(r.tokens))
-		h = mix64(h ^ valueHash(r.name))
-		h = mix64(h ^ uint64(len(r.hashes)))
-		for _, v := range r.hashes {
-			h = mix64(h ^ v)
-		}
+		h = mix64(h ^ nh)
+		h = mix64(h ^ fold)
 	}
 	return h
+}
+
+// foldHashes returns a hash of the sequence of value hashes hs (already
+// uniform): each folded in by an xor and a multiply by an odd constant (a
+// bijection, so that sequences of one length that differ in one place
+// never collide), the count first, then a mix64.
+func foldHashes(hs []uint64) uint64 {
+	h := uint64(len(hs))
+	for _, v := range hs {
+		h = (h ^ v) * 0x9e3779b97f4a7c15
+	}
+	return mix64(h)
 }
 
 // mix64 is the finaliser of SplitMix64 (Steele, Lea and Flood, 2014), a
@@ -104,6 +165,7 @@ func mix64(x uint64) uint64 {
 func (p *pass) prepareForm(o *resolved, i int, mm *maskedMessage) (int, bool) {
 	c := o.mask
 	m := &p.msgs[i]
+	mm.keyed = false
 	if c.cache == nil || c.counter == nil || len(mm.results) == 0 || p.scratch == nil || !p.scratch.infos[i].loaded {
 		return mm.prepare(m, c, o.tokens)
 	}
@@ -120,11 +182,13 @@ func (p *pass) prepareForm(o *resolved, i int, mm *maskedMessage) (int, bool) {
 	key := formKey{p.scratch.infos[i].key, formHash(mm)}
 	if n, ok := c.cache.formTokens(c.counter, key); ok {
 		mm.texts, mm.built = nil, false // written by build
+		mm.key, mm.keyed = key, true
 		return n, true
 	}
 	n, ok := mm.prepare(m, c, o.tokens)
 	if ok {
 		c.cache.putFormTokens(c.counter, key, n)
+		mm.key, mm.keyed = key, true
 	}
 	return n, ok
 }

@@ -119,10 +119,11 @@ func (p *pass) keepActions(o *resolved, cands []unit, free int) int {
 	used = 0
 	var seen *valueSet // nil until a kept form lists values
 	defer func() { seen.release() }()
-	var kept []int // members of the kept groups
+	var kept []int             // members of the kept groups
+	var forms []*maskedMessage // a group's, reused from group to group
+	var tokens []int
 	for _, u := range acts {
-		forms := make([]*maskedMessage, len(u.members))
-		tokens := make([]int, len(u.members))
+		forms, tokens = slices.Grow(forms[:0], len(u.members))[:len(u.members)], slices.Grow(tokens[:0], len(u.members))[:len(u.members)]
 		for k, i := range u.members {
 			forms[k], tokens[k] = p.masked[i], p.scores[i].Tokens
 			if fitsAll {
@@ -494,6 +495,10 @@ func (p *pass) omit(o *resolved, i int, mm *maskedMessage, n int, omitted []uint
 	if len(omitted) == 0 {
 		return mm, n
 	}
+	var bloom [4]uint64 // a bit per omitted hash: a value whose bit is clear is kept
+	for _, h := range omitted {
+		bloom[h>>62] |= 1 << (h & 63)
+	}
 	cp := p.newForm()
 	*cp = maskedMessage{results: p.scratch.copyResults(mm.results), direct: mm.direct, elided: mm.elided, all: mm.all, memory: mm.memory, base: mm, omitted: omitted}
 	for k := range cp.results {
@@ -502,11 +507,11 @@ func (p *pass) omit(o *resolved, i int, mm *maskedMessage, n int, omitted []uint
 			kept := carve(&p.scratch.values, len(r.values))
 			hs := carve(&p.scratch.hashes, len(r.values))
 			for k, h := range r.hashes {
-				if !slices.Contains(omitted, h) {
+				if bloom[h>>62]&(1<<(h&63)) == 0 || !slices.Contains(omitted, h) {
 					kept, hs = append(kept, r.values[k]), append(hs, h)
 				}
 			}
-			r.values, r.hashes = kept, hs
+			r.values, r.hashes, r.fold = kept, hs, foldHashes(hs)
 		}
 	}
 	m, ok := p.prepareForm(o, i, cp)
