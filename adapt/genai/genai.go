@@ -36,98 +36,141 @@ func Messages(msgs []*genai.Content) ([]chitta.Message, error) {
 }
 
 func build(b *adaptkit.Builder, msgs []*genai.Content) error {
-	var pending []string // calls without ID awaiting a response, in order
+	var st state
 	for i, c := range msgs {
-		if c == nil {
-			return fmt.Errorf("%w: message %d: nil *genai.Content", chitta.ErrInvalidMessages, i)
-		}
-		var role chitta.Role
-		switch c.Role {
-		case genai.RoleUser, "":
-			role = chitta.RoleUser
-		case genai.RoleModel:
-			role = chitta.RoleAssistant
-		default:
-			return fmt.Errorf("%w: message %d: role %q, want user or model", chitta.ErrInvalidMessages, i, c.Role)
-		}
-		if text, ok := onlyText(c.Parts); ok {
-			b.Message(role, text)
+		if c != nil && len(c.Parts) == 1 && whole(b, c) {
 			continue
 		}
-		b.SetRole(role)
-		newTurn := true
-		for j, p := range c.Parts {
-			if p == nil {
-				continue
-			}
-			switch {
-			case p.FunctionCall != nil:
-				id := p.FunctionCall.ID
-				if id == "" {
-					if newTurn { // unanswered calls of an earlier turn expire
-						pending = pending[:0]
-						newTurn = false
-					}
-					id = "functionCall@" + strconv.Itoa(i) + "." + strconv.Itoa(j)
-					pending = append(pending, id)
-				}
-				b.CallID(id)
-				b.AddCallJSON(p.FunctionCall.Name, p.FunctionCall.Args)
-			case p.FunctionResponse != nil:
-				id := p.FunctionResponse.ID
-				if id == "" && len(pending) > 0 {
-					id, pending = pending[0], pending[1:]
-				}
-				if id != "" {
-					b.ResultID(id)
-				}
-				if out, ok := outputText(p.FunctionResponse.Response); ok {
-					b.AddResult(p.FunctionResponse.Name, out)
-				} else {
-					b.AddResultJSON(p.FunctionResponse.Name, p.FunctionResponse.Response)
-				}
-			case p.ToolCall != nil:
-				if p.ToolCall.ID != "" {
-					b.CallID(p.ToolCall.ID)
-				}
-				b.AddCallJSON(string(p.ToolCall.ToolType), p.ToolCall.Args)
-			case p.ToolResponse != nil:
-				if p.ToolResponse.ID != "" {
-					b.ResultID(p.ToolResponse.ID)
-				}
-				b.AddResultJSON(string(p.ToolResponse.ToolType), p.ToolResponse.Response)
-			case p.Text != "":
-				b.Add(p.Text)
-			case p.InlineData != nil:
-				b.Add(media(p.InlineData.MIMEType))
-			case p.FileData != nil:
-				b.Add(media(p.FileData.MIMEType))
-			case p.ExecutableCode != nil:
-				b.Add(p.ExecutableCode.Code)
-			case p.CodeExecutionResult != nil:
-				b.Add(p.CodeExecutionResult.Output)
-			case len(p.ThoughtSignature) > 0 && !p.Thought:
-				// a bare thought signature carries nothing to read
-			default:
-				b.AddJSON(p)
-			}
+		if err := st.message(b, i, c); err != nil {
+			return err
 		}
-		b.End()
 	}
 	return nil
 }
 
-// onlyText returns the text of parts that are one text part (one that the
-// switch in build reads as text).
-func onlyText(parts []*genai.Part) (string, bool) {
-	if len(parts) != 1 {
-		return "", false
+// state is what build carries from message to message: the calls without
+// an ID awaiting a response, in order.
+type state struct{ pending []string }
+
+// message builds msgs[i], c, part by part.
+func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
+	if c == nil {
+		return fmt.Errorf("%w: message %d: nil *genai.Content", chitta.ErrInvalidMessages, i)
 	}
-	p := parts[0]
-	if p == nil || p.FunctionCall != nil || p.FunctionResponse != nil || p.ToolCall != nil || p.ToolResponse != nil || p.Text == "" {
-		return "", false
+	role, ok := roleOf(c.Role)
+	if !ok {
+		return fmt.Errorf("%w: message %d: role %q, want user or model", chitta.ErrInvalidMessages, i, c.Role)
 	}
-	return p.Text, true
+	b.SetRole(role)
+	newTurn := true
+	for j, p := range c.Parts {
+		if p == nil {
+			continue
+		}
+		switch {
+		case p.FunctionCall != nil:
+			id := p.FunctionCall.ID
+			if id == "" {
+				if newTurn { // unanswered calls of an earlier turn expire
+					st.pending = st.pending[:0]
+					newTurn = false
+				}
+				id = "functionCall@" + strconv.Itoa(i) + "." + strconv.Itoa(j)
+				st.pending = append(st.pending, id)
+			}
+			b.CallID(id)
+			b.AddCallJSON(p.FunctionCall.Name, p.FunctionCall.Args)
+		case p.FunctionResponse != nil:
+			id := p.FunctionResponse.ID
+			if id == "" && len(st.pending) > 0 {
+				id, st.pending = st.pending[0], st.pending[1:]
+			}
+			if id != "" {
+				b.ResultID(id)
+			}
+			if out, ok := outputText(p.FunctionResponse.Response); ok {
+				b.AddResult(p.FunctionResponse.Name, out)
+			} else {
+				b.AddResultJSON(p.FunctionResponse.Name, p.FunctionResponse.Response)
+			}
+		case p.ToolCall != nil:
+			if p.ToolCall.ID != "" {
+				b.CallID(p.ToolCall.ID)
+			}
+			b.AddCallJSON(string(p.ToolCall.ToolType), p.ToolCall.Args)
+		case p.ToolResponse != nil:
+			if p.ToolResponse.ID != "" {
+				b.ResultID(p.ToolResponse.ID)
+			}
+			b.AddResultJSON(string(p.ToolResponse.ToolType), p.ToolResponse.Response)
+		case p.Text != "":
+			b.Add(p.Text)
+		case p.InlineData != nil:
+			b.Add(media(p.InlineData.MIMEType))
+		case p.FileData != nil:
+			b.Add(media(p.FileData.MIMEType))
+		case p.ExecutableCode != nil:
+			b.Add(p.ExecutableCode.Code)
+		case p.CodeExecutionResult != nil:
+			b.Add(p.CodeExecutionResult.Output)
+		case len(p.ThoughtSignature) > 0 && !p.Thought:
+			// a bare thought signature carries nothing to read
+		default:
+			b.AddJSON(p)
+		}
+	}
+	b.End()
+	return nil
+}
+
+// roleOf maps a genai role to chitta's: "user" (or empty, the SDK's
+// default) to user, "model" to assistant; any other is not known.
+func roleOf(r string) (chitta.Role, bool) {
+	switch r {
+	case genai.RoleUser, "":
+		return chitta.RoleUser, true
+	case genai.RoleModel:
+		return chitta.RoleAssistant, true
+	}
+	return "", false
+}
+
+// whole builds c, a content of one part, in one Builder call, as
+// state.message would, when its role is known and the part is one of the
+// usual kinds: a text, a function call with an ID, a function response
+// with an ID whose output is text. It reports whether it did.
+func whole(b *adaptkit.Builder, c *genai.Content) bool {
+	p := c.Parts[0]
+	if p == nil {
+		return false
+	}
+	r, ok := roleOf(c.Role)
+	switch {
+	case !ok:
+		return false
+	case p.FunctionCall != nil:
+		fc := p.FunctionCall
+		if fc.ID == "" {
+			return false
+		}
+		b.CallMessage(r, fc.ID, fc.Name, fc.Args)
+		return true
+	case p.FunctionResponse != nil:
+		fr := p.FunctionResponse
+		if fr.ID == "" {
+			return false
+		}
+		out, ok := outputText(fr.Response)
+		if !ok {
+			return false
+		}
+		b.NamedResultMessage(r, fr.ID, fr.Name, out)
+		return true
+	case p.ToolCall != nil || p.ToolResponse != nil || p.Text == "":
+		return false
+	}
+	b.Message(r, p.Text)
+	return true
 }
 
 // outputText returns the text of a function response that is only its

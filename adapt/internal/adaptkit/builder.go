@@ -101,6 +101,78 @@ func (b *Builder) ResultMessage(r chitta.Role, id, s string) {
 	b.next++
 }
 
+// CallMessage builds a whole message of role r that is the one tool call
+// id, scored as name + " " + JSON(args), as SetRole(r), CallID(id),
+// AddCallJSON(name, args) and End would, in one call (a model turn that
+// only calls a tool). It must come between messages.
+func (b *Builder) CallMessage(r chitta.Role, id, name string, args any) {
+	m := b.roled(r)
+	b.buf = b.appendNamedJSON(b.buf, name, args, laneCall)
+	b.endWhole(m, startsWord(name), id, true)
+}
+
+// NamedResultMessage builds a whole message of role r that carries the
+// result of tool call id, scored as name + " " + output, as SetRole(r),
+// ResultID(id), AddResult(name, output) and End would, in one call. It
+// must come between messages.
+func (b *Builder) NamedResultMessage(r chitta.Role, id, name, output string) {
+	m := b.roled(r)
+	buf := append(b.buf, name...)
+	buf = append(buf, ' ')
+	b.buf = append(buf, output...)
+	b.endWhole(m, startsWord(name), id, false)
+}
+
+// roled returns the current slot with its role set to r.
+func (b *Builder) roled(r chitta.Role) *chitta.Message {
+	m := &b.out[b.next]
+	if !same(string(m.Role), string(r)) {
+		m.Role = r
+	}
+	return m
+}
+
+// endWhole ends a whole message, m, whose one piece was written into buf
+// since the last message (from b.composed on) and that carries id as its
+// one tool call ID (call) or tool result ID. The piece becomes its text as
+// End makes a composed text its text, or no text if it is blank (which a
+// piece starting with a word, known to the caller, is not).
+func (b *Builder) endWhole(m *chitta.Message, word bool, id string, call bool) {
+	switch piece := b.buf[b.composed:]; {
+	case !word && blank(piece):
+		b.buf = b.buf[:b.composed]
+		if m.Content != "" {
+			m.Content = ""
+		}
+	case string(piece) == m.Content:
+		b.buf = b.buf[:b.composed] // kept, see End
+	default:
+		b.pending = append(b.pending, span{b.next, len(b.buf)})
+		b.composed = len(b.buf)
+	}
+	ids, none := &m.ToolResultIDs, &m.ToolCallIDs
+	if call {
+		ids, none = none, ids
+		*ids = oneID(&b.calls, &b.callStart, id)
+	} else {
+		*ids = oneID(&b.results, &b.resultStart, id)
+	}
+	if *none != nil {
+		*none = nil
+	}
+	b.next++
+}
+
+// oneID appends id to all, the IDs of a kind, and returns it as the
+// current message's IDs of that kind, which begin at *start.
+func oneID(all *[]string, start *int, id string) []string {
+	*all = append(*all, id)
+	n := len(*all)
+	ids := (*all)[*start:n:n]
+	*start = n
+	return ids
+}
+
 // whole writes the role, the text and the (no) tool calls of a whole
 // message of one piece into the current slot, which it returns.
 func (b *Builder) whole(r chitta.Role, s string) *chitta.Message {
@@ -182,18 +254,23 @@ func (b *Builder) AddResultJSON(name string, response any) {
 
 func (b *Builder) addNamedJSON(name string, v any, lane uint8) {
 	mark := b.open()
-	b.buf = append(b.buf, name...)
-	b.buf = append(b.buf, ' ')
+	b.buf = b.appendNamedJSON(b.buf, name, v, lane)
+	b.close(mark)
+}
+
+// appendNamedJSON appends name + " " + JSON(v) to buf, v coming from lane.
+func (b *Builder) appendNamedJSON(buf []byte, name string, v any, lane uint8) []byte {
+	buf = append(buf, name...)
+	buf = append(buf, ' ')
 	b.enc.tool, b.enc.lane = name, lane
 	if m, ok := v.(map[string]any); ok { // the usual arguments: straight to appendMap
-		start := len(b.buf)
-		if b.buf, ok = appendMap(b.buf, m, &b.enc, 0); !ok {
-			b.buf = appendJSON(b.buf[:start], v, &b.enc)
+		start := len(buf)
+		if buf, ok = appendMap(buf, m, &b.enc, 0); !ok {
+			buf = appendJSON(buf[:start], v, &b.enc)
 		}
-	} else {
-		b.buf = appendJSON(b.buf, v, &b.enc)
+		return buf
 	}
-	b.close(mark)
+	return appendJSON(buf, v, &b.enc)
 }
 
 // AddJSON appends the piece JSON(v), like Add(JSON(v)).

@@ -114,18 +114,29 @@ func buildTrial(t *testing.T, rng, mutate *rand.Rand, changed bool, start func(n
 		want := make([]chitta.Message, n)
 		b := start(n)
 		for i := range n {
-			if rng.IntN(4) == 0 { // a whole message of one piece
-				r, s := roles[rng.IntN(len(roles))], word()
+			if rng.IntN(3) == 0 { // a whole message in one call
+				r, s, id := roles[rng.IntN(len(roles))], word(), word()
 				var ref adaptkit.Text
-				ref.Add(s)
-				want[i] = chitta.Message{Role: r, Content: ref.String()}
-				if rng.IntN(2) == 0 {
+				switch rng.IntN(4) {
+				case 0:
 					b.Message(r, s)
-				} else {
-					id := word()
+					ref.Add(s)
+				case 1:
 					b.ResultMessage(r, id, s)
+					ref.Add(s)
+					want[i].ToolResultIDs = []string{id}
+				case 2:
+					a := args[rng.IntN(len(args))]
+					b.CallMessage(r, id, s, a)
+					ref.Add(s + " " + adaptkit.JSON(a))
+					want[i].ToolCallIDs = []string{id}
+				case 3:
+					out := word()
+					b.NamedResultMessage(r, id, s, out)
+					ref.Add(s + " " + out)
 					want[i].ToolResultIDs = []string{id}
 				}
+				want[i].Role, want[i].Content = r, ref.String()
 				continue
 			}
 			var ref adaptkit.Text
