@@ -247,9 +247,12 @@ func appendMap(dst []byte, m map[string]any, e *encoder, depth int) ([]byte, boo
 // slot is where the key set of a map of n keys at depth in the value
 // being encoded is remembered: a hash of the tool's name, the lane, n and
 // depth.
-func (e *encoder) slot(n, depth int) int {
-	t := e.tool
-	h := uint(len(t))*31 + uint(n)*7 + uint(e.lane)*5 + uint(depth)*11
+func (e *encoder) slot(n, depth int) int { return slotOf(e.tool, e.lane, n, depth) }
+
+// slotOf is the slot of a map of n keys at depth in the value that tool t
+// passes in lane.
+func slotOf(t string, lane uint8, n, depth int) int {
+	h := uint(len(t))*31 + uint(n)*7 + uint(lane)*5 + uint(depth)*11
 	if len(t) > 0 {
 		h += uint(t[0])*3 + uint(t[len(t)-1])
 	}
