@@ -38,8 +38,30 @@ func Messages(msgs []*genai.Content) ([]chitta.Message, error) {
 func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 	var st state
 	for i, c := range msgs {
-		if c != nil && len(c.Parts) == 1 && whole(b, c) {
-			continue
+		// A content of one usual part (a text, a function call with an
+		// ID, a function response with an ID whose output is text) is
+		// built in one Builder call; any other by state.message.
+		if c != nil && len(c.Parts) == 1 && c.Parts[0] != nil {
+			p := c.Parts[0]
+			if r, ok := roleOf(c.Role); ok {
+				switch {
+				case p.FunctionCall != nil:
+					if fc := p.FunctionCall; fc.ID != "" {
+						b.CallMessage(r, fc.ID, fc.Name, fc.Args)
+						continue
+					}
+				case p.FunctionResponse != nil:
+					if fr := p.FunctionResponse; fr.ID != "" {
+						if out, ok := outputText(fr.Response); ok {
+							b.NamedResultMessage(r, fr.ID, fr.Name, out)
+							continue
+						}
+					}
+				case p.ToolCall == nil && p.ToolResponse == nil && p.Text != "":
+					b.Message(r, p.Text)
+					continue
+				}
+			}
 		}
 		if err := st.message(b, i, c); err != nil {
 			return err
@@ -133,44 +155,6 @@ func roleOf(r string) (chitta.Role, bool) {
 		return chitta.RoleAssistant, true
 	}
 	return "", false
-}
-
-// whole builds c, a content of one part, in one Builder call, as
-// state.message would, when its role is known and the part is one of the
-// usual kinds: a text, a function call with an ID, a function response
-// with an ID whose output is text. It reports whether it did.
-func whole(b *adaptkit.Builder, c *genai.Content) bool {
-	p := c.Parts[0]
-	if p == nil {
-		return false
-	}
-	r, ok := roleOf(c.Role)
-	switch {
-	case !ok:
-		return false
-	case p.FunctionCall != nil:
-		fc := p.FunctionCall
-		if fc.ID == "" {
-			return false
-		}
-		b.CallMessage(r, fc.ID, fc.Name, fc.Args)
-		return true
-	case p.FunctionResponse != nil:
-		fr := p.FunctionResponse
-		if fr.ID == "" {
-			return false
-		}
-		out, ok := outputText(fr.Response)
-		if !ok {
-			return false
-		}
-		b.NamedResultMessage(r, fr.ID, fr.Name, out)
-		return true
-	case p.ToolCall != nil || p.ToolResponse != nil || p.Text == "":
-		return false
-	}
-	b.Message(r, p.Text)
-	return true
 }
 
 // outputText returns the text of a function response that is only its
