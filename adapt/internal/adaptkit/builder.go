@@ -111,31 +111,50 @@ func (b *Builder) ResultMessage(r chitta.Role, id, s string) {
 // only calls a tool). It must come between messages.
 func (b *Builder) CallMessage(r chitta.Role, id, name string, args any) {
 	m := b.roled(r)
-	if am, ok := args.(map[string]any); ok && len(am) == 1 && b.memo.gen != 0 && startsWord(name) {
-		// The usual arguments, one key with a string value, whose text a
-		// pooled Builder may remember (see memo).
-		if set := &b.enc.sets[slotOf(name, laneCall, 1, 0)]; len(set.keys) == 1 {
-			if v, ok := am[set.keys[0]]; ok {
-				if s, ok := v.(string); ok {
-					key := set.keys[0]
-					if t, h, ok := b.memo.recall(memoCall, name, key, s); ok {
-						b.recalled(m, t)
-					} else {
-						buf := append(b.buf, name...)
-						buf = append(buf, ' ')
-						buf = appendString(append(buf, set.heads[0]...), s)
-						b.buf = append(buf, '}')
-						b.remember(m, h, memoCall, name, key, s)
-					}
-					b.endIDs(m, id, true)
-					return
-				}
-			}
-		}
+	if !b.callText(m, name, args) {
+		b.buf = b.appendNamedJSON(b.buf, name, args, laneCall)
+		b.settle(m, startsWord(name))
 	}
-	b.buf = b.appendNamedJSON(b.buf, name, args, laneCall)
-	b.settle(m, startsWord(name))
-	b.endIDs(m, id, true)
+	m.ToolCallIDs = b.calls.one(id)
+	if m.ToolResultIDs != nil {
+		m.ToolResultIDs = nil
+	}
+	b.next++
+}
+
+// callText gives m the text of a call to name with the usual arguments,
+// one key with a string value, found in the memo (or composed and
+// remembered there), and reports whether it did; it does not for other
+// arguments, a Builder without memo or a name that is not a word.
+func (b *Builder) callText(m *chitta.Message, name string, args any) bool {
+	am, ok := args.(map[string]any)
+	if !ok || len(am) != 1 || b.memo.gen == 0 || !startsWord(name) {
+		return false
+	}
+	set := &b.enc.sets[slotOf(name, laneCall, 1, 0)]
+	if len(set.keys) != 1 {
+		return false
+	}
+	key := set.keys[0]
+	v, ok := am[key]
+	if !ok {
+		return false
+	}
+	s, ok := v.(string)
+	if !ok {
+		return false
+	}
+	t, h, ok := b.memo.recall(memoCall, name, key, s)
+	if ok {
+		b.recalled(m, t)
+		return true
+	}
+	buf := append(b.buf, name...)
+	buf = append(buf, ' ')
+	buf = appendString(append(buf, set.heads[0]...), s)
+	b.buf = append(buf, '}')
+	b.remember(m, h, memoCall, name, key, s)
+	return true
 }
 
 // NamedResultMessage builds a whole message of role r that carries the
@@ -145,26 +164,27 @@ func (b *Builder) CallMessage(r chitta.Role, id, name string, args any) {
 func (b *Builder) NamedResultMessage(r chitta.Role, id, name, output string) {
 	m := b.roled(r)
 	word := startsWord(name)
-	memo := b.memo.gen != 0 && word
-	var h uint64
-	if memo {
-		var t string
-		var ok bool
-		if t, h, ok = b.memo.recall(memoResult, name, output, ""); ok {
-			b.recalled(m, t)
-			b.endIDs(m, id, false)
-			return
+	t, h, ok := "", uint64(0), false
+	if word && b.memo.gen != 0 {
+		t, h, ok = b.memo.recall(memoResult, name, output, "")
+	}
+	if ok {
+		b.recalled(m, t)
+	} else {
+		buf := append(b.buf, name...)
+		buf = append(buf, ' ')
+		b.buf = append(buf, output...)
+		if h != 0 {
+			b.remember(m, h, memoResult, name, output, "")
+		} else {
+			b.settle(m, word)
 		}
 	}
-	buf := append(b.buf, name...)
-	buf = append(buf, ' ')
-	b.buf = append(buf, output...)
-	if memo {
-		b.remember(m, h, memoResult, name, output, "")
-	} else {
-		b.settle(m, word)
+	m.ToolResultIDs = b.results.one(id)
+	if m.ToolCallIDs != nil {
+		m.ToolCallIDs = nil
 	}
-	b.endIDs(m, id, false)
+	b.next++
 }
 
 // roled returns the current slot with its role set to r.
@@ -213,23 +233,6 @@ func (b *Builder) recalled(m *chitta.Message, t string) {
 	if !same(m.Content, t) {
 		m.Content = t
 	}
-}
-
-// endIDs ends a whole message, m, that carries id as its one tool call ID
-// (call) or tool result ID.
-func (b *Builder) endIDs(m *chitta.Message, id string, call bool) {
-	if call {
-		m.ToolCallIDs = b.calls.one(id)
-		if m.ToolResultIDs != nil {
-			m.ToolResultIDs = nil
-		}
-	} else {
-		m.ToolResultIDs = b.results.one(id)
-		if m.ToolCallIDs != nil {
-			m.ToolCallIDs = nil
-		}
-	}
-	b.next++
 }
 
 // idList is the tool IDs of one kind (calls or results) of every message

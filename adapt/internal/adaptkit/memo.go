@@ -110,8 +110,9 @@ func (mm *memo) recall(kind uint8, name, a, c string) (string, uint64, bool) {
 	mm.n++
 	h := memoHash(kind, name, a, c)
 	i := int(h>>mm.shift) &^ (ways - 1)
-	for end := i + ways; i < end; i++ {
-		e := &mm.table[i]
+	set := (*[ways]memoEntry)(mm.table[i : i+ways])
+	for j := range set {
+		e := &set[j]
 		if e.h == h && e.owner < 0 && e.gen+1 >= mm.gen && same(e.c, c) && same(e.a, a) && same(e.name, name) && e.kind == kind {
 			if e.gen != mm.gen {
 				e.gen = mm.gen
