@@ -69,7 +69,7 @@ const (
 // one that the last did not use die, and if there are any the table is
 // swept of them; or the table grows (losing its entries) to four places
 // for each text the last conversation looked up (at most maxMemo): few
-// enough texts per set of places that about one in a thousand is lost.
+// enough texts per set of places that about one in a hundred is lost.
 func (mm *memo) turn() {
 	size := minMemo
 	if 4*mm.n > size {
