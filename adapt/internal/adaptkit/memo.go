@@ -25,8 +25,11 @@ import (
 // at the start of each conversation (turn) the entries that die are
 // cleared, so the memo holds texts of the last two conversations only
 // (the table is swept only when some die: an agent whose history only
-// grows never pays for it). The zero value is off: Builders started in
-// new memory (Messages) keep no memo.
+// grows never pays for it). Its memory, kept with a pooled Builder, is
+// at most maxMemo entries (1.4 MB), and it holds the strings of the
+// entries' keys (the caller's names, outputs and argument values) as
+// long as they are remembered. The zero value is off: Builders started
+// in new memory (Messages) keep no memo.
 type memo struct {
 	table []memoEntry
 	gen   uint32 // this conversation's generation; 0 before the first
