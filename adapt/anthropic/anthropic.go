@@ -46,6 +46,10 @@ func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 				b.Message(chitta.RoleAssistant, text)
 				continue
 			}
+			if c := m.OfAssistant.Content; len(c) == 1 && c[0].OfToolUse != nil {
+				b.CallMessage(chitta.RoleAssistant, c[0].OfToolUse.ID, c[0].OfToolUse.Name, c[0].OfToolUse.Input)
+				continue
+			}
 			b.SetRole(chitta.RoleAssistant)
 			addBlocks(b, m.OfAssistant.Content)
 		case m.OfSystem != nil:

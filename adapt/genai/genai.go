@@ -36,98 +36,125 @@ func Messages(msgs []*genai.Content) ([]chitta.Message, error) {
 }
 
 func build(b *adaptkit.Builder, msgs []*genai.Content) error {
-	var pending []string // calls without ID awaiting a response, in order
+	var st state
 	for i, c := range msgs {
-		if c == nil {
-			return fmt.Errorf("%w: message %d: nil *genai.Content", chitta.ErrInvalidMessages, i)
-		}
-		var role chitta.Role
-		switch c.Role {
-		case genai.RoleUser, "":
-			role = chitta.RoleUser
-		case genai.RoleModel:
-			role = chitta.RoleAssistant
-		default:
-			return fmt.Errorf("%w: message %d: role %q, want user or model", chitta.ErrInvalidMessages, i, c.Role)
-		}
-		if text, ok := onlyText(c.Parts); ok {
-			b.Message(role, text)
-			continue
-		}
-		b.SetRole(role)
-		newTurn := true
-		for j, p := range c.Parts {
-			if p == nil {
-				continue
-			}
-			switch {
-			case p.FunctionCall != nil:
-				id := p.FunctionCall.ID
-				if id == "" {
-					if newTurn { // unanswered calls of an earlier turn expire
-						pending = pending[:0]
-						newTurn = false
+		// A content of one usual part (a text, a function call with an
+		// ID, a function response with an ID whose output is text) is
+		// built in one Builder call; any other by state.message.
+		if c != nil && len(c.Parts) == 1 && c.Parts[0] != nil {
+			p := c.Parts[0]
+			if r, ok := roleOf(c.Role); ok {
+				switch {
+				case p.FunctionCall != nil:
+					if fc := p.FunctionCall; fc.ID != "" {
+						b.CallMessage(r, fc.ID, fc.Name, fc.Args)
+						continue
 					}
-					id = "functionCall@" + strconv.Itoa(i) + "." + strconv.Itoa(j)
-					pending = append(pending, id)
+				case p.FunctionResponse != nil:
+					if fr := p.FunctionResponse; fr.ID != "" {
+						if out, ok := outputText(fr.Response); ok {
+							b.NamedResultMessage(r, fr.ID, fr.Name, out)
+							continue
+						}
+					}
+				case p.ToolCall == nil && p.ToolResponse == nil && p.Text != "":
+					b.Message(r, p.Text)
+					continue
 				}
-				b.CallID(id)
-				b.AddCallJSON(p.FunctionCall.Name, p.FunctionCall.Args)
-			case p.FunctionResponse != nil:
-				id := p.FunctionResponse.ID
-				if id == "" && len(pending) > 0 {
-					id, pending = pending[0], pending[1:]
-				}
-				if id != "" {
-					b.ResultID(id)
-				}
-				if out, ok := outputText(p.FunctionResponse.Response); ok {
-					b.AddResult(p.FunctionResponse.Name, out)
-				} else {
-					b.AddResultJSON(p.FunctionResponse.Name, p.FunctionResponse.Response)
-				}
-			case p.ToolCall != nil:
-				if p.ToolCall.ID != "" {
-					b.CallID(p.ToolCall.ID)
-				}
-				b.AddCallJSON(string(p.ToolCall.ToolType), p.ToolCall.Args)
-			case p.ToolResponse != nil:
-				if p.ToolResponse.ID != "" {
-					b.ResultID(p.ToolResponse.ID)
-				}
-				b.AddResultJSON(string(p.ToolResponse.ToolType), p.ToolResponse.Response)
-			case p.Text != "":
-				b.Add(p.Text)
-			case p.InlineData != nil:
-				b.Add(media(p.InlineData.MIMEType))
-			case p.FileData != nil:
-				b.Add(media(p.FileData.MIMEType))
-			case p.ExecutableCode != nil:
-				b.Add(p.ExecutableCode.Code)
-			case p.CodeExecutionResult != nil:
-				b.Add(p.CodeExecutionResult.Output)
-			case len(p.ThoughtSignature) > 0 && !p.Thought:
-				// a bare thought signature carries nothing to read
-			default:
-				b.AddJSON(p)
 			}
 		}
-		b.End()
+		if err := st.message(b, i, c); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// onlyText returns the text of parts that are one text part (one that the
-// switch in build reads as text).
-func onlyText(parts []*genai.Part) (string, bool) {
-	if len(parts) != 1 {
-		return "", false
+// state is what build carries from message to message: the calls without
+// an ID awaiting a response, in order.
+type state struct{ pending []string }
+
+// message builds msgs[i], c, part by part.
+func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
+	if c == nil {
+		return fmt.Errorf("%w: message %d: nil *genai.Content", chitta.ErrInvalidMessages, i)
 	}
-	p := parts[0]
-	if p == nil || p.FunctionCall != nil || p.FunctionResponse != nil || p.ToolCall != nil || p.ToolResponse != nil || p.Text == "" {
-		return "", false
+	role, ok := roleOf(c.Role)
+	if !ok {
+		return fmt.Errorf("%w: message %d: role %q, want user or model", chitta.ErrInvalidMessages, i, c.Role)
 	}
-	return p.Text, true
+	b.SetRole(role)
+	newTurn := true
+	for j, p := range c.Parts {
+		if p == nil {
+			continue
+		}
+		switch {
+		case p.FunctionCall != nil:
+			id := p.FunctionCall.ID
+			if id == "" {
+				if newTurn { // unanswered calls of an earlier turn expire
+					st.pending = st.pending[:0]
+					newTurn = false
+				}
+				id = "functionCall@" + strconv.Itoa(i) + "." + strconv.Itoa(j)
+				st.pending = append(st.pending, id)
+			}
+			b.CallID(id)
+			b.AddCallJSON(p.FunctionCall.Name, p.FunctionCall.Args)
+		case p.FunctionResponse != nil:
+			id := p.FunctionResponse.ID
+			if id == "" && len(st.pending) > 0 {
+				id, st.pending = st.pending[0], st.pending[1:]
+			}
+			if id != "" {
+				b.ResultID(id)
+			}
+			if out, ok := outputText(p.FunctionResponse.Response); ok {
+				b.AddResult(p.FunctionResponse.Name, out)
+			} else {
+				b.AddResultJSON(p.FunctionResponse.Name, p.FunctionResponse.Response)
+			}
+		case p.ToolCall != nil:
+			if p.ToolCall.ID != "" {
+				b.CallID(p.ToolCall.ID)
+			}
+			b.AddCallJSON(string(p.ToolCall.ToolType), p.ToolCall.Args)
+		case p.ToolResponse != nil:
+			if p.ToolResponse.ID != "" {
+				b.ResultID(p.ToolResponse.ID)
+			}
+			b.AddResultJSON(string(p.ToolResponse.ToolType), p.ToolResponse.Response)
+		case p.Text != "":
+			b.Add(p.Text)
+		case p.InlineData != nil:
+			b.Add(media(p.InlineData.MIMEType))
+		case p.FileData != nil:
+			b.Add(media(p.FileData.MIMEType))
+		case p.ExecutableCode != nil:
+			b.Add(p.ExecutableCode.Code)
+		case p.CodeExecutionResult != nil:
+			b.Add(p.CodeExecutionResult.Output)
+		case len(p.ThoughtSignature) > 0 && !p.Thought:
+			// a bare thought signature carries nothing to read
+		default:
+			b.AddJSON(p)
+		}
+	}
+	b.End()
+	return nil
+}
+
+// roleOf maps a genai role to chitta's: "user" (or empty, the SDK's
+// default) to user, "model" to assistant; any other is not known.
+func roleOf(r string) (chitta.Role, bool) {
+	switch r {
+	case genai.RoleUser, "":
+		return chitta.RoleUser, true
+	case genai.RoleModel:
+		return chitta.RoleAssistant, true
+	}
+	return "", false
 }
 
 // outputText returns the text of a function response that is only its

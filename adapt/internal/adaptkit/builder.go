@@ -25,7 +25,10 @@ import (
 // conversation share memory (their texts, their ID slices), so one kept
 // message keeps the conversation's composed texts alive; a pooled Builder
 // also lets a message keep the composed text its slot held from the
-// previous conversation when it is equal. The zero value is ready for
+// previous conversation when it is equal, and finds the texts of the
+// messages that CallMessage and NamedResultMessage build from the same
+// strings as in one of the last two conversations, wherever they moved,
+// without composing them (see memo). The zero value is ready for
 // Start; a Builder is not safe for concurrent use.
 type Builder struct {
 	out      []chitta.Message
@@ -36,9 +39,9 @@ type Builder struct {
 	pending  []span // messages whose text lives in buf, filled by Finish
 	composed int    // where in buf the current message's composed text starts
 
-	calls, results         []string // tool IDs of every message
-	callStart, resultStart int      // where the current message's IDs begin
-	enc                    encoder  // appendJSON's scratch
+	calls, results idList  // tool IDs of every message
+	enc            encoder // appendJSON's scratch
+	memo           memo    // texts of the last conversations (pooled builders)
 
 	lastCalls, lastResults int // IDs of the previous conversation (pooled builders)
 }
@@ -59,8 +62,12 @@ const (
 	textBuf               // composed in buf, set by Finish
 )
 
-// span is the text of message i, buf[end of the previous span:end].
-type span struct{ i, end int }
+// span is the text of message i, buf[end of the previous span:end], and
+// its place in the memo plus one (0: none).
+type span struct {
+	i, end int
+	e      int32
+}
 
 // Start begins a conversation of n messages, in new memory.
 func (b *Builder) Start(n int) {
@@ -94,11 +101,167 @@ func (b *Builder) Message(r chitta.Role, s string) {
 // of an agent's messages). It must come between messages.
 func (b *Builder) ResultMessage(r chitta.Role, id, s string) {
 	m := b.whole(r, s)
-	b.results = append(b.results, id)
-	n := len(b.results)
-	m.ToolResultIDs = b.results[b.resultStart:n:n]
-	b.resultStart = n
+	m.ToolResultIDs = b.results.one(id)
 	b.next++
+}
+
+// CallMessage builds a whole message of role r that is the one tool call
+// id, scored as name + " " + JSON(args), as SetRole(r), CallID(id),
+// AddCallJSON(name, args) and End would, in one call (a model turn that
+// only calls a tool). It must come between messages.
+func (b *Builder) CallMessage(r chitta.Role, id, name string, args any) {
+	m := b.roled(r)
+	if !b.callText(m, name, args) {
+		b.buf = b.appendNamedJSON(b.buf, name, args, laneCall)
+		b.settle(m, startsWord(name))
+	}
+	m.ToolCallIDs = b.calls.one(id)
+	if m.ToolResultIDs != nil {
+		m.ToolResultIDs = nil
+	}
+	b.next++
+}
+
+// callText gives m the text of a call to name with the usual arguments,
+// one key with a string value, found in the memo (or composed and
+// remembered there), and reports whether it did; it does not for other
+// arguments, a Builder without memo or a name that is not a word.
+func (b *Builder) callText(m *chitta.Message, name string, args any) bool {
+	am, ok := args.(map[string]any)
+	if !ok || len(am) != 1 || b.memo.gen == 0 || !startsWord(name) {
+		return false
+	}
+	set := &b.enc.sets[slotOf(name, laneCall, 1, 0)]
+	if len(set.keys) != 1 {
+		return false
+	}
+	key := set.keys[0]
+	v, ok := am[key]
+	if !ok {
+		return false
+	}
+	s, ok := v.(string)
+	if !ok {
+		return false
+	}
+	t, h, ok := b.memo.recall(memoCall, name, key, s)
+	if ok {
+		b.recalled(m, t)
+		return true
+	}
+	buf := append(b.buf, name...)
+	buf = append(buf, ' ')
+	buf = appendString(append(buf, set.heads[0]...), s)
+	b.buf = append(buf, '}')
+	b.remember(m, h, memoCall, name, key, s)
+	return true
+}
+
+// NamedResultMessage builds a whole message of role r that carries the
+// result of tool call id, scored as name + " " + output, as SetRole(r),
+// ResultID(id), AddResult(name, output) and End would, in one call. It
+// must come between messages.
+func (b *Builder) NamedResultMessage(r chitta.Role, id, name, output string) {
+	m := b.roled(r)
+	word := startsWord(name)
+	t, h, ok := "", uint64(0), false
+	if word && b.memo.gen != 0 {
+		t, h, ok = b.memo.recall(memoResult, name, output, "")
+	}
+	if ok {
+		b.recalled(m, t)
+	} else {
+		buf := append(b.buf, name...)
+		buf = append(buf, ' ')
+		b.buf = append(buf, output...)
+		if h != 0 {
+			b.remember(m, h, memoResult, name, output, "")
+		} else {
+			b.settle(m, word)
+		}
+	}
+	m.ToolResultIDs = b.results.one(id)
+	if m.ToolCallIDs != nil {
+		m.ToolCallIDs = nil
+	}
+	b.next++
+}
+
+// roled returns the current slot with its role set to r.
+func (b *Builder) roled(r chitta.Role) *chitta.Message {
+	m := &b.out[b.next]
+	if !same(string(m.Role), string(r)) {
+		m.Role = r
+	}
+	return m
+}
+
+// settle makes the piece written into buf since the last message (from
+// b.composed on) the text of m, the current slot, as End makes a composed
+// text a message's text, or gives m no text if the piece is blank (which
+// a piece starting with a word, known to the caller, is not). It reports
+// whether the text is pending: set by Finish.
+func (b *Builder) settle(m *chitta.Message, word bool) bool {
+	switch piece := b.buf[b.composed:]; {
+	case !word && blank(piece):
+		b.buf = b.buf[:b.composed]
+		if m.Content != "" {
+			m.Content = ""
+		}
+	case string(piece) == m.Content:
+		b.buf = b.buf[:b.composed] // kept, see End
+	default:
+		b.pending = append(b.pending, span{i: b.next, end: len(b.buf)})
+		b.composed = len(b.buf)
+		return true
+	}
+	return false
+}
+
+// remember settles the piece written for a key (not blank) as m's text
+// and remembers that text for the key (see memo).
+func (b *Builder) remember(m *chitta.Message, h uint64, kind uint8, name, a, c string) {
+	if b.settle(m, true) {
+		b.pending[len(b.pending)-1].e = b.memo.hold(h, kind, name, a, c, b.next)
+	} else {
+		b.memo.put(h, kind, name, a, c, m.Content)
+	}
+}
+
+// recalled gives m the remembered text t.
+func (b *Builder) recalled(m *chitta.Message, t string) {
+	if !same(m.Content, t) {
+		m.Content = t
+	}
+}
+
+// idList is the tool IDs of one kind (calls or results) of every message
+// of a conversation, from start on those of the current message.
+type idList struct {
+	all   []string
+	start int
+}
+
+// take returns the current message's IDs (nil if none), capped, and moves
+// on to the next message's.
+func (l *idList) take() []string {
+	n := len(l.all)
+	if n == l.start {
+		return nil
+	}
+	ids := l.all[l.start:n:n]
+	l.start = n
+	return ids
+}
+
+// one appends id as the current message's one ID and returns it as take
+// does.
+func (l *idList) one(id string) []string {
+	l.all = append(l.all, id)
+	n := len(l.all)
+	ids := l.all[l.start:n:n]
+	l.start = n
+	return ids
 }
 
 // whole writes the role, the text and the (no) tool calls of a whole
@@ -182,18 +345,23 @@ func (b *Builder) AddResultJSON(name string, response any) {
 
 func (b *Builder) addNamedJSON(name string, v any, lane uint8) {
 	mark := b.open()
-	b.buf = append(b.buf, name...)
-	b.buf = append(b.buf, ' ')
+	b.buf = b.appendNamedJSON(b.buf, name, v, lane)
+	b.close(mark)
+}
+
+// appendNamedJSON appends name + " " + JSON(v) to buf, v coming from lane.
+func (b *Builder) appendNamedJSON(buf []byte, name string, v any, lane uint8) []byte {
+	buf = append(buf, name...)
+	buf = append(buf, ' ')
 	b.enc.tool, b.enc.lane = name, lane
 	if m, ok := v.(map[string]any); ok { // the usual arguments: straight to appendMap
-		start := len(b.buf)
-		if b.buf, ok = appendMap(b.buf, m, &b.enc, 0); !ok {
-			b.buf = appendJSON(b.buf[:start], v, &b.enc)
+		start := len(buf)
+		if buf, ok = appendMap(buf, m, &b.enc, 0); !ok {
+			buf = appendJSON(buf[:start], v, &b.enc)
 		}
-	} else {
-		b.buf = appendJSON(b.buf, v, &b.enc)
+		return buf
 	}
-	b.close(mark)
+	return appendJSON(buf, v, &b.enc)
 }
 
 // AddJSON appends the piece JSON(v), like Add(JSON(v)).
@@ -212,10 +380,10 @@ func (b *Builder) AddJSON(v any) {
 func (b *Builder) Empty() bool { return b.text == textNone }
 
 // CallID appends id to the current message's ToolCallIDs.
-func (b *Builder) CallID(id string) { b.calls = append(b.calls, id) }
+func (b *Builder) CallID(id string) { b.calls.all = append(b.calls.all, id) }
 
 // ResultID appends id to the current message's ToolResultIDs.
-func (b *Builder) ResultID(id string) { b.results = append(b.results, id) }
+func (b *Builder) ResultID(id string) { b.results.all = append(b.results.all, id) }
 
 // open starts a piece written into buf: the current message's text moves
 // into buf if it is not there yet, and a newline separates the piece from
@@ -273,21 +441,15 @@ func (b *Builder) End() {
 		if string(b.buf[b.composed:]) == m.Content {
 			b.buf = b.buf[:b.composed]
 		} else {
-			b.pending = append(b.pending, span{b.next, len(b.buf)})
+			b.pending = append(b.pending, span{i: b.next, end: len(b.buf)})
 			b.composed = len(b.buf)
 		}
 	}
-	if n := len(b.calls); n > b.callStart {
-		m.ToolCallIDs = b.calls[b.callStart:n:n]
-		b.callStart = n
-	} else if m.ToolCallIDs != nil {
-		m.ToolCallIDs = nil
+	if ids := b.calls.take(); ids != nil || m.ToolCallIDs != nil {
+		m.ToolCallIDs = ids
 	}
-	if n := len(b.results); n > b.resultStart {
-		m.ToolResultIDs = b.results[b.resultStart:n:n]
-		b.resultStart = n
-	} else if m.ToolResultIDs != nil {
-		m.ToolResultIDs = nil
+	if ids := b.results.take(); ids != nil || m.ToolResultIDs != nil {
+		m.ToolResultIDs = ids
 	}
 	b.next++
 	b.text, b.roleSet = textNone, false
@@ -300,7 +462,11 @@ func (b *Builder) Finish() []chitta.Message {
 	all := string(b.buf)
 	start := 0
 	for _, p := range b.pending {
-		b.out[p.i].Content = all[start:p.end]
+		text := all[start:p.end]
+		b.out[p.i].Content = text
+		if p.e > 0 {
+			b.memo.fill(p.e, p.i, text)
+		}
 		start = p.end
 	}
 	return b.out

@@ -2,9 +2,11 @@ package adaptkit_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -114,18 +116,29 @@ func buildTrial(t *testing.T, rng, mutate *rand.Rand, changed bool, start func(n
 		want := make([]chitta.Message, n)
 		b := start(n)
 		for i := range n {
-			if rng.IntN(4) == 0 { // a whole message of one piece
-				r, s := roles[rng.IntN(len(roles))], word()
+			if rng.IntN(3) == 0 { // a whole message in one call
+				r, s, id := roles[rng.IntN(len(roles))], word(), word()
 				var ref adaptkit.Text
-				ref.Add(s)
-				want[i] = chitta.Message{Role: r, Content: ref.String()}
-				if rng.IntN(2) == 0 {
+				switch rng.IntN(4) {
+				case 0:
 					b.Message(r, s)
-				} else {
-					id := word()
+					ref.Add(s)
+				case 1:
 					b.ResultMessage(r, id, s)
+					ref.Add(s)
+					want[i].ToolResultIDs = []string{id}
+				case 2:
+					a := args[rng.IntN(len(args))]
+					b.CallMessage(r, id, s, a)
+					ref.Add(s + " " + adaptkit.JSON(a))
+					want[i].ToolCallIDs = []string{id}
+				case 3:
+					out := word()
+					b.NamedResultMessage(r, id, s, out)
+					ref.Add(s + " " + out)
 					want[i].ToolResultIDs = []string{id}
 				}
+				want[i].Role, want[i].Content = r, ref.String()
 				continue
 			}
 			var ref adaptkit.Text
@@ -177,4 +190,100 @@ func buildTrial(t *testing.T, rng, mutate *rand.Rand, changed bool, start func(n
 		require.Equal(t, want, got)
 		return got
 	}
+}
+
+// TestBuilderMemo: a pooled Builder that finds the texts of tool calls and
+// named results by the identity of their strings (see memo) gives exactly
+// what a new Builder gives, whatever the conversations it saw before:
+// the same one again, one whose messages moved, one whose argument maps
+// are new maps or were changed in place, one whose strings are equal
+// copies or other strings, and after a conversation abandoned before
+// Finish (whose texts were never set).
+func TestBuilderMemo(t *testing.T) {
+	t.Parallel()
+	type msg struct {
+		call         bool
+		id, name     string
+		args         map[string]any
+		output, text string
+	}
+	values := make([]string, 40)
+	for i := range values {
+		values[i] = fmt.Sprintf("go test ./p%d <%d>", i, i%3)
+	}
+	conversation := func(n, seed int) []msg {
+		msgs := make([]msg, n)
+		for i := range msgs {
+			k := (i + seed) % len(values)
+			switch i % 3 {
+			case 0:
+				msgs[i] = msg{call: true, id: fmt.Sprint("c", i), name: "bash", args: map[string]any{"cmd": values[k]}}
+			case 1:
+				msgs[i] = msg{id: fmt.Sprint("c", i-1), name: "bash", output: values[(k+7)%len(values)]}
+			default:
+				msgs[i] = msg{text: values[k]}
+			}
+		}
+		return msgs
+	}
+	build := func(b *adaptkit.Builder, msgs []msg) {
+		for _, m := range msgs {
+			switch {
+			case m.call:
+				b.CallMessage(chitta.RoleAssistant, m.id, m.name, m.args)
+			case m.name != "":
+				b.NamedResultMessage(chitta.RoleTool, m.id, m.name, m.output)
+			default:
+				b.Message(chitta.RoleUser, m.text)
+			}
+		}
+	}
+	want := func(msgs []msg) []chitta.Message {
+		var b adaptkit.Builder
+		b.Start(len(msgs))
+		build(&b, msgs)
+		return b.Finish()
+	}
+	var pooled adaptkit.Builder
+	check := func(name string, msgs []msg) {
+		pooled.Reuse(len(msgs))
+		build(&pooled, msgs)
+		require.Equal(t, want(msgs), pooled.Finish(), name)
+	}
+	msgs := conversation(120, 0)
+	check("first", msgs)
+	check("again", msgs)
+	check("again, table grown", msgs)
+	check("shifted by one", msgs[1:])
+	check("shifted back", msgs)
+	check("a suffix", msgs[50:])
+	moved := slices.Clone(msgs)
+	for i := range moved {
+		if moved[i].call {
+			moved[i].args = map[string]any{"cmd": moved[i].args["cmd"]}
+		}
+	}
+	check("new maps, same strings", moved)
+	for i := range moved {
+		if moved[i].call {
+			moved[i].args["cmd"] = values[(i+11)%len(values)] // changed in place
+		}
+	}
+	check("maps changed in place", moved)
+	copies := slices.Clone(msgs)
+	for i := range copies {
+		copies[i].name = strings.Clone(copies[i].name)
+		copies[i].output = strings.Clone(copies[i].output)
+		if copies[i].call {
+			copies[i].args = map[string]any{"cmd": strings.Clone(msgs[i].args["cmd"].(string))}
+		}
+	}
+	check("equal copies", copies)
+	check("others", conversation(90, 5))
+	// Abandoned halfway, as a build that fails is: its texts are never set.
+	other := conversation(120, 17)
+	pooled.Reuse(len(other))
+	build(&pooled, other[:60])
+	check("after an abandoned conversation", other)
+	check("the first again", msgs)
 }

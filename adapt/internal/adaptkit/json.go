@@ -247,9 +247,12 @@ func appendMap(dst []byte, m map[string]any, e *encoder, depth int) ([]byte, boo
 // slot is where the key set of a map of n keys at depth in the value
 // being encoded is remembered: a hash of the tool's name, the lane, n and
 // depth.
-func (e *encoder) slot(n, depth int) int {
-	t := e.tool
-	h := uint(len(t))*31 + uint(n)*7 + uint(e.lane)*5 + uint(depth)*11
+func (e *encoder) slot(n, depth int) int { return slotOf(e.tool, e.lane, n, depth) }
+
+// slotOf is the slot of a map of n keys at depth in the value that tool t
+// passes in lane.
+func slotOf(t string, lane uint8, n, depth int) int {
+	h := uint(len(t))*31 + uint(n)*7 + uint(lane)*5 + uint(depth)*11
 	if len(t) > 0 {
 		h += uint(t[0])*3 + uint(t[len(t)-1])
 	}
@@ -399,6 +402,24 @@ func unplain(w uint64) uint64 {
 // tool output that is itself JSON, with a quote every few bytes); a string
 // shorter than eight goes one byte at a time.
 func appendString(dst []byte, s string) []byte {
+	if n := len(s); n >= 8 && n <= 16 {
+		// The usual short value (a command, a path, an ID): two words,
+		// overlapping when n < 16, that are both plain are s as it is,
+		// written as those two words between its quotes.
+		w0, w1 := load64(s, 0), load64(s, n-8)
+		if unplain(w0)|unplain(w1) == 0 {
+			l := len(dst)
+			if cap(dst)-l < n+2 {
+				dst = slices.Grow(dst, n+2)
+			}
+			dst = dst[:l+n+2]
+			dst[l] = '"'
+			binary.LittleEndian.PutUint64(dst[l+1:], w0)
+			binary.LittleEndian.PutUint64(dst[l+n-7:], w1)
+			dst[l+n+1] = '"'
+			return dst
+		}
+	}
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
 		if len(s)-i >= 8 {

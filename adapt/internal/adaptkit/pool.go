@@ -62,14 +62,16 @@ func (b *Builder) reuse(n int) {
 		buf:         b.buf[:0],
 		pending:     b.pending[:0],
 		enc:         b.enc,
+		memo:        b.memo,
 		lastCalls:   b.lastCalls,
 		lastResults: b.lastResults,
 	}
+	b.memo.turn()
 	if b.lastCalls > 0 {
-		b.calls = make([]string, 0, b.lastCalls+b.lastCalls/8+8)
+		b.calls.all = make([]string, 0, b.lastCalls+b.lastCalls/8+8)
 	}
 	if b.lastResults > 0 {
-		b.results = make([]string, 0, b.lastResults+b.lastResults/8+8)
+		b.results.all = make([]string, 0, b.lastResults+b.lastResults/8+8)
 	}
 }
 
@@ -90,6 +92,6 @@ func (b *Builder) release() {
 // many IDs there were, for the next reuse.
 func (b *Builder) retire() {
 	b.enc.reset()
-	b.lastCalls, b.lastResults = len(b.calls), len(b.results)
-	b.calls, b.results = nil, nil
+	b.lastCalls, b.lastResults = len(b.calls.all), len(b.results.all)
+	b.calls, b.results = idList{}, idList{}
 }

@@ -1,0 +1,172 @@
+package adaptkit
+
+import (
+	"math/bits"
+	"unsafe"
+)
+
+// memo remembers, for a pooled Builder, the composed texts of the whole
+// messages CallMessage and NamedResultMessage built, by the identity of
+// the strings each text was composed from: a tool's name and output, or a
+// tool's name and the one key and string value of its arguments. Go
+// strings are immutable, so two strings with the same address and length
+// hold the same bytes (and an entry holds its strings, so their memory is
+// not reused for other bytes while it is remembered): a text composed from
+// the same strings is the same text. An agent compacting its history every
+// turn passes the same strings again, wherever its messages moved (the
+// messages kept last time and the new ones), and their texts are then
+// found here instead of composed, compared and cut again. Nothing mutable
+// is a key: a map of arguments is read anew every time, and only the
+// string it holds now is looked up.
+//
+// Its table holds an entry in one of a set of four places that the hash
+// of its key picks (a fifth entry for a set replaces the last). An entry
+// lives for the conversation that last found or made it and the next one;
+// at the start of each conversation (turn) the entries that die are
+// cleared, so the memo holds texts of the last two conversations only
+// (the table is swept only when some die: an agent whose history only
+// grows never pays for it). Its memory, kept with a pooled Builder, is
+// at most maxMemo entries (1.4 MB), and it holds the strings of the
+// entries' keys (the caller's names, outputs and argument values) as
+// long as they are remembered. The zero value is off: Builders started
+// in new memory (Messages) keep no memo.
+type memo struct {
+	table []memoEntry
+	gen   uint32 // this conversation's generation; 0 before the first
+	shift uint8  // 64 - log2(len(table))
+	live  int    // entries of this generation
+	old   int    // entries of the last generation, which die at the next turn
+	n     int    // texts looked up in this conversation
+}
+
+// A text's key is what it was composed from: its kind (memoCall: a
+// tool's name, the argument's key and its value; memoResult: a tool's name
+// and output, c empty) and those strings, compared by identity.
+// Kinds of key; zero is none.
+const (
+	memoCall uint8 = 1 + iota
+	memoResult
+)
+
+// memoEntry is a remembered text, alive while gen is this conversation's
+// or the last one's. An entry whose text is not known yet (a text that
+// Finish sets) is not ready: it records the message that owns it, so that
+// Finish fills only an entry that no later text replaced.
+type memoEntry struct {
+	h                uint64 // the key's hash, odd; 0: an empty entry
+	name, a, c, text string
+	gen              uint32
+	owner            int32 // the message whose text Finish sets; -1: ready
+	kind             uint8
+}
+
+// Bounds of the memo table's size, in entries, and the number of places
+// (a power of two) where its hash lets an entry be.
+const (
+	ways    = 4
+	minMemo = 64
+	maxMemo = 1 << 14
+)
+
+// turn starts a conversation: the entries of the last conversation but
+// one that the last did not use die, and if there are any the table is
+// swept of them; or the table grows (losing its entries) to four places
+// for each text the last conversation looked up (at most maxMemo): few
+// enough texts per set of places that about one in a hundred is lost.
+func (mm *memo) turn() {
+	size := minMemo
+	if 4*mm.n > size {
+		size = min(1<<bits.Len(uint(4*mm.n-1)), maxMemo)
+	}
+	mm.n = 0
+	if size > len(mm.table) {
+		mm.table, mm.gen = make([]memoEntry, size), 1
+		mm.shift = uint8(64 - bits.TrailingZeros(uint(size)))
+		mm.live, mm.old = 0, 0
+		return
+	}
+	if mm.old > 0 {
+		for i := range mm.table {
+			if e := &mm.table[i]; e.h != 0 && e.gen < mm.gen {
+				*e = memoEntry{}
+			}
+		}
+	}
+	mm.gen++
+	mm.old, mm.live = mm.live, 0
+}
+
+// memoHash mixes the addresses and lengths of a key's strings (never
+// their bytes: a key is found only by identity) and its kind; the hash is
+// odd.
+func memoHash(kind uint8, name, a, c string) uint64 {
+	x := uint64(uintptr(unsafe.Pointer(unsafe.StringData(a))))*0x9e3779b97f4a7c15 ^ uint64(len(a))
+	x ^= uint64(uintptr(unsafe.Pointer(unsafe.StringData(c))))*0xc2b2ae3d27d4eb4f ^ uint64(len(c))<<20
+	x ^= uint64(uintptr(unsafe.Pointer(unsafe.StringData(name)))) ^ uint64(kind)<<56
+	x = (x ^ x>>31) * 0xff51afd7ed558ccd
+	return x ^ x>>29 | 1
+}
+
+// recall returns the text remembered for the key and keeps it for the
+// next conversation, or returns the key's hash.
+func (mm *memo) recall(kind uint8, name, a, c string) (string, uint64, bool) {
+	mm.n++
+	h := memoHash(kind, name, a, c)
+	i := int(h>>mm.shift) &^ (ways - 1)
+	set := (*[ways]memoEntry)(mm.table[i : i+ways])
+	for j := range set {
+		e := &set[j]
+		if e.h == h && e.owner < 0 && e.gen+1 >= mm.gen && same(e.c, c) && same(e.a, a) && same(e.name, name) && e.kind == kind {
+			if e.gen != mm.gen {
+				e.gen = mm.gen
+				mm.old--
+				mm.live++
+			}
+			return e.text, h, true
+		}
+	}
+	return "", h, false
+}
+
+// place returns where the key of hash h is remembered: the first of its
+// set of places that holds no live entry, else the last, whose entry it
+// replaces.
+func (mm *memo) place(h uint64) int {
+	i := int(h>>mm.shift) &^ (ways - 1)
+	for end := i + ways - 1; i < end; i++ {
+		if e := &mm.table[i]; e.h == 0 || e.gen+1 < mm.gen {
+			break
+		}
+	}
+	if e := &mm.table[i]; e.h != 0 {
+		switch e.gen {
+		case mm.gen:
+			mm.live--
+		case mm.gen - 1:
+			mm.old--
+		}
+	}
+	mm.live++
+	return i
+}
+
+// put remembers text for the key of hash h.
+func (mm *memo) put(h uint64, kind uint8, name, a, c, text string) {
+	mm.table[mm.place(h)] = memoEntry{h: h, name: name, a: a, c: c, text: text, gen: mm.gen, owner: -1, kind: kind}
+}
+
+// hold remembers the key of hash h for message i, whose text Finish sets
+// (see fill), and returns its place plus one.
+func (mm *memo) hold(h uint64, kind uint8, name, a, c string, i int) int32 {
+	j := mm.place(h)
+	mm.table[j] = memoEntry{h: h, name: name, a: a, c: c, gen: mm.gen, owner: int32(i), kind: kind}
+	return int32(j) + 1
+}
+
+// fill sets the text of message i held at place e (plus one), unless a
+// later text took that place.
+func (mm *memo) fill(e int32, i int, text string) {
+	if en := &mm.table[e-1]; en.owner == int32(i) {
+		en.text, en.owner = text, -1
+	}
+}
