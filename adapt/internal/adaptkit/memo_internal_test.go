@@ -36,8 +36,15 @@ func TestMemoIdentity(t *testing.T) {
 	}
 	assert.Zero(t, pass(vals, "bash"))
 	assert.Zero(t, pass(vals, "bash"), "the table grew to the conversation's size, losing its entries")
-	assert.GreaterOrEqual(t, pass(vals, "bash"), n*98/100, "the same strings again")
-	assert.GreaterOrEqual(t, pass(vals[n/2:], "bash"), n/2*98/100, "a suffix of them")
+	// Where the hash puts a key depends on the strings' addresses, so the
+	// share lost to full sets of places varies from run to run (0.8% on
+	// average, at most 4% in 5 000 runs); 90% leaves no room for a flake.
+	full := pass(vals, "bash")
+	assert.GreaterOrEqual(t, full, n*90/100, "the same strings again")
+	// The suffix's texts were all found or made by the last pass; it loses
+	// about what that pass lost (never more in 5 000 runs; twice that is
+	// the bound, for a put in this pass that takes a later text's place).
+	assert.GreaterOrEqual(t, pass(vals[n/2:], "bash"), n/2-2*(n-full), "a suffix of them")
 	copies := make([]string, n)
 	for i, v := range vals {
 		copies[i] = strings.Clone(v)
