@@ -279,9 +279,8 @@ func Compact(ctx context.Context, msgs []Message, opts *Options) (*Result, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res := &Result{Messages: []Message{}, Kept: []int{}, Scores: make([]TurnScore, len(msgs))}
 	if len(msgs) == 0 {
-		return res, nil
+		return &Result{Messages: []Message{}, Kept: []int{}, Scores: []TurnScore{}}, nil
 	}
 	if r, ok := o.tokens.(reserver); ok {
 		r.reserve(len(msgs)) // a cached counter keeps every count this call needs
@@ -296,6 +295,14 @@ func Compact(ctx context.Context, msgs []Message, opts *Options) (*Result, error
 	p.mask(o)
 	p.selectUnits(o)
 
+	kept := 0
+	for i := range p.scores {
+		if p.scores[i].Kept {
+			kept++
+		}
+	}
+	// Sized once: a compaction's allocation is mostly its own result.
+	res := &Result{Messages: make([]Message, 0, kept), Kept: make([]int, 0, kept), Scores: p.scores}
 	st := &res.Stats
 	st.Embedding = p.embedded
 	st.TargetTokens = p.target
@@ -323,7 +330,6 @@ func Compact(ctx context.Context, msgs []Message, opts *Options) (*Result, error
 	if droppedTokens > 0 {
 		st.CoveredDroppedPct = 100 * float64(coveredDropped) / float64(droppedTokens)
 	}
-	res.Scores = p.scores
 
 	if o.DistillNovel && p.embedded && o.Store != nil {
 		res.Distilled, res.DistillErr = distill(ctx, o, msgs, p)
@@ -493,7 +499,7 @@ func (o *resolved) measure(i int, m *Message, before int) (int, float64, error) 
 }
 
 func (o *resolved) prepare(msgs []Message) (*pass, error) {
-	p := &pass{msgs: msgs, scores: make([]TurnScore, len(msgs))}
+	p := &pass{msgs: msgs, scores: make([]TurnScore, len(msgs)), free: make([]int, 0, len(msgs))}
 	before := 0
 	for i := range msgs {
 		m := &msgs[i]
@@ -636,9 +642,13 @@ func (p *pass) groupUnits() [][]int {
 		}
 		return i
 	}
-	callers := make(map[string][]int) // message indices issuing each ID, ascending
+	ids := 0
 	for _, i := range p.free {
 		parent[i] = i
+		ids += len(p.msgs[i].ToolCallIDs)
+	}
+	callers := make(map[string][]int, ids) // message indices issuing each ID, ascending
+	for _, i := range p.free {
 		for _, id := range p.msgs[i].ToolCallIDs {
 			callers[id] = append(callers[id], i)
 		}
@@ -658,17 +668,29 @@ func (p *pass) groupUnits() [][]int {
 			}
 		}
 	}
-	slot := make(map[int]int) // root → index in out
-	out := make([][]int, 0, len(p.free))
+	// Every group is a window of one array: sizes first (size[r] for each
+	// root r), then each group's members in ascending order.
+	size := make([]int, len(p.msgs))
+	groups := 0
 	for _, i := range p.free {
 		r := find(i)
 		p.scores[i].Unit = r
 		if r == i {
-			slot[r] = len(out)
-			out = append(out, []int{i})
-			continue
+			groups++
 		}
-		k := slot[r]
+		size[r]++
+	}
+	members := make([]int, len(p.free))
+	out := make([][]int, 0, groups)
+	at := 0
+	for _, i := range p.free {
+		if r := p.scores[i].Unit; r == i {
+			n := size[r]
+			out = append(out, members[at:at:at+n])
+			size[r] = len(out) - 1 // from here on: the group's index in out
+			at += n
+		}
+		k := size[p.scores[i].Unit]
 		out[k] = append(out[k], i)
 	}
 	return out
