@@ -195,7 +195,10 @@ func (c *CalibratedCounter) put(k uint64, n int) {
 
 // Observe records a call's usage: msgs are the messages sent (the same
 // values that were counted), reportedInputTokens the input tokens the
-// provider reported for that call. An observation whose reported count is
+// provider reported for that call, all of them: with Anthropic's prompt
+// caching, input_tokens plus cache_creation_input_tokens plus
+// cache_read_input_tokens (input_tokens alone leaves out the cached
+// prefix). An observation whose reported count is
 // not positive, or that has neither a remembered message nor a message the
 // base counts as more than 0 tokens, is ignored. A message remembered at 0
 // tokens (a report too small to give every message of its call a token)
