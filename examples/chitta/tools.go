@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -143,8 +144,16 @@ func (a *app) tools() []tool {
 
 // callTool runs the named tool. Invalid arguments and unknown tools are
 // *jsonrpc.Error values with code -32602; failures while running a valid
-// call come back as a result with IsError set.
-func (a *app) callTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+// call come back as a result with IsError set. A panic (a bug) is logged
+// with its stack and answered with -32603, so that one request cannot end
+// a session or make one-shot mode exit 2.
+func (a *app) callTool(ctx context.Context, name string, args json.RawMessage) (res *mcp.CallToolResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.log.Error("tool panicked", "tool", name, "panic", r, "stack", string(debug.Stack()))
+			res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error: %s failed unexpectedly (see the server's log)", name)}
+		}
+	}()
 	for _, t := range a.toolset {
 		if t.def.Name == name {
 			a.sync()
