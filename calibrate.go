@@ -92,6 +92,9 @@ const (
 // concurrent use if its base is; concurrent observations of overlapping
 // calls may each take a message both send for new, in which case the one
 // applied last sets its count. It must not be copied after first use.
+// A panic of the base counter reaches the caller (of Observe, CountTokens,
+// FramingTokens or [Compact]) as a panic of any callback does; no lock is
+// held while the base runs, so the counter stays usable.
 type CalibratedCounter struct {
 	base TokenCounter
 
@@ -192,10 +195,16 @@ func (c *CalibratedCounter) put(k uint64, n int) {
 
 // Observe records a call's usage: msgs are the messages sent (the same
 // values that were counted), reportedInputTokens the input tokens the
-// provider reported for that call. An observation whose reported count is
+// provider reported for that call, all of them: with Anthropic's prompt
+// caching, input_tokens plus cache_creation_input_tokens plus
+// cache_read_input_tokens (input_tokens alone leaves out the cached
+// prefix). An observation whose reported count is
 // not positive, or that has neither a remembered message nor a message the
-// base counts as more than 0 tokens, is ignored. Identical messages in one
-// call share one count. msgs is not retained.
+// base counts as more than 0 tokens, is ignored. A message remembered at 0
+// tokens (a report too small to give every message of its call a token)
+// counts as not remembered: the next observation of it attributes it
+// anew. Identical messages in one call share one count. msgs is not
+// retained.
 func (c *CalibratedCounter) Observe(msgs []Message, reportedInputTokens int) {
 	if reportedInputTokens <= 0 || len(msgs) == 0 {
 		return
@@ -214,7 +223,9 @@ func (c *CalibratedCounter) Observe(msgs []Message, reportedInputTokens int) {
 	}
 	c.mu.Lock()
 	for j := range items {
-		if n, ok := c.lookup(items[j].key); ok {
+		// A count of 0 (a report too small to give each message a
+		// token) is no knowledge: rescaling cannot move it.
+		if n, ok := c.lookup(items[j].key); ok && n > 0 {
 			items[j].known = n
 		}
 	}

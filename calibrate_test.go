@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -367,6 +368,31 @@ func TestCalibratedCounterHugeKnownCount(t *testing.T) {
 	assert.LessOrEqual(t, c.CountTokens(b.Content)+c.FramingTokens(&b), 100, "b is billed more than the whole call")
 }
 
+// A report smaller than its call's messages can be split into (for
+// example Anthropic's input_tokens, which leaves out the prompt cache's
+// reads) leaves some messages remembered at 0 tokens. A later observation
+// of them attributes them anew: they used to stay at 0 for good, since a
+// rescale multiplies a count and 0 stays 0, so that the one message not
+// at 0 carried the whole call.
+func TestCalibratedCounterZeroCountRecovers(t *testing.T) {
+	t.Parallel()
+	msgs := []chitta.Message{
+		{Role: chitta.RoleUser, Content: "please read the config file and tell me the port"},
+		{Role: chitta.RoleAssistant, Content: "the port is 8080 as set in config.yaml"},
+		{Role: chitta.RoleUser, Content: "ok"},
+	}
+	c := chitta.NewCalibratedCounter(nil)
+	c.Observe(msgs, 1)
+	require.Equal(t, 1, totalTokens(c, msgs))
+	c.Observe(msgs, 60)
+	assert.Equal(t, 60, totalTokens(c, msgs))
+	for i := range msgs {
+		assert.Positive(t, totalTokens(c, msgs[i:i+1]), "message %d", i)
+	}
+	c.Observe(msgs[2:], 9) // all known: rescaled, not stuck at 0
+	assert.Equal(t, 9, totalTokens(c, msgs[2:]))
+}
+
 // Two messages with the same content but different roles: each is counted
 // as it was billed, although the text's count was remembered from the
 // first (which carried the call's hidden tokens) and is more than the
@@ -431,6 +457,49 @@ func TestCalibratedCounterConcurrent(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, 400, c.Observations())
 	assert.Greater(t, c.Ratio(), 0.0)
+}
+
+// panicCounter panics on one text and counts words otherwise.
+type panicCounter struct{ on string }
+
+func (p panicCounter) CountTokens(s string) int {
+	if s == p.on {
+		panic("base counter failed")
+	}
+	return len(strings.Fields(s))
+}
+
+func (p panicCounter) FramingTokens(m *chitta.Message) int {
+	if m.Content == p.on {
+		panic("base framing failed")
+	}
+	return 3
+}
+
+// A panic of the base counter reaches the caller, and the counter (its
+// lock not held) goes on counting and observing.
+func TestCalibratedCounterBasePanics(t *testing.T) {
+	t.Parallel()
+	const bad = "the text the base cannot count"
+	c := chitta.NewCalibratedCounter(panicCounter{on: bad})
+	good := []chitta.Message{{Role: chitta.RoleUser, Content: "a b c"}}
+	boom := append(slices.Clone(good), chitta.Message{Role: chitta.RoleAssistant, Content: bad})
+	assert.Panics(t, func() { c.Observe(boom, 50) })
+	assert.Panics(t, func() { c.CountTokens(bad) })
+	assert.Panics(t, func() { c.FramingTokens(&boom[1]) })
+	assert.Panics(t, func() { _, _ = chitta.Compact(t.Context(), boom, &chitta.Options{Tokens: c}) })
+	done := make(chan int, 1)
+	go func() {
+		c.Observe(good, 20)
+		done <- totalTokens(c, good)
+	}()
+	select {
+	case n := <-done:
+		assert.Equal(t, 20, n)
+		assert.Equal(t, 1, c.Observations())
+	case <-time.After(10 * time.Second):
+		t.Fatal("the counter is locked after a panic of its base")
+	}
 }
 
 // FuzzCalibratedCounter feeds observations of messages cut from the input,

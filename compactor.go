@@ -120,7 +120,10 @@ type Compactor struct {
 // [*CachedEmbedder] is wrapped in one (capacity [DefaultCacheCapacity]),
 // and the token counter (EstimateTokens when nil) in a
 // [*CachedTokenCounter], so that each compaction embeds and counts only
-// the messages added since the last one. With a Store and no
+// the messages added since the last one; a [*CalibratedCounter] is not
+// wrapped, since its counts change as it observes (wrap its base instead).
+// Either way, a message's count is the one taken when a call first saw it,
+// for as long as later calls extend that conversation. With a Store and no
 // CoverageCache it creates a [CoverageCache], so that a compaction against
 // an unchanged store queries it only for new messages. With Mask and no
 // Mask.Cache it uses a copy of Mask with a new [MaskCache], so that
@@ -142,7 +145,9 @@ func NewCompactor(opts *Options, p Policy) (*Compactor, error) {
 			c.opts.Embedder = NewCachedEmbedder(e, 0)
 		}
 	}
-	if _, ok := c.opts.Tokens.(*CachedTokenCounter); !ok {
+	switch c.opts.Tokens.(type) {
+	case *CachedTokenCounter, *CalibratedCounter: // a calibrated count changes with each observation
+	default:
 		c.opts.Tokens = NewCachedTokenCounter(c.opts.Tokens, 0)
 	}
 	if c.opts.Store != nil && c.opts.CoverageCache == nil {

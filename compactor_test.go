@@ -431,3 +431,27 @@ func TestCompactorErrors(t *testing.T) {
 	_, err = c.Compact(cancelled, msgs)
 	require.ErrorIs(t, err, context.Canceled)
 }
+
+// TestCompactorCalibratedCounter: a Compactor counts with a
+// CalibratedCounter as the counter counts after each observation. It used
+// to wrap it in a CachedTokenCounter, which kept each content's count from
+// before the observation, so that a message the provider billed 500 tokens
+// counted about 20 (the stale content count plus the calibrated framing).
+func TestCompactorCalibratedCounter(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	cal := chitta.NewCalibratedCounter(nil)
+	c, err := chitta.NewCompactor(&chitta.Options{Tokens: cal}, chitta.Policy{MaxTokens: 1 << 20})
+	require.NoError(t, err)
+	m := chitta.Message{Role: chitta.RoleUser, Content: "please read config.yaml and tell me which port the server listens on"}
+	other := chitta.Message{Role: chitta.RoleUser, Content: "an unrelated first question"}
+	_, err = c.Compact(ctx, []chitta.Message{m}) // counts m before any observation
+	require.NoError(t, err)
+	cal.Observe([]chitta.Message{m}, 500)
+	// Not an extension of the previous call: every message is counted again.
+	msgs := []chitta.Message{other, m}
+	res, err := c.Compact(ctx, msgs)
+	require.NoError(t, err)
+	assert.Equal(t, totalTokens(cal, msgs), res.Stats.BeforeTokens)
+	assert.Equal(t, totalTokens(cal, msgs[:1])+500, res.Stats.BeforeTokens)
+}

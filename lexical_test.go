@@ -3,7 +3,6 @@ package chitta_test
 import (
 	"fmt"
 	"math"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -146,19 +145,5 @@ func TestCompactPresetConcurrentSharedCache(t *testing.T) {
 	}
 	shared := preset
 	shared.Embedder = chitta.NewCachedEmbedder(he, 16)
-	var wg sync.WaitGroup
-	for g := range 4 {
-		wg.Go(func() {
-			for k := range 3 * len(convs) {
-				i := (g*3 + k) % len(convs)
-				got, err := chitta.Compact(ctx, convs[i], &shared)
-				if !assert.NoError(t, err) {
-					return
-				}
-				assert.Equal(t, want[i].Kept, got.Kept, "conversation %d", i)
-				assert.Equal(t, want[i].Scores, got.Scores, "conversation %d", i)
-			}
-		})
-	}
-	wg.Wait()
+	compactConcurrently(t, convs, want, &shared, 3)
 }

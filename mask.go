@@ -61,7 +61,8 @@ type MaskOptions struct {
 	// that the result counts at most MaxResultTokens tokens. For a JSON
 	// result the marker lists the values (as ListValues defines them) that
 	// the head and tail do not show, as many as fit, before the head and
-	// tail take what is left. 0 means no cap; negative is an error.
+	// tail take what is left. A cap below the marker's own size leaves
+	// the marker alone. 0 means no cap; negative is an error.
 	MaxResultTokens int
 
 	// ListValues is how many identifier-like values of a JSON tool
@@ -809,8 +810,9 @@ func toolLabel(name string) string {
 }
 
 // cut returns the text of result r cut to its head and tail around a
-// marker (cutMarker) so that it counts at most max tokens, or ok false
-// when even the marker alone does not fit. The marker lists the values of
+// marker (cutMarker) so that it counts at most max tokens. When even the
+// marker alone does not fit, it returns the marker alone, without values,
+// if that counts fewer tokens than r, and ok false otherwise. The marker lists the values of
 // r.values that the head and tail do not show: as many as fit with no
 // head and tail, first appearance first; head and tail then keep the same
 // number of runes, the most that fit (a binary search over CountTokens),
@@ -832,7 +834,10 @@ func cut(r *toolResult, max int, tc TokenCounter) (string, bool) {
 			}
 		}
 		values = values[:lo]
-		if !fits(cutMarker(r, values)) {
+		if marker := cutMarker(r, values); !fits(marker) {
+			if n := tc.CountTokens(marker); n >= 0 && n < r.tokens {
+				return marker, true // over max, but the least a cut can be
+			}
 			return "", false
 		}
 	}

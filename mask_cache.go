@@ -36,8 +36,9 @@ import (
 // it: a counter whose type is comparable (a [CachedTokenCounter], the
 // default estimate), which must count a text the same way every time; a
 // call with another counter drops those counts first, and a counter of
-// another type (a [TokenCounterFunc]) has none kept (wrap it in a
-// [CachedTokenCounter] to cache its counts). Under the same key, once a
+// another type (a [TokenCounterFunc]) or a [CalibratedCounter] has none
+// kept (wrap a TokenCounterFunc in a [CachedTokenCounter] to cache its
+// counts). Under the same key, once a
 // call returned such a message, the cache keeps its rewritten Raw and
 // Content, and a later call returns a copy of that Raw (the caller owns
 // it) instead of writing the message again.

@@ -314,7 +314,11 @@ func TestMaskEdges(t *testing.T) {
 			assert.Contains(t, c, "\n[chitta: grep output cut from 150 tokens to head and tail]\n")
 		}},
 		{"max result equal to the size leaves it", chitta.MaskOptions{MaxResultTokens: 150, KeepRecent: 3}, []int{3, 5}, nil},
-		{"max result below the marker leaves it", chitta.MaskOptions{MaxResultTokens: 3}, nil, nil},
+		{"max result below the marker leaves the marker alone", chitta.MaskOptions{MaxResultTokens: 3}, []int{3, 5, 7}, func(t *testing.T, res *chitta.Result) {
+			for _, i := range []int{3, 5, 7} {
+				assert.Regexp(t, `^\[chitta: \w+ output cut from \d+ tokens to head and tail\]$`, res.Messages[i].Content, "message %d", i)
+			}
+		}},
 		{"masking wins over cutting", chitta.MaskOptions{KeepRecent: 1, MaxResultTokens: 40}, []int{3, 5, 7}, func(t *testing.T, res *chitta.Result) {
 			assert.Equal(t, "[chitta: read_file output elided (200 tokens)]", res.Messages[3].Content)
 		}},
@@ -494,4 +498,37 @@ func TestMaskFramingCounter(t *testing.T) {
 	}
 	assert.Equal(t, before, res.Stats.BeforeTokens)
 	assert.Equal(t, after, res.Stats.AfterTokens)
+}
+
+// MaxResultTokens below the size of the cut marker: a result larger than
+// the cap is still replaced by the marker alone, never left whole. It was
+// left whole, so that a tighter cap (5) returned a 520-token result that
+// a looser one (50) cut to 50.
+func TestMaskMaxResultTokensBelowMarker(t *testing.T) {
+	t.Parallel()
+	var words []string
+	for i := range 400 {
+		words = append(words, fmt.Sprintf("word%d", i))
+	}
+	wire := `[{"role":"user","content":"hi there"},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"c1","content":"` + strings.Join(words, " ") + `"}]`
+	msgs, err := chitta.ParseMessages([]byte(wire))
+	require.NoError(t, err)
+	whole := chitta.EstimateTokens(msgs[2].Content)
+	prev := 0
+	for limit := 60; limit >= 1; limit-- {
+		res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: 1, Mask: &chitta.MaskOptions{MaxResultTokens: limit}})
+		require.NoError(t, err)
+		require.Len(t, res.Messages, 3)
+		got := res.Scores[2].Tokens
+		assert.Less(t, got, whole, "cap %d: the result is cut", limit)
+		assert.Contains(t, res.Messages[2].Content, "[chitta: f output cut from", "cap %d", limit)
+		if prev > 0 {
+			assert.LessOrEqual(t, got, prev, "cap %d: a tighter cap never returns more", limit)
+		}
+		prev = got
+		_, err = chitta.ParseMessages([]byte("[" + string(res.Messages[1].Raw) + "," + string(res.Messages[2].Raw) + "]"))
+		require.NoError(t, err, "cap %d: the cut result still parses", limit)
+	}
 }

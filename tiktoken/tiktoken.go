@@ -93,7 +93,8 @@ func (c *Counter) Encoding() string {
 
 // CountTokens returns the number of tokens of text. Special-token text such
 // as "<|endoftext|>" is counted as ordinary text, as providers do for user
-// content; invalid UTF-8 bytes are encoded as bytes. If the encoder fails
+// content; each byte that is not valid UTF-8 counts as U+FFFD, the
+// character encoding/json sends in its place. If the encoder fails
 // (it has no known failing input), the count is len(text), an upper bound.
 func (c *Counter) CountTokens(text string) int {
 	if text == "" {

@@ -1,6 +1,7 @@
 package tiktoken_test
 
 import (
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -170,4 +171,21 @@ func TestFramingTokensNilMessage(t *testing.T) {
 	t.Parallel()
 	var c tiktoken.Counter
 	assert.NotPanics(t, func() { assert.Zero(t, c.FramingTokens(nil)) })
+}
+
+// TestInvalidUTF8CountsAsSent: a byte that is not UTF-8 counts as the
+// U+FFFD that encoding/json sends in its place (the doc said such bytes
+// were encoded as bytes).
+func TestInvalidUTF8CountsAsSent(t *testing.T) {
+	t.Parallel()
+	c, err := tiktoken.New(tiktoken.O200kBase)
+	require.NoError(t, err)
+	for _, s := range []string{"\xff", "\xff\xfe bad utf8 \xc3", strings.Repeat("\x80", 64), "caf\xc3 ok \xe2\x82", "\xed\xa0\x80 surrogate"} {
+		data, err := json.Marshal(s)
+		require.NoError(t, err)
+		var sent string
+		require.NoError(t, json.Unmarshal(data, &sent))
+		require.NotEqual(t, s, sent)
+		assert.Equal(t, c.CountTokens(sent), c.CountTokens(s), "%q", s)
+	}
 }

@@ -47,10 +47,12 @@ type policy struct {
 }
 
 // parseFlags reads -relevance-reserve and -lexical (RETENTION.md measures
-// the preset 0.5 and 0.3); chitta validates the values.
-func parseFlags(args []string) (policy, error) {
+// the preset 0.5 and 0.3), each 0 to 1. Usage and flag errors go to
+// stderr.
+func parseFlags(args []string, stderr io.Writer) (policy, error) {
 	var p policy
 	fs := flag.NewFlagSet("agentloop", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	fs.Float64Var(&p.reserve, "relevance-reserve", 0, "share of the free budget filled first by the turns most similar to the task and least held by memory (the rest: least covered, newest first), 0 to 1 (0 = off)")
 	fs.Float64Var(&p.lexical, "lexical", 0, "weight of the conversation's own BM25 score in the similarity, 0 to 1 (0 = off)")
 	if err := fs.Parse(args); err != nil {
@@ -59,18 +61,39 @@ func parseFlags(args []string) (policy, error) {
 	if fs.NArg() > 0 {
 		return p, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	return p, nil
+	if err := checkShare("relevance-reserve", p.reserve); err != nil {
+		return p, err
+	}
+	return p, checkShare("lexical", p.lexical)
+}
+
+// checkShare reports a share flag outside [0, 1] (NaN included).
+func checkShare(name string, v float64) error {
+	if v >= 0 && v <= 1 {
+		return nil
+	}
+	return fmt.Errorf("-%s %v: want 0 to 1", name, v)
 }
 
 func main() {
-	p, err := parseFlags(os.Args[1:])
+	os.Exit(cli(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// cli runs the command and returns its exit status: 0, or 1 after
+// printing the error (-h prints the usage and exits 0).
+func cli(args []string, stdout, stderr io.Writer) int {
+	p, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
 	if err == nil {
-		_, err = simulatePolicy(context.Background(), os.Stdout, p)
+		_, err = simulatePolicy(context.Background(), stdout, p)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "agentloop:", err)
-		os.Exit(1)
+		fmt.Fprintln(stderr, "agentloop:", err)
+		return 1
 	}
+	return 0
 }
 
 // run plays the scripted session with the seed formula and writes the

@@ -176,7 +176,7 @@ func mean(xs []float64) float64 {
 
 func TestRelevanceReservePolicy(t *testing.T) {
 	t.Parallel()
-	p, err := parseFlags([]string{"-relevance-reserve", "0.5", "-lexical", "0.3"})
+	p, err := parseFlags([]string{"-relevance-reserve", "0.5", "-lexical", "0.3"}, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, policy{reserve: 0.5, lexical: 0.3}, p)
 	var out bytes.Buffer
@@ -189,6 +189,30 @@ func TestRelevanceReservePolicy(t *testing.T) {
 	}
 	_, err = simulatePolicy(t.Context(), io.Discard, policy{reserve: 2})
 	require.ErrorIs(t, err, chitta.ErrInvalidOption, "chitta validates the share")
-	_, err = parseFlags([]string{"extra"})
+	_, err = parseFlags([]string{"extra"}, io.Discard)
 	require.Error(t, err)
+}
+
+// TestCLI: a share out of range is reported by its flag's name and range
+// before anything runs (it was reported as chitta's RelevanceReserve after
+// the banner), and -h exits 0 (it exited 1 with "flag: help requested").
+func TestCLI(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"-relevance-reserve", "2"}, 1, "agentloop: -relevance-reserve 2: want 0 to 1\n"},
+		{[]string{"-lexical", "NaN"}, 1, "agentloop: -lexical NaN: want 0 to 1\n"},
+		{[]string{"-lexical", "-0.5"}, 1, "agentloop: -lexical -0.5: want 0 to 1\n"},
+		{[]string{"-relevance-reserve", "+Inf"}, 1, "agentloop: -relevance-reserve +Inf: want 0 to 1\n"},
+		{[]string{"-h"}, 0, "Usage of agentloop:"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		assert.Equal(t, tt.code, cli(tt.args, &stdout, &stderr), "%v", tt.args)
+		assert.Contains(t, stderr.String(), tt.stderr, "%v", tt.args)
+		assert.Empty(t, stdout.String(), "%v: nothing runs", tt.args)
+	}
 }

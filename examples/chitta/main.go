@@ -28,7 +28,7 @@
 // --mode serve and --mode oneshot skip the detection.
 //
 // Tools: compact_context (messages, query, target_ratio, distill_novel,
-// novel_threshold, max_tokens, keep_last, relevance_reserve, lexical),
+// novel_threshold, max_tokens, keep_last, relevance_reserve, lexical, mask),
 // remember (text, kind, confidence), recall (text, k, min_similarity), list_memories (kinds,
 // exclude_kinds, limit, offset; newest first) and forget (id). The memory
 // store (default: the working directory's project's, see --store) is

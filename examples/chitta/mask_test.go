@@ -114,6 +114,13 @@ func TestMCPMaskInvalid(t *testing.T) {
 		{`{"messages": [], "mask": {"actions": "random"}}`, `mask.actions: "random"`},
 		{`{"messages": [], "mask": 3}`, "mask: want"},
 		{`{"messages": [], "mask": {"exclude_tools": "bash"}}`, "mask.exclude_tools: want"},
+		// The JSON types, never the Go ones (main.maskInput, []string).
+		{`{"messages": [], "mask": []}`, "mask: want an object, got array"},
+		{`{"messages": [], "mask": "on"}`, "mask: want an object, got string"},
+		{`{"messages": [], "mask": {"exclude_tools": {"a": 1}}}`, "mask.exclude_tools: want an array of strings, got object"},
+		{`{"messages": [], "mask": {"exclude_tools": [1]}}`, "mask.exclude_tools: want a string, got number"},
+		{`{"messages": [], "mask": {"list_values": -99999999999999999999}}`, "mask.list_values: -99999999999999999999 out of range"},
+		{`{"messages": [], "keep_last": 1e30}`, "keep_last: want an integer, got number 1e30"},
 	} {
 		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "compact_context", Arguments: json.RawMessage(tt.args)})
 		var wire *jsonrpc.Error

@@ -151,6 +151,9 @@ func FuzzOneShotRequest(f *testing.F) {
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"compact_context","arguments":{"messages":"nope"}}}`,
 		`{"jsonrpc":"2.0","id":-1e3,"method":"x"}`,
 		`[]`, `{`, `null`, `{"id":null}`, "\xff",
+		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"compact_context","arguments":{"messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"{\"id\":\"AB12\"}"}],"query":"hi","relevance_reserve":0.5,"lexical":0.3,"mask":{"keep_recent":1,"min_tokens":1,"exclude_tools":["g"],"max_result_tokens":2,"list_values":-1,"actions":"score","restore":true}}}}`,
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"compact_context","arguments":{"messages":[],"mask":[],"lexical":1e400,"relevance_reserve":-0}}}`,
+		`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"compact_context","arguments":{"messages":[],"mask":{"exclude_tools":{}},"keep_last":99999999999999999999}}}`,
 		"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"compact_context\",\"arguments\":{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\"}],\"target_ratio\":1}}}",
 	}
 	for _, s := range seeds {
@@ -163,6 +166,9 @@ func FuzzOneShotRequest(f *testing.F) {
 		require.NoError(t, err)
 		checkResponse(t, out)
 		require.True(t, utf8.Valid(out), "a response is UTF-8 JSON: %q", out)
+		if resp.Error != nil && resp.Error.Code == jsonrpc.CodeInvalidParams {
+			require.NotRegexp(t, `: want (main\.|\[\]|map\[|\*)`, resp.Error.Message, "JSON types, not Go ones")
+		}
 		if resp.Error != nil && resp.Error.Code == jsonrpc.CodeParseError {
 			require.False(t, json.Valid(bytes.TrimSpace(data)))
 		}

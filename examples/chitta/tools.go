@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -142,8 +144,16 @@ func (a *app) tools() []tool {
 
 // callTool runs the named tool. Invalid arguments and unknown tools are
 // *jsonrpc.Error values with code -32602; failures while running a valid
-// call come back as a result with IsError set.
-func (a *app) callTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+// call come back as a result with IsError set. A panic (a bug) is logged
+// with its stack and answered with -32603, so that one request cannot end
+// a session or make one-shot mode exit 2.
+func (a *app) callTool(ctx context.Context, name string, args json.RawMessage) (res *mcp.CallToolResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.log.Error("tool panicked", "tool", name, "panic", r, "stack", string(debug.Stack()))
+			res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error: %s failed unexpectedly (see the server's log)", name)}
+		}
+	}()
 	for _, t := range a.toolset {
 		if t.def.Name == name {
 			a.sync()
@@ -187,9 +197,10 @@ func decodeArgs(args json.RawMessage, dst any) error {
 			if field == "" {
 				field = "arguments"
 			}
-			want := jsonType(typeErr.Type.String())
-			if num, ok := strings.CutPrefix(typeErr.Value, "number "); ok && want == "a number" {
-				return invalidParams("%s: %s out of range", field, num) // beyond float64
+			want := jsonType(typeErr.Type)
+			if num, ok := strings.CutPrefix(typeErr.Value, "number "); ok &&
+				(want == "a number" || want == "an integer" && strings.Trim(num, "-0123456789") == "") {
+				return invalidParams("%s: %s out of range", field, num) // beyond float64 or int
 			}
 			return invalidParams("%s: want %s, got %s", field, want, typeErr.Value)
 		case errors.As(err, &syntaxErr):
@@ -204,19 +215,28 @@ func decodeArgs(args json.RawMessage, dst any) error {
 }
 
 // jsonType names a Go type the way a JSON caller thinks of it.
-func jsonType(goType string) string {
-	goType = strings.TrimPrefix(goType, "*")
-	switch goType {
-	case "string":
-		return "a string"
-	case "bool":
-		return "a boolean"
-	case "int", "int64":
-		return "an integer"
-	case "float64":
-		return "a number"
+func jsonType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
 	}
-	return goType
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int64:
+		return "an integer"
+	case reflect.Float64:
+		return "a number"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice:
+		if e := jsonType(t.Elem()); e != "a JSON value" {
+			return "an array of " + strings.TrimPrefix(strings.TrimPrefix(e, "an "), "a ") + "s"
+		}
+		return "an array"
+	}
+	return "a JSON value"
 }
 
 // compactContext implements the compact_context tool.

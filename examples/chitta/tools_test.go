@@ -414,3 +414,43 @@ func TestToolErrors(t *testing.T) {
 	assert.True(t, res.IsError)
 	assert.Contains(t, textOf(t, res), "disk full")
 }
+
+// panickyEmbedder panics on every call, as a bug in an embedder or in
+// chitta would.
+type panickyEmbedder struct{}
+
+func (panickyEmbedder) Embed(context.Context, []string) ([][]float32, error) {
+	panic("embedder bug")
+}
+
+// A panic while a tool runs is answered as an internal error (-32603), in
+// one-shot mode and in a session, which goes on serving. It used to crash
+// the process: the session with every request in flight, one-shot mode
+// with exit status 2 and a stack trace.
+func TestToolPanicIsAnError(t *testing.T) {
+	t.Parallel()
+	store, err := chitta.NewHNSWStore(testDims, nil)
+	require.NoError(t, err)
+	a := newApp(store, panickyEmbedder{}, func() error { return nil }, nil)
+	for _, call := range []struct{ tool, args string }{
+		{"remember", `{"text":"x"}`},
+		{"recall", `{"text":"x"}`},
+		{"compact_context", `{"messages":` + conversation + `,"query":"parser"}`},
+	} {
+		resp := a.answer(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"`+call.tool+`","arguments":`+call.args+`}}`))
+		require.NotNil(t, resp.Error, call.tool)
+		assert.Equal(t, int64(jsonrpc.CodeInternalError), resp.Error.Code, call.tool)
+		assert.Equal(t, "internal error: "+call.tool+" failed unexpectedly (see the server's log)", resp.Error.Message)
+	}
+
+	cs := connect(t, a)
+	for range 2 {
+		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "recall", Arguments: json.RawMessage(`{"text":"x"}`)})
+		var wire *jsonrpc.Error
+		require.ErrorAs(t, err, &wire)
+		assert.Equal(t, int64(jsonrpc.CodeInternalError), wire.Code)
+	}
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "list_memories", Arguments: json.RawMessage(`{}`)})
+	require.NoError(t, err, "the session goes on")
+	assert.False(t, res.IsError)
+}

@@ -282,6 +282,11 @@ func readInput(ctx context.Context, stdin io.Reader) (*hookInput, error) {
 	}
 	var in hookInput
 	if err := json.Unmarshal(r.data, &in); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			// The JSON names, not the Go ones (hookInput.transcript_path of type string).
+			return nil, fmt.Errorf("malformed hook input: %s: want a string, got %s", typeErr.Field, typeErr.Value)
+		}
 		return nil, fmt.Errorf("malformed hook input: %w", err)
 	}
 	switch in.HookEventName {

@@ -254,6 +254,8 @@ func TestExitCodes(t *testing.T) {
 		{name: "malformed input", stdin: `{"session_id": `, code: 1, stderr: "malformed hook input"},
 		{name: "empty input", stdin: ``, code: 1, stderr: "malformed hook input"},
 		{name: "input not an object", stdin: `["PreCompact"]`, code: 1, stderr: "malformed hook input"},
+		{name: "transcript path a number", stdin: `{"transcript_path": 12}`, code: 1, stderr: "malformed hook input: transcript_path: want a string, got number\n"},
+		{name: "event an object", stdin: `{"hook_event_name": {}}`, code: 1, stderr: "malformed hook input: hook_event_name: want a string, got object\n"},
 		{name: "no transcript path", stdin: `{"session_id":"s","hook_event_name":"PreCompact"}`, code: 1, stderr: "transcript_path: required"},
 		{name: "another event", stdin: `{"transcript_path":"/x","hook_event_name":"Stop"}`, code: 1, stderr: "want PreCompact or SessionStart"},
 		{name: "huge input", stdin: `{"custom_instructions":"` + strings.Repeat("x", maxInput) + `"}`, code: 1, stderr: "larger than"},
@@ -445,4 +447,36 @@ func TestGoldenBrief(t *testing.T) {
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err)
 	assert.Equal(t, string(want), outs[0])
+}
+
+// FuzzReadInput: whatever Claude Code (or anyone) writes on stdin, reading
+// the hook input never panics; it is a usable input or an error starting
+// "malformed hook input" that names no Go type.
+func FuzzReadInput(f *testing.F) {
+	for _, s := range []string{
+		`{"session_id":"s","transcript_path":"/t.jsonl","cwd":"/","hook_event_name":"PreCompact","trigger":"auto","custom_instructions":""}`,
+		`{"hook_event_name":"SessionStart","source":"compact","transcript_path":"/t.jsonl"}`,
+		`{"transcript_path":"a","transcript_path":"b"}`, `{"transcript_path":12}`, `{"hook_event_name":"Stop"}`,
+		`{"session_id":"\xff\xfe","transcript_path":" "}`, "{\"transcript_path\":\"\xff\"}",
+		`{"a":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`,
+		`{"transcript_path":"x","extra":1e999}`, ``, `null`, `[]`, `{`, "\ufeff{}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in, err := readInput(t.Context(), bytes.NewReader(data))
+		if err != nil {
+			require.Nil(t, in)
+			require.True(t, strings.HasPrefix(err.Error(), "malformed hook input"), err.Error())
+			require.NotContains(t, err.Error(), "Go struct field")
+			return
+		}
+		switch in.HookEventName {
+		case "", "PreCompact":
+			require.NotEmpty(t, strings.TrimSpace(in.TranscriptPath))
+		case "SessionStart":
+		default:
+			t.Fatalf("event %q accepted", in.HookEventName)
+		}
+	})
 }
