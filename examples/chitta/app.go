@@ -29,6 +29,11 @@ type app struct {
 	now      func() time.Time
 	toolset  []tool
 
+	// tokenizer is compact_context's tokenizer when a call names none
+	// (--tokenizer); tokens holds the counters.
+	tokenizer string
+	tokens    tokenizers
+
 	// mu serialises store writes with the file save that follows them, so
 	// that every saved file holds whole tool calls.
 	mu sync.Mutex
@@ -40,7 +45,7 @@ func newApp(store memoryStore, embedder chitta.Embedder, persist func() error, l
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	a := &app{store: store, embedder: embedder, persist: persist, log: log, now: time.Now}
+	a := &app{store: store, embedder: embedder, persist: persist, log: log, now: time.Now, tokenizer: tokenizerEstimate}
 	a.toolset = a.tools()
 	return a
 }

@@ -1,12 +1,13 @@
 module github.com/chitta-go/chitta/examples/chitta
 
-go 1.25.0
+go 1.26
 
 replace github.com/chitta-go/chitta => ../..
 
 require (
-	github.com/chitta-go/chitta v0.0.0-00010101000000-000000000000
+	github.com/chitta-go/chitta v0.0.0
 	github.com/chitta-go/chitta/pgstore v0.0.0-00010101000000-000000000000
+	github.com/chitta-go/chitta/tiktoken v0.0.0-00010101000000-000000000000
 	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/stretchr/testify v1.12.1
@@ -15,6 +16,7 @@ require (
 require (
 	github.com/chewxy/math32 v1.10.1 // indirect
 	github.com/coder/hnsw v0.6.2-0.20250730165321-c271e58cdc9a // indirect
+	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
 	github.com/google/renameio v1.0.1 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
@@ -23,6 +25,7 @@ require (
 	github.com/pgvector/pgvector-go v0.3.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/tiktoken-go/tokenizer v0.10.0 // indirect
 	github.com/viterin/partial v1.1.0 // indirect
 	github.com/viterin/vek v0.4.3 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
@@ -36,3 +39,5 @@ require (
 )
 
 replace github.com/chitta-go/chitta/pgstore => ../../pgstore
+
+replace github.com/chitta-go/chitta/tiktoken => ../../tiktoken

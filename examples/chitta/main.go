@@ -4,7 +4,8 @@
 // Usage:
 //
 //	chitta [--store PATH|postgres://URL] [--embedder hash|hash:DIMS|llamacpp:PATH|openai:URL#MODEL]
-//	       [--mode auto|serve|oneshot] [--timeout 60s] [--verbose]
+//	       [--mode auto|serve|oneshot] [--tokenizer estimate|o200k_base|cl100k_base]
+//	       [--timeout 60s] [--verbose]
 //
 // With --mode auto (the default) chitta reads the first JSON value on stdin
 // to choose its mode:
@@ -28,7 +29,8 @@
 // --mode serve and --mode oneshot skip the detection.
 //
 // Tools: compact_context (messages, query, target_ratio, distill_novel,
-// novel_threshold, max_tokens, keep_last, relevance_reserve, lexical, mask),
+// novel_threshold, max_tokens, keep_last, relevance_reserve, lexical, mask,
+// tokenizer),
 // remember (text, kind, confidence), recall (text, k, min_similarity), list_memories (kinds,
 // exclude_kinds, limit, offset; newest first) and forget (id). The memory
 // store (default: the working directory's project's, see --store) is
@@ -39,6 +41,12 @@
 // query parameters choose the table and namespace), shared by every
 // process and machine that opens the same URL; the password is never
 // printed. Logs go to stderr; stdout carries only JSON-RPC.
+//
+// compact_context counts its budget and stats with the tokenizer a call
+// names, else --tokenizer: estimate (the default, chitta.EstimateTokens:
+// words × 1.3), or o200k_base or cl100k_base (exact OpenAI encodings from
+// package github.com/chitta-go/chitta/tiktoken, compiled in; their counts
+// are cached for the process).
 package main
 
 import (
@@ -50,6 +58,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -80,6 +89,8 @@ type config struct {
 	mode     string
 	verbose  bool
 	timeout  time.Duration
+
+	tokenizer string
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -90,6 +101,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.embedder, "embedder", "hash", "embedder: hash, hash:DIMS, llamacpp:PATH (needs -tags llamacpp) or openai:URL#MODEL")
 	fs.StringVar(&c.mode, "mode", "auto", "auto (choose by the first message), serve (MCP session) or oneshot (answer one request)")
 	fs.BoolVar(&c.verbose, "verbose", false, "log debug messages (and the MCP SDK's) to stderr")
+	fs.StringVar(&c.tokenizer, "tokenizer", tokenizerEstimate, "how compact_context counts tokens when a call names no tokenizer: "+strings.Join(tokenizerNames, ", ")+" (exact OpenAI encodings; estimate is words × 1.3)")
 	fs.DurationVar(&c.timeout, "timeout", defaultDrain, "in an MCP session, how long to wait once stdin closes for the requests already read to be answered")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: chitta [flags] < requests\n\n"+
@@ -108,6 +120,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	case "auto", "serve", "oneshot":
 	default:
 		return nil, fmt.Errorf("--mode %q: want auto, serve or oneshot", c.mode)
+	}
+	if err := checkTokenizer("--tokenizer", c.tokenizer); err != nil {
+		return nil, err
 	}
 	if c.timeout <= 0 {
 		return nil, fmt.Errorf("--timeout %v: want > 0", c.timeout)
@@ -156,6 +171,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		a.refresh = store.Refresh
 	}
 
+	a.tokenizer = cfg.tokenizer
 	if cfg.mode == "serve" {
 		return a.serve(ctx, stdin, stdout, cfg.timeout)
 	}

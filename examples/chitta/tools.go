@@ -41,6 +41,8 @@ type compactInput struct {
 
 	RelevanceReserve float64 `json:"relevance_reserve,omitempty" jsonschema:"share of the free budget filled first by the messages most similar to query and least held by memory, the rest then going to the least-covered messages, newest first; 0 to 1 (default 0 = off; 0.5 with lexical 0.3 is the measured preset)"`
 	Lexical          float64 `json:"lexical,omitempty" jsonschema:"weight of a BM25 score learned from the conversation inside the semantic term, 0 to 1 (default 0 = off)"`
+
+	Tokenizer string `json:"tokenizer,omitempty" jsonschema:"how the budget and the stats count tokens: estimate (words × 1.3), o200k_base (exact for GPT-4o, GPT-4.1, GPT-5 and the o-series; the nearest public tokenizer for other models) or cl100k_base (GPT-4, GPT-3.5); default: the server's --tokenizer (estimate unless set)"`
 }
 
 // maskActions maps the mask's actions argument to chitta.MaskActions.
@@ -65,6 +67,7 @@ type compactOutput struct {
 	Messages  []json.RawMessage  `json:"messages" jsonschema:"the kept messages, the caller's objects unmodified (but for the tool output mask replaced), in original order"`
 	Stats     chitta.Stats       `json:"stats" jsonschema:"before_tokens, after_tokens, dropped, dropped_pct, embedding and the rest of the compaction summary"`
 	Distilled []chitta.Distilled `json:"distilled,omitempty" jsonschema:"memories recorded by distill_novel"`
+	Tokenizer string             `json:"tokenizer" jsonschema:"the tokenizer the budget and the stats counted with"`
 }
 
 // rememberInput is the arguments of remember.
@@ -293,6 +296,13 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 			return nil, invalidParams("%s: %v out of range, want 0 to 1 (default 0, off)", f.name, f.v)
 		}
 	}
+	tokenizer := in.Tokenizer
+	if tokenizer == "" {
+		tokenizer = a.tokenizer
+	}
+	if err := checkTokenizer("tokenizer:", tokenizer); err != nil {
+		return nil, invalidParams("%v", err)
+	}
 	if m := in.Mask; m != nil {
 		for _, f := range []struct {
 			name string
@@ -312,6 +322,9 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 	msgs, err := chitta.ParseMessages(msgsJSON)
 	if err != nil {
 		return nil, messagesError(err)
+	}
+	if opts.Tokens, err = a.tokens.counter(tokenizer); err != nil {
+		return toolError("tokenizer: %v", err), nil
 	}
 	// Kept messages go back byte for byte, so one that is not UTF-8 would
 	// make the whole response invalid JSON.
@@ -335,12 +348,12 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 		}
 		return toolError("compact: %v", err), nil
 	}
-	out := compactOutput{Messages: make([]json.RawMessage, len(res.Messages)), Stats: res.Stats, Distilled: res.Distilled}
+	out := compactOutput{Messages: make([]json.RawMessage, len(res.Messages)), Stats: res.Stats, Distilled: res.Distilled, Tokenizer: tokenizer}
 	for i, m := range res.Messages {
 		out.Messages[i] = m.Raw
 	}
-	summary := fmt.Sprintf("kept %d of %d messages, %d → %d tokens (%.1f%% dropped), embedding %s",
-		res.Stats.Kept, len(msgs), res.Stats.BeforeTokens, res.Stats.AfterTokens, res.Stats.DroppedPct, onOff(res.Stats.Embedding))
+	summary := fmt.Sprintf("kept %d of %d messages, %d → %d tokens (%s, %.1f%% dropped), embedding %s",
+		res.Stats.Kept, len(msgs), res.Stats.BeforeTokens, res.Stats.AfterTokens, tokenizer, res.Stats.DroppedPct, onOff(res.Stats.Embedding))
 	if in.Mask != nil {
 		summary += fmt.Sprintf(", %d tool results masked (%d tokens saved)", res.Stats.Masked, res.Stats.MaskedTokens)
 	}
@@ -572,6 +585,11 @@ func compactSchema() *jsonschema.Schema {
 	mask.Properties["actions"].Enum = []any{"oldest", "newest", "score", "off"}
 	mask.Properties["actions"].Default = json.RawMessage(`"oldest"`)
 	mask.Properties["restore"].Default = json.RawMessage("false")
+	tok := s.Properties["tokenizer"]
+	tok.Enum = make([]any, len(tokenizerNames))
+	for i, n := range tokenizerNames {
+		tok.Enum[i] = n
+	}
 	for _, name := range []string{"relevance_reserve", "lexical"} {
 		p := s.Properties[name]
 		p.Minimum, p.Maximum, p.Default = jsonschema.Ptr(0.0), jsonschema.Ptr(1.0), json.RawMessage("0")
