@@ -12,6 +12,7 @@ package anthropic
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 
@@ -101,6 +102,7 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 			b.AddCallJSON(blk.OfToolUse.Name, blk.OfToolUse.Input)
 		case blk.OfToolResult != nil:
 			b.ResultID(blk.OfToolResult.ToolUseID)
+			b.OpenResult(blk.OfToolResult.ToolUseID)
 			for _, c := range blk.OfToolResult.Content {
 				switch {
 				case c.OfText != nil:
@@ -111,6 +113,7 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 					b.AddJSON(c)
 				}
 			}
+			b.CloseResult()
 		case blk.OfServerToolUse != nil:
 			b.CallID(blk.OfServerToolUse.ID)
 			b.AddCallJSON(string(blk.OfServerToolUse.Name), blk.OfServerToolUse.Input)
@@ -134,5 +137,44 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 // values of msgs themselves (msgs[i] for each i in Result.Kept, not copies
 // made through JSON), in order, with the Result. msgs is not modified.
 func Compact(ctx context.Context, msgs []anthropic.MessageParam, opts *chitta.Options) ([]anthropic.MessageParam, *chitta.Result, error) {
-	return adaptkit.CompactBuilt(ctx, msgs, opts, build)
+	return adaptkit.CompactBuilt(ctx, msgs, opts, build, rewrite)
+}
+
+// rewrite returns a copy of m in which the k-th tool_result block (in
+// block order, as build declares them) has its content replaced by one
+// text block texts[k], for each texts[k] != "" (see adaptkit.RewriteFunc).
+// The message, its content slice and each replaced block are new; every
+// other block, and every other field of a replaced block (tool_use_id,
+// is_error, cache_control), is the caller's.
+func rewrite(m anthropic.MessageParam, texts []string) (anthropic.MessageParam, bool) {
+	var blocks *[]anthropic.ContentBlockParamUnion
+	switch {
+	case m.OfUser != nil:
+		u := *m.OfUser
+		m.OfUser, blocks = &u, &u.Content
+	case m.OfAssistant != nil:
+		a := *m.OfAssistant
+		m.OfAssistant, blocks = &a, &a.Content
+	default:
+		return m, false
+	}
+	c := slices.Clone(*blocks)
+	k := 0
+	for i := range c {
+		r := c[i].OfToolResult
+		if r == nil {
+			continue
+		}
+		if k >= len(texts) {
+			return m, false
+		}
+		if texts[k] != "" {
+			nr := *r
+			nr.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: texts[k]}}}
+			c[i].OfToolResult = &nr
+		}
+		k++
+	}
+	*blocks = c
+	return m, k == len(texts)
 }

@@ -47,6 +47,9 @@ func build(b *adaptkit.Builder, msgs []*schema.Message) error {
 		}
 		b.SetRole(chitta.Role(m.Role))
 		b.Add(m.ReasoningContent)
+		if m.ToolCallID != "" {
+			b.OpenResult(m.ToolCallID) // Content and the parts are the tool's output
+		}
 		b.Add(m.Content)
 		for _, p := range m.MultiContent {
 			addPart(b, p.Type, p.Text)
@@ -56,6 +59,9 @@ func build(b *adaptkit.Builder, msgs []*schema.Message) error {
 		}
 		for _, p := range m.AssistantGenMultiContent {
 			addPart(b, p.Type, p.Text)
+		}
+		if m.ToolCallID != "" {
+			b.CloseResult()
 		}
 		for _, tc := range m.ToolCalls {
 			if tc.ID != "" {
@@ -90,7 +96,26 @@ func addPart(b *adaptkit.Builder, typ schema.ChatMessagePartType, text string) {
 // values of msgs themselves (the same pointers, msgs[i] for each i in
 // Result.Kept), in order, with the Result. msgs is not modified.
 func Compact(ctx context.Context, msgs []*schema.Message, opts *chitta.Options) ([]*schema.Message, *chitta.Result, error) {
-	return adaptkit.CompactBuilt(ctx, msgs, opts, build)
+	return adaptkit.CompactBuilt(ctx, msgs, opts, build, rewrite)
+}
+
+// rewrite returns a copy of m, a message answering a tool call, whose
+// Content is texts[0] and whose parts (MultiContent,
+// UserInputMultiContent, AssistantGenMultiContent: the rest of the tool's
+// output) are nil, when texts[0] != "" (see adaptkit.RewriteFunc). Every
+// other field (ToolCallID, ToolName, Name, ReasoningContent, Extra,
+// ResponseMeta) is the caller's.
+func rewrite(m *schema.Message, texts []string) (*schema.Message, bool) {
+	if m == nil || m.ToolCallID == "" || len(texts) != 1 {
+		return m, false
+	}
+	if texts[0] == "" {
+		return m, true
+	}
+	nm := *m
+	nm.Content = texts[0]
+	nm.MultiContent, nm.UserInputMultiContent, nm.AssistantGenMultiContent = nil, nil, nil
+	return &nm, true
 }
 
 // MessageModifier returns a function for the MessageModifier (or

@@ -17,6 +17,7 @@ package genai
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -107,13 +108,10 @@ func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
 			if id == "" && len(st.pending) > 0 {
 				id, st.pending = st.pending[0], st.pending[1:]
 			}
-			if id != "" {
-				b.ResultID(id)
-			}
 			if out, ok := outputText(p.FunctionResponse.Response); ok {
-				b.AddResult(p.FunctionResponse.Name, out)
+				b.NamedResult(id, p.FunctionResponse.Name, out)
 			} else {
-				b.AddResultJSON(p.FunctionResponse.Name, p.FunctionResponse.Response)
+				b.NamedResultJSON(id, p.FunctionResponse.Name, p.FunctionResponse.Response)
 			}
 		case p.ToolCall != nil:
 			if p.ToolCall.ID != "" {
@@ -157,6 +155,43 @@ func roleOf(r string) (chitta.Role, bool) {
 	return "", false
 }
 
+// rewrite returns a copy of c in which the k-th function response (in
+// part order, as build declares them) has its response replaced by
+// {"output": texts[k]} ({"error": texts[k]} when it was only {"error": s}),
+// for each texts[k] != "" (see adaptkit.RewriteFunc). The Content, its
+// Parts slice, each replaced *Part and its *FunctionResponse are new;
+// every other part, and every other field of a replaced response (ID,
+// Name, Parts, WillContinue, Scheduling), is the caller's.
+func rewrite(c *genai.Content, texts []string) (*genai.Content, bool) {
+	if c == nil {
+		return c, len(texts) == 0
+	}
+	nc := *c
+	nc.Parts = slices.Clone(c.Parts)
+	k := 0
+	for i, p := range nc.Parts {
+		if p == nil || p.FunctionCall != nil || p.FunctionResponse == nil {
+			continue
+		}
+		if k >= len(texts) {
+			return c, false
+		}
+		if texts[k] != "" {
+			fr := *p.FunctionResponse
+			key := "output"
+			if _, ok := fr.Response["error"]; ok && len(fr.Response) == 1 {
+				key = "error"
+			}
+			fr.Response = map[string]any{key: texts[k]}
+			np := *p
+			np.FunctionResponse = &fr
+			nc.Parts[i] = &np
+		}
+		k++
+	}
+	return &nc, k == len(texts)
+}
+
 // outputText returns the text of a function response that is only its
 // output or only its error ({"output": s} or {"error": s}, s a string),
 // which the Gemini API reads as the function's output or error itself.
@@ -185,5 +220,5 @@ func media(mime string) string {
 // values of msgs themselves (the same pointers, msgs[i] for each i in
 // Result.Kept), in order, with the Result. msgs is not modified.
 func Compact(ctx context.Context, msgs []*genai.Content, opts *chitta.Options) ([]*genai.Content, *chitta.Result, error) {
-	return adaptkit.CompactBuilt(ctx, msgs, opts, build)
+	return adaptkit.CompactBuilt(ctx, msgs, opts, build, rewrite)
 }

@@ -13,6 +13,7 @@ package langchaingo
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
@@ -88,7 +89,9 @@ func addPart(b *adaptkit.Builder, p llms.ContentPart) {
 		if x.ToolCallID != "" {
 			b.ResultID(x.ToolCallID)
 		}
+		b.OpenResult(x.ToolCallID)
 		b.Add(x.Content)
+		b.CloseResult()
 	case llms.ImageURLContent:
 		b.Add("[image]")
 	case llms.BinaryContent:
@@ -109,5 +112,49 @@ func addPart(b *adaptkit.Builder, p llms.ContentPart) {
 // values of msgs themselves (msgs[i] for each i in Result.Kept, not copies
 // made through JSON), in order, with the Result. msgs is not modified.
 func Compact(ctx context.Context, msgs []llms.MessageContent, opts *chitta.Options) ([]llms.MessageContent, *chitta.Result, error) {
-	return adaptkit.CompactBuilt(ctx, msgs, opts, build)
+	return adaptkit.CompactBuilt(ctx, msgs, opts, build, rewrite)
+}
+
+// rewrite returns a copy of m in which the k-th ToolCallResponse part (in
+// part order, inside CachedContent too, as build declares them) has its
+// Content replaced by texts[k], for each texts[k] != "" (see
+// adaptkit.RewriteFunc). The Parts slice is new; every other part, and
+// every other field of a replaced response (ToolCallID, Name, the cache
+// control of a CachedContent around it), is the caller's.
+func rewrite(m llms.MessageContent, texts []string) (llms.MessageContent, bool) {
+	parts := slices.Clone(m.Parts)
+	k := 0
+	for i, p := range parts {
+		np, ok := rewritePart(p, texts, &k)
+		if !ok {
+			return m, false
+		}
+		parts[i] = np
+	}
+	m.Parts = parts
+	return m, k == len(texts)
+}
+
+// rewritePart rewrites p when it is (or caches) the k-th response.
+func rewritePart(p llms.ContentPart, texts []string, k *int) (llms.ContentPart, bool) {
+	switch x := p.(type) {
+	case llms.ToolCallResponse:
+		if *k >= len(texts) {
+			return p, false
+		}
+		text := texts[*k]
+		*k++
+		if text != "" {
+			x.Content = text
+			return x, true
+		}
+	case llms.CachedContent:
+		inner, ok := rewritePart(x.ContentPart, texts, k)
+		if !ok {
+			return p, false
+		}
+		x.ContentPart = inner
+		return x, true
+	}
+	return p, true
 }

@@ -22,6 +22,7 @@ import (
 	"strconv"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
 
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/adapt/internal/adaptkit"
@@ -113,15 +114,19 @@ func buildChat(b *adaptkit.Builder, msgs []openai.ChatCompletionMessageParamUnio
 			}
 			b.SetRole(chitta.RoleTool)
 			resultID(b, u.OfTool.ToolCallID)
+			b.OpenResult(u.OfTool.ToolCallID)
 			b.Add(u.OfTool.Content.OfString.Value)
 			addTextParts(b, u.OfTool.Content.OfArrayOfContentParts)
+			b.CloseResult()
 		case u.OfFunction != nil:
 			b.SetRole("function")
 			if pendingFunction != "" {
 				b.ResultID(pendingFunction)
-				pendingFunction = ""
 			}
+			b.OpenResult(pendingFunction)
+			pendingFunction = ""
 			b.Add(u.OfFunction.Content.Value)
+			b.CloseResult()
 		default:
 			return fmt.Errorf("%w: message %d: no message variant set", chitta.ErrInvalidMessages, i)
 		}
@@ -154,5 +159,30 @@ func resultID(b *adaptkit.Builder, id string) {
 // not copies made through JSON), in order, with the Result. msgs is not
 // modified.
 func Compact(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, opts *chitta.Options) ([]openai.ChatCompletionMessageParamUnion, *chitta.Result, error) {
-	return adaptkit.CompactBuilt(ctx, msgs, opts, buildChat)
+	return adaptkit.CompactBuilt(ctx, msgs, opts, buildChat, rewriteChat)
+}
+
+// rewriteChat returns a copy of a tool (or legacy function) message whose
+// content is texts[0], a string, when texts[0] != "" (see
+// adaptkit.RewriteFunc). The union's message is new; every other field
+// (tool_call_id, name) is the caller's.
+func rewriteChat(u openai.ChatCompletionMessageParamUnion, texts []string) (openai.ChatCompletionMessageParamUnion, bool) {
+	if len(texts) != 1 {
+		return u, false
+	}
+	text := texts[0]
+	switch {
+	case text == "":
+	case u.OfTool != nil:
+		t := *u.OfTool
+		t.Content = openai.ChatCompletionToolMessageParamContentUnion{OfString: param.NewOpt(text)}
+		u.OfTool = &t
+	case u.OfFunction != nil:
+		f := *u.OfFunction
+		f.Content = param.NewOpt(text)
+		u.OfFunction = &f
+	default:
+		return u, false
+	}
+	return u, true
 }
