@@ -2,6 +2,7 @@ package anthropic_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/adapt/anthropic"
+	"github.com/chitta-go/chitta/adapt/internal/adaptkit"
 	"github.com/chitta-go/chitta/adapt/internal/adapttest"
 )
 
@@ -155,4 +157,54 @@ func TestCompactMasksResultsSeparately(t *testing.T) {
 		}
 	}
 	assert.Positive(t, some)
+}
+
+// randomMessages draws a conversation: user turns, assistant turns of 1
+// to 3 parallel tool_use blocks (after a text block sometimes), answered
+// in one user message (a text block sometimes first) by tool_result
+// blocks of random sizes, some of a text and an image part.
+func randomMessages(rng *rand.Rand) []sdk.MessageParam {
+	tools := []string{"read_file", "grep", "run"}
+	words := func(n int) string { return strings.Repeat(fmt.Sprintf("w%d ", rng.IntN(50)), n) }
+	var msgs []sdk.MessageParam
+	for turn := range 2 + rng.IntN(8) {
+		msgs = append(msgs, sdk.NewUserMessage(sdk.NewTextBlock("ask "+words(1+rng.IntN(5)))))
+		var uses, results []sdk.ContentBlockParamUnion
+		if rng.IntN(3) == 0 {
+			uses = append(uses, sdk.NewTextBlock("calling "+words(1)))
+		}
+		if rng.IntN(4) == 0 {
+			results = append(results, sdk.NewTextBlock("results "+words(1+rng.IntN(3))))
+		}
+		for k := range 1 + rng.IntN(3) {
+			id := fmt.Sprintf("tu_%d_%d", turn, k)
+			uses = append(uses, sdk.NewToolUseBlock(id, map[string]any{"arg": words(1)}, tools[rng.IntN(len(tools))]))
+			r := sdk.NewToolResultBlock(id, words(rng.IntN(300)), rng.IntN(5) == 0)
+			if rng.IntN(4) == 0 {
+				r.OfToolResult.Content = append(r.OfToolResult.Content, sdk.ToolResultBlockParamContentUnion{OfImage: &sdk.ImageBlockParam{Source: sdk.ImageBlockParamSourceUnion{OfBase64: &sdk.Base64ImageSourceParam{Data: "iVBORw0KGgo=", MediaType: "image/png"}}}})
+			}
+			results = append(results, r)
+		}
+		msgs = append(msgs, sdk.NewAssistantMessage(uses...), sdk.NewUserMessage(results...))
+	}
+	return append(msgs, sdk.NewUserMessage(sdk.NewTextBlock("done?")))
+}
+
+func TestCompactMaskProperty(t *testing.T) {
+	t.Parallel()
+	adapttest.MaskProperty(t, 150, randomMessages, anthropic.Compact, anthropic.Messages, func(m sdk.MessageParam) []string {
+		var out []string
+		for _, r := range toolResults(m) {
+			var text adaptkit.Text
+			for _, c := range r.Content {
+				if c.OfText != nil {
+					text.Add(c.OfText.Text)
+				} else {
+					text.Add("[image]")
+				}
+			}
+			out = append(out, text.String())
+		}
+		return out
+	})
 }

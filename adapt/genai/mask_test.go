@@ -3,6 +3,7 @@ package genai_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/chitta-go/chitta"
 	adapter "github.com/chitta-go/chitta/adapt/genai"
+	"github.com/chitta-go/chitta/adapt/internal/adaptkit"
 	"github.com/chitta-go/chitta/adapt/internal/adapttest"
 )
 
@@ -80,6 +82,8 @@ func TestCompactMasks(t *testing.T) {
 		{"by position, parallel", parallel, &chitta.Options{TargetRatio: 0.3, Mask: &chitta.MaskOptions{}}},
 		{"actions off, restore", parallel, &chitta.Options{TargetRatio: 0.5, Mask: &chitta.MaskOptions{Actions: chitta.ActionsOff, Restore: true}}},
 		{"no values listed", parallel, &chitta.Options{TargetRatio: 0.2, Mask: &chitta.MaskOptions{ListValues: -1}}},
+		{"bytes counter", parallel, &chitta.Options{TargetRatio: 0.3, Mask: &chitta.MaskOptions{}, Tokens: chitta.TokenCounterFunc(func(s string) int { return (len(s) + 3) / 4 })}},
+		{"mask cache", readFiles, &chitta.Options{TargetRatio: 0.3, Mask: &chitta.MaskOptions{Cache: chitta.NewMaskCache()}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -151,6 +155,21 @@ func TestCompactCutsRecent(t *testing.T) {
 	assert.Equal(t, 10, res.Stats.Masked)
 }
 
+// TestCompactMaskCacheSame: with a MaskCache, compacting again (the
+// cache now warm) returns what compacting without one does.
+func TestCompactMaskCacheSame(t *testing.T) {
+	t.Parallel()
+	cache := chitta.NewMaskCache()
+	want, _, err := adapter.Compact(t.Context(), parallel(), &chitta.Options{TargetRatio: 0.3, Mask: &chitta.MaskOptions{}})
+	require.NoError(t, err)
+	for range 2 {
+		got, _, err := adapter.Compact(t.Context(), parallel(), &chitta.Options{TargetRatio: 0.3, Mask: &chitta.MaskOptions{Cache: cache}})
+		require.NoError(t, err)
+		assert.Equal(t, want, got)
+	}
+	assert.Positive(t, cache.Stats().Hits)
+}
+
 func TestCompactMaskNilUnchanged(t *testing.T) {
 	t.Parallel()
 	in := readFiles()
@@ -184,4 +203,54 @@ func ExampleCompact_mask() {
 	// 12 of 12 kept, 3 masked
 	// [chitta: read_file output elided (260 tokens)]
 	// false
+}
+
+// randomContents draws a conversation: user turns, model turns of 1 to 3
+// parallel calls (with IDs, or without and paired by position) answered
+// in one user content (a text part sometimes first) by text outputs,
+// errors or JSON responses of random sizes.
+func randomContents(rng *rand.Rand) []*genai.Content {
+	tools := []string{"read_file", "grep", "run"}
+	words := func(n int) string { return strings.Repeat(fmt.Sprintf("w%d ", rng.IntN(50)), n) }
+	var c []*genai.Content
+	for turn := range 2 + rng.IntN(8) {
+		c = append(c, genai.NewContentFromText("ask "+words(1+rng.IntN(5)), genai.RoleUser))
+		var calls, resps []*genai.Part
+		if rng.IntN(4) == 0 {
+			resps = append(resps, genai.NewPartFromText("results "+words(1+rng.IntN(3))))
+		}
+		byID := rng.IntN(2) == 0
+		for k := range 1 + rng.IntN(3) {
+			name := tools[rng.IntN(len(tools))]
+			call := &genai.FunctionCall{Name: name, Args: map[string]any{"arg": words(1)}}
+			resp := &genai.FunctionResponse{Name: name}
+			if byID {
+				call.ID = fmt.Sprintf("id-%d-%d", turn, k)
+				resp.ID = call.ID
+			}
+			switch size := rng.IntN(300); rng.IntN(3) {
+			case 0:
+				resp.Response = map[string]any{"output": words(size)}
+			case 1:
+				resp.Response = map[string]any{"error": words(size)}
+			default:
+				resp.Response = map[string]any{"rows": []any{words(size), float64(size)}, "code": fmt.Sprintf("C%d", size)}
+			}
+			calls = append(calls, &genai.Part{FunctionCall: call})
+			resps = append(resps, &genai.Part{FunctionResponse: resp})
+		}
+		c = append(c, genai.NewContentFromParts(calls, genai.RoleModel), genai.NewContentFromParts(resps, genai.RoleUser))
+	}
+	return append(c, genai.NewContentFromText("done?", genai.RoleUser))
+}
+
+func TestCompactMaskProperty(t *testing.T) {
+	t.Parallel()
+	adapttest.MaskProperty(t, 150, randomContents, adapter.Compact, adapter.Messages, func(c *genai.Content) []string {
+		var out []string
+		for _, r := range responses(c) {
+			out = append(out, adaptkit.JSON(r.Response))
+		}
+		return out
+	})
 }

@@ -300,7 +300,7 @@ func (mk *maskBuild) full(b *Builder, i int, r chitta.Role) {
 			}
 			var inner []*piece
 			for q := k + 1; q < end; q++ {
-				if mk.pieces[q].kind == pieceText || mk.pieces[q].kind == pieceCall {
+				if k := mk.pieces[q].kind; k == pieceText || k == pieceCall || k == pieceNamed {
 					inner = append(inner, &mk.pieces[q])
 				}
 			}
@@ -329,7 +329,8 @@ func (mk *maskBuild) full(b *Builder, i int, r chitta.Role) {
 }
 
 // appendText appends the text of p as a JSON string: a text piece's text,
-// or a call piece's "name args" (a call inside a result reads as text).
+// or a call or named result piece's "name args" (inside a result, such a
+// piece reads as text).
 func (mk *maskBuild) appendText(dst []byte, b *Builder, p *piece) []byte {
 	switch {
 	case p.kind == pieceText && p.to > p.from:

@@ -1,6 +1,7 @@
 package adapttest
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -117,4 +118,53 @@ func MaskCases(exclude string) []MaskCase {
 		{"exclude " + exclude, &chitta.Options{TargetRatio: 0.3, Mask: &chitta.MaskOptions{ExcludeTools: []string{exclude}}}, exclude},
 		{"cut recent", &chitta.Options{TargetRatio: 1, Mask: &chitta.MaskOptions{MaxResultTokens: 60}}, ""},
 	}
+}
+
+// MaskProperty runs [Masked] on trials conversations drawn by gen (which
+// must answer every call it makes, and draw the same conversation from
+// the same seed) under random masking options: ratio, KeepRecent,
+// MinTokens, MaxResultTokens, ListValues, Actions and Restore. results
+// returns the text of each tool result of a value, in order, as the
+// adapter scores it; for every masked value no result counts more tokens
+// (EstimateTokens) than it did in the input value when Actions is
+// ActionsOff. (With the other Actions, chitta's degraded form of a
+// message masks every result of it, small ones too, when that makes the
+// message smaller: a result smaller than its placeholder then grows while
+// the message shrinks. That is chitta's rule, per message, not the
+// adapters'; [Masked] checks it.)
+func MaskProperty[T any](t *testing.T, trials int, gen func(rng *rand.Rand) []T, compact CompactFunc[T], messages MessagesFunc[T], results func(T) []string) {
+	t.Helper()
+	masked := 0
+	for trial := range trials {
+		rng := rand.New(rand.NewPCG(23, uint64(trial)))
+		opts := &chitta.Options{
+			TargetRatio: []float64{0.1, 0.2, 0.3, 0.5, 1}[rng.IntN(5)],
+			Mask: &chitta.MaskOptions{
+				KeepRecent:      rng.IntN(4),
+				MinTokens:       []int{0, 20, 200}[rng.IntN(3)],
+				MaxResultTokens: []int{0, 0, 40, 200}[rng.IntN(4)],
+				ListValues:      []int{-1, 0, 3}[rng.IntN(3)],
+				Actions:         chitta.MaskActions(rng.IntN(4)),
+				Restore:         rng.IntN(4) == 0,
+			},
+		}
+		seed := rng.Uint64()
+		conv := func() []T { return gen(rand.New(rand.NewPCG(seed, 29))) }
+		in, out, res := Masked(t, conv, compact, messages, opts)
+		for j, i := range res.Kept {
+			if !res.Scores[i].Masked {
+				continue
+			}
+			masked++
+			before, after := results(in[i]), results(out[j])
+			require.Len(t, after, len(before), "trial %d message %d: as many results", trial, i)
+			for k := range before {
+				if opts.Mask.Actions != chitta.ActionsOff {
+					break
+				}
+				assert.LessOrEqual(t, chitta.EstimateTokens(after[k]), chitta.EstimateTokens(before[k]), "trial %d message %d result %d never grows", trial, i, k)
+			}
+		}
+	}
+	assert.Positive(t, masked, "some trial masks")
 }
