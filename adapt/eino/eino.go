@@ -9,6 +9,26 @@
 // and the tool messages answering them (ToolCallID) are kept or dropped
 // together.
 //
+// # Masking
+//
+// With [chitta.Options.Mask] set, [Compact] (and [MessageModifier]) masks
+// the tool messages answering a call (ToolCallID set), each named after
+// its call (ExcludeTools matches that name). A rewritten message is a new
+// *schema.Message, a copy whose Content is chitta's placeholder, such as
+//
+//	[chitta: read_file output elided (391 tokens)]
+//
+// or its head and tail around a cut marker, and whose MultiContent,
+// UserInputMultiContent and AssistantGenMultiContent (the rest of the
+// tool's output) are nil; every other field (ToolCallID, ToolName,
+// Extra, ...) is the caller's. A tool message without ToolCallID is never
+// masked. The caller's values are never modified, and every
+// value chitta did not mask is returned as it is. [Messages] of the
+// returned values gives the texts chitta counted, so they count
+// Stats.AfterTokens under the options' counter exactly. Result.Messages hold
+// the masked texts as Content, with Raw nil (the synthetic Raw chitta
+// masked, see adapt/internal/adaptkit, is not returned).
+//
 // go.mod raises eino's github.com/bytedance/sonic to v1.15.5: the v1.14.1
 // eino v0.7.36 asks for does not build with go 1.26.
 package eino
@@ -95,6 +115,8 @@ func addPart(b *adaptkit.Builder, typ schema.ChatMessagePartType, text string) {
 // Compact compacts msgs with [chitta.Compact] and returns the surviving
 // values of msgs themselves (the same pointers, msgs[i] for each i in
 // Result.Kept), in order, with the Result. msgs is not modified.
+// With opts.Mask set, a value with a masked or cut tool result is a new
+// value instead (see Masking in the package doc).
 func Compact(ctx context.Context, msgs []*schema.Message, opts *chitta.Options) ([]*schema.Message, *chitta.Result, error) {
 	return adaptkit.CompactBuilt(ctx, msgs, opts, build, rewrite)
 }

@@ -12,6 +12,32 @@
 // kept or dropped together: paired by ID, or, when IDs are absent, by
 // position (the k-th call of a model turn with the k-th ID-less response
 // after it), as the Gemini API pairs them.
+//
+// # Masking
+//
+// With [chitta.Options.Mask] set, [Compact] masks function responses as
+// chitta masks tool results: each response of a content on its own (its
+// text parts kept), named after the call it answers (ExcludeTools matches
+// that name), the values of a JSON response listed. A kept content with
+// a masked or cut response is a new *genai.Content: a new Parts slice,
+// and for each rewritten response a new *genai.Part and
+// *genai.FunctionResponse (same ID, Name, Parts) whose Response is
+// {"output": text} ({"error": text} when it was only {"error": s}), text
+// chitta's placeholder, such as
+//
+//	[chitta: read_file output elided (391 tokens); values: JG7FMM, MCO]
+//
+// or its head and tail around a cut marker; every other part is the
+// caller's. The Gemini API reads {"output": s} as the function's output.
+// The caller's values are never modified, and every
+// value chitta did not mask is returned as it is. [Messages] of the
+// returned values gives the texts chitta counted, so they count
+// Stats.AfterTokens under the options' counter (exactly for a counter of words
+// or bytes, such as EstimateTokens; a counter of BPE tokens may differ by
+// a token per rewritten response, as chitta counts "name\ntext" where
+// [Messages] scores "name text"). Result.Messages hold
+// the masked texts as Content, with Raw nil (the synthetic Raw chitta
+// masked, see adapt/internal/adaptkit, is not returned).
 package genai
 
 import (
@@ -219,6 +245,8 @@ func media(mime string) string {
 // Compact compacts msgs with [chitta.Compact] and returns the surviving
 // values of msgs themselves (the same pointers, msgs[i] for each i in
 // Result.Kept), in order, with the Result. msgs is not modified.
+// With opts.Mask set, a value with a masked or cut tool result is a new
+// value instead (see Masking in the package doc).
 func Compact(ctx context.Context, msgs []*genai.Content, opts *chitta.Options) ([]*genai.Content, *chitta.Result, error) {
 	return adaptkit.CompactBuilt(ctx, msgs, opts, build, rewrite)
 }

@@ -13,6 +13,28 @@
 // also kept or dropped with the item after it, and a compaction item is
 // always kept.
 //
+// # Masking
+//
+// With [chitta.Options.Mask] set, [Compact] masks tool messages and
+// legacy function messages, and [CompactResponses] function_call_output
+// and custom_tool_call_output items, each named after its call
+// (ExcludeTools matches that name). Their rewritten form is a new union
+// holding a new message or item (same tool_call_id, call_id, name, id)
+// whose content or output is the string chitta gives, its placeholder,
+// such as
+//
+//	[chitta: read_file output elided (391 tokens)]
+//
+// or its head and tail around a cut marker (content parts, images too,
+// are replaced by that string). Other *_output items (computer, shell,
+// MCP, ...) are never masked: the adapter tells chitta they hold no
+// result it may rewrite. The caller's values are never modified, and every
+// value chitta did not mask is returned as it is. [Messages] of the
+// returned values gives the texts chitta counted, so they count
+// Stats.AfterTokens under the options' counter exactly. Result.Messages hold
+// the masked texts as Content, with Raw nil (the synthetic Raw chitta
+// masked, see adapt/internal/adaptkit, is not returned).
+//
 // This module needs go 1.26, as openai-go v3 does.
 package openai
 
@@ -158,6 +180,8 @@ func resultID(b *adaptkit.Builder, id string) {
 // surviving values of msgs themselves (msgs[i] for each i in Result.Kept,
 // not copies made through JSON), in order, with the Result. msgs is not
 // modified.
+// With opts.Mask set, a value with a masked or cut tool result is a new
+// value instead (see Masking in the package doc).
 func Compact(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, opts *chitta.Options) ([]openai.ChatCompletionMessageParamUnion, *chitta.Result, error) {
 	return adaptkit.CompactBuilt(ctx, msgs, opts, buildChat, rewriteChat)
 }

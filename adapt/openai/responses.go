@@ -161,6 +161,8 @@ func addInputContent(b *adaptkit.Builder, parts responses.ResponseInputMessageCo
 // and returns the surviving values of items themselves (items[i] for each
 // i in Result.Kept, not copies made through JSON), in order, with the
 // Result. items is not modified.
+// With opts.Mask set, a value with a masked or cut tool result is a new
+// value instead (see Masking in the package doc).
 func CompactResponses(ctx context.Context, items []responses.ResponseInputItemUnionParam, opts *chitta.Options) ([]responses.ResponseInputItemUnionParam, *chitta.Result, error) {
 	return adaptkit.CompactBuilt(ctx, items, opts, buildResponses, rewriteResponses)
 }

@@ -94,9 +94,6 @@ func (b *Builder) Message(r chitta.Role, s string) {
 	if m.ToolResultIDs != nil {
 		m.ToolResultIDs = nil
 	}
-	if b.mk != nil && isResultRole(r) {
-		b.mk.marker(b.next, r)
-	}
 	b.next++
 }
 
@@ -348,7 +345,7 @@ func (b *Builder) AddCall(name, args string) {
 func (b *Builder) AddResult(name, output string) {
 	at := b.addPair(name, output)
 	if b.mk != nil {
-		b.mk.bufText(at, len(b.buf))
+		b.mk.bufText(b, at)
 	}
 }
 
@@ -369,11 +366,7 @@ func (b *Builder) addPair(name, s string) int {
 func (b *Builder) AddCallJSON(name string, args any) {
 	at := b.addNamedJSON(name, args, laneCall)
 	if b.mk != nil {
-		p := piece{a: name}
-		if from := at + len(name) + 1; len(b.buf) > from {
-			p.from, p.to = from, len(b.buf)
-		}
-		b.mk.call(b, p)
+		b.mk.callJSON(b, name, at)
 	}
 }
 
@@ -383,7 +376,7 @@ func (b *Builder) AddCallJSON(name string, args any) {
 func (b *Builder) AddResultJSON(name string, response any) {
 	at := b.addNamedJSON(name, response, laneResult)
 	if b.mk != nil {
-		b.mk.bufText(at, len(b.buf))
+		b.mk.bufText(b, at)
 	}
 }
 
@@ -424,7 +417,7 @@ func (b *Builder) AddJSON(v any) {
 	b.buf = appendJSON(b.buf, v, &b.enc)
 	b.close(mark)
 	if b.mk != nil {
-		b.mk.bufText(at, len(b.buf))
+		b.mk.bufText(b, at)
 	}
 }
 
@@ -480,7 +473,7 @@ func (b *Builder) End() {
 		if !b.roleSet {
 			r = ""
 		}
-		b.mk.end(b, b.next, r, len(b.results.all) > b.results.start)
+		b.mk.end(b, b.next, r)
 	}
 	if !b.roleSet && m.Role != "" {
 		m.Role = ""

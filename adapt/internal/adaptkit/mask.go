@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/chitta-go/chitta"
@@ -207,12 +208,21 @@ func (mk *maskBuild) text(s string) {
 	}
 }
 
-// bufText records the text piece buf[from:to], when not empty (Builder
+// bufText records the text piece b.buf[from:], when not empty (Builder
 // drops a blank piece from buf).
-func (mk *maskBuild) bufText(from, to int) {
-	if to > from {
+func (mk *maskBuild) bufText(b *Builder, from int) {
+	if to := len(b.buf); to > from {
 		mk.add(piece{kind: pieceText, from: from, to: to})
 	}
+}
+
+// callJSON records the call piece name + " " + JSON written at b.buf[at:].
+func (mk *maskBuild) callJSON(b *Builder, name string, at int) {
+	p := piece{a: name}
+	if from := at + len(name) + 1; len(b.buf) > from {
+		p.from, p.to = from, len(b.buf)
+	}
+	mk.call(b, p)
 }
 
 // call records a call piece of the current message, taking the next of
@@ -227,8 +237,8 @@ func (mk *maskBuild) call(b *Builder, p piece) {
 }
 
 // end writes the Raw of the current message (index i, role r) from its
-// pieces, before End settles its text: hasResults reports result IDs.
-func (mk *maskBuild) end(b *Builder, i int, r chitta.Role, hasResults bool) {
+// pieces, before End settles its text.
+func (mk *maskBuild) end(b *Builder, i int, r chitta.Role) {
 	defer func() {
 		clear(mk.pieces)
 		mk.pieces, mk.used = mk.pieces[:0], 0
@@ -259,9 +269,9 @@ func (mk *maskBuild) end(b *Builder, i int, r chitta.Role, hasResults bool) {
 			}
 		}
 		mk.endRaw(i, start, true)
-	case hasResults || isResultRole(r):
-		mk.marker(i, r)
 	}
+	// A message with results but none declared gets its marker Raw at
+	// finishRaw.
 }
 
 // full writes the Raw of a message with results: every piece as a block.
@@ -353,9 +363,23 @@ func (mk *maskBuild) appendText(dst []byte, b *Builder, p *piece) []byte {
 }
 
 // finishRaw sets every message's Raw: its span of this call's memory, or
-// nil.
+// nil; a message that has none and carries tool results (or has a result
+// role) first gets the marker {"role":R}, in which chitta finds no result
+// to mask (Message and End leave those to here, so that the calls without
+// masking stay as cheap as they were).
 func (mk *maskBuild) finishRaw(out []chitta.Message) {
-	s := 0
+	s, all := 0, len(mk.spans)
+	for i := range out {
+		if s < all && mk.spans[s].i == i {
+			s++
+		} else if m := &out[i]; len(m.ToolResultIDs) > 0 || isResultRole(m.Role) {
+			mk.marker(i, m.Role)
+		}
+	}
+	if len(mk.spans) > all { // markers were added out of order
+		slices.SortFunc(mk.spans, func(a, b rawSpan) int { return a.i - b.i })
+	}
+	s = 0
 	for i := range out {
 		if s < len(mk.spans) && mk.spans[s].i == i {
 			sp := mk.spans[s]
@@ -451,6 +475,9 @@ func compactMasked[T any](ctx context.Context, msgs []T, opts *chitta.Options, b
 			texts, err := RewrittenTexts(cm[i].Raw, res.Messages[j].Raw)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%w: message %d: %v", errRewrite, i, err)
+			}
+			if rewrite == nil {
+				return nil, nil, fmt.Errorf("%w: message %d: no rewrite function", errRewrite, i)
 			}
 			v, ok := rewrite(msgs[i], texts)
 			if !ok {
