@@ -30,3 +30,7 @@ func (b *Builder) StartMask(n int) {
 	b.mk = new(maskBuild)
 	b.mk.raw = make([]byte, 0, 64)
 }
+
+// ResultContents and DecodeContents read the tool_result contents of a
+// synthetic Raw, by scanning and by encoding/json.
+var ResultContents, DecodeContents = resultContents, decodeContents

@@ -253,6 +253,8 @@ func (mk *maskBuild) end(b *Builder, i int, r chitta.Role) {
 		}
 	}
 	switch {
+	case results && mk.whole(b):
+		mk.wholeResult(i, r, mk.pieces[0].id)
 	case results:
 		mk.full(b, i, r)
 	case calls:
@@ -272,6 +274,24 @@ func (mk *maskBuild) end(b *Builder, i int, r chitta.Role) {
 	}
 	// A message with results but none declared gets its marker Raw at
 	// finishRaw.
+}
+
+// whole reports whether the current message is one declared result and
+// nothing else, with one result ID and no call ID: chitta then reads the
+// result's text from Content (a "whole" result), so its Raw need not
+// hold it.
+func (mk *maskBuild) whole(b *Builder) bool {
+	n := len(mk.pieces)
+	if n < 2 || mk.pieces[0].kind != pieceOpen || mk.pieces[n-1].kind != pieceClose ||
+		len(b.results.all)-b.results.start != 1 || len(b.calls.all) != b.calls.start {
+		return false
+	}
+	for _, p := range mk.pieces[1 : n-1] {
+		if p.kind != pieceText {
+			return false
+		}
+	}
+	return true
 }
 
 // full writes the Raw of a message with results: every piece as a block.
@@ -521,8 +541,82 @@ func RewrittenTexts(orig, masked json.RawMessage) ([]string, error) {
 	return texts, nil
 }
 
-// resultContents returns the content of each tool_result block of raw.
+// resultMark starts every tool_result block the Builder writes; chitta's
+// rewrite keeps it (it replaces content values only). Inside a JSON string
+// a quote is escaped, so the mark is never found in one.
+const resultMark = `{"type":"tool_result","tool_use_id":`
+
+// resultContents returns the content of each tool_result block of raw, a
+// synthetic Raw (or chitta's rewrite of one): found by resultMark, without
+// decoding raw; anything else falls back to decoding (decodeContents).
 func resultContents(raw json.RawMessage) ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	for at := 0; ; {
+		k := bytes.Index(raw[at:], []byte(resultMark))
+		if k < 0 {
+			break
+		}
+		at += k + len(resultMark)
+		end := skipJSON(raw, at) // the ID
+		if end < 0 || !bytes.HasPrefix(raw[end:], []byte(`,"content":`)) {
+			return decodeContents(raw)
+		}
+		start := end + len(`,"content":`)
+		if end = skipJSON(raw, start); end < 0 || end >= len(raw) || raw[end] != '}' {
+			return decodeContents(raw)
+		}
+		out = append(out, raw[start:end])
+		at = end
+	}
+	if len(out) == 0 && bytes.Contains(raw, []byte(`"tool_result"`)) {
+		return decodeContents(raw) // another layout
+	}
+	return out, nil
+}
+
+// skipJSON returns the index after the JSON string or array starting at
+// b[at] (arrays of objects and strings, as the Builder writes them), or
+// -1.
+func skipJSON(b []byte, at int) int {
+	if at >= len(b) {
+		return -1
+	}
+	switch b[at] {
+	case '"':
+		for i := at + 1; i < len(b); i++ {
+			switch b[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+		return -1
+	case '[', '{':
+		depth := 0
+		for i := at; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				e := skipJSON(b, i)
+				if e < 0 {
+					return -1
+				}
+				i = e - 1
+			case '[', '{':
+				depth++
+			case ']', '}':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// decodeContents is resultContents by encoding/json: the content of each
+// top-level content block of type tool_result.
+func decodeContents(raw json.RawMessage) ([]json.RawMessage, error) {
 	var m struct {
 		Content []struct {
 			Type    string          `json:"type"`

@@ -1,6 +1,7 @@
 package adaptkit_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"strings"
@@ -98,6 +99,12 @@ func TestMaskRawReadsBack(t *testing.T) {
 			if !full[i] {
 				continue
 			}
+			if bytes.Count(m.Raw, []byte(`{"type":`)) == 1 && bytes.HasSuffix(m.Raw, []byte(`"content":""}]}`)) {
+				// one result and nothing else: chitta reads it from Content
+				assert.Len(t, m.ToolResultIDs, 1, "trial %d message %d: a whole result", trial, i)
+				assert.Empty(t, m.ToolCallIDs, "trial %d message %d: a whole result", trial, i)
+				continue
+			}
 			parsed, err := chitta.ParseMessages(append(append([]byte{'['}, m.Raw...), ']'))
 			require.NoError(t, err, "trial %d message %d: %s", trial, i, m.Raw)
 			assert.Equal(t, strings.Fields(strings.ToValidUTF8(m.Content, "\uFFFD")), strings.Fields(parsed[0].Content), "trial %d message %d: %s", trial, i, m.Raw)
@@ -117,8 +124,9 @@ func TestRewrittenTexts(t *testing.T) {
 		{"both", `{"role":"user","content":[{"type":"text","text":"t"},{"type":"tool_result","tool_use_id":"a","content":"p1"},{"type":"tool_result","tool_use_id":"b","content":"p2"}]}`, []string{"p1", "p2"}, ""},
 		{"unchanged", orig, []string{"", ""}, ""},
 		{"a result lost", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"p"}]}`, nil, "2 results, masked 1"},
-		{"not a string", `{"role":"user","content":[{"type":"tool_result","content":7},{"type":"tool_result","content":[]}]}`, nil, "not a non-empty string"},
-		{"empty", `{"role":"user","content":[{"type":"tool_result","content":""},{"type":"tool_result","content":[{"type":"text","text":"x"}]}]}`, nil, "not a non-empty string"},
+		{"not a string", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[]},{"type":"tool_result","tool_use_id":"b","content":[]}]}`, nil, "not a non-empty string"},
+		{"empty", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":""},{"type":"tool_result","tool_use_id":"b","content":[{"type":"text","text":"x"}]}]}`, nil, "not a non-empty string"},
+		{"other layout, decoded", `{"content": [{"type": "tool_result", "content": "p1"}, {"content": "p2", "type": "tool_result"}]}`, []string{"p1", "p2"}, ""},
 		{"invalid", `{"content":[`, nil, "masked"},
 	} {
 		got, err := adaptkit.RewrittenTexts(json.RawMessage(orig), json.RawMessage(tc.masked))
@@ -153,6 +161,50 @@ func FuzzRewrittenTexts(f *testing.F) {
 			if s != "" {
 				require.True(t, json.Valid([]byte(masked)))
 			}
+		}
+	})
+}
+
+// FuzzResultContents: on any Raw the Builder writes (text, a declared
+// result, a named result, a call), and on it with a result's content
+// replaced by a JSON string as chitta's rewrite does, scanning for the
+// tool_result blocks finds what decoding finds.
+func FuzzResultContents(f *testing.F) {
+	f.Add("text", "output", "name", `{"a":"b"}`, "[chitta: x output elided (3 tokens)]")
+	f.Add(`{"type":"tool_result","tool_use_id":`, `"]}\`, "", "", "\n")
+	f.Add("", "", `\"`, "[", "]")
+	f.Fuzz(func(t *testing.T, text, output, name, args, replacement string) {
+		var b adaptkit.Builder
+		b.StartMask(1)
+		b.SetRole(chitta.RoleUser)
+		b.Add(text)
+		b.ResultID("r1")
+		b.OpenResult("r1")
+		b.Add(output)
+		b.Add(text)
+		b.CloseResult()
+		b.NamedResult("r2", name, output)
+		b.CallID("c1")
+		b.AddCall(name, args)
+		b.End()
+		raw := b.Finish()[0].Raw
+		want, err := adaptkit.DecodeContents(raw)
+		require.NoError(t, err, "%s", raw)
+		got, err := adaptkit.ResultContents(raw)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "%s", raw)
+		for k := range want {
+			rep, err := json.Marshal(replacement)
+			require.NoError(t, err)
+			masked := bytes.Replace(raw, want[k], rep, 1)
+			if !json.Valid(masked) {
+				continue // the content's bytes occurred earlier, in another value
+			}
+			w, err := adaptkit.DecodeContents(masked)
+			require.NoError(t, err)
+			g, err := adaptkit.ResultContents(masked)
+			require.NoError(t, err)
+			require.Equal(t, w, g, "%s", masked)
 		}
 	})
 }
