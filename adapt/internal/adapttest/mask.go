@@ -40,7 +40,8 @@ func Count(tc chitta.TokenCounter, m *chitta.Message) int {
 //   - Stats.Masked is the number of masked values, and the re-counted
 //     tokens of every returned value sum to Stats.AfterTokens exactly (the
 //     bound the adapters document: 0 for a counter of words, such as
-//     EstimateTokens);
+//     EstimateTokens), which is within the budget (TargetRatio × the
+//     original tokens) unless the pinned messages alone exceed it;
 //   - pairs are intact: every result ID of the returned values is issued
 //     by a call among them and every call ID is answered among them (the
 //     conversation must answer every call).
@@ -81,8 +82,23 @@ func Masked[T any](t *testing.T, conversation func() []T, compact CompactFunc[T]
 	}
 	assert.Equal(t, res.Stats.Masked, masked, "Stats.Masked")
 	assert.Equal(t, res.Stats.AfterTokens, sum, "Stats.AfterTokens is what the returned values count")
+	if budget := int(opts.TargetRatio * float64(res.Stats.BeforeTokens)); opts.MaxTokens == 0 && !pinnedOver(res, budget) {
+		assert.LessOrEqual(t, sum, budget, "the returned values fit the budget")
+	}
 	Paired(t, got)
 	return in, out, res
+}
+
+// pinnedOver reports whether the pinned messages alone count more than
+// budget (chitta then returns them anyway).
+func pinnedOver(res *chitta.Result, budget int) bool {
+	n := 0
+	for _, s := range res.Scores {
+		if s.Pinned {
+			n += s.Tokens
+		}
+	}
+	return n > budget
 }
 
 // Paired checks that every result ID of msgs is issued by a call in msgs
