@@ -111,7 +111,7 @@ func (b *Builder) reuseMask(n int) {
 	mk.used = 0
 }
 
-// retireMask drops what a pooled Builder must not keep: this call's Raw
+// retire drops what a pooled mask-mode Builder must not keep: this call's Raw
 // memory (the caller's Result may share it until it is cleared) and the
 // caller's strings in pieces.
 func (mk *maskBuild) retire() {
