@@ -7,11 +7,34 @@
 // scored by its JSON. A tool_use block and the tool_result blocks answering
 // it (by ID), and a server_tool_use block and its result, are kept or
 // dropped together.
+//
+// # Masking
+//
+// With [chitta.Options.Mask] set, [Compact] masks tool_result blocks as
+// chitta masks Anthropic messages: each block on its own (text blocks
+// beside it kept), named after its tool_use (ExcludeTools matches that
+// name). A kept message with a masked or cut result is a new
+// MessageParam: a new content slice in which each rewritten block is a
+// new ToolResultBlockParam (same tool_use_id, is_error, cache_control)
+// whose content is one text block, chitta's placeholder, such as
+//
+//	[chitta: read_file output elided (391 tokens)]
+//
+// or its head and tail around a cut marker; images and documents of a
+// rewritten result are dropped with the rest of its output (a cut keeps
+// "[image]" where the head or tail showed one); every other block is
+// the caller's. The caller's values are never modified, and every
+// value chitta did not mask is returned as it is. [Messages] of the
+// returned values gives the texts chitta counted, so they count
+// Stats.AfterTokens under the options' counter exactly. Result.Messages hold
+// the masked texts as Content, with Raw nil (the synthetic Raw chitta
+// masked, see adapt/internal/adaptkit, is not returned).
 package anthropic
 
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 
@@ -101,6 +124,7 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 			b.AddCallJSON(blk.OfToolUse.Name, blk.OfToolUse.Input)
 		case blk.OfToolResult != nil:
 			b.ResultID(blk.OfToolResult.ToolUseID)
+			b.OpenResult(blk.OfToolResult.ToolUseID)
 			for _, c := range blk.OfToolResult.Content {
 				switch {
 				case c.OfText != nil:
@@ -111,6 +135,7 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 					b.AddJSON(c)
 				}
 			}
+			b.CloseResult()
 		case blk.OfServerToolUse != nil:
 			b.CallID(blk.OfServerToolUse.ID)
 			b.AddCallJSON(string(blk.OfServerToolUse.Name), blk.OfServerToolUse.Input)
@@ -133,6 +158,47 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 // Compact compacts msgs with [chitta.Compact] and returns the surviving
 // values of msgs themselves (msgs[i] for each i in Result.Kept, not copies
 // made through JSON), in order, with the Result. msgs is not modified.
+// With opts.Mask set, a value with a masked or cut tool result is a new
+// value instead (see Masking in the package doc).
 func Compact(ctx context.Context, msgs []anthropic.MessageParam, opts *chitta.Options) ([]anthropic.MessageParam, *chitta.Result, error) {
-	return adaptkit.CompactBuilt(ctx, msgs, opts, build)
+	return adaptkit.CompactBuilt(ctx, msgs, opts, build, rewrite)
+}
+
+// rewrite returns a copy of m in which the k-th tool_result block (in
+// block order, as build declares them) has its content replaced by one
+// text block texts[k], for each texts[k] != "" (see adaptkit.RewriteFunc).
+// The message, its content slice and each replaced block are new; every
+// other block, and every other field of a replaced block (tool_use_id,
+// is_error, cache_control), is the caller's.
+func rewrite(m anthropic.MessageParam, texts []string) (anthropic.MessageParam, bool) {
+	var blocks *[]anthropic.ContentBlockParamUnion
+	switch {
+	case m.OfUser != nil:
+		u := *m.OfUser
+		m.OfUser, blocks = &u, &u.Content
+	case m.OfAssistant != nil:
+		a := *m.OfAssistant
+		m.OfAssistant, blocks = &a, &a.Content
+	default:
+		return m, false
+	}
+	c := slices.Clone(*blocks)
+	k := 0
+	for i := range c {
+		r := c[i].OfToolResult
+		if r == nil {
+			continue
+		}
+		if k >= len(texts) {
+			return m, false
+		}
+		if texts[k] != "" {
+			nr := *r
+			nr.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: texts[k]}}}
+			c[i].OfToolResult = &nr
+		}
+		k++
+	}
+	*blocks = c
+	return m, k == len(texts)
 }

@@ -9,6 +9,26 @@
 // and the tool messages answering them (ToolCallID) are kept or dropped
 // together.
 //
+// # Masking
+//
+// With [chitta.Options.Mask] set, [Compact] (and [MessageModifier]) masks
+// the tool messages answering a call (ToolCallID set), each named after
+// its call (ExcludeTools matches that name). A rewritten message is a new
+// *schema.Message, a copy whose Content is chitta's placeholder, such as
+//
+//	[chitta: read_file output elided (391 tokens)]
+//
+// or its head and tail around a cut marker, and whose MultiContent,
+// UserInputMultiContent and AssistantGenMultiContent (the rest of the
+// tool's output) are nil; every other field (ToolCallID, ToolName,
+// Extra, ...) is the caller's. A tool message without ToolCallID is never
+// masked. The caller's values are never modified, and every
+// value chitta did not mask is returned as it is. [Messages] of the
+// returned values gives the texts chitta counted, so they count
+// Stats.AfterTokens under the options' counter exactly. Result.Messages hold
+// the masked texts as Content, with Raw nil (the synthetic Raw chitta
+// masked, see adapt/internal/adaptkit, is not returned).
+//
 // go.mod raises eino's github.com/bytedance/sonic to v1.15.5: the v1.14.1
 // eino v0.7.36 asks for does not build with go 1.26.
 package eino
@@ -47,6 +67,9 @@ func build(b *adaptkit.Builder, msgs []*schema.Message) error {
 		}
 		b.SetRole(chitta.Role(m.Role))
 		b.Add(m.ReasoningContent)
+		if m.ToolCallID != "" {
+			b.OpenResult(m.ToolCallID) // Content and the parts are the tool's output
+		}
 		b.Add(m.Content)
 		for _, p := range m.MultiContent {
 			addPart(b, p.Type, p.Text)
@@ -56,6 +79,9 @@ func build(b *adaptkit.Builder, msgs []*schema.Message) error {
 		}
 		for _, p := range m.AssistantGenMultiContent {
 			addPart(b, p.Type, p.Text)
+		}
+		if m.ToolCallID != "" {
+			b.CloseResult()
 		}
 		for _, tc := range m.ToolCalls {
 			if tc.ID != "" {
@@ -89,8 +115,29 @@ func addPart(b *adaptkit.Builder, typ schema.ChatMessagePartType, text string) {
 // Compact compacts msgs with [chitta.Compact] and returns the surviving
 // values of msgs themselves (the same pointers, msgs[i] for each i in
 // Result.Kept), in order, with the Result. msgs is not modified.
+// With opts.Mask set, a value with a masked or cut tool result is a new
+// value instead (see Masking in the package doc).
 func Compact(ctx context.Context, msgs []*schema.Message, opts *chitta.Options) ([]*schema.Message, *chitta.Result, error) {
-	return adaptkit.CompactBuilt(ctx, msgs, opts, build)
+	return adaptkit.CompactBuilt(ctx, msgs, opts, build, rewrite)
+}
+
+// rewrite returns a copy of m, a message answering a tool call, whose
+// Content is texts[0] and whose parts (MultiContent,
+// UserInputMultiContent, AssistantGenMultiContent: the rest of the tool's
+// output) are nil, when texts[0] != "" (see adaptkit.RewriteFunc). Every
+// other field (ToolCallID, ToolName, Name, ReasoningContent, Extra,
+// ResponseMeta) is the caller's.
+func rewrite(m *schema.Message, texts []string) (*schema.Message, bool) {
+	if m == nil || m.ToolCallID == "" || len(texts) != 1 {
+		return m, false
+	}
+	if texts[0] == "" {
+		return m, true
+	}
+	nm := *m
+	nm.Content = texts[0]
+	nm.MultiContent, nm.UserInputMultiContent, nm.AssistantGenMultiContent = nil, nil, nil
+	return &nm, true
 }
 
 // MessageModifier returns a function for the MessageModifier (or

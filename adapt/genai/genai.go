@@ -12,11 +12,38 @@
 // kept or dropped together: paired by ID, or, when IDs are absent, by
 // position (the k-th call of a model turn with the k-th ID-less response
 // after it), as the Gemini API pairs them.
+//
+// # Masking
+//
+// With [chitta.Options.Mask] set, [Compact] masks function responses as
+// chitta masks tool results: each response of a content on its own (its
+// text parts kept), named after the call it answers (ExcludeTools matches
+// that name), the values of a JSON response listed. A kept content with
+// a masked or cut response is a new *genai.Content: a new Parts slice,
+// and for each rewritten response a new *genai.Part and
+// *genai.FunctionResponse (same ID, Name, Parts) whose Response is
+// {"output": text} ({"error": text} when it was only {"error": s}), text
+// chitta's placeholder, such as
+//
+//	[chitta: read_file output elided (391 tokens); values: JG7FMM, MCO]
+//
+// or its head and tail around a cut marker; every other part is the
+// caller's. The Gemini API reads {"output": s} as the function's output.
+// The caller's values are never modified, and every
+// value chitta did not mask is returned as it is. [Messages] of the
+// returned values gives the texts chitta counted, so they count
+// Stats.AfterTokens under the options' counter (exactly for a counter of words
+// or bytes, such as EstimateTokens; a counter of BPE tokens may differ by
+// a token per rewritten response, as chitta counts "name\ntext" where
+// [Messages] scores "name text"). Result.Messages hold
+// the masked texts as Content, with Raw nil (the synthetic Raw chitta
+// masked, see adapt/internal/adaptkit, is not returned).
 package genai
 
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -107,13 +134,10 @@ func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
 			if id == "" && len(st.pending) > 0 {
 				id, st.pending = st.pending[0], st.pending[1:]
 			}
-			if id != "" {
-				b.ResultID(id)
-			}
 			if out, ok := outputText(p.FunctionResponse.Response); ok {
-				b.AddResult(p.FunctionResponse.Name, out)
+				b.NamedResult(id, p.FunctionResponse.Name, out)
 			} else {
-				b.AddResultJSON(p.FunctionResponse.Name, p.FunctionResponse.Response)
+				b.NamedResultJSON(id, p.FunctionResponse.Name, p.FunctionResponse.Response)
 			}
 		case p.ToolCall != nil:
 			if p.ToolCall.ID != "" {
@@ -157,6 +181,43 @@ func roleOf(r string) (chitta.Role, bool) {
 	return "", false
 }
 
+// rewrite returns a copy of c in which the k-th function response (in
+// part order, as build declares them) has its response replaced by
+// {"output": texts[k]} ({"error": texts[k]} when it was only {"error": s}),
+// for each texts[k] != "" (see adaptkit.RewriteFunc). The Content, its
+// Parts slice, each replaced *Part and its *FunctionResponse are new;
+// every other part, and every other field of a replaced response (ID,
+// Name, Parts, WillContinue, Scheduling), is the caller's.
+func rewrite(c *genai.Content, texts []string) (*genai.Content, bool) {
+	if c == nil {
+		return c, len(texts) == 0
+	}
+	nc := *c
+	nc.Parts = slices.Clone(c.Parts)
+	k := 0
+	for i, p := range nc.Parts {
+		if p == nil || p.FunctionCall != nil || p.FunctionResponse == nil {
+			continue
+		}
+		if k >= len(texts) {
+			return c, false
+		}
+		if texts[k] != "" {
+			fr := *p.FunctionResponse
+			key := "output"
+			if _, ok := fr.Response["error"]; ok && len(fr.Response) == 1 {
+				key = "error"
+			}
+			fr.Response = map[string]any{key: texts[k]}
+			np := *p
+			np.FunctionResponse = &fr
+			nc.Parts[i] = &np
+		}
+		k++
+	}
+	return &nc, k == len(texts)
+}
+
 // outputText returns the text of a function response that is only its
 // output or only its error ({"output": s} or {"error": s}, s a string),
 // which the Gemini API reads as the function's output or error itself.
@@ -184,6 +245,8 @@ func media(mime string) string {
 // Compact compacts msgs with [chitta.Compact] and returns the surviving
 // values of msgs themselves (the same pointers, msgs[i] for each i in
 // Result.Kept), in order, with the Result. msgs is not modified.
+// With opts.Mask set, a value with a masked or cut tool result is a new
+// value instead (see Masking in the package doc).
 func Compact(ctx context.Context, msgs []*genai.Content, opts *chitta.Options) ([]*genai.Content, *chitta.Result, error) {
-	return adaptkit.CompactBuilt(ctx, msgs, opts, build)
+	return adaptkit.CompactBuilt(ctx, msgs, opts, build, rewrite)
 }

@@ -8,11 +8,32 @@
 // type this adapter does not know is scored by its JSON. An ai message's
 // tool calls and the tool messages answering them (by tool call ID) are
 // kept or dropped together.
+//
+// # Masking
+//
+// With [chitta.Options.Mask] set, [Compact] masks ToolCallResponse parts,
+// each on its own (several in one message, text parts beside them kept,
+// inside a CachedContent too), named after the call it answers
+// (ExcludeTools matches that name). A kept message with a rewritten
+// response is a copy with a new Parts slice in which that part is a
+// ToolCallResponse (same ToolCallID and Name) whose Content is chitta's
+// placeholder, such as
+//
+//	[chitta: read_file output elided (391 tokens)]
+//
+// or its head and tail around a cut marker; every other part is the
+// caller's. The caller's values are never modified, and every
+// value chitta did not mask is returned as it is. [Messages] of the
+// returned values gives the texts chitta counted, so they count
+// Stats.AfterTokens under the options' counter exactly. Result.Messages hold
+// the masked texts as Content, with Raw nil (the synthetic Raw chitta
+// masked, see adapt/internal/adaptkit, is not returned).
 package langchaingo
 
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
@@ -88,7 +109,9 @@ func addPart(b *adaptkit.Builder, p llms.ContentPart) {
 		if x.ToolCallID != "" {
 			b.ResultID(x.ToolCallID)
 		}
+		b.OpenResult(x.ToolCallID)
 		b.Add(x.Content)
+		b.CloseResult()
 	case llms.ImageURLContent:
 		b.Add("[image]")
 	case llms.BinaryContent:
@@ -108,6 +131,52 @@ func addPart(b *adaptkit.Builder, p llms.ContentPart) {
 // Compact compacts msgs with [chitta.Compact] and returns the surviving
 // values of msgs themselves (msgs[i] for each i in Result.Kept, not copies
 // made through JSON), in order, with the Result. msgs is not modified.
+// With opts.Mask set, a value with a masked or cut tool result is a new
+// value instead (see Masking in the package doc).
 func Compact(ctx context.Context, msgs []llms.MessageContent, opts *chitta.Options) ([]llms.MessageContent, *chitta.Result, error) {
-	return adaptkit.CompactBuilt(ctx, msgs, opts, build)
+	return adaptkit.CompactBuilt(ctx, msgs, opts, build, rewrite)
+}
+
+// rewrite returns a copy of m in which the k-th ToolCallResponse part (in
+// part order, inside CachedContent too, as build declares them) has its
+// Content replaced by texts[k], for each texts[k] != "" (see
+// adaptkit.RewriteFunc). The Parts slice is new; every other part, and
+// every other field of a replaced response (ToolCallID, Name, the cache
+// control of a CachedContent around it), is the caller's.
+func rewrite(m llms.MessageContent, texts []string) (llms.MessageContent, bool) {
+	parts := slices.Clone(m.Parts)
+	k := 0
+	for i, p := range parts {
+		np, ok := rewritePart(p, texts, &k)
+		if !ok {
+			return m, false
+		}
+		parts[i] = np
+	}
+	m.Parts = parts
+	return m, k == len(texts)
+}
+
+// rewritePart rewrites p when it is (or caches) the k-th response.
+func rewritePart(p llms.ContentPart, texts []string, k *int) (llms.ContentPart, bool) {
+	switch x := p.(type) {
+	case llms.ToolCallResponse:
+		if *k >= len(texts) {
+			return p, false
+		}
+		text := texts[*k]
+		*k++
+		if text != "" {
+			x.Content = text
+			return x, true
+		}
+	case llms.CachedContent:
+		inner, ok := rewritePart(x.ContentPart, texts, k)
+		if !ok {
+			return p, false
+		}
+		x.ContentPart = inner
+		return x, true
+	}
+	return p, true
 }

@@ -13,6 +13,28 @@
 // also kept or dropped with the item after it, and a compaction item is
 // always kept.
 //
+// # Masking
+//
+// With [chitta.Options.Mask] set, [Compact] masks tool messages and
+// legacy function messages, and [CompactResponses] function_call_output
+// and custom_tool_call_output items, each named after its call
+// (ExcludeTools matches that name). Their rewritten form is a new union
+// holding a new message or item (same tool_call_id, call_id, name, id)
+// whose content or output is the string chitta gives, its placeholder,
+// such as
+//
+//	[chitta: read_file output elided (391 tokens)]
+//
+// or its head and tail around a cut marker (content parts, images too,
+// are replaced by that string). Other *_output items (computer, shell,
+// MCP, ...) are never masked: the adapter tells chitta they hold no
+// result it may rewrite. The caller's values are never modified, and every
+// value chitta did not mask is returned as it is. [Messages] of the
+// returned values gives the texts chitta counted, so they count
+// Stats.AfterTokens under the options' counter exactly. Result.Messages hold
+// the masked texts as Content, with Raw nil (the synthetic Raw chitta
+// masked, see adapt/internal/adaptkit, is not returned).
+//
 // This module needs go 1.26, as openai-go v3 does.
 package openai
 
@@ -22,6 +44,7 @@ import (
 	"strconv"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
 
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/adapt/internal/adaptkit"
@@ -113,15 +136,19 @@ func buildChat(b *adaptkit.Builder, msgs []openai.ChatCompletionMessageParamUnio
 			}
 			b.SetRole(chitta.RoleTool)
 			resultID(b, u.OfTool.ToolCallID)
+			b.OpenResult(u.OfTool.ToolCallID)
 			b.Add(u.OfTool.Content.OfString.Value)
 			addTextParts(b, u.OfTool.Content.OfArrayOfContentParts)
+			b.CloseResult()
 		case u.OfFunction != nil:
 			b.SetRole("function")
 			if pendingFunction != "" {
 				b.ResultID(pendingFunction)
-				pendingFunction = ""
 			}
+			b.OpenResult(pendingFunction)
+			pendingFunction = ""
 			b.Add(u.OfFunction.Content.Value)
+			b.CloseResult()
 		default:
 			return fmt.Errorf("%w: message %d: no message variant set", chitta.ErrInvalidMessages, i)
 		}
@@ -153,6 +180,33 @@ func resultID(b *adaptkit.Builder, id string) {
 // surviving values of msgs themselves (msgs[i] for each i in Result.Kept,
 // not copies made through JSON), in order, with the Result. msgs is not
 // modified.
+// With opts.Mask set, a value with a masked or cut tool result is a new
+// value instead (see Masking in the package doc).
 func Compact(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, opts *chitta.Options) ([]openai.ChatCompletionMessageParamUnion, *chitta.Result, error) {
-	return adaptkit.CompactBuilt(ctx, msgs, opts, buildChat)
+	return adaptkit.CompactBuilt(ctx, msgs, opts, buildChat, rewriteChat)
+}
+
+// rewriteChat returns a copy of a tool (or legacy function) message whose
+// content is texts[0], a string, when texts[0] != "" (see
+// adaptkit.RewriteFunc). The union's message is new; every other field
+// (tool_call_id, name) is the caller's.
+func rewriteChat(u openai.ChatCompletionMessageParamUnion, texts []string) (openai.ChatCompletionMessageParamUnion, bool) {
+	if len(texts) != 1 {
+		return u, false
+	}
+	text := texts[0]
+	switch {
+	case text == "":
+	case u.OfTool != nil:
+		t := *u.OfTool
+		t.Content = openai.ChatCompletionToolMessageParamContentUnion{OfString: param.NewOpt(text)}
+		u.OfTool = &t
+	case u.OfFunction != nil:
+		f := *u.OfFunction
+		f.Content = param.NewOpt(text)
+		u.OfFunction = &f
+	default:
+		return u, false
+	}
+	return u, true
 }

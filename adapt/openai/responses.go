@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/chitta-go/chitta"
@@ -65,6 +66,7 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 			o := it.OfFunctionCallOutput
 			b.SetRole(chitta.RoleTool)
 			resultID(b, o.CallID.Value)
+			b.OpenResult(o.CallID.Value)
 			b.Add(o.Output.OfString.Value)
 			for _, p := range o.Output.OfResponseFunctionCallOutputItemArray {
 				switch {
@@ -78,6 +80,7 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 					b.AddJSON(p)
 				}
 			}
+			b.CloseResult()
 		case it.OfReasoning != nil:
 			b.SetRole(chitta.RoleAssistant)
 			for _, s := range it.OfReasoning.Summary {
@@ -112,7 +115,19 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 			for _, id := range pm.ToolResultIDs {
 				b.ResultID(id)
 			}
-			b.Add(pm.Content)
+			switch {
+			case it.OfCustomToolCall != nil:
+				b.CallName(it.OfCustomToolCall.CallID, it.OfCustomToolCall.Name)
+				b.Add(pm.Content)
+			case it.OfCustomToolCallOutput != nil && len(pm.ToolResultIDs) == 1:
+				// Its output, a string or content parts, is what a string
+				// may replace.
+				b.OpenResult(pm.ToolResultIDs[0])
+				b.Add(pm.Content)
+				b.CloseResult()
+			default:
+				b.Add(pm.Content)
+			}
 		}
 		if reasoning != "" {
 			b.ResultID(reasoning)
@@ -146,6 +161,34 @@ func addInputContent(b *adaptkit.Builder, parts responses.ResponseInputMessageCo
 // and returns the surviving values of items themselves (items[i] for each
 // i in Result.Kept, not copies made through JSON), in order, with the
 // Result. items is not modified.
+// With opts.Mask set, a value with a masked or cut tool result is a new
+// value instead (see Masking in the package doc).
 func CompactResponses(ctx context.Context, items []responses.ResponseInputItemUnionParam, opts *chitta.Options) ([]responses.ResponseInputItemUnionParam, *chitta.Result, error) {
-	return adaptkit.CompactBuilt(ctx, items, opts, buildResponses)
+	return adaptkit.CompactBuilt(ctx, items, opts, buildResponses, rewriteResponses)
+}
+
+// rewriteResponses returns a copy of a function_call_output or
+// custom_tool_call_output item whose output is the string texts[0], when
+// texts[0] != "" (see adaptkit.RewriteFunc). The union's item is new;
+// every other field (call_id, id, name, status) is the caller's. No other
+// item declares a result, so chitta masks no other.
+func rewriteResponses(it responses.ResponseInputItemUnionParam, texts []string) (responses.ResponseInputItemUnionParam, bool) {
+	if len(texts) != 1 {
+		return it, false
+	}
+	text := texts[0]
+	switch {
+	case text == "":
+	case it.OfFunctionCallOutput != nil:
+		o := *it.OfFunctionCallOutput
+		o.Output = responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: param.NewOpt(text)}
+		it.OfFunctionCallOutput = &o
+	case it.OfCustomToolCallOutput != nil:
+		o := *it.OfCustomToolCallOutput
+		o.Output = responses.ResponseCustomToolCallOutputOutputUnionParam{OfString: param.NewOpt(text)}
+		it.OfCustomToolCallOutput = &o
+	default:
+		return it, false
+	}
+	return it, true
 }

@@ -18,7 +18,10 @@ import (
 // conversation every time, as an agent compacting its whole history every
 // turn converts it) and ".../impl=adapter-shifted" (a conversation whose
 // messages moved since the last call) without an embedder (Compact's
-// cheapest case), then the same with a HashEmbedder ("opts=hash"). Each
+// cheapest case), then the same with a HashEmbedder ("opts=hash"), then
+// with masking at its defaults ("opts=mask": impl=chitta masks the
+// converted messages, whose Raw is nil, each result as a whole; the
+// adapter gives them its synthetic Raw, read block by block). Each
 // reports its CPU time per operation beside the wall-clock time (see
 // package benchcpu).
 func Compact[T any](b *testing.B, msgs []T, messages func([]T) ([]chitta.Message, error), compact func(context.Context, []T, *chitta.Options) ([]T, *chitta.Result, error)) {
@@ -33,6 +36,7 @@ func Compact[T any](b *testing.B, msgs []T, messages func([]T) ([]chitta.Message
 	}{
 		{"plain", &chitta.Options{TargetRatio: 0.4}},
 		{"hash", &chitta.Options{TargetRatio: 0.4, Embedder: chitta.NewHashEmbedder(256), Query: "fix the failing test"}},
+		{"mask", &chitta.Options{TargetRatio: 0.4, Mask: &chitta.MaskOptions{}}},
 	} {
 		b.Run(prefix+"/opts="+bc.name+"/impl=chitta", func(b *testing.B) {
 			b.ReportAllocs()

@@ -45,7 +45,9 @@ func JSON(v any) string {
 // Compact converts msgs with convert, compacts them with chitta.Compact,
 // and returns the surviving elements of msgs themselves (msgs[i] for each i
 // in Result.Kept), in order. The adapters use [CompactBuilt], which also
-// reuses the converted messages' memory.
+// reuses the converted messages' memory and honours Options.Mask (here a
+// masked message is returned as the original value: chitta.Compact's
+// Result.Messages have the masked text).
 func Compact[T any](ctx context.Context, msgs []T, opts *chitta.Options, convert func([]T) ([]chitta.Message, error)) ([]T, *chitta.Result, error) {
 	cm, err := convert(msgs)
 	if err != nil {

@@ -44,6 +44,8 @@ type Builder struct {
 	memo           memo    // texts of the last conversations (pooled builders)
 
 	lastCalls, lastResults int // IDs of the previous conversation (pooled builders)
+
+	mk *maskBuild // mask mode: the synthetic Raw (see mask.go); nil otherwise
 }
 
 // place is where the current message's text is while it is built. The
@@ -102,6 +104,9 @@ func (b *Builder) Message(r chitta.Role, s string) {
 func (b *Builder) ResultMessage(r chitta.Role, id, s string) {
 	m := b.whole(r, s)
 	m.ToolResultIDs = b.results.one(id)
+	if b.mk != nil {
+		b.mk.wholeResult(b.next, r, id)
+	}
 	b.next++
 }
 
@@ -118,6 +123,9 @@ func (b *Builder) CallMessage(r chitta.Role, id, name string, args any) {
 	m.ToolCallIDs = b.calls.one(id)
 	if m.ToolResultIDs != nil {
 		m.ToolResultIDs = nil
+	}
+	if b.mk != nil {
+		b.mk.callOnly(b.next, r, id, name)
 	}
 	b.next++
 }
@@ -183,6 +191,9 @@ func (b *Builder) NamedResultMessage(r chitta.Role, id, name, output string) {
 	m.ToolResultIDs = b.results.one(id)
 	if m.ToolCallIDs != nil {
 		m.ToolCallIDs = nil
+	}
+	if b.mk != nil {
+		b.mk.namedResult(b.next, r, id, name, output)
 	}
 	b.next++
 }
@@ -288,6 +299,9 @@ func (b *Builder) whole(r chitta.Role, s string) *chitta.Message {
 // blank, like [Text.Add]. The usual case, a message's first piece starting
 // with a word, is decided without calling blank.
 func (b *Builder) Add(s string) {
+	if b.mk != nil {
+		b.mk.text(s)
+	}
 	if b.text == textNone && startsWord(s) {
 		b.first(s)
 		return
@@ -319,34 +333,61 @@ func (b *Builder) add(s string) {
 // AddCall appends the piece name + " " + args (a tool call as it is
 // scored), like Add(name + " " + args) without building that string.
 func (b *Builder) AddCall(name, args string) {
-	mark := b.open()
-	b.buf = append(b.buf, name...)
-	b.buf = append(b.buf, ' ')
-	b.buf = append(b.buf, args...)
-	b.close(mark)
+	b.addPair(name, args)
+	if b.mk != nil {
+		b.mk.call(b, piece{a: name, b: args})
+	}
 }
 
 // AddResult appends the piece name + " " + output (a tool's text output
-// as it is scored), like [Builder.AddCall].
-func (b *Builder) AddResult(name, output string) { b.AddCall(name, output) }
+// as it is scored), like [Builder.AddCall]; masking leaves it alone (see
+// [Builder.NamedResult]).
+func (b *Builder) AddResult(name, output string) {
+	at := b.addPair(name, output)
+	if b.mk != nil {
+		b.mk.bufText(b, at)
+	}
+}
+
+// addPair appends the piece name + " " + s and returns where it starts in
+// buf.
+func (b *Builder) addPair(name, s string) int {
+	mark := b.open()
+	at := len(b.buf)
+	b.buf = append(b.buf, name...)
+	b.buf = append(b.buf, ' ')
+	b.buf = append(b.buf, s...)
+	b.close(mark)
+	return at
+}
 
 // AddCallJSON appends the piece name + " " + JSON(args), like
 // Add(name + " " + JSON(args)), encoding args straight into the buffer.
 func (b *Builder) AddCallJSON(name string, args any) {
-	b.addNamedJSON(name, args, laneCall)
+	at := b.addNamedJSON(name, args, laneCall)
+	if b.mk != nil {
+		b.mk.callJSON(b, name, at)
+	}
 }
 
 // AddResultJSON is [Builder.AddCallJSON] for a tool's response: the same
 // text, with the key sets of responses remembered apart from those of
 // calls (see encoder).
 func (b *Builder) AddResultJSON(name string, response any) {
-	b.addNamedJSON(name, response, laneResult)
+	at := b.addNamedJSON(name, response, laneResult)
+	if b.mk != nil {
+		b.mk.bufText(b, at)
+	}
 }
 
-func (b *Builder) addNamedJSON(name string, v any, lane uint8) {
+// addNamedJSON appends the piece name + " " + JSON(v) and returns where it
+// starts in buf.
+func (b *Builder) addNamedJSON(name string, v any, lane uint8) int {
 	mark := b.open()
+	at := len(b.buf)
 	b.buf = b.appendNamedJSON(b.buf, name, v, lane)
 	b.close(mark)
+	return at
 }
 
 // appendNamedJSON appends name + " " + JSON(v) to buf, v coming from lane.
@@ -371,9 +412,13 @@ func (b *Builder) AddJSON(v any) {
 		return
 	}
 	mark := b.open()
+	at := len(b.buf)
 	b.enc.tool, b.enc.lane = "", laneOther
 	b.buf = appendJSON(b.buf, v, &b.enc)
 	b.close(mark)
+	if b.mk != nil {
+		b.mk.bufText(b, at)
+	}
 }
 
 // Empty reports whether the current message has no text yet.
@@ -423,6 +468,13 @@ func (b *Builder) End() {
 	// Builder's messages need no clearing between conversations; a field
 	// that already holds its value is left alone (see place).
 	m := &b.out[b.next]
+	if b.mk != nil {
+		r := m.Role
+		if !b.roleSet {
+			r = ""
+		}
+		b.mk.end(b, b.next, r)
+	}
 	if !b.roleSet && m.Role != "" {
 		m.Role = ""
 	}
@@ -468,6 +520,9 @@ func (b *Builder) Finish() []chitta.Message {
 			b.memo.fill(p.e, p.i, text)
 		}
 		start = p.end
+	}
+	if b.mk != nil {
+		b.mk.finishRaw(b.out)
 	}
 	return b.out
 }

@@ -22,3 +22,15 @@ func (e *Encoder) For(tool string, lane int) { e.tool, e.lane = tool, uint8(lane
 
 // Append appends JSON(v) to dst with e's scratch memory and key sets.
 func (e *Encoder) Append(dst []byte, v any) []byte { return appendJSON(dst, v, e) }
+
+// StartMask begins a conversation of n messages in new memory in mask
+// mode, as CompactBuilt does with Options.Mask set.
+func (b *Builder) StartMask(n int) {
+	b.Start(n)
+	b.mk = new(maskBuild)
+	b.mk.raw = make([]byte, 0, 64)
+}
+
+// ResultContents and DecodeContents read the tool_result contents of a
+// synthetic Raw, by scanning and by encoding/json.
+var ResultContents, DecodeContents = resultContents, decodeContents

@@ -30,7 +30,17 @@ func Messages[T any](msgs []T, build BuildFunc[T]) ([]chitta.Message, error) {
 // *chitta.Message it is given), which leaves a conversion only the ID
 // slices and the composed texts that differ from the last conversion's
 // (none when the same conversation is compacted again) to allocate.
-func CompactBuilt[T any](ctx context.Context, msgs []T, opts *chitta.Options, build BuildFunc[T]) ([]T, *chitta.Result, error) {
+//
+// With opts.Mask set, the messages are built on a Builder of their own
+// pool in mask mode (see mask.go: each message with tool calls or results
+// also gets a synthetic Raw, in new memory every call), and each kept
+// message chitta masked is returned as rewrite makes it from the input
+// value; Result.Messages then have Raw nil. rewrite is not called without
+// Mask (it may be nil for a caller that never masks).
+func CompactBuilt[T any](ctx context.Context, msgs []T, opts *chitta.Options, build BuildFunc[T], rewrite RewriteFunc[T]) ([]T, *chitta.Result, error) {
+	if opts != nil && opts.Mask != nil {
+		return compactMasked(ctx, msgs, opts, build, rewrite)
+	}
 	b := builders.Get().(*Builder)
 	defer b.release()
 	b.reuse(len(msgs))
@@ -82,6 +92,11 @@ func (b *Builder) reuse(n int) {
 func (b *Builder) release() {
 	b.retire()
 	if cap(b.out) > maxPooledMessages || cap(b.buf) > maxPooledBuf {
+		return
+	}
+	if b.mk != nil {
+		b.mk.retire()
+		maskBuilders.Put(b)
 		return
 	}
 	builders.Put(b)

@@ -73,7 +73,7 @@ func TestCompactBuiltConcurrent(t *testing.T) {
 				require.NoError(t, err)
 				want, err := chitta.Compact(t.Context(), cm, opts)
 				require.NoError(t, err)
-				out, res, err := adaptkit.CompactBuilt(t.Context(), msgs, opts, buildCalls)
+				out, res, err := adaptkit.CompactBuilt(t.Context(), msgs, opts, buildCalls, nil)
 				require.NoError(t, err)
 				assert.Equal(t, want.Kept, res.Kept)
 				assert.Equal(t, want.Messages, res.Messages)
@@ -85,6 +85,6 @@ func TestCompactBuiltConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	_, _, err := adaptkit.CompactBuilt(t.Context(), []call{{text: "ok"}, {text: "bad"}}, opts, buildCalls)
+	_, _, err := adaptkit.CompactBuilt(t.Context(), []call{{text: "ok"}, {text: "bad"}}, opts, buildCalls, nil)
 	require.ErrorContains(t, err, "message 1: bad")
 }

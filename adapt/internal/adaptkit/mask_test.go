@@ -1,0 +1,210 @@
+package adaptkit_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/adapt/internal/adaptkit"
+)
+
+// TestMaskRawReadsBack is the property masking through the adapters
+// relies on: for any sequence of pieces, in mask mode, the synthetic Raw
+// of a message holding a declared result is valid JSON that
+// chitta.ParseMessages reads back as the message's Content (the same
+// words: a named result reads "name\noutput" for "name output") with the
+// message's tool IDs; every Raw is valid JSON; and a message with neither
+// tool IDs nor a result role has none.
+func TestMaskRawReadsBack(t *testing.T) {
+	t.Parallel()
+	roles := []chitta.Role{chitta.RoleUser, chitta.RoleAssistant, chitta.RoleTool}
+	words := []string{"", " ", "\n\t", "a", " b ", "read_file", "ü\u2028", "x\ny", `q"uote\`, "<tag>&", "\xff"}
+	args := []any{nil, "s", map[string]any{"path": "a.go", "n": 2.0}, []any{}, 3, map[string]any{"cmd": "ls <d>"}}
+	for trial := range 500 {
+		rng := rand.New(rand.NewPCG(17, uint64(trial)))
+		word := func() string { return words[rng.IntN(len(words))] }
+		n := 1 + rng.IntN(8)
+		var b adaptkit.Builder
+		b.StartMask(n)
+		full := make([]bool, n) // a declared result in the general path
+		for i := range n {
+			if rng.IntN(4) == 0 {
+				r, id := roles[rng.IntN(len(roles))], "id"+word()
+				switch rng.IntN(4) {
+				case 0:
+					b.Message(r, word())
+				case 1:
+					b.ResultMessage(r, id, word())
+				case 2:
+					b.CallMessage(r, id, word(), args[rng.IntN(len(args))])
+				case 3:
+					b.NamedResultMessage(r, id, "tool", word())
+					full[i] = true
+				}
+				continue
+			}
+			b.SetRole(roles[rng.IntN(len(roles))])
+			open := false
+			for range rng.IntN(6) {
+				switch rng.IntN(9) {
+				case 0:
+					b.Add(word())
+				case 1:
+					b.CallID("c" + word())
+					b.AddCall(word(), word())
+				case 2:
+					b.CallID("c" + word())
+					b.AddCallJSON("tool", args[rng.IntN(len(args))])
+				case 3:
+					b.AddJSON(args[rng.IntN(len(args))])
+				case 4:
+					if open {
+						b.CloseResult()
+					} else {
+						b.ResultID("r" + word())
+						b.OpenResult("r")
+						full[i] = true
+					}
+					open = !open
+				case 5:
+					b.NamedResult("r"+word(), "tool", word())
+					full[i] = true
+				case 6:
+					b.NamedResultJSON("", "tool", args[rng.IntN(len(args))])
+					full[i] = true
+				case 7:
+					b.AddResult("tool", word())
+				case 8:
+					b.CallName("cn", "tool")
+				}
+			}
+			if open {
+				b.CloseResult()
+			}
+			b.End()
+		}
+		out := b.Finish()
+		for i, m := range out {
+			if m.Raw == nil {
+				assert.True(t, len(m.ToolCallIDs)+len(m.ToolResultIDs) == 0 && m.Role != chitta.RoleTool, "trial %d message %d: no Raw, no linkage", trial, i)
+				continue
+			}
+			require.True(t, json.Valid(m.Raw), "trial %d message %d: %s", trial, i, m.Raw)
+			if !full[i] {
+				continue
+			}
+			if bytes.Count(m.Raw, []byte(`{"type":`)) == 1 && bytes.HasSuffix(m.Raw, []byte(`"content":""}]}`)) {
+				// one result and nothing else: chitta reads it from Content
+				assert.Len(t, m.ToolResultIDs, 1, "trial %d message %d: a whole result", trial, i)
+				assert.Empty(t, m.ToolCallIDs, "trial %d message %d: a whole result", trial, i)
+				continue
+			}
+			parsed, err := chitta.ParseMessages(append(append([]byte{'['}, m.Raw...), ']'))
+			require.NoError(t, err, "trial %d message %d: %s", trial, i, m.Raw)
+			assert.Equal(t, strings.Fields(strings.ToValidUTF8(m.Content, "\uFFFD")), strings.Fields(parsed[0].Content), "trial %d message %d: %s", trial, i, m.Raw)
+		}
+	}
+}
+
+func TestRewrittenTexts(t *testing.T) {
+	t.Parallel()
+	orig := `{"role":"user","content":[{"type":"text","text":"t"},{"type":"tool_result","tool_use_id":"a","content":"long"},{"type":"tool_result","tool_use_id":"b","content":[{"type":"text","text":"x"}]}]}`
+	for _, tc := range []struct {
+		name, masked string
+		want         []string
+		err          string
+	}{
+		{"one masked", `{"role":"user","content":[{"type":"text","text":"t"},{"type":"tool_result","tool_use_id":"a","content":"[chitta: p]"},{"type":"tool_result","tool_use_id":"b","content":[{"type":"text","text":"x"}]}]}`, []string{"[chitta: p]", ""}, ""},
+		{"both", `{"role":"user","content":[{"type":"text","text":"t"},{"type":"tool_result","tool_use_id":"a","content":"p1"},{"type":"tool_result","tool_use_id":"b","content":"p2"}]}`, []string{"p1", "p2"}, ""},
+		{"unchanged", orig, []string{"", ""}, ""},
+		{"a result lost", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"p"}]}`, nil, "2 results, masked 1"},
+		{"not a string", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[]},{"type":"tool_result","tool_use_id":"b","content":[]}]}`, nil, "not a non-empty string"},
+		{"empty", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":""},{"type":"tool_result","tool_use_id":"b","content":[{"type":"text","text":"x"}]}]}`, nil, "not a non-empty string"},
+		{"other layout, decoded", `{"content": [{"type": "tool_result", "content": "p1"}, {"content": "p2", "type": "tool_result"}]}`, []string{"p1", "p2"}, ""},
+		{"invalid", `{"content":[`, nil, "masked"},
+	} {
+		got, err := adaptkit.RewrittenTexts(json.RawMessage(orig), json.RawMessage(tc.masked))
+		if tc.err != "" {
+			require.ErrorContains(t, err, tc.err, tc.name)
+			continue
+		}
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.want, got, tc.name)
+	}
+}
+
+// FuzzRewrittenTexts: reading the rewritten results back never panics;
+// without error, it gives one text per tool_result block, non-empty
+// exactly where the content changed.
+func FuzzRewrittenTexts(f *testing.F) {
+	f.Add(`{"content":[{"type":"tool_result","content":""}]}`, `{"content":[{"type":"tool_result","content":"[chitta: x output elided (3 tokens)]"}]}`)
+	f.Add(`{"content":[{"type":"text","text":"a"},{"type":"tool_result","content":"o"}]}`, `{"content":[{"type":"text","text":"a"},{"type":"tool_result","content":"o"}]}`)
+	f.Add(`{"content":"s"}`, `{"content":null}`)
+	f.Add(`[]`, `{}`)
+	f.Fuzz(func(t *testing.T, orig, masked string) {
+		texts, err := adaptkit.RewrittenTexts(json.RawMessage(orig), json.RawMessage(masked))
+		if err != nil {
+			return
+		}
+		if orig == masked {
+			for _, s := range texts {
+				require.Empty(t, s)
+			}
+		}
+		for _, s := range texts {
+			if s != "" {
+				require.True(t, json.Valid([]byte(masked)))
+			}
+		}
+	})
+}
+
+// FuzzResultContents: on any Raw the Builder writes (text, a declared
+// result, a named result, a call), and on it with a result's content
+// replaced by a JSON string as chitta's rewrite does, scanning for the
+// tool_result blocks finds what decoding finds.
+func FuzzResultContents(f *testing.F) {
+	f.Add("text", "output", "name", `{"a":"b"}`, "[chitta: x output elided (3 tokens)]")
+	f.Add(`{"type":"tool_result","tool_use_id":`, `"]}\`, "", "", "\n")
+	f.Add("", "", `\"`, "[", "]")
+	f.Fuzz(func(t *testing.T, text, output, name, args, replacement string) {
+		var b adaptkit.Builder
+		b.StartMask(1)
+		b.SetRole(chitta.RoleUser)
+		b.Add(text)
+		b.ResultID("r1")
+		b.OpenResult("r1")
+		b.Add(output)
+		b.Add(text)
+		b.CloseResult()
+		b.NamedResult("r2", name, output)
+		b.CallID("c1")
+		b.AddCall(name, args)
+		b.End()
+		raw := b.Finish()[0].Raw
+		want, err := adaptkit.DecodeContents(raw)
+		require.NoError(t, err, "%s", raw)
+		got, err := adaptkit.ResultContents(raw)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "%s", raw)
+		for k := range want {
+			rep, err := json.Marshal(replacement)
+			require.NoError(t, err)
+			masked := bytes.Replace(raw, want[k], rep, 1)
+			if !json.Valid(masked) {
+				continue // the content's bytes occurred earlier, in another value
+			}
+			w, err := adaptkit.DecodeContents(masked)
+			require.NoError(t, err)
+			g, err := adaptkit.ResultContents(masked)
+			require.NoError(t, err)
+			require.Equal(t, w, g, "%s", masked)
+		}
+	})
+}

@@ -1,0 +1,87 @@
+package langchaingo_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/adapt/internal/adapttest"
+	"github.com/chitta-go/chitta/adapt/langchaingo"
+)
+
+var fileText = strings.Repeat("line of file content here ", 60)
+
+// parallelTools: each ai turn calls read and grep; one tool message
+// answers both with two ToolCallResponse parts (grep's inside a
+// CachedContent every other turn) after a text part.
+func parallelTools() []llms.MessageContent {
+	var msgs []llms.MessageContent
+	for i := range 8 {
+		a, b := fmt.Sprintf("a%d", i), fmt.Sprintf("b%d", i)
+		var grep llms.ContentPart = llms.ToolCallResponse{ToolCallID: b, Name: "grep", Content: "matches: " + fileText}
+		if i%2 == 1 {
+			grep = llms.CachedContent{ContentPart: grep}
+		}
+		msgs = append(msgs,
+			llms.TextParts(llms.ChatMessageTypeHuman, fmt.Sprintf("Look into bug %d", i)),
+			llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{
+				llms.ToolCall{ID: a, Type: "function", FunctionCall: &llms.FunctionCall{Name: "read", Arguments: fmt.Sprintf(`{"path":"f%d.go"}`, i)}},
+				llms.ToolCall{ID: b, Type: "function", FunctionCall: &llms.FunctionCall{Name: "grep", Arguments: fmt.Sprintf(`{"q":"BUG-%d"}`, i)}},
+			}},
+			llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
+				llms.TextPart("two results"),
+				llms.ToolCallResponse{ToolCallID: a, Name: "read", Content: fileText},
+				grep,
+			}},
+		)
+	}
+	return append(msgs, llms.TextParts(llms.ChatMessageTypeHuman, "What is the fix?"))
+}
+
+// response returns part p as a ToolCallResponse (unwrapping a cache).
+func response(t *testing.T, p llms.ContentPart) llms.ToolCallResponse {
+	t.Helper()
+	if c, ok := p.(llms.CachedContent); ok {
+		p = c.ContentPart
+	}
+	r, ok := p.(llms.ToolCallResponse)
+	require.True(t, ok, "%T", p)
+	return r
+}
+
+func TestCompactMasks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range adapttest.MaskCases("read") {
+		t.Run(tc.Name, func(t *testing.T) {
+			t.Parallel()
+			in, out, res := adapttest.Masked(t, parallelTools, langchaingo.Compact, langchaingo.Messages, tc.Opts)
+			require.Positive(t, res.Stats.Masked)
+			for j, i := range res.Kept {
+				if !res.Scores[i].Masked {
+					continue
+				}
+				o, g := in[i].Parts, out[j].Parts
+				require.Len(t, g, 3)
+				assert.Equal(t, o[0], g[0], "message %d: the text part is kept", i)
+				_, cached := o[2].(llms.CachedContent)
+				_, stillCached := g[2].(llms.CachedContent)
+				assert.Equal(t, cached, stillCached, "message %d: a cached response stays cached", i)
+				for k := 1; k < 3; k++ {
+					or, gr := response(t, o[k]), response(t, g[k])
+					assert.Equal(t, or.ToolCallID, gr.ToolCallID)
+					assert.Equal(t, or.Name, gr.Name)
+					if or.Content == gr.Content {
+						continue
+					}
+					assert.NotEqual(t, tc.Exclude, or.Name)
+					assert.Contains(t, gr.Content, chitta.MaskPrefix+or.Name+" output", "message %d part %d names the tool", i, k)
+				}
+			}
+		})
+	}
+}
