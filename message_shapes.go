@@ -367,7 +367,7 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 				return fail(f+".functionResponse", "want an object")
 			}
 			id, ok1 := optString(fr.ID)
-			name, ok2 := optString(fr.Name)
+			_, ok2 := optString(fr.Name)
 			if !ok1 || !ok2 {
 				return fail(f+".functionResponse", "want string id and name")
 			}
@@ -379,7 +379,7 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 			if id != "" {
 				m.ToolResultIDs = append(m.ToolResultIDs, id)
 			}
-			addText(&b, name+" "+responseText(fr.Response))
+			addText(&b, responseText(fr.Response))
 		case typ == "image_url":
 			addText(&b, "[image]")
 		case typ == "binary" || !isNull(pt.InlineData) || !isNull(pt.FileData):

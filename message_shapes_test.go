@@ -101,9 +101,9 @@ func TestParseMessagesShapes(t *testing.T) {
 			want: []want{
 				{chitta.RoleUser, "plan a trip", nil, nil},
 				{chitta.RoleAssistant, "thinking\nflights {\"to\":\"NRT\"}\nhotels {\"city\":\"Tokyo\"}", []string{"functionCall@1.1", "functionCall@1.2"}, nil},
-				{chitta.RoleUser, "flights {\"n\":3}\nhotels {\"n\":5}", nil, []string{"functionCall@1.1", "functionCall@1.2"}},
+				{chitta.RoleUser, "{\"n\":3}\n{\"n\":5}", nil, []string{"functionCall@1.1", "functionCall@1.2"}},
 				{chitta.RoleAssistant, "book {}\n[image]\n{\"executableCode\":{\"language\":\"PYTHON\",\"code\":\"print(1)\"}}", []string{"x1"}, nil},
-				{chitta.RoleUser, "book {\"ok\":true}\n[document]", nil, []string{"x1"}},
+				{chitta.RoleUser, "{\"ok\":true}\n[document]", nil, []string{"x1"}},
 			},
 		},
 		{
@@ -116,7 +116,7 @@ func TestParseMessagesShapes(t *testing.T) {
 			want: []want{
 				{chitta.RoleUser, "look up ann", nil, nil},
 				{chitta.RoleAssistant, "user {\"id\":\"ann_2\"}\npay {}\nlog {}\nping {}", []string{"a", "b", "c", "d"}, nil},
-				{chitta.RoleUser, "user {\"name\": \"Ann\"}\npay card declined\nlog {\"output\":\"x\",\"n\":1}\nping {\"output\":7}", nil, []string{"a", "b", "c", "d"}},
+				{chitta.RoleUser, "{\"name\": \"Ann\"}\ncard declined\n{\"output\":\"x\",\"n\":1}\n{\"output\":7}", nil, []string{"a", "b", "c", "d"}},
 			},
 		},
 	}

@@ -17,10 +17,10 @@ import (
 func TestFingerprint(t *testing.T) {
 	t.Parallel()
 	adapttest.CheckFingerprints(t, adapter.Messages, adapter.Compact,
-		adapttest.Pinned[*genai.Content]{Name: "tests", Msgs: func(*testing.T) []*genai.Content { return conversation() }, Want: "f868b23907398e9e64aab7d2400dcd338384a7e8aa3ff89a877af5f1b160fff4"},
-		adapttest.Pinned[*genai.Content]{Name: "bench", Msgs: func(*testing.T) []*genai.Content { return benchConversation(1000) }, Want: "6d47716721d3030f39b64fd814e7587c2dc357527f1ddd6d30d9561342a2fb0f"},
+		adapttest.Pinned[*genai.Content]{Name: "tests", Msgs: func(*testing.T) []*genai.Content { return conversation() }, Want: "a02b9fd1e6932e57fcbdc7c89c4112e1f0c680c2036dec93f160bbc6e1b870da"},
+		adapttest.Pinned[*genai.Content]{Name: "bench", Msgs: func(*testing.T) []*genai.Content { return benchConversation(1000) }, Want: "2077ba138f59cf53702e7019851fc56ca88192867523834bce405614091f111a"},
 		adapttest.Pinned[*genai.Content]{Name: "tau", Msgs: func(t *testing.T) []*genai.Content {
 			return adaptbench.Build(adaptbench.TauSteps(t, 1000), benchConstructors)
-		}, Want: "26817d02fbd7849f6b11a6bac4d0f9dd62978c08a38dc4ebf2e0aec1e4d35c67"},
+		}, Want: "e3cb78da7882a5a4be0a3bdc40ef3eda7276b6960423cc7be1e5702c72420bc5"},
 	)
 }

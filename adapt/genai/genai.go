@@ -3,9 +3,11 @@
 //
 // Role "model" maps to assistant, "user" (or empty, the SDK's default) to
 // user. Text for scoring comes from every part: text and thoughts, function
-// calls (name and args), function responses (name and response; a
-// response that is only {"output": s} or {"error": s}, s a string, reads as
-// name and s, since the Gemini API takes that s as the function's output),
+// calls (name and args), function responses (the response, without the
+// name, which its call already gives, as a tool result of the other SDKs
+// reads; a response that is only {"output": s} or {"error": s}, s a
+// string, reads as s, since the Gemini API takes that s as the function's
+// output),
 // executable code and its result, server tool calls and responses; inline
 // and file data count as "[image]" or "[document]"; a part with none of
 // these set is scored by its JSON. A function call and its response are
@@ -32,10 +34,7 @@
 // The caller's values are never modified, and every
 // value chitta did not mask is returned as it is. [Messages] of the
 // returned values gives the texts chitta counted, so they count
-// Stats.AfterTokens under the options' counter (exactly for a counter of words
-// or bytes, such as EstimateTokens; a counter of BPE tokens may differ by
-// a token per rewritten response, as chitta counts "name\ntext" where
-// [Messages] scores "name text"). Result.Messages hold
+// Stats.AfterTokens under the options' counter. Result.Messages hold
 // the masked texts as Content, with Raw nil (the synthetic Raw chitta
 // masked, see adapt/internal/adaptkit, is not returned).
 package genai
@@ -80,7 +79,7 @@ func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 				case p.FunctionResponse != nil:
 					if fr := p.FunctionResponse; fr.ID != "" {
 						if out, ok := outputText(fr.Response); ok {
-							b.NamedResultMessage(r, fr.ID, fr.Name, out)
+							b.ResultMessage(r, fr.ID, out)
 							continue
 						}
 					}
@@ -134,11 +133,16 @@ func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
 			if id == "" && len(st.pending) > 0 {
 				id, st.pending = st.pending[0], st.pending[1:]
 			}
-			if out, ok := outputText(p.FunctionResponse.Response); ok {
-				b.NamedResult(id, p.FunctionResponse.Name, out)
-			} else {
-				b.NamedResultJSON(id, p.FunctionResponse.Name, p.FunctionResponse.Response)
+			if id != "" {
+				b.ResultID(id)
 			}
+			b.OpenResult(id)
+			if out, ok := outputText(p.FunctionResponse.Response); ok {
+				b.Add(out)
+			} else {
+				b.AddJSON(p.FunctionResponse.Response)
+			}
+			b.CloseResult()
 		case p.ToolCall != nil:
 			if p.ToolCall.ID != "" {
 				b.CallID(p.ToolCall.ID)

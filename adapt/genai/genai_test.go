@@ -76,5 +76,5 @@ func Example() {
 		return
 	}
 	fmt.Println(len(out), res.Kept)
-	// Output: 3 [0 3 4]
+	// Output: 4 [0 1 2 4]
 }

@@ -13,8 +13,10 @@ import (
 )
 
 // TestFunctionScoringText pins the text chitta scores for function calls
-// and responses: the name, a space and the args or response as
-// encoding/json renders them (sorted keys, HTML-safe escapes, ES6 numbers).
+// and responses: a call's name, a space and its args, a response's
+// response (without the name, as a tool result of the other SDKs reads),
+// as encoding/json renders them (sorted keys, HTML-safe escapes, ES6
+// numbers).
 func TestFunctionScoringText(t *testing.T) {
 	t.Parallel()
 	msgs, err := adapter.Messages([]*genai.Content{
@@ -23,11 +25,11 @@ func TestFunctionScoringText(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Equal(t, `grep {"max":1e-7,"paths":["x.go","y.go"],"pattern":"a\u003cb \u0026\u0026 c"}`, msgs[0].Content)
-	assert.Equal(t, `grep {"err":null,"n":2,"ok":true,"output":"x.go:3: a\u003cb\ty.go:\"q\""}`, msgs[1].Content)
+	assert.Equal(t, `{"err":null,"n":2,"ok":true,"output":"x.go:3: a\u003cb\ty.go:\"q\""}`, msgs[1].Content)
 }
 
 // TestOutputResponseText: a response that is only {"output": s} or
-// {"error": s}, s a string, is scored as the name and s itself, as
+// {"error": s}, s a string, is scored as s itself, as
 // ParseMessages reads the same JSON; anything else as its JSON.
 func TestOutputResponseText(t *testing.T) {
 	t.Parallel()
@@ -35,11 +37,11 @@ func TestOutputResponseText(t *testing.T) {
 		response map[string]any
 		want     string
 	}{
-		{map[string]any{"output": `{"name": "Ann"}`}, `user {"name": "Ann"}`},
-		{map[string]any{"error": "card declined"}, "user card declined"},
-		{map[string]any{"output": "x", "n": 1}, `user {"n":1,"output":"x"}`},
-		{map[string]any{"output": 7}, `user {"output":7}`},
-		{map[string]any{"result": "x"}, `user {"result":"x"}`},
+		{map[string]any{"output": `{"name": "Ann"}`}, `{"name": "Ann"}`},
+		{map[string]any{"error": "card declined"}, "card declined"},
+		{map[string]any{"output": "x", "n": 1}, `{"n":1,"output":"x"}`},
+		{map[string]any{"output": 7}, `{"output":7}`},
+		{map[string]any{"result": "x"}, `{"result":"x"}`},
 	}
 	for _, tt := range tests {
 		msgs, err := adapter.Messages([]*genai.Content{

@@ -26,8 +26,8 @@ import (
 // message keeps the conversation's composed texts alive; a pooled Builder
 // also lets a message keep the composed text its slot held from the
 // previous conversation when it is equal, and finds the texts of the
-// messages that CallMessage and NamedResultMessage build from the same
-// strings as in one of the last two conversations, wherever they moved,
+// messages that CallMessage builds from the same strings as in one of
+// the last two conversations, wherever they moved,
 // without composing them (see memo). The zero value is ready for
 // Start; a Builder is not safe for concurrent use.
 type Builder struct {
@@ -163,39 +163,6 @@ func (b *Builder) callText(m *chitta.Message, name string, args any) bool {
 	b.buf = append(buf, '}')
 	b.remember(m, h, memoCall, name, key, s)
 	return true
-}
-
-// NamedResultMessage builds a whole message of role r that carries the
-// result of tool call id, scored as name + " " + output, as SetRole(r),
-// ResultID(id), AddResult(name, output) and End would, in one call. It
-// must come between messages.
-func (b *Builder) NamedResultMessage(r chitta.Role, id, name, output string) {
-	m := b.roled(r)
-	word := startsWord(name)
-	t, h, ok := "", uint64(0), false
-	if word && b.memo.gen != 0 {
-		t, h, ok = b.memo.recall(memoResult, name, output, "")
-	}
-	if ok {
-		b.recalled(m, t)
-	} else {
-		buf := append(b.buf, name...)
-		buf = append(buf, ' ')
-		b.buf = append(buf, output...)
-		if h != 0 {
-			b.remember(m, h, memoResult, name, output, "")
-		} else {
-			b.settle(m, word)
-		}
-	}
-	m.ToolResultIDs = b.results.one(id)
-	if m.ToolCallIDs != nil {
-		m.ToolCallIDs = nil
-	}
-	if b.mk != nil {
-		b.mk.namedResult(b.next, r, id, name, output)
-	}
-	b.next++
 }
 
 // roled returns the current slot with its role set to r.
@@ -336,16 +303,6 @@ func (b *Builder) AddCall(name, args string) {
 	b.addPair(name, args)
 	if b.mk != nil {
 		b.mk.call(b, piece{a: name, b: args})
-	}
-}
-
-// AddResult appends the piece name + " " + output (a tool's text output
-// as it is scored), like [Builder.AddCall]; masking leaves it alone (see
-// [Builder.NamedResult]).
-func (b *Builder) AddResult(name, output string) {
-	at := b.addPair(name, output)
-	if b.mk != nil {
-		b.mk.bufText(b, at)
 	}
 }
 

@@ -119,7 +119,7 @@ func buildTrial(t *testing.T, rng, mutate *rand.Rand, changed bool, start func(n
 			if rng.IntN(3) == 0 { // a whole message in one call
 				r, s, id := roles[rng.IntN(len(roles))], word(), word()
 				var ref adaptkit.Text
-				switch rng.IntN(4) {
+				switch rng.IntN(3) {
 				case 0:
 					b.Message(r, s)
 					ref.Add(s)
@@ -132,11 +132,6 @@ func buildTrial(t *testing.T, rng, mutate *rand.Rand, changed bool, start func(n
 					b.CallMessage(r, id, s, a)
 					ref.Add(s + " " + adaptkit.JSON(a))
 					want[i].ToolCallIDs = []string{id}
-				case 3:
-					out := word()
-					b.NamedResultMessage(r, id, s, out)
-					ref.Add(s + " " + out)
-					want[i].ToolResultIDs = []string{id}
 				}
 				want[i].Role, want[i].Content = r, ref.String()
 				continue
@@ -192,8 +187,8 @@ func buildTrial(t *testing.T, rng, mutate *rand.Rand, changed bool, start func(n
 	}
 }
 
-// TestBuilderMemo: a pooled Builder that finds the texts of tool calls and
-// named results by the identity of their strings (see memo) gives exactly
+// TestBuilderMemo: a pooled Builder that finds the texts of tool calls by
+// the identity of their strings (see memo) gives exactly
 // what a new Builder gives, whatever the conversations it saw before:
 // the same one again, one whose messages moved, one whose argument maps
 // are new maps or were changed in place, one whose strings are equal
@@ -232,7 +227,7 @@ func TestBuilderMemo(t *testing.T) {
 			case m.call:
 				b.CallMessage(chitta.RoleAssistant, m.id, m.name, m.args)
 			case m.name != "":
-				b.NamedResultMessage(chitta.RoleTool, m.id, m.name, m.output)
+				b.ResultMessage(chitta.RoleTool, m.id, m.output)
 			default:
 				b.Message(chitta.RoleUser, m.text)
 			}

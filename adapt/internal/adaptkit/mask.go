@@ -28,11 +28,8 @@ import (
 // text as a JSON string (chitta reads a string input as it is, so the
 // block reads back as the piece "N ARGS"), a result (the pieces between
 // OpenResult and CloseResult) is {"type":"tool_result","tool_use_id":ID,
-// "content":C}, C its one piece as a string or its pieces as text blocks,
-// and a named result (NamedResult, NamedResultJSON: the piece "N OUTPUT")
-// is a text block N followed by a tool_result block OUTPUT. chitta's
-// parser reads such a Raw back as exactly the message's Content (but for
-// a named result: "N\nOUTPUT" for "N OUTPUT", the same words), so a
+// "content":C}, C its one piece as a string or its pieces as text blocks.
+// chitta's parser reads such a Raw back as exactly the message's Content, so a
 // masked message's Content, which chitta reads back from its rewritten
 // Raw, is what the adapter's Messages gives for the rewritten value.
 //
@@ -52,8 +49,8 @@ import (
 // RewriteFunc makes the new value.
 
 // RewriteFunc returns a copy of orig in which the k-th tool result that
-// the adapter's BuildFunc declared for it (OpenResult, NamedResult,
-// NamedResultJSON, ResultMessage, NamedResultMessage, in order) has its
+// the adapter's BuildFunc declared for it (OpenResult, ResultMessage, in
+// order) has its
 // output replaced by texts[k], for each k with texts[k] != "" ("" leaves
 // that result as it is; a rewritten text is never empty). orig, and every
 // slice and pointer it shares with the caller, must not be modified: the
@@ -84,7 +81,6 @@ const (
 	pieceCallName              // id, a: name (names a call, adds no text)
 	pieceOpen                  // id: a result's call
 	pieceClose
-	pieceNamed // id, a: name, b: output (or buf[from:to])
 )
 
 // piece is one piece of the current message, as its Raw block shows it.
@@ -176,27 +172,6 @@ func (mk *maskBuild) appendUse(dst []byte, id, name string) []byte {
 	return appendString(dst, name)
 }
 
-// namedResult gives message i, one named result and nothing else, its
-// Raw.
-func (mk *maskBuild) namedResult(i int, r chitta.Role, id, name, output string) {
-	start := mk.startRaw(r)
-	mk.raw = append(mk.raw, `,"content":[`...)
-	mk.raw = mk.appendNamed(mk.raw, id, name, output)
-	mk.endRaw(i, start, true)
-}
-
-// appendNamed appends the blocks of a named result: its name as a text
-// block, its output as a tool_result block.
-func (mk *maskBuild) appendNamed(dst []byte, id, name, output string) []byte {
-	dst = append(dst, `{"type":"text","text":`...)
-	dst = appendString(dst, name)
-	dst = append(dst, `},{"type":"tool_result","tool_use_id":`...)
-	dst = appendString(dst, id)
-	dst = append(dst, `,"content":`...)
-	dst = appendString(dst, output)
-	return append(dst, '}')
-}
-
 // add records a piece of the current message.
 func (mk *maskBuild) add(p piece) { mk.pieces = append(mk.pieces, p) }
 
@@ -246,7 +221,7 @@ func (mk *maskBuild) end(b *Builder, i int, r chitta.Role) {
 	results, calls := false, false
 	for k := range mk.pieces {
 		switch mk.pieces[k].kind {
-		case pieceOpen, pieceNamed:
+		case pieceOpen:
 			results = true
 		case pieceCall, pieceCallName:
 			calls = calls || mk.pieces[k].id != ""
@@ -319,8 +294,6 @@ func (mk *maskBuild) full(b *Builder, i int, r chitta.Role) {
 		case pieceCall:
 			raw = append(mk.appendUse(raw, p.id, p.a), `,"input":`...)
 			raw = append(appendString(raw, second(p)), '}')
-		case pieceNamed:
-			raw = mk.appendNamed(raw, p.id, p.a, second(p))
 		case pieceOpen:
 			raw = append(raw, `{"type":"tool_result","tool_use_id":`...)
 			raw = append(appendString(raw, p.id), `,"content":`...)
@@ -330,7 +303,7 @@ func (mk *maskBuild) full(b *Builder, i int, r chitta.Role) {
 			}
 			var inner []*piece
 			for q := k + 1; q < end; q++ {
-				if k := mk.pieces[q].kind; k == pieceText || k == pieceCall || k == pieceNamed {
+				if k := mk.pieces[q].kind; k == pieceText || k == pieceCall {
 					inner = append(inner, &mk.pieces[q])
 				}
 			}
@@ -359,8 +332,8 @@ func (mk *maskBuild) full(b *Builder, i int, r chitta.Role) {
 }
 
 // appendText appends the text of p as a JSON string: a text piece's text,
-// or a call or named result piece's "name args" (inside a result, such a
-// piece reads as text).
+// or a call piece's "name args" (inside a result, such a piece reads as
+// text).
 func (mk *maskBuild) appendText(dst []byte, b *Builder, p *piece) []byte {
 	switch {
 	case p.kind == pieceText && p.to > p.from:
@@ -425,43 +398,6 @@ func (b *Builder) OpenResult(id string) {
 func (b *Builder) CloseResult() {
 	if b.mk != nil {
 		b.mk.add(piece{kind: pieceClose})
-	}
-}
-
-// NamedResult adds the output of a call of id ("" for none) to the tool
-// name, scored as name + " " + output (ResultID(id) and AddResult(name,
-// output)); masking may replace output.
-func (b *Builder) NamedResult(id, name, output string) {
-	if id != "" {
-		b.ResultID(id)
-	}
-	mark := b.open()
-	b.buf = append(b.buf, name...)
-	b.buf = append(b.buf, ' ')
-	b.buf = append(b.buf, output...)
-	b.close(mark)
-	if b.mk != nil {
-		b.mk.add(piece{kind: pieceNamed, id: id, a: name, b: output})
-	}
-}
-
-// NamedResultJSON is [Builder.NamedResult] with the output JSON(response)
-// (ResultID(id) and AddResultJSON(name, response)).
-func (b *Builder) NamedResultJSON(id, name string, response any) {
-	if id != "" {
-		b.ResultID(id)
-	}
-	mark := b.open()
-	at := len(b.buf) // after the separator, if any
-	b.buf = b.appendNamedJSON(b.buf, name, response, laneResult)
-	b.close(mark)
-	if b.mk != nil {
-		from := at + len(name) + 1
-		p := piece{kind: pieceNamed, id: id, a: name}
-		if len(b.buf) > from {
-			p.from, p.to = from, len(b.buf)
-		}
-		b.mk.add(p)
 	}
 }
 

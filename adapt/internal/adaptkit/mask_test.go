@@ -17,9 +17,8 @@ import (
 // TestMaskRawReadsBack is the property masking through the adapters
 // relies on: for any sequence of pieces, in mask mode, the synthetic Raw
 // of a message holding a declared result is valid JSON that
-// chitta.ParseMessages reads back as the message's Content (the same
-// words: a named result reads "name\noutput" for "name output") with the
-// message's tool IDs; every Raw is valid JSON; and a message with neither
+// chitta.ParseMessages reads back as exactly the message's Content, with
+// the message's tool IDs; every Raw is valid JSON; and a message with neither
 // tool IDs nor a result role has none.
 func TestMaskRawReadsBack(t *testing.T) {
 	t.Parallel()
@@ -36,23 +35,20 @@ func TestMaskRawReadsBack(t *testing.T) {
 		for i := range n {
 			if rng.IntN(4) == 0 {
 				r, id := roles[rng.IntN(len(roles))], "id"+word()
-				switch rng.IntN(4) {
+				switch rng.IntN(3) {
 				case 0:
 					b.Message(r, word())
 				case 1:
 					b.ResultMessage(r, id, word())
 				case 2:
 					b.CallMessage(r, id, word(), args[rng.IntN(len(args))])
-				case 3:
-					b.NamedResultMessage(r, id, "tool", word())
-					full[i] = true
 				}
 				continue
 			}
 			b.SetRole(roles[rng.IntN(len(roles))])
 			open := false
 			for range rng.IntN(6) {
-				switch rng.IntN(9) {
+				switch rng.IntN(7) {
 				case 0:
 					b.Add(word())
 				case 1:
@@ -73,14 +69,8 @@ func TestMaskRawReadsBack(t *testing.T) {
 					}
 					open = !open
 				case 5:
-					b.NamedResult("r"+word(), "tool", word())
-					full[i] = true
+					b.AddResultJSON("tool", args[rng.IntN(len(args))])
 				case 6:
-					b.NamedResultJSON("", "tool", args[rng.IntN(len(args))])
-					full[i] = true
-				case 7:
-					b.AddResult("tool", word())
-				case 8:
 					b.CallName("cn", "tool")
 				}
 			}
@@ -107,7 +97,7 @@ func TestMaskRawReadsBack(t *testing.T) {
 			}
 			parsed, err := chitta.ParseMessages(append(append([]byte{'['}, m.Raw...), ']'))
 			require.NoError(t, err, "trial %d message %d: %s", trial, i, m.Raw)
-			assert.Equal(t, strings.Fields(strings.ToValidUTF8(m.Content, "\uFFFD")), strings.Fields(parsed[0].Content), "trial %d message %d: %s", trial, i, m.Raw)
+			assert.Equal(t, strings.ToValidUTF8(m.Content, "\uFFFD"), parsed[0].Content, "trial %d message %d: %s", trial, i, m.Raw)
 		}
 	}
 }
@@ -165,8 +155,8 @@ func FuzzRewrittenTexts(f *testing.F) {
 	})
 }
 
-// FuzzResultContents: on any Raw the Builder writes (text, a declared
-// result, a named result, a call), and on it with a result's content
+// FuzzResultContents: on any Raw the Builder writes (text, declared
+// results of one and of two pieces, a call), and on it with a result's content
 // replaced by a JSON string as chitta's rewrite does, scanning for the
 // tool_result blocks finds what decoding finds.
 func FuzzResultContents(f *testing.F) {
@@ -183,7 +173,11 @@ func FuzzResultContents(f *testing.F) {
 		b.Add(output)
 		b.Add(text)
 		b.CloseResult()
-		b.NamedResult("r2", name, output)
+		b.ResultID("r2")
+		b.OpenResult("r2")
+		b.Add(name)
+		b.Add(output)
+		b.CloseResult()
 		b.CallID("c1")
 		b.AddCall(name, args)
 		b.End()

@@ -6,13 +6,12 @@ import (
 )
 
 // memo remembers, for a pooled Builder, the composed texts of the whole
-// messages CallMessage and NamedResultMessage built, by the identity of
-// the strings each text was composed from: a tool's name and output, or a
-// tool's name and the one key and string value of its arguments. Go
-// strings are immutable, so two strings with the same address and length
-// hold the same bytes (and an entry holds its strings, so their memory is
-// not reused for other bytes while it is remembered): a text composed from
-// the same strings is the same text. An agent compacting its history every
+// messages CallMessage built, by the identity of the strings each text was
+// composed from: a tool's name and the one key and string value of its
+// arguments. Go strings are immutable, so two strings with the same
+// address and length hold the same bytes (and an entry holds its strings,
+// so their memory is not reused for other bytes while it is remembered): a
+// text composed from the same strings is the same text. An agent compacting its history every
 // turn passes the same strings again, wherever its messages moved (the
 // messages kept last time and the new ones), and their texts are then
 // found here instead of composed, compared and cut again. Nothing mutable
@@ -40,12 +39,11 @@ type memo struct {
 }
 
 // A text's key is what it was composed from: its kind (memoCall: a
-// tool's name, the argument's key and its value; memoResult: a tool's name
-// and output, c empty) and those strings, compared by identity.
+// tool's name, the argument's key and its value; the only kind so far)
+// and those strings, compared by identity.
 // Kinds of key; zero is none.
 const (
 	memoCall uint8 = 1 + iota
-	memoResult
 )
 
 // memoEntry is a remembered text, alive while gen is this conversation's
