@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sync"
+	"unsafe"
 
 	"github.com/chitta-go/chitta"
 )
@@ -32,7 +34,9 @@ import (
 // (chitta reads a masked result's placeholder from it). Only messages
 // with tool results have a Raw worth comparing (most are short: a whole
 // result's Raw holds its ID, not its text), and masked ones are rewritten
-// again on every call, from the caller's current values.
+// again on every call, from the caller's current values (an SDK-only
+// field, such as a cache breakpoint, may have moved), with the texts
+// read from their Raw at the first call that returned them.
 //
 // Ownership. Result.Messages are chitta's: the converted messages, as the
 // chitta Compactor returns them. In mask mode the messages with tool
@@ -54,6 +58,22 @@ type Compactor[T any] struct {
 	mask    bool
 	build   BuildFunc[T]
 	rewrite RewriteFunc[T]
+
+	mu    sync.Mutex
+	texts map[*byte]maskedTexts // by the masked Raw's first byte: the texts read from it
+}
+
+// maskedTexts are the texts of the results chitta masked in raw, a masked
+// Raw of the last compaction's Result, as [RewrittenTexts] reads them
+// (from raw and the synthetic Raw it was masked from). A masked Raw is
+// returned, in the same memory, by every call until the next compaction,
+// always for the same message of the same conversation (a call between
+// compactions keeps the survivors only when the conversation extends the
+// compacted one, Raw included), so its texts are read once; holding raw
+// keeps its address from being reused while it is a key.
+type maskedTexts struct {
+	raw   []byte
+	texts []string
 }
 
 // NewCompactor returns a Compactor over chitta.NewCompactor(opts, p),
@@ -87,13 +107,43 @@ func (c *Compactor[T]) Compact(ctx context.Context, msgs []T) ([]T, *chitta.Resu
 	out := make([]T, len(res.Kept))
 	for j, i := range res.Kept {
 		out[j] = msgs[i]
-		if c.mask && masked(res, j, i, cm[i].Raw) {
-			if out[j], err = rewritten(msgs[i], i, cm[i].Raw, res.Messages[j].Raw, c.rewrite); err != nil {
-				return nil, nil, err
-			}
+	}
+	if c.mask {
+		if err := c.rewriteMasked(out, msgs, cm, res); err != nil {
+			return nil, nil, err
 		}
 	}
 	return out, res, nil
+}
+
+// rewriteMasked replaces in out, the values of msgs at res.Kept, those of
+// the messages chitta masked by their rewritten values; cm are msgs
+// converted in mask mode.
+func (c *Compactor[T]) rewriteMasked(out, msgs []T, cm []chitta.Message, res *chitta.Result) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.texts == nil || res.Stats.Compacted {
+		c.texts = map[*byte]maskedTexts{} // the last compaction's Raws only
+	}
+	for j, i := range res.Kept {
+		m := res.Messages[j].Raw
+		if !masked(res, j, i, cm[i].Raw) {
+			continue
+		}
+		e, ok := c.texts[unsafe.SliceData(m)]
+		if !ok || len(e.raw) != len(m) {
+			e.texts = nil
+		}
+		v, texts, err := rewritten(msgs[i], i, cm[i].Raw, m, e.texts, c.rewrite)
+		if err != nil {
+			return err
+		}
+		if !ok && len(m) > 0 {
+			c.texts[unsafe.SliceData(m)] = maskedTexts{m, texts}
+		}
+		out[j] = v
+	}
+	return nil
 }
 
 // masked reports whether chitta masked message i, kept at j, whose

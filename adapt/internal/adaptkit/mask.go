@@ -426,7 +426,7 @@ func compactMasked[T any](ctx context.Context, msgs []T, opts *chitta.Options, b
 	for j, i := range res.Kept {
 		out[j] = msgs[i]
 		if res.Scores[i].Masked {
-			if out[j], err = rewritten(msgs[i], i, cm[i].Raw, res.Messages[j].Raw, rewrite); err != nil {
+			if out[j], _, err = rewritten(msgs[i], i, cm[i].Raw, res.Messages[j].Raw, nil, rewrite); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -436,20 +436,24 @@ func compactMasked[T any](ctx context.Context, msgs []T, opts *chitta.Options, b
 }
 
 // rewritten returns orig, message i, rewritten with rewrite after chitta
-// masked its synthetic Raw raw into masked.
-func rewritten[T any](orig T, i int, raw, masked json.RawMessage, rewrite RewriteFunc[T]) (T, error) {
-	texts, err := RewrittenTexts(raw, masked)
-	if err != nil {
-		return orig, fmt.Errorf("%w: message %d: %v", errRewrite, i, err)
+// masked its synthetic Raw raw into masked, with the texts of the
+// results it read from them; texts, when not nil, are those texts, read
+// before from the same Raws.
+func rewritten[T any](orig T, i int, raw, masked json.RawMessage, texts []string, rewrite RewriteFunc[T]) (T, []string, error) {
+	if texts == nil {
+		var err error
+		if texts, err = RewrittenTexts(raw, masked); err != nil {
+			return orig, nil, fmt.Errorf("%w: message %d: %v", errRewrite, i, err)
+		}
 	}
 	if rewrite == nil {
-		return orig, fmt.Errorf("%w: message %d: no rewrite function", errRewrite, i)
+		return orig, nil, fmt.Errorf("%w: message %d: no rewrite function", errRewrite, i)
 	}
 	v, ok := rewrite(orig, texts)
 	if !ok {
-		return orig, fmt.Errorf("%w: message %d: %d results", errRewrite, i, len(texts))
+		return orig, nil, fmt.Errorf("%w: message %d: %d results", errRewrite, i, len(texts))
 	}
-	return v, nil
+	return v, texts, nil
 }
 
 // RewrittenTexts compares the tool_result blocks of orig, a synthetic Raw,
