@@ -56,3 +56,9 @@ func BenchmarkMessages(b *testing.B) {
 func BenchmarkCompactorLoop(b *testing.B) {
 	adaptbench.Loop(b, benchConversation(adaptbench.LoopLen(4096)), anthropic.Messages, anthropic.NewCompactor)
 }
+
+// BenchmarkCompactorLoopTau is BenchmarkCompactorLoop on the tau-bench
+// runs in the shared data (adaptbench.TauSteps).
+func BenchmarkCompactorLoopTau(b *testing.B) {
+	adaptbench.Loop(b, adaptbench.Build(adaptbench.TauSteps(b, adaptbench.LoopLen(4096)), benchConstructors), anthropic.Messages, anthropic.NewCompactor)
+}

@@ -103,3 +103,9 @@ func BenchmarkCompactorLoop(b *testing.B) {
 func BenchmarkResponsesCompactorLoop(b *testing.B) {
 	adaptbench.Loop(b, benchResponses(adaptbench.LoopLen(4096)), adapter.ResponsesMessages, adapter.NewResponsesCompactor)
 }
+
+// BenchmarkCompactorLoopTau is BenchmarkCompactorLoop on the tau-bench
+// runs in the shared data (adaptbench.TauSteps).
+func BenchmarkCompactorLoopTau(b *testing.B) {
+	adaptbench.Loop(b, adaptbench.Build(adaptbench.TauSteps(b, adaptbench.LoopLen(4096)), chatConstructors), adapter.Messages, adapter.NewCompactor)
+}
