@@ -10,15 +10,15 @@ import (
 	"github.com/chitta-go/chitta/adapt/internal/adaptkit"
 )
 
-// Compactor is [chitta.Compactor] for Gen AI SDK conversations ([]*genai.Content), for an
-// agent loop that calls Compact before every model call with the whole
-// conversation so far: it returns the values to send, the caller's own
-// (as [Compact] returns them), keeping the prompt's prefix unchanged
-// between compactions so that the provider's prompt cache stays warm.
-// A call that extends the previous call's conversation and fits
-// [chitta.Policy.MaxTokens] returns the previous call's values followed
-// by the new ones (Stats.Compacted false, Scores nil); otherwise it
-// compacts, as Compact with MaxTokens = [chitta.Policy.TargetTokens].
+// Compactor is [chitta.Compactor] for Gen AI SDK conversations
+// ([]*genai.Content), for an agent loop that calls Compact before every
+// model call with the whole conversation so far: it returns the values to
+// send, the caller's own (as [Compact] returns them), keeping the prompt's
+// prefix unchanged between compactions so that the provider's prompt cache
+// stays warm. A call that extends the previous call's conversation and fits
+// [chitta.Policy.MaxTokens] returns the previous call's values followed by
+// the new ones (Stats.Compacted false, Scores nil); otherwise it compacts,
+// as Compact with MaxTokens = [chitta.Policy.TargetTokens].
 //
 // Every call converts the whole conversation, as Compact does: between
 // compactions that conversion is nearly all of a call's cost (see
