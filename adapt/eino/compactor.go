@@ -3,6 +3,7 @@ package eino
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"github.com/cloudwego/eino/schema"
 
@@ -10,15 +11,15 @@ import (
 	"github.com/chitta-go/chitta/adapt/internal/adaptkit"
 )
 
-// Compactor is [chitta.Compactor] for eino conversations ([]*schema.Message), for an
-// agent loop that calls Compact before every model call with the whole
-// conversation so far: it returns the values to send, the caller's own
-// (as [Compact] returns them), keeping the prompt's prefix unchanged
-// between compactions so that the provider's prompt cache stays warm.
-// A call that extends the previous call's conversation and fits
-// [chitta.Policy.MaxTokens] returns the previous call's values followed
-// by the new ones (Stats.Compacted false, Scores nil); otherwise it
-// compacts, as Compact with MaxTokens = [chitta.Policy.TargetTokens].
+// Compactor is [chitta.Compactor] for eino conversations
+// ([]*schema.Message), for an agent loop that calls Compact before every
+// model call with the whole conversation so far: it returns the values to
+// send, the caller's own (as [Compact] returns them), keeping the prompt's
+// prefix unchanged between compactions so that the provider's prompt cache
+// stays warm. A call that extends the previous call's conversation and fits
+// [chitta.Policy.MaxTokens] returns the previous call's values followed by
+// the new ones (Stats.Compacted false, Scores nil); otherwise it compacts,
+// as Compact with MaxTokens = [chitta.Policy.TargetTokens].
 //
 // Every call converts the whole conversation, as Compact does: between
 // compactions that conversion is nearly all of a call's cost (see
@@ -39,7 +40,8 @@ import (
 // usable (Compact returns an error wrapping [chitta.ErrInvalidOption]); use
 // [NewCompactor].
 type Compactor struct {
-	c *adaptkit.Compactor[*schema.Message]
+	c      *adaptkit.Compactor[*schema.Message]
+	logger *slog.Logger // Options.Logger, for MessageModifier
 }
 
 // NewCompactor returns a Compactor compacting with opts (nil means the defaults)
@@ -49,7 +51,11 @@ func NewCompactor(opts *chitta.Options, p chitta.Policy) (*Compactor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Compactor{c}, nil
+	k := &Compactor{c: c}
+	if opts != nil {
+		k.logger = opts.Logger
+	}
+	return k, nil
 }
 
 // Compact returns the conversation msgs (the whole conversation so far) as
@@ -60,4 +66,27 @@ func (c *Compactor) Compact(ctx context.Context, msgs []*schema.Message) ([]*sch
 		return nil, nil, fmt.Errorf("%w: nil Compactor", chitta.ErrInvalidOption)
 	}
 	return c.c.Compact(ctx, msgs)
+}
+
+// MessageModifier returns a function for the MessageModifier field of an
+// eino agent's config, such as react.AgentConfig, that passes the
+// conversation through c before each model call: the agent's whole history
+// in, the messages to send out (see [Compactor]), so that the prompt's
+// prefix stays the same between compactions (the package's
+// [MessageModifier] compacts afresh at every call over its trigger). On an
+// error (an unknown role, ctx done) it returns the input unchanged and logs
+// to the Options' Logger, so the agent never loses messages to the
+// modifier. One Compactor follows one conversation: give each agent run
+// its own. The function is safe for concurrent use, as c is.
+func (c *Compactor) MessageModifier() func(ctx context.Context, input []*schema.Message) []*schema.Message {
+	return func(ctx context.Context, input []*schema.Message) []*schema.Message {
+		out, _, err := c.Compact(ctx, input)
+		if err != nil {
+			if c != nil && c.logger != nil {
+				c.logger.WarnContext(ctx, "chitta: compaction skipped", "err", err)
+			}
+			return input
+		}
+		return out
+	}
 }
