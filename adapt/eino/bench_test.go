@@ -47,3 +47,11 @@ func BenchmarkCompactTau(b *testing.B) {
 func BenchmarkMessages(b *testing.B) {
 	adaptbench.Messages(b, benchConversation(1000), adapter.Messages)
 }
+
+// BenchmarkCompactorLoop compares the Compactor between compactions
+// with chitta.Compactor on the converted messages (see adaptbench.Loop):
+// 1 000 messages and four more each call; run it with -benchtime <N>x,
+// N <= 4096.
+func BenchmarkCompactorLoop(b *testing.B) {
+	adaptbench.Loop(b, benchConversation(adaptbench.LoopLen(4096)), adapter.Messages, adapter.NewCompactor)
+}

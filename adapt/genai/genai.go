@@ -15,6 +15,12 @@
 // position (the k-th call of a model turn with the k-th ID-less response
 // after it), as the Gemini API pairs them.
 //
+// For an agent loop that compacts before every model call, [NewCompactor]
+// returns a Compactor: [chitta.Compactor] over the same values, which
+// returns the previous call's values plus the new ones between
+// compactions, so that the prompt's prefix, and the provider's prompt
+// cache, stay warm.
+//
 // # Masking
 //
 // With [chitta.Options.Mask] set, [Compact] masks function responses as

@@ -9,6 +9,12 @@
 // tool calls and the tool messages answering them (by tool call ID) are
 // kept or dropped together.
 //
+// For an agent loop that compacts before every model call, [NewCompactor]
+// returns a Compactor: [chitta.Compactor] over the same values, which
+// returns the previous call's values plus the new ones between
+// compactions, so that the prompt's prefix, and the provider's prompt
+// cache, stay warm.
+//
 // # Masking
 //
 // With [chitta.Options.Mask] set, [Compact] masks ToolCallResponse parts,

@@ -89,3 +89,23 @@ func BenchmarkMessages(b *testing.B) {
 func BenchmarkResponsesMessages(b *testing.B) {
 	adaptbench.Messages(b, benchResponses(1000), adapter.ResponsesMessages)
 }
+
+// BenchmarkCompactorLoop compares the chat Compactor between compactions
+// with chitta.Compactor on the converted messages (see adaptbench.Loop):
+// 1 000 messages and four more each call; run it with -benchtime <N>x,
+// N <= 4096.
+func BenchmarkCompactorLoop(b *testing.B) {
+	adaptbench.Loop(b, benchChat(adaptbench.LoopLen(4096)), adapter.Messages, adapter.NewCompactor)
+}
+
+// BenchmarkResponsesCompactorLoop is BenchmarkCompactorLoop for Responses
+// input items.
+func BenchmarkResponsesCompactorLoop(b *testing.B) {
+	adaptbench.Loop(b, benchResponses(adaptbench.LoopLen(4096)), adapter.ResponsesMessages, adapter.NewResponsesCompactor)
+}
+
+// BenchmarkCompactorLoopTau is BenchmarkCompactorLoop on the tau-bench
+// runs in the shared data (adaptbench.TauSteps).
+func BenchmarkCompactorLoopTau(b *testing.B) {
+	adaptbench.Loop(b, adaptbench.Build(adaptbench.TauSteps(b, adaptbench.LoopLen(4096)), chatConstructors), adapter.Messages, adapter.NewCompactor)
+}

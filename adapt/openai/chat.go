@@ -13,6 +13,12 @@
 // also kept or dropped with the item after it, and a compaction item is
 // always kept.
 //
+// For an agent loop that compacts before every model call, [NewCompactor]
+// ([NewResponsesCompactor] for Responses items) returns a Compactor:
+// [chitta.Compactor] over the same values, which returns the previous
+// call's values plus the new ones between compactions, so that the
+// prompt's prefix, and the provider's prompt cache, stay warm.
+//
 // # Masking
 //
 // With [chitta.Options.Mask] set, [Compact] masks tool messages and

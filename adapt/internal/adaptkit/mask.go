@@ -413,13 +413,11 @@ func (b *Builder) CallName(id, name string) {
 // compactMasked is CompactBuilt with opts.Mask set: the messages get
 // synthetic Raw, and each kept masked message is rewritten with rewrite.
 func compactMasked[T any](ctx context.Context, msgs []T, opts *chitta.Options, build BuildFunc[T], rewrite RewriteFunc[T]) ([]T, *chitta.Result, error) {
-	b := maskBuilders.Get().(*Builder)
-	defer b.release()
-	b.reuseMask(len(msgs))
-	if err := build(b, msgs); err != nil {
+	b, cm, err := built(msgs, true, build)
+	if err != nil {
 		return nil, nil, err
 	}
-	cm := b.Finish()
+	defer b.release()
 	res, err := chitta.Compact(ctx, cm, opts)
 	if err != nil {
 		return nil, nil, err
@@ -428,22 +426,34 @@ func compactMasked[T any](ctx context.Context, msgs []T, opts *chitta.Options, b
 	for j, i := range res.Kept {
 		out[j] = msgs[i]
 		if res.Scores[i].Masked {
-			texts, err := RewrittenTexts(cm[i].Raw, res.Messages[j].Raw)
-			if err != nil {
-				return nil, nil, fmt.Errorf("%w: message %d: %v", errRewrite, i, err)
+			if out[j], _, err = rewritten(msgs[i], i, cm[i].Raw, res.Messages[j].Raw, nil, rewrite); err != nil {
+				return nil, nil, err
 			}
-			if rewrite == nil {
-				return nil, nil, fmt.Errorf("%w: message %d: no rewrite function", errRewrite, i)
-			}
-			v, ok := rewrite(msgs[i], texts)
-			if !ok {
-				return nil, nil, fmt.Errorf("%w: message %d: %d results", errRewrite, i, len(texts))
-			}
-			out[j] = v
 		}
 		res.Messages[j].Raw = nil
 	}
 	return out, res, nil
+}
+
+// rewritten returns orig, message i, rewritten with rewrite after chitta
+// masked its synthetic Raw raw into masked, with the texts of the
+// results it read from them; texts, when not nil, are those texts, read
+// before from the same Raws.
+func rewritten[T any](orig T, i int, raw, masked json.RawMessage, texts []string, rewrite RewriteFunc[T]) (T, []string, error) {
+	if texts == nil {
+		var err error
+		if texts, err = RewrittenTexts(raw, masked); err != nil {
+			return orig, nil, fmt.Errorf("%w: message %d: %v", errRewrite, i, err)
+		}
+	}
+	if rewrite == nil {
+		return orig, nil, fmt.Errorf("%w: message %d: no rewrite function", errRewrite, i)
+	}
+	v, ok := rewrite(orig, texts)
+	if !ok {
+		return orig, nil, fmt.Errorf("%w: message %d: %d results", errRewrite, i, len(texts))
+	}
+	return v, texts, nil
 }
 
 // RewrittenTexts compares the tool_result blocks of orig, a synthetic Raw,

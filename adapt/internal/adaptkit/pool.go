@@ -41,13 +41,31 @@ func CompactBuilt[T any](ctx context.Context, msgs []T, opts *chitta.Options, bu
 	if opts != nil && opts.Mask != nil {
 		return compactMasked(ctx, msgs, opts, build, rewrite)
 	}
-	b := builders.Get().(*Builder)
-	defer b.release()
-	b.reuse(len(msgs))
-	if err := build(b, msgs); err != nil {
+	b, cm, err := built(msgs, false, build)
+	if err != nil {
 		return nil, nil, err
 	}
-	return compact(ctx, msgs, b.Finish(), opts)
+	defer b.release()
+	return compact(ctx, msgs, cm, opts)
+}
+
+// built converts msgs with build on a pooled Builder, in mask mode when
+// mask is set, and returns the Builder, to release once the messages are
+// no longer read, with the messages (which live in its memory until then).
+func built[T any](msgs []T, mask bool, build BuildFunc[T]) (*Builder, []chitta.Message, error) {
+	var b *Builder
+	if mask {
+		b = maskBuilders.Get().(*Builder)
+		b.reuseMask(len(msgs))
+	} else {
+		b = builders.Get().(*Builder)
+		b.reuse(len(msgs))
+	}
+	if err := build(b, msgs); err != nil {
+		b.release()
+		return nil, nil, err
+	}
+	return b, b.Finish(), nil
 }
 
 var builders = sync.Pool{New: func() any { return new(Builder) }}

@@ -1,0 +1,92 @@
+package eino
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/adapt/internal/adaptkit"
+)
+
+// Compactor is [chitta.Compactor] for eino conversations
+// ([]*schema.Message), for an agent loop that calls Compact before every
+// model call with the whole conversation so far: it returns the values to
+// send, the caller's own (as [Compact] returns them), keeping the prompt's
+// prefix unchanged between compactions so that the provider's prompt cache
+// stays warm. A call that extends the previous call's conversation and fits
+// [chitta.Policy.MaxTokens] returns the previous call's values followed by
+// the new ones (Stats.Compacted false, Scores nil); otherwise it compacts,
+// as Compact with MaxTokens = [chitta.Policy.TargetTokens].
+//
+// Every call converts the whole conversation, as Compact does: between
+// compactions that conversion is nearly all of a call's cost (see
+// BENCHMARKS.md). With Options.Mask, a value chitta masked is a new value,
+// as Compact makes it (see Masking in the package doc), made again from the
+// caller's value at every call until the next compaction drops or
+// restores it.
+//
+// Ownership: the returned slice is new at every call and the caller's; its
+// elements are the caller's values or new masked ones. Result.Messages are
+// chitta's converted messages, shared between the Results of the calls
+// between two compactions (see chitta.Compactor): do not modify them in
+// place. With Mask, those with tool calls or results carry the adapter's
+// synthetic Raw (JSON in Anthropic's block shape, not the SDK value's).
+//
+// A Compactor follows one conversation. It is safe for concurrent use: calls
+// convert concurrently and compact one at a time. The zero value is not
+// usable (Compact returns an error wrapping [chitta.ErrInvalidOption]); use
+// [NewCompactor].
+type Compactor struct {
+	c      *adaptkit.Compactor[*schema.Message]
+	logger *slog.Logger // Options.Logger, for MessageModifier
+}
+
+// NewCompactor returns a Compactor compacting with opts (nil means the defaults)
+// under policy p, as [chitta.NewCompactor] does, whose errors it returns.
+func NewCompactor(opts *chitta.Options, p chitta.Policy) (*Compactor, error) {
+	c, err := adaptkit.NewCompactor(opts, p, build, rewrite)
+	if err != nil {
+		return nil, err
+	}
+	k := &Compactor{c: c}
+	if opts != nil {
+		k.logger = opts.Logger
+	}
+	return k, nil
+}
+
+// Compact returns the conversation msgs (the whole conversation so far) as
+// the next model call should send it, with the Result (see [Compactor]). msgs
+// is not modified. Errors are those of Compact and ctx.Err().
+func (c *Compactor) Compact(ctx context.Context, msgs []*schema.Message) ([]*schema.Message, *chitta.Result, error) {
+	if c == nil {
+		return nil, nil, fmt.Errorf("%w: nil Compactor", chitta.ErrInvalidOption)
+	}
+	return c.c.Compact(ctx, msgs)
+}
+
+// MessageModifier returns a function for the MessageModifier field of an
+// eino agent's config, such as react.AgentConfig, that passes the
+// conversation through c before each model call: the agent's whole history
+// in, the messages to send out (see [Compactor]), so that the prompt's
+// prefix stays the same between compactions (the package's
+// [MessageModifier] compacts afresh at every call over its trigger). On an
+// error (an unknown role, ctx done) it returns the input unchanged and logs
+// to the Options' Logger, so the agent never loses messages to the
+// modifier. One Compactor follows one conversation: give each agent run
+// its own. The function is safe for concurrent use, as c is.
+func (c *Compactor) MessageModifier() func(ctx context.Context, input []*schema.Message) []*schema.Message {
+	return func(ctx context.Context, input []*schema.Message) []*schema.Message {
+		out, _, err := c.Compact(ctx, input)
+		if err != nil {
+			if c != nil && c.logger != nil {
+				c.logger.WarnContext(ctx, "chitta: compaction skipped", "err", err)
+			}
+			return input
+		}
+		return out
+	}
+}
