@@ -936,10 +936,10 @@ func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (in
 // build returns the masked form of m: its Raw with each rewritten result's
 // content replaced by a JSON string and every other byte kept, Content the
 // new text (or read back from that JSON when the message holds more than
-// its one result), and the linkage of m unchanged. A message built in Go
-// (Raw nil) gets the new text as Content. On failure (a rewritten JSON
-// that does not parse, which the fuzz tests have not found) it returns m
-// unchanged with mm.built false.
+// its one result: by chatContent, else by the parser), and the linkage of
+// m unchanged. A message built in Go (Raw nil) gets the new text as
+// Content. On failure (a rewritten JSON that does not parse, which the
+// fuzz tests have not found) it returns m unchanged with mm.built false.
 func (mm *maskedMessage) build(m *Message, cache *MaskCache, counter any) Message {
 	if mm.built {
 		return mm.msg
@@ -984,6 +984,8 @@ func (mm *maskedMessage) build(m *Message, cache *MaskCache, counter any) Messag
 	}
 	if mm.direct && len(mm.results) == 1 {
 		out.Content = mm.texts[0]
+	} else if content, ok := chatContent(out.Raw); ok {
+		out.Content = content // as the parser reads it back (mask_content.go)
 	} else {
 		var pr parser
 		parsed, err := pr.parse(-1, out.Raw)
