@@ -540,13 +540,11 @@ func resultsOf(m *Message) ([]toolResult, bool) {
 		}
 		out := rs[:0]
 		for _, r := range rs {
-			var sb strings.Builder
-			var linkage Message
-			content := r.spans[len(r.spans)-1]
-			if appendContent(&sb, &linkage, b[content.start:content.end], "", 1) != nil || len(linkage.ToolCallIDs)+len(linkage.ToolResultIDs) > 0 {
+			text, linked, ok := resultText(b, r.spans[len(r.spans)-1])
+			if !ok || linked {
 				continue // nested linkage: never rewritten
 			}
-			r.text = sb.String()
+			r.text = text
 			out = append(out, r)
 		}
 		return out, false

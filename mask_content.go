@@ -56,10 +56,39 @@ func chatContent(raw []byte) (string, bool) {
 		return "", false
 	}
 	var b strings.Builder
-	if !renderContent(&b, raw, content, 0) {
+	var linked bool
+	if !renderContent(&b, &linked, raw, content, 0) {
 		return "", false
 	}
 	return b.String(), true
+}
+
+// resultText returns what appendContent(…, depth 1) renders of the
+// content value at v of a tool_result block of raw, and whether that
+// content carries tool linkage of its own (a nested tool_use or
+// tool_result block with an ID); ok is false where appendContent fails.
+// It reads v itself when v is valid JSON of the shapes chatContent reads,
+// and asks appendContent otherwise.
+func resultText(raw []byte, v jsonSpan) (text string, linked, ok bool) {
+	if v.end-v.start >= 2 && raw[v.start] == '"' {
+		// unquoteAt checks a string as validString does while it decodes.
+		if s, ok := unquoteAt(raw, v); ok {
+			if strings.TrimSpace(s) == "" {
+				return "", false, true // addText adds nothing
+			}
+			return s, false, true
+		}
+	}
+	var b strings.Builder
+	if validValue(raw, v.start, 0) == v.end && renderContent(&b, &linked, raw, v, 1) {
+		return b.String(), linked, true
+	}
+	b.Reset()
+	var m Message
+	if appendContent(&b, &m, raw[v.start:v.end], "", 1) != nil {
+		return "", false, false
+	}
+	return b.String(), len(m.ToolCallIDs)+len(m.ToolResultIDs) > 0, true
 }
 
 // plainKey reports whether an object key is plain ASCII without escapes,
@@ -75,9 +104,10 @@ func plainKey(key []byte) bool {
 
 // renderContent adds the text of the content value v (null, a string or
 // an array of blocks), nested in depth tool_result blocks, to b as
-// appendContent does; false where appendContent fails or this reader
-// cannot say. raw is valid JSON.
-func renderContent(b *strings.Builder, raw []byte, v jsonSpan, depth int) bool {
+// appendContent does, and sets *linked when a block carries tool linkage
+// (an ID that appendContent adds to the message); false where
+// appendContent fails or this reader cannot say. v is valid JSON.
+func renderContent(b *strings.Builder, linked *bool, raw []byte, v jsonSpan, depth int) bool {
 	if isNullAt(raw, v) {
 		return true
 	}
@@ -100,7 +130,7 @@ func renderContent(b *strings.Builder, raw []byte, v jsonSpan, depth int) bool {
 		blk := el.val()
 		switch raw[blk.start] {
 		case '"':
-			if !renderContent(b, raw, blk, depth) {
+			if !renderContent(b, linked, raw, blk, depth) {
 				return false
 			}
 			continue
@@ -108,7 +138,7 @@ func renderContent(b *strings.Builder, raw []byte, v jsonSpan, depth int) bool {
 		default:
 			return false // not a block object
 		}
-		if !renderBlock(b, raw, blk.start, depth) {
+		if !renderBlock(b, linked, raw, blk.start, depth) {
 			return false
 		}
 	}
@@ -116,8 +146,8 @@ func renderContent(b *strings.Builder, raw []byte, v jsonSpan, depth int) bool {
 }
 
 // renderBlock adds the text of the block object at raw[at] to b as
-// appendContent does.
-func renderBlock(b *strings.Builder, raw []byte, at int, depth int) bool {
+// appendContent does (see renderContent).
+func renderBlock(b *strings.Builder, linked *bool, raw []byte, at int, depth int) bool {
 	var v [len(blockFields)]jsonSpan // the last value of each field
 	it := newMembers(raw, at)
 	for it.next() {
@@ -149,9 +179,11 @@ func renderBlock(b *strings.Builder, raw []byte, at int, depth int) bool {
 	case "redacted_thinking":
 		addText(b, "[redacted thinking]")
 	case "tool_use", "server_tool_use":
-		if _, ok := optStringAt(raw, id); !ok {
+		callID, ok := optStringAt(raw, id)
+		if !ok {
 			return false
 		}
+		*linked = *linked || callID != ""
 		n, ok := optStringAt(raw, name)
 		if !ok {
 			return false
@@ -162,10 +194,12 @@ func renderBlock(b *strings.Builder, raw []byte, at int, depth int) bool {
 		}
 		addText(b, n+" "+args)
 	case "tool_result", "web_search_tool_result":
-		if _, ok := optStringAt(raw, useID); !ok {
+		resultID, ok := optStringAt(raw, useID)
+		if !ok {
 			return false
 		}
-		if content.end > 0 && !renderContent(b, raw, content, depth+1) {
+		*linked = *linked || resultID != ""
+		if content.end > 0 && !renderContent(b, linked, raw, content, depth+1) {
 			return false
 		}
 	case "image", "image_url", "input_image":

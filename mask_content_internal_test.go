@@ -37,6 +37,8 @@ var contentSeeds = []string{
 	`{"role":"user","content":[{"type":"web_search_tool_result","tool_use_id":"w","content":[{"type":"web_search_result","title":"t","url":"u"}]},{"type":"image_url","image_url":{"url":"x"}},{"type":"input_file"},{"type":"unknown","text":"kept"},{"type":"unknown"},{"text":"untyped"}]}`,
 	`{"role":"tool","tool_call_id":"a","content":"plain string"}`,
 	`{"role":"user","content":"a string","tool_calls":null,"function_call":null,"tool_call_ids":null}`,
+	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"tool_use","id":"x","name":"n","input":{}}]},{"type":"tool_result","tool_use_id":"b","content":[{"type":"web_search_tool_result","tool_use_id":"w"}]}]}`,
+	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"tool_result","tool_use_id":"","content":"x"},{"type":"tool_use","id":null,"name":"n"}]}]}`,
 	// The reader leaves these to the parser (ok false).
 	`{"role":"assistant","content":"x","tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]}`,
 	`{"role":"user","content":[{"type":"text","text":"x"}],"tool_call_ids":["a","b"]}`,
@@ -54,6 +56,8 @@ var contentSeeds = []string{
 	`{"role":"user","content":[{"type":"text","text":"x"}],"n":1.}`,
 	`{"role":"user","content":[{"type":"text","text":"\x"}]}`,
 	`{"role":"user","content":[{"type":"tool_use","id":3,"name":"f"}]}`,
+	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"bad \u00zz"},{"type":"tool_result","tool_use_id":"b","content":[{"type":"text","text":1}]}]}`,
+	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":` + strings.Repeat(`[{"type":"tool_result","content":`, 17) + `"deep"` + strings.Repeat(`}]`, 17) + `}]}`,
 }
 
 // TestChatContent: on every seed, what chatContent reads (when it reads
@@ -61,7 +65,7 @@ var contentSeeds = []string{
 // handles.
 func TestChatContent(t *testing.T) {
 	t.Parallel()
-	handled := 13 // the seeds before the ones left to the parser
+	handled := 15 // the seeds before the ones left to the parser
 	for k, raw := range contentSeeds {
 		got, ok := chatContent([]byte(raw))
 		want, err := parsedContent([]byte(raw))
@@ -81,10 +85,12 @@ func TestChatContent(t *testing.T) {
 // TestChatContentRewrites is the property build relies on: for random
 // Anthropic-shaped messages with random tool_result blocks rewritten to
 // random texts (as build splices them), chatContent reads the rewritten
-// Raw and gives the parser's Content.
+// Raw and gives the parser's Content; and resultsOf's: resultText reads
+// each tool_result block as appendContent does.
 func TestChatContentRewrites(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(13, 11))
+	read := 0
 	for n := range 4000 {
 		raw := randomChatRaw(r)
 		want, err := parsedContent(raw)
@@ -103,7 +109,42 @@ func TestChatContentRewrites(t *testing.T) {
 		got, ok = chatContent(rewritten)
 		require.True(t, ok, "%s", rewritten)
 		require.Equal(t, want, got, "%d: %s", n, rewritten)
+		read += checkResultTexts(t, raw)
 	}
+	require.Greater(t, read, 1000, "results read by resultText itself")
+}
+
+// checkResultTexts checks that, on every top-level tool_result block of
+// raw (as resultsOf finds them), resultText gives appendContent's text,
+// linkage and failure, and returns how many it read without
+// appendContent.
+func checkResultTexts(t *testing.T, raw []byte) int {
+	t.Helper()
+	read := 0
+	for it := newMembers(raw, 0); it.next(); {
+		if !keyIs(it.key, "content") || it.start() >= len(raw) || raw[it.start()] != '[' {
+			continue
+		}
+		rs, _, end := blockResults(raw, it.start())
+		it.setEnd(end)
+		for _, r := range rs {
+			v := r.spans[len(r.spans)-1]
+			var sb strings.Builder
+			var m Message
+			err := appendContent(&sb, &m, raw[v.start:v.end], "", 1)
+			text, linked, ok := resultText(raw, v)
+			require.Equal(t, err == nil, ok, "%q", raw[v.start:v.end])
+			if ok {
+				require.Equal(t, sb.String(), text, "%q", raw[v.start:v.end])
+				require.Equal(t, len(m.ToolCallIDs)+len(m.ToolResultIDs) > 0, linked, "%q", raw[v.start:v.end])
+			}
+			var ignored bool
+			if validValue(raw, v.start, 0) == v.end && renderContent(&strings.Builder{}, &ignored, raw, v, 1) {
+				read++
+			}
+		}
+	}
+	return read
 }
 
 // rewriteResults replaces the content of each top-level tool_result
@@ -203,7 +244,8 @@ func randomChatRaw(r *rand.Rand) []byte {
 
 // FuzzChatContent: whatever chatContent reads, the parser accepts and
 // reads the same, for any input and for any rewrite of its tool_result
-// blocks; validJSON agrees with json.Valid (short of its nesting bound).
+// blocks; resultText reads each tool_result block as appendContent does;
+// validJSON agrees with json.Valid (short of its nesting bound).
 func FuzzChatContent(f *testing.F) {
 	for _, s := range contentSeeds {
 		f.Add(s, "[chitta: read_file output elided (120 tokens); values: A1, B2]")
@@ -228,6 +270,7 @@ func FuzzChatContent(f *testing.F) {
 			require.Equal(t, want, got, "%q", b)
 		}
 		check(b)
+		checkResultTexts(t, b)
 		if _, err := parsedContent(b); err == nil && json.Valid(b) {
 			check(rewriteResults(b, func(k int) (string, bool) { return text, k%2 == 0 || len(text) > 3 }))
 		}
