@@ -91,6 +91,19 @@ func resultText(raw []byte, v jsonSpan) (text string, linked, ok bool) {
 	return b.String(), len(m.ToolCallIDs)+len(m.ToolResultIDs) > 0, true
 }
 
+// plainKeyIs is keyIs for a key that plainKey accepts.
+func plainKeyIs(key []byte, field string) bool {
+	if len(key) != len(field) {
+		return false
+	}
+	for i := range key {
+		if lowerASCII(key[i]) != field[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // plainKey reports whether an object key is plain ASCII without escapes,
 // which keyIs matches exactly as encoding/json does.
 func plainKey(key []byte) bool {
@@ -155,7 +168,7 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, at int, depth int
 			return false
 		}
 		for k, f := range blockFields {
-			if keyIs(it.key, f) {
+			if plainKeyIs(it.key, f) {
 				v[k] = it.val()
 				break
 			}
@@ -268,13 +281,11 @@ func unquoteAt(raw []byte, v jsonSpan) (string, bool) {
 	s := raw[v.start+1 : v.end-1]
 	r := 0
 	for r < len(s) {
-		c := s[r]
-		if c == '\\' || c == '"' || c < ' ' {
-			break
-		}
-		if c < utf8.RuneSelf {
+		for r < len(s) && jsonPlain[s[r]] {
 			r++
-			continue
+		}
+		if r == len(s) || s[r] < utf8.RuneSelf {
+			break
 		}
 		rr, size := utf8.DecodeRune(s[r:])
 		if rr == utf8.RuneError && size == 1 {
@@ -447,6 +458,12 @@ func validLiteral(raw []byte, i int, lit string) int {
 // on a control byte or an escape JSON does not define.
 func validString(raw []byte, i int) int {
 	for j := i + 1; j < len(raw); j++ {
+		for j < len(raw) && stringPlain[raw[j]] {
+			j++
+		}
+		if j == len(raw) {
+			break
+		}
 		switch c := raw[j]; {
 		case c == '"':
 			return j + 1
@@ -471,6 +488,16 @@ func validString(raw []byte, i int) int {
 	}
 	return -1
 }
+
+// stringPlain holds the bytes a JSON string may hold as they are (all
+// but control bytes, '"' and '\\'; invalid UTF-8 included, as
+// encoding/json's scanner accepts it).
+var stringPlain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // validNumber returns the index after the number at raw[i]
 // (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?), or -1.
