@@ -17,7 +17,8 @@ import (
 // does. It handles the chat shape whose Content is its content alone; on
 // anything else (tool_calls, function_call, tool_call_ids, another shape,
 // a key that is not plain ASCII, input the parser rejects) it reports
-// false and the caller parses.
+// false and the caller parses. resultsOf reads the text of each
+// tool_result block the same way (resultText), once per message.
 
 // chatContent returns parse(-1, raw).Content, for a chat message whose
 // Content comes from its content member alone; ok is false when it cannot
