@@ -540,13 +540,11 @@ func resultsOf(m *Message) ([]toolResult, bool) {
 		}
 		out := rs[:0]
 		for _, r := range rs {
-			var sb strings.Builder
-			var linkage Message
-			content := r.spans[len(r.spans)-1]
-			if appendContent(&sb, &linkage, b[content.start:content.end], "", 1) != nil || len(linkage.ToolCallIDs)+len(linkage.ToolResultIDs) > 0 {
+			text, linked, ok := resultText(b, r.spans[len(r.spans)-1])
+			if !ok || linked {
 				continue // nested linkage: never rewritten
 			}
-			r.text = sb.String()
+			r.text = text
 			out = append(out, r)
 		}
 		return out, false
@@ -936,10 +934,10 @@ func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (in
 // build returns the masked form of m: its Raw with each rewritten result's
 // content replaced by a JSON string and every other byte kept, Content the
 // new text (or read back from that JSON when the message holds more than
-// its one result), and the linkage of m unchanged. A message built in Go
-// (Raw nil) gets the new text as Content. On failure (a rewritten JSON
-// that does not parse, which the fuzz tests have not found) it returns m
-// unchanged with mm.built false.
+// its one result: by chatContent, else by the parser), and the linkage of
+// m unchanged. A message built in Go (Raw nil) gets the new text as
+// Content. On failure (a rewritten JSON that does not parse, which the
+// fuzz tests have not found) it returns m unchanged with mm.built false.
 func (mm *maskedMessage) build(m *Message, cache *MaskCache, counter any) Message {
 	if mm.built {
 		return mm.msg
@@ -984,6 +982,8 @@ func (mm *maskedMessage) build(m *Message, cache *MaskCache, counter any) Messag
 	}
 	if mm.direct && len(mm.results) == 1 {
 		out.Content = mm.texts[0]
+	} else if content, ok := chatContent(out.Raw); ok {
+		out.Content = content // as the parser reads it back (mask_content.go)
 	} else {
 		var pr parser
 		parsed, err := pr.parse(-1, out.Raw)
