@@ -200,7 +200,14 @@ func (c *CalibratedCounter) put(k uint64, n int) {
 // cache_read_input_tokens (input_tokens alone leaves out the cached
 // prefix). An observation whose reported count is
 // not positive, or that has neither a remembered message nor a message the
-// base counts as more than 0 tokens, is ignored. A message remembered at 0
+// base counts as more than 0 tokens, is ignored; so is one whose reported
+// count is below an eighth of what its messages were billed before (their
+// remembered counts) and of what the base counts for the others, since no
+// tokenizer bills that little for text (a word is at least about one
+// token): such a report is not the call's input (input_tokens without the
+// cached prefix, or the output's count), and learning from it would leave
+// its messages counted at a fraction of their cost for as long as they
+// are remembered. A message remembered at 0
 // tokens (a report too small to give every message of its call a token)
 // counts as not remembered: the next observation of it attributes it
 // anew. Identical messages in one call share one count. msgs is not
@@ -259,6 +266,9 @@ func (c *CalibratedCounter) Observe(msgs []Message, reportedInputTokens int) {
 		return
 	}
 	reported := float64(reportedInputTokens)
+	if reported*calibrationImplausible < knownSum+sum[0] {
+		return
+	}
 	delta := reported - knownSum
 
 	c.mu.Lock()
@@ -560,6 +570,11 @@ func pieces(s string) (est float64, symbols, digits int) {
 // normal matrix. It was chosen on the replay of tiktoken/README.md, where
 // 0.5 to 2 do about equally well.
 const calibrationRidge = 1.0
+
+// calibrationImplausible is the factor by which an observation's report
+// may fall short of its messages' remembered and base counts before it is
+// ignored as not their bill (see Observe).
+const calibrationImplausible = 8
 
 // calibrationFirstSlack is how much more than the fit to later calls the
 // first calls of a conversation may cost before they count as carrying

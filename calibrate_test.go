@@ -376,9 +376,9 @@ func TestCalibratedCounterHugeKnownCount(t *testing.T) {
 // at 0 carried the whole call.
 func TestCalibratedCounterZeroCountRecovers(t *testing.T) {
 	t.Parallel()
-	msgs := []chitta.Message{
-		{Role: chitta.RoleUser, Content: "please read the config file and tell me the port"},
-		{Role: chitta.RoleAssistant, Content: "the port is 8080 as set in config.yaml"},
+	msgs := []chitta.Message{ // short, so that a report of 1 is plausible (an eighth of their words)
+		{Role: chitta.RoleUser, Content: "port?"},
+		{Role: chitta.RoleAssistant, Content: "8080"},
 		{Role: chitta.RoleUser, Content: "ok"},
 	}
 	c := chitta.NewCalibratedCounter(nil)
@@ -429,7 +429,7 @@ func TestCalibratedCounterCallSumsProperty(t *testing.T) {
 				}
 				msgs = append(msgs, chitta.Message{Role: roles[r.IntN(len(roles))], Content: text, ToolCallIDs: []string{fmt.Sprint(len(msgs))}})
 			}
-			reported += 1 + r.IntN(60)
+			reported += 3 + r.IntN(60) // at least an eighth of the new messages' words: a plausible bill
 			c.Observe(msgs, reported)
 			require.Equal(t, reported, totalTokens(c, msgs), "seed %d, call %d", seed, step)
 		}
@@ -645,4 +645,34 @@ func BenchmarkCalibratedCount(b *testing.B) {
 			c.Observe(msgs, want)
 		}
 	})
+}
+
+// A report far below what its messages can cost (here 3 tokens for 300
+// words, as input_tokens without the cached prefix reads) is ignored:
+// learning from it left those messages at a token each for good, and the
+// next new message carried every later report (it failed before: counts
+// [1 1 1 507 127 127]).
+func TestCalibratedCounterImplausibleReport(t *testing.T) {
+	t.Parallel()
+	var msgs []chitta.Message
+	for i := range 6 {
+		msgs = append(msgs, chitta.Message{Role: chitta.RoleUser, Content: strings.Repeat(fmt.Sprintf("word%d ", i), 100)})
+	}
+	c := chitta.NewCalibratedCounter(nil)
+	c.Observe(msgs[:3], 3)
+	assert.Zero(t, c.Observations(), "an implausible report is not an observation")
+	assert.Equal(t, chitta.EstimateTokens(msgs[0].Content), c.CountTokens(msgs[0].Content))
+	for k := 4; k <= 6; k++ {
+		c.Observe(msgs[:k], 130*k)
+		require.Equal(t, 130*k, totalTokens(c, msgs[:k]), "the counts of the call's messages sum to its report")
+	}
+	assert.Equal(t, 3, c.Observations())
+	for i, m := range msgs {
+		n := totalTokens(c, []chitta.Message{m})
+		assert.InDelta(t, 130, n, 30, "message %d: each of six alike messages costs about a sixth of 780", i)
+	}
+
+	// A report at an eighth of the remembered counts is still taken.
+	c.Observe(msgs, 780/8+1)
+	assert.Equal(t, 4, c.Observations())
 }
