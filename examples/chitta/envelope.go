@@ -34,7 +34,7 @@ func readEnvelope(data []byte, session bool) (*envelope, *rpcResponse) {
 		return nil, rpcError(nullID, jsonrpc.CodeParseError, "parse error: the request starts with a byte order mark (send UTF-8 JSON without one)")
 	}
 	if !json.Valid(data) {
-		return nil, rpcError(nullID, jsonrpc.CodeParseError, "parse error: the request is not valid JSON")
+		return nil, rpcError(nullID, jsonrpc.CodeParseError, "%s", parseErrorMessage(json.Unmarshal(data, new(json.RawMessage))))
 	}
 	if data[0] != '{' {
 		if data[0] == '[' {

@@ -189,7 +189,21 @@ func (a *app) oneShot(ctx context.Context, first json.RawMessage, w io.Writer) e
 // writeParseError answers a first value on stdin that is not JSON.
 func (a *app) writeParseError(w io.Writer, err error) error {
 	a.log.Debug("one-shot", "err", err)
-	return writeResponse(w, rpcError(nullID, jsonrpc.CodeParseError, "parse error: the request is not valid JSON"))
+	return writeResponse(w, rpcError(nullID, jsonrpc.CodeParseError, "%s", parseErrorMessage(err)))
+}
+
+// maxJSONDepth is encoding/json's nesting limit, beyond which it rejects
+// any JSON text.
+const maxJSONDepth = 10000
+
+// parseErrorMessage is the -32700 message for a request that is not
+// JSON, err the decoder's error: JSON nested beyond the decoder's limit
+// says so, since it is valid JSON that cannot be read.
+func parseErrorMessage(err error) string {
+	if err != nil && strings.Contains(err.Error(), "exceeded max depth") {
+		return fmt.Sprintf("parse error: the request nests deeper than %d levels, the JSON decoder's limit", maxJSONDepth)
+	}
+	return "parse error: the request is not valid JSON"
 }
 
 // writeResponse writes resp as one line and returns errRequestFailed

@@ -96,7 +96,8 @@ func TestSessionMalformedFrames(t *testing.T) {
 		msg  string
 	}{
 		{name: "not JSON", line: `this is not json`, code: jsonrpc.CodeParseError, id: "null", msg: "parse error"},
-		{name: "NaN", line: `NaN`, code: jsonrpc.CodeParseError, id: "null"},
+		{name: "NaN", line: `NaN`, code: jsonrpc.CodeParseError, id: "null", msg: "not valid JSON"},
+		{name: "nested beyond the decoder's limit", line: strings.Repeat("[", 10001) + strings.Repeat("]", 10001), code: jsonrpc.CodeParseError, id: "null", msg: "nests deeper than 10000 levels"},
 		{name: "byte order mark", line: "\xef\xbb\xbf" + `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, code: jsonrpc.CodeParseError, id: "null", msg: "byte order mark"},
 		{name: "unterminated string", line: `{"jsonrpc":"2.0","id":1,"method":"tools/li`, code: jsonrpc.CodeParseError, id: "null"},
 		{name: "unterminated object", line: `{"jsonrpc":"2.0","id":1,`, code: jsonrpc.CodeParseError, id: "null"},
