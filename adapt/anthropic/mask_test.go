@@ -99,6 +99,7 @@ func TestCompactMasks(t *testing.T) {
 		t.Run(tc.Name, func(t *testing.T) {
 			t.Parallel()
 			in, out, res := adapttest.Masked(t, conv, anthropic.Compact, anthropic.Messages, tc.Opts)
+			adapttest.ValidWire(t, out, "the returned values")
 			require.Positive(t, res.Stats.Masked)
 			names := nameOf(in)
 			rewritten := 0
@@ -147,6 +148,7 @@ func TestCompactMasksResultsSeparately(t *testing.T) {
 		return msgs
 	}
 	_, out, res := adapttest.Masked(t, conv, anthropic.Compact, anthropic.Messages, &chitta.Options{TargetRatio: 0.3, Mask: &chitta.MaskOptions{Actions: chitta.ActionsOff}})
+	adapttest.ValidWire(t, out, "the returned values")
 	some := 0
 	for j, i := range res.Kept {
 		if res.Scores[i].Masked {

@@ -46,6 +46,7 @@ func TestCompactMasks(t *testing.T) {
 		t.Run(tc.Name, func(t *testing.T) {
 			t.Parallel()
 			in, out, res := adapttest.Masked(t, toolTurns, adapter.Compact, adapter.Messages, tc.Opts)
+			adapttest.ValidWire(t, out, "the returned values")
 			require.Positive(t, res.Stats.Masked)
 			for j, i := range res.Kept {
 				if !res.Scores[i].Masked {

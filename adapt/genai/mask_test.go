@@ -88,6 +88,7 @@ func TestCompactMasks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			in, out, res := adapttest.Masked(t, tc.conv, adapter.Compact, adapter.Messages, tc.opts)
+			adapttest.ValidWire(t, out, "the returned values")
 			require.Positive(t, res.Stats.Masked)
 			for j, i := range res.Kept {
 				if !res.Scores[i].Masked {
@@ -127,6 +128,7 @@ func TestCompactMasksMultiResult(t *testing.T) {
 	t.Parallel()
 	opts := &chitta.Options{TargetRatio: 0.3, Mask: &chitta.MaskOptions{ExcludeTools: []string{"grep"}}}
 	in, out, res := adapttest.Masked(t, parallel, adapter.Compact, adapter.Messages, opts)
+	adapttest.ValidWire(t, out, "the returned values")
 	some := 0
 	for j, i := range res.Kept {
 		if !res.Scores[i].Masked {
@@ -148,6 +150,7 @@ func TestCompactCutsRecent(t *testing.T) {
 	t.Parallel()
 	opts := &chitta.Options{TargetRatio: 1, Mask: &chitta.MaskOptions{MaxResultTokens: 60}}
 	in, out, res := adapttest.Masked(t, readFiles, adapter.Compact, adapter.Messages, opts)
+	adapttest.ValidWire(t, out, "the returned values")
 	require.Equal(t, len(in), len(out))
 	last := responses(out[len(out)-1])[0].Response["output"].(string)
 	assert.Contains(t, last, "[chitta: read_file output cut from")

@@ -67,6 +67,7 @@ func TestCompactMasks(t *testing.T) {
 		t.Run(tc.Name, func(t *testing.T) {
 			t.Parallel()
 			in, out, res := adapttest.Masked(t, toolChat, adapter.Compact, adapter.Messages, tc.Opts)
+			adapttest.ValidWire(t, out, "the returned values")
 			require.Positive(t, res.Stats.Masked)
 			names := nameOfCall(in)
 			legacy := 0
@@ -126,6 +127,7 @@ func TestCompactResponsesMasks(t *testing.T) {
 		{TargetRatio: 1, Mask: &chitta.MaskOptions{MaxResultTokens: 60}},
 	} {
 		in, out, res := adapttest.Masked(t, responsesItems, adapter.CompactResponses, adapter.ResponsesMessages, opts)
+		adapttest.ValidWire(t, out, "the returned values")
 		require.Positive(t, res.Stats.Masked)
 		custom := 0
 		for j, i := range res.Kept {

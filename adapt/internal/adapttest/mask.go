@@ -1,6 +1,8 @@
 package adapttest
 
 import (
+	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -89,6 +91,20 @@ func Masked[T any](t *testing.T, conversation func() []T, compact CompactFunc[T]
 	return in, out, res
 }
 
+// ValidWire checks that vals, as the SDK's own encoding/json renders them
+// (the JSON its client sends), read back with chitta.ParseMessages as a
+// conversation a provider accepts (chitta.Validate): every call answered,
+// every result after its call, a user turn first.
+func ValidWire[T any](t *testing.T, vals []T, what string) {
+	t.Helper()
+	data, err := json.Marshal(vals)
+	require.NoError(t, err, "%s marshal", what)
+	msgs, err := chitta.ParseMessages(data)
+	require.NoError(t, err, "%s: the SDK's JSON reads back", what)
+	require.Len(t, msgs, len(vals), what)
+	assert.NoError(t, chitta.Validate(msgs), "%s: a provider accepts it: %s", what, data)
+}
+
 // pinnedOver reports whether the pinned messages alone count more than
 // budget (chitta then returns them anyway).
 func pinnedOver(res *chitta.Result, budget int) bool {
@@ -167,6 +183,7 @@ func MaskProperty[T any](t *testing.T, trials int, gen func(rng *rand.Rand) []T,
 		seed := rng.Uint64()
 		conv := func() []T { return gen(rand.New(rand.NewPCG(seed, 29))) }
 		in, out, res := Masked(t, conv, compact, messages, opts)
+		ValidWire(t, out, fmt.Sprintf("trial %d", trial))
 		for j, i := range res.Kept {
 			if !res.Scores[i].Masked {
 				continue
