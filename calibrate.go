@@ -201,13 +201,16 @@ func (c *CalibratedCounter) put(k uint64, n int) {
 // prefix). An observation whose reported count is
 // not positive, or that has neither a remembered message nor a message the
 // base counts as more than 0 tokens, is ignored; so is one whose reported
-// count is below an eighth of what its messages were billed before (their
-// remembered counts) and of what the base counts for the others, since no
-// tokenizer bills that little for text (a word is at least about one
-// token): such a report is not the call's input (input_tokens without the
-// cached prefix, or the output's count), and learning from it would leave
-// its messages counted at a fraction of their cost for as long as they
-// are remembered. A message remembered at 0
+// count is below an eighth of what its messages cost at least (for each,
+// its base count of content and framing, or what it was billed before
+// when that is less), since no tokenizer bills that little for text (a
+// word is at least about one token): such a report is not the call's
+// input (input_tokens without the cached prefix, or the output's count),
+// and learning from it would leave its messages counted at a fraction of
+// their cost for as long as they are remembered. (A report under an
+// eighth of the remembered counts alone is taken when the base counts
+// allow it: the tokens the provider adds to every call, remembered with
+// the first messages, may have fallen.) A message remembered at 0
 // tokens (a report too small to give every message of its call a token)
 // counts as not remembered: the next observation of it attributes it
 // anew. Identical messages in one call share one count. msgs is not
@@ -266,7 +269,7 @@ func (c *CalibratedCounter) Observe(msgs []Message, reportedInputTokens int) {
 		return
 	}
 	reported := float64(reportedInputTokens)
-	if reported*calibrationImplausible < knownSum+sum[0] {
+	if limit := reported * calibrationImplausible; limit < knownSum+sum[0] && limit < knownFloor(items, tc, fc)+sum[0] {
 		return
 	}
 	delta := reported - knownSum
@@ -300,6 +303,29 @@ func (c *CalibratedCounter) Observe(msgs []Message, reportedInputTokens int) {
 			c.remember(it, share.next(delta*float64(it.copies)*it.estimate/estSum))
 		}
 	}
+}
+
+// knownFloor returns the least the remembered messages of items can cost:
+// each at its remembered count or at its base count (content and
+// framing), whichever is less. A remembered count carries its share of
+// the tokens the provider added to the call that first sent the message
+// (tool schemas), which may be gone since; the base count is the text's.
+// It is counted only for a report that looks implausible against the
+// remembered counts (the base may be slow).
+func knownFloor(items []observed, tc TokenCounter, fc FramingCounter) float64 {
+	var floor float64
+	for j := range items {
+		it := &items[j]
+		if it.known < 0 {
+			continue
+		}
+		base := float64(max(0, tc.CountTokens(it.msg.Content)))
+		if fc != nil {
+			base += float64(max(0, fc.FramingTokens(it.msg)))
+		}
+		floor += float64(it.copies) * min(float64(it.known), base)
+	}
+	return floor
 }
 
 // observed is one distinct message of an observation.
@@ -572,8 +598,8 @@ func pieces(s string) (est float64, symbols, digits int) {
 const calibrationRidge = 1.0
 
 // calibrationImplausible is the factor by which an observation's report
-// may fall short of its messages' remembered and base counts before it is
-// ignored as not their bill (see Observe).
+// may fall short of what its messages cost at least before it is ignored
+// as not their bill (see Observe).
 const calibrationImplausible = 8
 
 // calibrationFirstSlack is how much more than the fit to later calls the

@@ -676,3 +676,26 @@ func TestCalibratedCounterImplausibleReport(t *testing.T) {
 	c.Observe(msgs, 780/8+1)
 	assert.Equal(t, 4, c.Observations())
 }
+
+// TestCalibratedCounterHiddenTokensDrop: when the tokens a provider adds to
+// every call fall (tool schemas removed, or a conversation without them
+// resending a message first observed with them), the reports are the
+// bill of the messages sent, although under an eighth of what the first
+// messages were remembered at: the counter rescales to them instead of
+// ignoring every later report and over-counting by the old hidden tokens
+// for good.
+func TestCalibratedCounterHiddenTokensDrop(t *testing.T) {
+	t.Parallel()
+	conv := distinctConversation(5, 60)
+	c := chitta.NewCalibratedCounter(nil)
+	const schema = 20000
+	for k := 2; k <= 6; k++ {
+		c.Observe(conv[:k], truth(conv[:k])+schema)
+	}
+	require.InEpsilon(t, truth(conv[:6])+schema, totalTokens(c, conv[:6]), 0.01)
+	for k := 7; k <= 40; k++ {
+		c.Observe(conv[:k], truth(conv[:k]))
+	}
+	assert.Equal(t, 5+34, c.Observations(), "every report after the drop is taken")
+	assert.InEpsilon(t, truth(conv[:40]), totalTokens(c, conv[:40]), 0.05)
+}

@@ -637,8 +637,13 @@ func callNamesIn(raw json.RawMessage, i int) (calls []idName, fcall bool) {
 		for el.next() {
 			idv, nv, end := memberPair(b, el.start(), "id", nameKey)
 			if id, ok := stringAt(b, idv); ok && idv.end > 0 {
-				if nameKey == "function" && nv.end > 0 {
-					nv, _, _ = memberPair(b, nv.start, "name", "")
+				if nameKey == "function" {
+					if nv.end == 0 { // a custom tool's call names its tool under "custom"
+						nv, _, _ = memberPair(b, el.start(), "custom", "")
+					}
+					if nv.end > 0 {
+						nv, _, _ = memberPair(b, nv.start, "name", "")
+					}
 				}
 				name, _ := stringAt(b, nv)
 				out = append(out, idName{id, name})

@@ -128,8 +128,8 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 }
 
 // ParseMessages reads a JSON array of chat messages in OpenAI format
-// (string or part-array content, tool_calls / tool_call_id, legacy
-// function_call), Anthropic format (text, thinking, tool_use and tool_result
+// (string or part-array content, tool_calls of functions or custom tools /
+// tool_call_id, legacy function_call), Anthropic format (text, thinking, tool_use and tool_result
 // blocks) or SWE-agent format (tool_call_ids), mixed freely. It also reads
 // OpenAI Responses input items (function_call / function_call_output and
 // the other *_call / *_call_output pairs linked by call_id; a reasoning item
@@ -247,6 +247,10 @@ func (p *parser) parseChat(index int, raw json.RawMessage, w *wireMessage) (Mess
 					Name      json.RawMessage `json:"name"`
 					Arguments json.RawMessage `json:"arguments"`
 				} `json:"function"`
+				Custom struct { // a custom (freeform) tool's call
+					Name  json.RawMessage `json:"name"`
+					Input json.RawMessage `json:"input"`
+				} `json:"custom"`
 			}
 			field := "tool_calls[" + strconv.Itoa(j) + "]"
 			if err := json.Unmarshal(c, &call); err != nil || !isObject(c) {
@@ -259,11 +263,15 @@ func (p *parser) parseChat(index int, raw json.RawMessage, w *wireMessage) (Mess
 			if id != "" {
 				m.ToolCallIDs = append(m.ToolCallIDs, id)
 			}
-			name, ok := optString(call.Function.Name)
-			if !ok {
-				return fail(field+".function.name", "want a string")
+			fn, nameField, args := &call.Function.Name, field+".function.name", call.Function.Arguments
+			if isNull(*fn) && isNull(args) && (!isNull(call.Custom.Name) || !isNull(call.Custom.Input)) {
+				fn, nameField, args = &call.Custom.Name, field+".custom.name", call.Custom.Input
 			}
-			addText(&b, name+" "+argumentsText(call.Function.Arguments))
+			name, ok := optString(*fn)
+			if !ok {
+				return fail(nameField, "want a string")
+			}
+			addText(&b, name+" "+argumentsText(args))
 		}
 	}
 	if !isNull(w.FunctionCall) {

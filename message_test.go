@@ -27,6 +27,8 @@ func TestParseMessagesFormats(t *testing.T) {
 		{"openai parts", `{"role":"user","content":[{"type":"text","text":"look"},{"type":"image_url","image_url":{"url":"x"}}]}`, "user", "look\n[image]", nil, nil},
 		{"openai tool calls", `{"role":"assistant","content":"checking","tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_user","arguments":"{\"id\":\"u7\"}"}},{"id":"call_2","type":"function","function":{"name":"ls","arguments":"{}"}}]}`,
 			"assistant", "checking\nget_user {\"id\":\"u7\"}\nls {}", []string{"call_1", "call_2"}, nil},
+		{"openai custom tool call", `{"role":"assistant","content":null,"tool_calls":[{"id":"call_p","type":"custom","custom":{"name":"apply_patch","input":"*** Begin Patch\n+x"}},{"id":"call_2","type":"function","function":{"name":"ls","arguments":"{}"}}]}`,
+			"assistant", "apply_patch *** Begin Patch\n+x\nls {}", []string{"call_p", "call_2"}, nil},
 		{"openai tool result", `{"role":"tool","tool_call_id":"call_1","name":"get_user","content":"{\"name\":\"Ann\"}"}`, "tool", `{"name":"Ann"}`, nil, []string{"call_1"}},
 		{"swe-agent results", `{"role":"tool","content":[{"type":"text","text":"out"}],"tool_call_ids":["a","b"]}`, "tool", "out", nil, []string{"a", "b"}},
 		{"anthropic blocks", `{"role":"assistant","content":[{"type":"thinking","thinking":"hmm","signature":"s"},{"type":"text","text":"Let me look."},{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/a/b.go"}}]}`,

@@ -137,6 +137,8 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 					b.Add(c.OfText.Text)
 				case c.OfImage != nil:
 					b.Add("[image]")
+				case c.OfDocument != nil:
+					b.Add("[document]")
 				default:
 					b.AddJSON(c)
 				}

@@ -2,6 +2,7 @@ package anthropic_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"github.com/chitta-go/chitta/adapt/internal/adapttest"
 	"strings"
@@ -63,6 +64,35 @@ func TestMessagesServerToolsAndUnknownBlocks(t *testing.T) {
 	assert.Equal(t, []string{"srv_1"}, cm[0].ToolResultIDs)
 	assert.Contains(t, cm[0].Content, `web_search {"query":"go 1.26"}`)
 	assert.Contains(t, cm[1].Content, "release notes", "an unknown block is scored by its JSON")
+}
+
+// TestMessagesDocumentInToolResult: a document returned in a tool_result
+// is scored as "[document]", as a document block elsewhere in a message is
+// and as chitta.ParseMessages reads the SDK's JSON of it, never by its
+// JSON, whose base64 data an exact tokenizer would count as tens of
+// thousands of tokens.
+func TestMessagesDocumentInToolResult(t *testing.T) {
+	t.Parallel()
+	data := strings.Repeat("JVBERi0xLjQKJcfsj6IKNSAwIG9iago8PC9MZW5ndGgg", 200)
+	r := sdk.NewToolResultBlock("tu_1", "", false)
+	r.OfToolResult.Content = []sdk.ToolResultBlockParamContentUnion{
+		{OfText: &sdk.TextBlockParam{Text: "the report"}},
+		{OfDocument: &sdk.DocumentBlockParam{Source: sdk.DocumentBlockParamSourceUnion{OfBase64: &sdk.Base64PDFSourceParam{Data: data}}}},
+	}
+	msgs := []sdk.MessageParam{
+		sdk.NewUserMessage(sdk.NewTextBlock("Fetch the report")),
+		sdk.NewAssistantMessage(sdk.NewToolUseBlock("tu_1", map[string]any{"name": "q3.pdf"}, "fetch")),
+		sdk.NewUserMessage(r),
+	}
+	cm, err := anthropic.Messages(msgs)
+	require.NoError(t, err)
+	assert.Equal(t, "the report\n[document]", cm[2].Content)
+	assert.Equal(t, []string{"tu_1"}, cm[2].ToolResultIDs)
+	wire, err := json.Marshal(msgs)
+	require.NoError(t, err)
+	parsed, err := chitta.ParseMessages(wire)
+	require.NoError(t, err)
+	assert.Equal(t, parsed[2].Content, cm[2].Content, "as chitta.ParseMessages reads it")
 }
 
 func Example() {

@@ -85,3 +85,47 @@ func TestCompactMasks(t *testing.T) {
 		})
 	}
 }
+
+// TestCompactMaskCallWithoutFunction: a ToolCall without a FunctionCall
+// (an ID only) before a call to grep in the same message does not take
+// grep's place: grep's result is named grep in its placeholder and
+// ExcludeTools ["grep"] keeps it whole, at every ratio.
+func TestCompactMaskCallWithoutFunction(t *testing.T) {
+	t.Parallel()
+	conv := func() []llms.MessageContent {
+		return []llms.MessageContent{
+			llms.TextParts(llms.ChatMessageTypeHuman, "Find the bug"),
+			{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{
+				llms.ToolCall{ID: "bare", Type: "function"},
+				llms.ToolCall{ID: "g", Type: "function", FunctionCall: &llms.FunctionCall{Name: "grep", Arguments: `{"q":"BUG"}`}},
+				llms.ToolCall{ID: "r", Type: "function", FunctionCall: &llms.FunctionCall{Name: "read", Arguments: `{"path":"a.go"}`}},
+			}},
+			{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: "bare", Content: "bare: " + fileText}}},
+			{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: "g", Name: "grep", Content: "matches: " + fileText}}},
+			{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: "r", Name: "read", Content: fileText}}},
+			llms.TextParts(llms.ChatMessageTypeHuman, "And now?"),
+			llms.TextParts(llms.ChatMessageTypeAI, "Looking."),
+			llms.TextParts(llms.ChatMessageTypeHuman, "Well?"),
+			llms.TextParts(llms.ChatMessageTypeAI, "Found it."),
+		}
+	}
+	masked := 0
+	for _, ratio := range []float64{0.3, 0.5, 0.6, 0.8} {
+		opts := &chitta.Options{TargetRatio: ratio, Mask: &chitta.MaskOptions{MinTokens: 1, ExcludeTools: []string{"grep"}}}
+		in, out, res := adapttest.Masked(t, conv, langchaingo.Compact, langchaingo.Messages, opts)
+		for j, i := range res.Kept {
+			if in[i].Role != llms.ChatMessageTypeTool {
+				continue
+			}
+			o, g := response(t, in[i].Parts[0]), response(t, out[j].Parts[0])
+			if o.ToolCallID == "g" {
+				assert.Equal(t, o, g, "ratio %v: grep's result is excluded from masking", ratio)
+			}
+			if o.ToolCallID == "r" && res.Scores[i].Masked {
+				masked++
+				assert.Contains(t, g.Content, chitta.MaskPrefix+"read output", "ratio %v: read's placeholder names read", ratio)
+			}
+		}
+	}
+	assert.Positive(t, masked, "read's result is masked at some ratio")
+}

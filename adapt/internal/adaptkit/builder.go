@@ -381,7 +381,9 @@ func (b *Builder) AddJSON(v any) {
 // Empty reports whether the current message has no text yet.
 func (b *Builder) Empty() bool { return b.text == textNone }
 
-// CallID appends id to the current message's ToolCallIDs.
+// CallID appends id to the current message's ToolCallIDs. With masking,
+// the call piece added next (AddCall, AddCallJSON) is the call of id: call
+// CallID right before it.
 func (b *Builder) CallID(id string) { b.calls.all = append(b.calls.all, id) }
 
 // ResultID appends id to the current message's ToolResultIDs.

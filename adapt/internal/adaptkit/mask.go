@@ -67,7 +67,7 @@ type maskBuild struct {
 	raw    []byte    // this call's synthetic Raws (new memory each call, never pooled)
 	spans  []rawSpan // where message i's Raw is in raw
 	pieces []piece   // the current message's pieces, for its Raw
-	used   int       // call IDs of the current message given to call pieces
+	used   int       // call IDs of the current message declared before its last call piece
 	hint   int       // len(raw) of the last call, to size the next
 }
 
@@ -200,12 +200,15 @@ func (mk *maskBuild) callJSON(b *Builder, name string, at int) {
 	mk.call(b, p)
 }
 
-// call records a call piece of the current message, taking the next of
-// its call IDs not yet taken (none: "").
+// call records a call piece of the current message, taking the call ID
+// declared last (CallID right before the call) unless a call piece took it
+// already (none: ""). An ID declared with no call piece of its own (a
+// langchaingo ToolCall without a FunctionCall) is skipped, not given to
+// the next call.
 func (mk *maskBuild) call(b *Builder, p piece) {
-	if k := b.calls.start + mk.used; k < len(b.calls.all) {
-		p.id = b.calls.all[k]
-		mk.used++
+	if n := len(b.calls.all); n > b.calls.start+mk.used {
+		p.id = b.calls.all[n-1]
+		mk.used = n - b.calls.start
 	}
 	p.kind = pieceCall
 	mk.add(p)

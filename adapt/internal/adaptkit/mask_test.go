@@ -202,3 +202,22 @@ func FuzzResultContents(f *testing.F) {
 		}
 	})
 }
+
+// TestMaskCallTakesItsOwnID: in mask mode a call piece is the call of the
+// ID declared right before it; an ID declared with no call piece of its
+// own (a langchaingo ToolCall without a FunctionCall) names no call, and a
+// call declared without an ID takes none.
+func TestMaskCallTakesItsOwnID(t *testing.T) {
+	t.Parallel()
+	var b adaptkit.Builder
+	b.StartMask(1)
+	b.SetRole(chitta.RoleAssistant)
+	b.CallID("bare")
+	b.CallID("g")
+	b.AddCall("grep", `{"q":"BUG"}`)
+	b.AddCall("read", `{"path":"a.go"}`)
+	b.End()
+	m := b.Finish()[0]
+	assert.Equal(t, []string{"bare", "g"}, m.ToolCallIDs)
+	assert.JSONEq(t, `{"role":"assistant","content":[{"type":"tool_use","id":"g","name":"grep"}]}`, string(m.Raw))
+}
