@@ -5,6 +5,7 @@ package adaptbench
 
 import (
 	"context"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -100,7 +101,7 @@ func Compact[T any](b *testing.B, msgs []T, messages func([]T) ([]chitta.Message
 				for i, j := range from {
 					ret[i] = msgs[j]
 				}
-				sink = ret
+				runtime.KeepAlive(ret) // as a caller holds it: the copy is not dropped
 			}
 		})
 		// chitta.Compact on the converted conversation and on it without
@@ -158,10 +159,6 @@ func Compact[T any](b *testing.B, msgs []T, messages func([]T) ([]chitta.Message
 		})
 	}
 }
-
-// sink keeps the values a benchmark returns reachable, as a caller's
-// would be, so that the compiler cannot drop their copy.
-var sink any
 
 // Messages benchmarks the conversion alone, into new messages
 // ("msgs=<n>").
