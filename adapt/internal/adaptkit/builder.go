@@ -116,7 +116,9 @@ func (b *Builder) ResultMessage(r chitta.Role, id, s string) {
 // only calls a tool). It must come between messages.
 func (b *Builder) CallMessage(r chitta.Role, id, name string, args any) {
 	m := b.roled(r)
-	if !b.callText(m, name, args) {
+	if t, ok := b.memo.guessCall(name, args); ok {
+		b.recalled(m, t)
+	} else if !b.callText(m, name, args) {
 		b.buf = b.appendNamedJSON(b.buf, name, args, laneCall)
 		b.settle(m, startsWord(name))
 	}

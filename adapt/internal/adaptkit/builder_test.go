@@ -191,7 +191,8 @@ func buildTrial(t *testing.T, rng, mutate *rand.Rand, changed bool, start func(n
 // the identity of their strings (see memo) gives exactly
 // what a new Builder gives, whatever the conversations it saw before:
 // the same one again, one whose messages moved, one whose argument maps
-// are new maps or were changed in place, one whose strings are equal
+// are new maps or were changed in place (a value, or the key of the same
+// value), one whose strings are equal
 // copies or other strings, and after a conversation abandoned before
 // Finish (whose texts were never set).
 func TestBuilderMemo(t *testing.T) {
@@ -265,6 +266,20 @@ func TestBuilderMemo(t *testing.T) {
 		}
 	}
 	check("maps changed in place", moved)
+	for i := range moved {
+		if moved[i].call {
+			v := moved[i].args["cmd"]
+			delete(moved[i].args, "cmd")
+			moved[i].args["command"] = v // the same string under another key
+		}
+	}
+	check("maps re-keyed in place", moved)
+	check("maps re-keyed, again", moved)
+	renamed := slices.Clone(moved)
+	for i := range renamed {
+		renamed[i].name = "sh" // another tool, the same maps
+	}
+	check("another tool's name", renamed)
 	copies := slices.Clone(msgs)
 	for i := range copies {
 		copies[i].name = strings.Clone(copies[i].name)

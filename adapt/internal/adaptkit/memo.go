@@ -36,6 +36,11 @@ type memo struct {
 	live  int    // entries of this generation
 	old   int    // entries of the last generation, which die at the next turn
 	n     int    // texts looked up in this conversation
+
+	// The order of use (see guess): the place plus one (0: none) of the
+	// entry this conversation used first (head), of the one it used last
+	// (last), and of the one the last conversation used first (start).
+	head, last, start int32
 }
 
 // A text's key is what it was composed from: its kind (memoCall: a
@@ -55,6 +60,7 @@ type memoEntry struct {
 	name, a, c, text string
 	gen              uint32
 	owner            int32 // the message whose text Finish sets; -1: ready
+	next             int32 // the entry used after this one, plus one (see guess)
 	kind             uint8
 }
 
@@ -77,10 +83,11 @@ func (mm *memo) turn() {
 		size = min(1<<bits.Len(uint(4*mm.n-1)), maxMemo)
 	}
 	mm.n = 0
+	mm.start, mm.head, mm.last = mm.head, 0, 0
 	if size > len(mm.table) {
 		mm.table, mm.gen = make([]memoEntry, size), 1
 		mm.shift = uint8(64 - bits.TrailingZeros(uint(size)))
-		mm.live, mm.old = 0, 0
+		mm.live, mm.old, mm.start = 0, 0, 0
 		return
 	}
 	if mm.old > 0 {
@@ -105,6 +112,72 @@ func memoHash(kind uint8, name, a, c string) uint64 {
 	return x ^ x>>29 | 1
 }
 
+// guess returns the entry most likely to be the next one looked up, and
+// its place, or nil: the one used after the last one this conversation used, in the
+// conversation that used it last (the first one that conversation used,
+// at the start). An agent's history keeps its order from turn to turn
+// (the messages kept, then the new ones), so its texts are looked up in
+// the order they were last time, whatever moved, and a guess confirmed
+// (see confirm) costs no hash and no search of a set. A guess is only a
+// place: whatever it holds now, an entry of another key, an empty one or
+// one swept, is checked as any entry is.
+func (mm *memo) guess() (*memoEntry, int32) {
+	p := mm.start
+	if mm.last > 0 {
+		p = mm.table[mm.last-1].next
+	}
+	if p == 0 {
+		return nil, 0
+	}
+	return &mm.table[p-1], p - 1
+}
+
+// guessCall returns the text of a call to name with the arguments args
+// if the memo's guess (see guess) is that call's: args, a map of one key,
+// holds under the guess's key the guess's string (compared by identity,
+// as recall compares). It is the usual case of CallMessage's arguments,
+// and costs one map look-up and no hash of the strings; any other case
+// goes to recall (a guess that failed after its look-up costs that look-up
+// twice: a call with other strings, where the last conversation had
+// another call after the same one).
+func (mm *memo) guessCall(name string, args any) (string, bool) {
+	am, ok := args.(map[string]any)
+	if !ok || len(am) != 1 {
+		return "", false
+	}
+	e, p := mm.guess()
+	if e == nil || e.kind != memoCall || !same(e.name, name) || e.owner >= 0 || e.gen+1 < mm.gen {
+		return "", false
+	}
+	if s, ok := am[e.a].(string); !ok || !same(e.c, s) {
+		return "", false
+	}
+	mm.n++
+	mm.use(e)
+	mm.link(p)
+	return e.text, true
+}
+
+// use keeps e, found, for the next conversation.
+func (mm *memo) use(e *memoEntry) {
+	if e.gen != mm.gen {
+		e.gen = mm.gen
+		mm.old--
+		mm.live++
+	}
+}
+
+// link records that the entry at place p is the one this conversation
+// used after the last (see guess).
+func (mm *memo) link(p int32) {
+	if mm.last > 0 {
+		mm.table[mm.last-1].next = p + 1
+	} else {
+		mm.head = p + 1
+	}
+	mm.last = p + 1
+}
+
 // recall returns the text remembered for the key and keeps it for the
 // next conversation, or returns the key's hash.
 func (mm *memo) recall(kind uint8, name, a, c string) (string, uint64, bool) {
@@ -115,11 +188,8 @@ func (mm *memo) recall(kind uint8, name, a, c string) (string, uint64, bool) {
 	for j := range set {
 		e := &set[j]
 		if e.h == h && e.owner < 0 && e.gen+1 >= mm.gen && same(e.c, c) && same(e.a, a) && same(e.name, name) && e.kind == kind {
-			if e.gen != mm.gen {
-				e.gen = mm.gen
-				mm.old--
-				mm.live++
-			}
+			mm.use(e)
+			mm.link(int32(i + j))
 			return e.text, h, true
 		}
 	}
@@ -145,6 +215,7 @@ func (mm *memo) place(h uint64) int {
 		}
 	}
 	mm.live++
+	mm.link(int32(i))
 	return i
 }
 
