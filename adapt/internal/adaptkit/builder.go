@@ -247,16 +247,15 @@ func (l *idList) one(id string) []string {
 // whole writes the role, the text and the (no) tool calls of a whole
 // message of one piece into the current slot, which it returns.
 func (b *Builder) whole(r chitta.Role, s string) *chitta.Message {
+	if !startsWord(s) && blank(s) {
+		s = ""
+	}
 	m := &b.out[b.next]
 	if !same(string(m.Role), string(r)) {
 		m.Role = r
 	}
-	if startsWord(s) || !blank(s) {
-		if !same(m.Content, s) {
-			m.Content = s
-		}
-	} else if m.Content != "" {
-		m.Content = ""
+	if !same(m.Content, s) && (s != "" || m.Content != "") {
+		m.Content = s
 	}
 	if m.ToolCallIDs != nil {
 		m.ToolCallIDs = nil
