@@ -90,6 +90,9 @@ func (b *Builder) SetRole(r chitta.Role) {
 // call (half of a conversation's messages are such). It must come between
 // messages: at the start or after End.
 func (b *Builder) Message(r chitta.Role, s string) {
+	if !startsWord(s) {
+		s = nonBlank(s)
+	}
 	m := b.whole(r, s)
 	if m.ToolResultIDs != nil {
 		m.ToolResultIDs = nil
@@ -102,6 +105,9 @@ func (b *Builder) Message(r chitta.Role, s string) {
 // Add(s) and End would, in one call (a tool's output, a quarter to a half
 // of an agent's messages). It must come between messages.
 func (b *Builder) ResultMessage(r chitta.Role, id, s string) {
+	if !startsWord(s) {
+		s = nonBlank(s)
+	}
 	m := b.whole(r, s)
 	m.ToolResultIDs = b.results.one(id)
 	if b.mk != nil {
@@ -244,12 +250,19 @@ func (l *idList) one(id string) []string {
 	return ids
 }
 
-// whole writes the role, the text and the (no) tool calls of a whole
-// message of one piece into the current slot, which it returns.
-func (b *Builder) whole(r chitta.Role, s string) *chitta.Message {
-	if !startsWord(s) && blank(s) {
-		s = ""
+// nonBlank returns s, or "" if s is blank.
+func nonBlank(s string) string {
+	if blank(s) {
+		return ""
 	}
+	return s
+}
+
+// whole writes the role, the text s (not blank, or "": see nonBlank) and
+// the (no) tool calls of a whole message of one piece into the current
+// slot, which it returns. It calls nothing, so that it is inlined into
+// Message and ResultMessage (and a message costs one call).
+func (b *Builder) whole(r chitta.Role, s string) *chitta.Message {
 	m := &b.out[b.next]
 	if !same(string(m.Role), string(r)) {
 		m.Role = r
