@@ -241,13 +241,13 @@ func (l *idList) take() []string {
 }
 
 // one appends id as the current message's one ID and returns it as take
-// does.
+// does. The current message has no IDs yet (its callers build whole
+// messages, between messages).
 func (l *idList) one(id string) []string {
 	l.all = append(l.all, id)
 	n := len(l.all)
-	ids := l.all[l.start:n:n]
 	l.start = n
-	return ids
+	return l.all[n-1 : n : n]
 }
 
 // nonBlank returns s, or "" if s is blank.
