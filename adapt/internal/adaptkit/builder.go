@@ -93,7 +93,10 @@ func (b *Builder) Message(r chitta.Role, s string) {
 	if !startsWord(s) {
 		s = nonBlank(s)
 	}
-	m := b.whole(r, s)
+	m := b.slot(r, s)
+	if m.ToolCallIDs != nil {
+		m.ToolCallIDs = nil
+	}
 	if m.ToolResultIDs != nil {
 		m.ToolResultIDs = nil
 	}
@@ -108,7 +111,10 @@ func (b *Builder) ResultMessage(r chitta.Role, id, s string) {
 	if !startsWord(s) {
 		s = nonBlank(s)
 	}
-	m := b.whole(r, s)
+	m := b.slot(r, s)
+	if m.ToolCallIDs != nil {
+		m.ToolCallIDs = nil
+	}
 	m.ToolResultIDs = b.results.one(id)
 	if b.mk != nil {
 		b.mk.wholeResult(b.next, r, id)
@@ -121,10 +127,10 @@ func (b *Builder) ResultMessage(r chitta.Role, id, s string) {
 // AddCallJSON(name, args) and End would, in one call (a model turn that
 // only calls a tool). It must come between messages.
 func (b *Builder) CallMessage(r chitta.Role, id, name string, args any) {
-	m := b.roled(r)
+	var m *chitta.Message
 	if t, ok := b.memo.guessCall(name, args); ok {
-		b.recalled(m, t)
-	} else if !b.callText(m, name, args) {
+		m = b.slot(r, t)
+	} else if m = b.roled(r); !b.callText(m, name, args) {
 		b.buf = b.appendNamedJSON(b.buf, name, args, laneCall)
 		b.settle(m, startsWord(name))
 	}
@@ -171,6 +177,20 @@ func (b *Builder) callText(m *chitta.Message, name string, args any) bool {
 	b.buf = append(buf, '}')
 	b.remember(m, h, memoCall, name, key, s)
 	return true
+}
+
+// slot returns the current slot with its role set to r and its text to
+// s (not blank, or "": see nonBlank). It calls nothing, so that it is
+// inlined (a whole message costs one call).
+func (b *Builder) slot(r chitta.Role, s string) *chitta.Message {
+	m := &b.out[b.next]
+	if !same(string(m.Role), string(r)) {
+		m.Role = r
+	}
+	if !same(m.Content, s) && (s != "" || m.Content != "") {
+		m.Content = s
+	}
+	return m
 }
 
 // roled returns the current slot with its role set to r.
@@ -256,24 +276,6 @@ func nonBlank(s string) string {
 		return ""
 	}
 	return s
-}
-
-// whole writes the role, the text s (not blank, or "": see nonBlank) and
-// the (no) tool calls of a whole message of one piece into the current
-// slot, which it returns. It calls nothing, so that it is inlined into
-// Message and ResultMessage (and a message costs one call).
-func (b *Builder) whole(r chitta.Role, s string) *chitta.Message {
-	m := &b.out[b.next]
-	if !same(string(m.Role), string(r)) {
-		m.Role = r
-	}
-	if !same(m.Content, s) && (s != "" || m.Content != "") {
-		m.Content = s
-	}
-	if m.ToolCallIDs != nil {
-		m.ToolCallIDs = nil
-	}
-	return m
 }
 
 // Add appends s as a piece of the current message's text unless it is
