@@ -37,10 +37,11 @@ type memo struct {
 	old   int    // entries of the last generation, which die at the next turn
 	n     int    // texts looked up in this conversation
 
-	// The order of use (see guess): the place plus one (0: none) of the
-	// entry this conversation used first (head), of the one it used last
-	// (last), and of the one the last conversation used first (start).
-	head, last, start int32
+	// The order of use (see guess), as places plus one (0: none): the
+	// entry this conversation used first (head) and last (last), and the
+	// guess for the next look-up (cue: at the start, the entry the last
+	// conversation used first; then the one used after last).
+	head, last, cue int32
 }
 
 // A text's key is what it was composed from: its kind (memoCall: a
@@ -83,11 +84,11 @@ func (mm *memo) turn() {
 		size = min(1<<bits.Len(uint(4*mm.n-1)), maxMemo)
 	}
 	mm.n = 0
-	mm.start, mm.head, mm.last = mm.head, 0, 0
+	mm.cue, mm.head, mm.last = mm.head, 0, 0
 	if size > len(mm.table) {
 		mm.table, mm.gen = make([]memoEntry, size), 1
 		mm.shift = uint8(64 - bits.TrailingZeros(uint(size)))
-		mm.live, mm.old, mm.start = 0, 0, 0
+		mm.live, mm.old, mm.cue = 0, 0, 0
 		return
 	}
 	if mm.old > 0 {
@@ -113,23 +114,19 @@ func memoHash(kind uint8, name, a, c string) uint64 {
 }
 
 // guess returns the entry most likely to be the next one looked up, and
-// its place, or nil: the one used after the last one this conversation used, in the
-// conversation that used it last (the first one that conversation used,
-// at the start). An agent's history keeps its order from turn to turn
-// (the messages kept, then the new ones), so its texts are looked up in
-// the order they were last time, whatever moved, and a guess confirmed
-// (see confirm) costs no hash and no search of a set. A guess is only a
-// place: whatever it holds now, an entry of another key, an empty one or
-// one swept, is checked as any entry is.
+// its place, or nil: the one used after the last one this conversation
+// used, in the conversation that used it last (the first one that
+// conversation used, at the start). An agent's history keeps its order
+// from turn to turn (the messages kept, then the new ones), so its texts
+// are looked up in the order they were last time, whatever moved, and a
+// guess confirmed (see guessCall) costs no hash and no search of a set.
+// A guess is only a place: whatever it holds now, an entry of another
+// key, an empty one or one swept, is checked as any entry is.
 func (mm *memo) guess() (*memoEntry, int32) {
-	p := mm.start
-	if mm.last > 0 {
-		p = mm.table[mm.last-1].next
+	if p := mm.cue; p > 0 {
+		return &mm.table[p-1], p - 1
 	}
-	if p == 0 {
-		return nil, 0
-	}
-	return &mm.table[p-1], p - 1
+	return nil, 0
 }
 
 // guessCall returns the text of a call to name with the arguments args
@@ -154,7 +151,12 @@ func (mm *memo) guessCall(name string, args any) (string, bool) {
 	}
 	mm.n++
 	mm.use(e)
-	mm.link(p)
+	// link(p, e.next), but for the link to e, which the last entry holds
+	// already: it was the cue
+	if mm.last == 0 {
+		mm.head = p + 1
+	}
+	mm.last, mm.cue = p+1, e.next
 	return e.text, true
 }
 
@@ -168,14 +170,15 @@ func (mm *memo) use(e *memoEntry) {
 }
 
 // link records that the entry at place p is the one this conversation
-// used after the last (see guess).
-func (mm *memo) link(p int32) {
+// used after the last (see guess), and that cue is the guess for the
+// next.
+func (mm *memo) link(p, cue int32) {
 	if mm.last > 0 {
 		mm.table[mm.last-1].next = p + 1
 	} else {
 		mm.head = p + 1
 	}
-	mm.last = p + 1
+	mm.last, mm.cue = p+1, cue
 }
 
 // recall returns the text remembered for the key and keeps it for the
@@ -189,7 +192,7 @@ func (mm *memo) recall(kind uint8, name, a, c string) (string, uint64, bool) {
 		e := &set[j]
 		if e.h == h && e.owner < 0 && e.gen+1 >= mm.gen && same(e.c, c) && same(e.a, a) && same(e.name, name) && e.kind == kind {
 			mm.use(e)
-			mm.link(int32(i + j))
+			mm.link(int32(i+j), e.next)
 			return e.text, h, true
 		}
 	}
@@ -215,7 +218,7 @@ func (mm *memo) place(h uint64) int {
 		}
 	}
 	mm.live++
-	mm.link(int32(i))
+	mm.link(int32(i), 0) // a new entry: nothing known to follow
 	return i
 }
 

@@ -2,6 +2,7 @@ package adaptkit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,4 +61,54 @@ func TestMemoIdentity(t *testing.T) {
 			assert.GreaterOrEqual(t, e.gen+1, mm.gen, "an entry of a conversation the last two did not use")
 		}
 	}
+}
+
+// TestMemoGuess: a conversation looked up in the order of the last one
+// (the same again, or with its first texts dropped) is found by the
+// memo's guesses, without hashing; one in another order, or with other
+// strings, is not, and gets the same texts from recall.
+func TestMemoGuess(t *testing.T) {
+	t.Parallel()
+	const n = 300
+	vals := make([]string, n)
+	for i := range vals {
+		vals[i] = fmt.Sprintf("go test ./p%d", i)
+	}
+	var mm memo
+	pass := func(vals []string) (guessed, recalled int) {
+		mm.turn()
+		for i, v := range vals {
+			want := "bash " + v
+			if text, ok := mm.guessCall("bash", map[string]any{"cmd": v}); ok {
+				require.Equal(t, want, text, "value %d", i)
+				guessed++
+			} else if text, h, ok := mm.recall(memoCall, "bash", "cmd", v); ok {
+				require.Equal(t, want, text, "value %d", i)
+				recalled++
+			} else {
+				mm.put(h, memoCall, "bash", "cmd", v, want)
+			}
+		}
+		return guessed, recalled
+	}
+	pass(vals)
+	pass(vals) // the table grew, losing its entries
+	guessed, recalled := pass(vals)
+	// A text lost to a full set of places (see TestMemoIdentity) is made
+	// again; the guess after it fails once, and recall finds that text.
+	lost := n - guessed - recalled
+	assert.GreaterOrEqual(t, guessed, n-3*lost-1, "the same order again (%d recalled, %d lost)", recalled, lost)
+	guessed, _ = pass(vals[10:])
+	assert.GreaterOrEqual(t, guessed, n-10-3*lost-2, "its first texts dropped")
+	rev := slices.Clone(vals)
+	slices.Reverse(rev)
+	guessed, recalled = pass(rev)
+	assert.LessOrEqual(t, guessed, 2, "in reverse order")
+	assert.Greater(t, recalled, n/2, "in reverse order, by recall")
+	copies := make([]string, n)
+	for i, v := range vals {
+		copies[i] = strings.Clone(v)
+	}
+	guessed, recalled = pass(copies)
+	assert.Zero(t, guessed+recalled, "equal strings elsewhere in memory")
 }
