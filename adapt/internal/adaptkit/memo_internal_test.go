@@ -18,10 +18,7 @@ import (
 func TestMemoIdentity(t *testing.T) {
 	t.Parallel()
 	const n = 500
-	vals := make([]string, n)
-	for i := range vals {
-		vals[i] = fmt.Sprintf("go test ./p%d", i)
-	}
+	vals := commands(n)
 	var mm memo
 	pass := func(vals []string, name string) (hits int) {
 		mm.turn()
@@ -46,10 +43,7 @@ func TestMemoIdentity(t *testing.T) {
 	// about what that pass lost (never more in 5 000 runs; twice that is
 	// the bound, for a put in this pass that takes a later text's place).
 	assert.GreaterOrEqual(t, pass(vals[n/2:], "bash"), n/2-2*(n-full), "a suffix of them")
-	copies := make([]string, n)
-	for i, v := range vals {
-		copies[i] = strings.Clone(v)
-	}
+	copies := clones(vals)
 	assert.Zero(t, pass(copies, "bash"), "equal strings elsewhere in memory")
 	assert.Zero(t, pass(vals, strings.Clone("bash")), "another name string")
 	// Three conversations of other strings: the entries of vals died two
@@ -70,10 +64,7 @@ func TestMemoIdentity(t *testing.T) {
 func TestMemoGuess(t *testing.T) {
 	t.Parallel()
 	const n = 300
-	vals := make([]string, n)
-	for i := range vals {
-		vals[i] = fmt.Sprintf("go test ./p%d", i)
-	}
+	vals := commands(n)
 	var mm memo
 	pass := func(vals []string) (guessed, recalled int) {
 		mm.turn()
@@ -105,10 +96,24 @@ func TestMemoGuess(t *testing.T) {
 	guessed, recalled = pass(rev)
 	assert.LessOrEqual(t, guessed, 2, "in reverse order")
 	assert.Greater(t, recalled, n/2, "in reverse order, by recall")
-	copies := make([]string, n)
-	for i, v := range vals {
-		copies[i] = strings.Clone(v)
-	}
-	guessed, recalled = pass(copies)
+	guessed, recalled = pass(clones(vals))
 	assert.Zero(t, guessed+recalled, "equal strings elsewhere in memory")
+}
+
+// commands returns n distinct argument values.
+func commands(n int) []string {
+	vals := make([]string, n)
+	for i := range vals {
+		vals[i] = fmt.Sprintf("go test ./p%d", i)
+	}
+	return vals
+}
+
+// clones returns copies of vals elsewhere in memory.
+func clones(vals []string) []string {
+	c := make([]string, len(vals))
+	for i, v := range vals {
+		c[i] = strings.Clone(v)
+	}
+	return c
 }
