@@ -91,7 +91,8 @@ func (b *Builder) SetRole(r chitta.Role) {
 // messages: at the start or after End.
 func (b *Builder) Message(r chitta.Role, s string) {
 	if !startsWord(s) {
-		s = nonBlank(s)
+		b.oddMessage(r, "", s, false)
+		return
 	}
 	m := b.slot(r, s)
 	if m.ToolCallIDs != nil {
@@ -109,17 +110,35 @@ func (b *Builder) Message(r chitta.Role, s string) {
 // of an agent's messages). It must come between messages.
 func (b *Builder) ResultMessage(r chitta.Role, id, s string) {
 	if !startsWord(s) {
-		s = nonBlank(s)
+		b.oddMessage(r, id, s, true)
+		return
+	}
+	if b.mk != nil { // first: only b is needed after the append below
+		b.mk.wholeResult(b.next, r, id)
 	}
 	m := b.slot(r, s)
 	if m.ToolCallIDs != nil {
 		m.ToolCallIDs = nil
 	}
 	m.ToolResultIDs = b.results.one(id)
-	if b.mk != nil {
-		b.mk.wholeResult(b.next, r, id)
-	}
 	b.next++
+}
+
+// oddMessage builds Message(r, s), or ResultMessage(r, id, s) if result,
+// for an s that does not start with a word (blank, or starting with a
+// space or a non-ASCII byte) the general way: apart, so that the usual
+// case calls nothing that its arguments must be kept across.
+func (b *Builder) oddMessage(r chitta.Role, id, s string, result bool) {
+	b.SetRole(r)
+	if result {
+		b.ResultID(id)
+		b.OpenResult(id)
+		b.Add(s)
+		b.CloseResult()
+	} else {
+		b.Add(s)
+	}
+	b.End()
 }
 
 // CallMessage builds a whole message of role r that is the one tool call
@@ -180,14 +199,14 @@ func (b *Builder) callText(m *chitta.Message, name string, args any) bool {
 }
 
 // slot returns the current slot with its role set to r and its text to
-// s (not blank, or "": see nonBlank). It calls nothing, so that it is
-// inlined (a whole message costs one call).
+// s, not blank. It calls nothing, so that it is inlined (a whole message
+// costs one call).
 func (b *Builder) slot(r chitta.Role, s string) *chitta.Message {
 	m := &b.out[b.next]
 	if !same(string(m.Role), string(r)) {
 		m.Role = r
 	}
-	if !same(m.Content, s) && (s != "" || m.Content != "") {
+	if !same(m.Content, s) {
 		m.Content = s
 	}
 	return m
@@ -268,14 +287,6 @@ func (l *idList) one(id string) []string {
 	n := len(l.all)
 	l.start = n
 	return l.all[n-1 : n : n]
-}
-
-// nonBlank returns s, or "" if s is blank.
-func nonBlank(s string) string {
-	if blank(s) {
-		return ""
-	}
-	return s
 }
 
 // Add appends s as a piece of the current message's text unless it is

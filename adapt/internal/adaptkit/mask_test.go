@@ -221,3 +221,55 @@ func TestMaskCallTakesItsOwnID(t *testing.T) {
 	assert.Equal(t, []string{"bare", "g"}, m.ToolCallIDs)
 	assert.JSONEq(t, `{"role":"assistant","content":[{"type":"tool_use","id":"g","name":"grep"}]}`, string(m.Raw))
 }
+
+// TestWholeMessagesMatchGeneral: Message, ResultMessage and CallMessage
+// give, in mask mode as in plain mode, exactly the message (Raw included)
+// that the general calls they stand for give, whatever the text: one
+// starting with a word, blank, or starting with a space or a non-ASCII
+// byte.
+func TestWholeMessagesMatchGeneral(t *testing.T) {
+	t.Parallel()
+	words := []string{"", " ", "\n\t", "\u00a0", "a", " b ", "read_file", "ü\u2028", "x\ny", `q"uote\`}
+	args := []any{nil, "s", map[string]any{"cmd": "ls <d>"}, map[string]any{"path": "a.go", "n": 2.0}}
+	for _, mask := range []bool{false, true} {
+		start := func() *adaptkit.Builder {
+			var b adaptkit.Builder
+			if mask {
+				b.StartMask(1)
+			} else {
+				b.Start(1)
+			}
+			return &b
+		}
+		for _, r := range []chitta.Role{"", chitta.RoleUser, chitta.RoleTool} {
+			for _, w := range words {
+				whole, general := start(), start()
+				whole.Message(r, w)
+				general.SetRole(r)
+				general.Add(w)
+				general.End()
+				assert.Equal(t, general.Finish(), whole.Finish(), "Message(%q, %q), mask %v", r, w, mask)
+
+				whole, general = start(), start()
+				whole.ResultMessage(r, "id", w)
+				general.SetRole(r)
+				general.ResultID("id")
+				general.OpenResult("id")
+				general.Add(w)
+				general.CloseResult()
+				general.End()
+				assert.Equal(t, general.Finish(), whole.Finish(), "ResultMessage(%q, id, %q), mask %v", r, w, mask)
+
+				for _, a := range args {
+					whole, general = start(), start()
+					whole.CallMessage(r, "id", w, a)
+					general.SetRole(r)
+					general.CallID("id")
+					general.AddCallJSON(w, a)
+					general.End()
+					assert.Equal(t, general.Finish(), whole.Finish(), "CallMessage(%q, id, %q, %v), mask %v", r, w, a, mask)
+				}
+			}
+		}
+	}
+}
