@@ -163,6 +163,55 @@ func (b *Builder) CallMessage(r chitta.Role, id, name string, args any) {
 	b.next++
 }
 
+// CallTextMessage builds a whole message of role r that is the one tool
+// call id whose arguments are the text args, scored as name + " " + args,
+// as SetRole(r), CallID(id), AddCall(name, args) and End would, in one
+// call (a model turn that only calls a tool, in the SDKs that carry
+// arguments as a JSON string). A pooled Builder finds the text by the
+// identity of name and args (see memo) instead of composing it. It must
+// come between messages.
+func (b *Builder) CallTextMessage(r chitta.Role, id, name, args string) {
+	if !startsWord(name) || b.mk != nil {
+		b.SetRole(r)
+		b.CallID(id)
+		b.AddCall(name, args)
+		b.End()
+		return
+	}
+	var m *chitta.Message
+	if t, ok := b.memo.guessText(name, args); ok {
+		m = b.slot(r, t)
+	} else {
+		m = b.roled(r)
+		b.textCall(m, name, args)
+	}
+	m.ToolCallIDs = b.calls.one(id)
+	if m.ToolResultIDs != nil {
+		m.ToolResultIDs = nil
+	}
+	b.next++
+}
+
+// textCall gives m the text name + " " + args (name starts with a word),
+// found in the memo, or composed (and remembered in a pooled Builder).
+func (b *Builder) textCall(m *chitta.Message, name, args string) {
+	var h uint64
+	if b.memo.gen != 0 {
+		t, hh, ok := b.memo.recall(memoText, name, "", args)
+		if ok {
+			b.recalled(m, t)
+			return
+		}
+		h = hh
+	}
+	b.buf = append(append(append(b.buf, name...), ' '), args...)
+	if b.memo.gen != 0 {
+		b.remember(m, h, memoText, name, "", args)
+	} else {
+		b.settle(m, true)
+	}
+}
+
 // callText gives m the text of a call to name with the usual arguments,
 // one key with a string value, found in the memo (or composed and
 // remembered there), and reports whether it did; it does not for other

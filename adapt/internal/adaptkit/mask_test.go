@@ -3,6 +3,7 @@ package adaptkit_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -222,11 +223,11 @@ func TestMaskCallTakesItsOwnID(t *testing.T) {
 	assert.JSONEq(t, `{"role":"assistant","content":[{"type":"tool_use","id":"g","name":"grep"}]}`, string(m.Raw))
 }
 
-// TestWholeMessagesMatchGeneral: Message, ResultMessage and CallMessage
-// give, in mask mode as in plain mode, exactly the message (Raw included)
-// that the general calls they stand for give, whatever the text: one
-// starting with a word, blank, or starting with a space or a non-ASCII
-// byte.
+// TestWholeMessagesMatchGeneral: Message, ResultMessage, CallMessage and
+// CallTextMessage give, in mask mode as in plain mode, exactly the message
+// (Raw included) that the general calls they stand for give, whatever the
+// text: one starting with a word, blank, or starting with a space or a
+// non-ASCII byte.
 func TestWholeMessagesMatchGeneral(t *testing.T) {
 	t.Parallel()
 	words := []string{"", " ", "\n\t", "\u00a0", "a", " b ", "read_file", "ü\u2028", "x\ny", `q"uote\`}
@@ -241,33 +242,36 @@ func TestWholeMessagesMatchGeneral(t *testing.T) {
 			}
 			return &b
 		}
+		check := func(what string, whole, general func(b *adaptkit.Builder)) {
+			w, g := start(), start()
+			whole(w)
+			general(g)
+			assert.Equal(t, g.Finish(), w.Finish(), "%s, mask %v", what, mask)
+		}
 		for _, r := range []chitta.Role{"", chitta.RoleUser, chitta.RoleTool} {
 			for _, w := range words {
-				whole, general := start(), start()
-				whole.Message(r, w)
-				general.SetRole(r)
-				general.Add(w)
-				general.End()
-				assert.Equal(t, general.Finish(), whole.Finish(), "Message(%q, %q), mask %v", r, w, mask)
-
-				whole, general = start(), start()
-				whole.ResultMessage(r, "id", w)
-				general.SetRole(r)
-				general.ResultID("id")
-				general.OpenResult("id")
-				general.Add(w)
-				general.CloseResult()
-				general.End()
-				assert.Equal(t, general.Finish(), whole.Finish(), "ResultMessage(%q, id, %q), mask %v", r, w, mask)
-
+				check(fmt.Sprintf("Message(%q, %q)", r, w),
+					func(b *adaptkit.Builder) { b.Message(r, w) },
+					func(b *adaptkit.Builder) { b.SetRole(r); b.Add(w); b.End() })
+				check(fmt.Sprintf("ResultMessage(%q, id, %q)", r, w),
+					func(b *adaptkit.Builder) { b.ResultMessage(r, "id", w) },
+					func(b *adaptkit.Builder) {
+						b.SetRole(r)
+						b.ResultID("id")
+						b.OpenResult("id")
+						b.Add(w)
+						b.CloseResult()
+						b.End()
+					})
+				for _, a := range words {
+					check(fmt.Sprintf("CallTextMessage(%q, id, %q, %q)", r, w, a),
+						func(b *adaptkit.Builder) { b.CallTextMessage(r, "id", w, a) },
+						func(b *adaptkit.Builder) { b.SetRole(r); b.CallID("id"); b.AddCall(w, a); b.End() })
+				}
 				for _, a := range args {
-					whole, general = start(), start()
-					whole.CallMessage(r, "id", w, a)
-					general.SetRole(r)
-					general.CallID("id")
-					general.AddCallJSON(w, a)
-					general.End()
-					assert.Equal(t, general.Finish(), whole.Finish(), "CallMessage(%q, id, %q, %v), mask %v", r, w, a, mask)
+					check(fmt.Sprintf("CallMessage(%q, id, %q, %v)", r, w, a),
+						func(b *adaptkit.Builder) { b.CallMessage(r, "id", w, a) },
+						func(b *adaptkit.Builder) { b.SetRole(r); b.CallID("id"); b.AddCallJSON(w, a); b.End() })
 				}
 			}
 		}

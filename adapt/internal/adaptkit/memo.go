@@ -45,11 +45,13 @@ type memo struct {
 }
 
 // A text's key is what it was composed from: its kind (memoCall: a
-// tool's name, the argument's key and its value; the only kind so far)
-// and those strings, compared by identity.
+// tool's name, the argument's key and its value; memoText: a tool's name
+// and its arguments' text, a the empty string) and those strings,
+// compared by identity.
 // Kinds of key; zero is none.
 const (
 	memoCall uint8 = 1 + iota
+	memoText
 )
 
 // memoEntry is a remembered text, alive while gen is this conversation's
@@ -143,21 +145,45 @@ func (mm *memo) guessCall(name string, args any) (string, bool) {
 		return "", false
 	}
 	e, p := mm.guess()
-	if e == nil || e.kind != memoCall || !same(e.name, name) || e.owner >= 0 || e.gen+1 < mm.gen {
+	if e == nil || !e.holds(memoCall, name, mm.gen) {
 		return "", false
 	}
 	if s, ok := am[e.a].(string); !ok || !same(e.c, s) {
 		return "", false
 	}
+	mm.found(e, p)
+	return e.text, true
+}
+
+// guessText is guessCall for CallTextMessage: the text of a call to name
+// with the arguments' text args, if the guess is that call's (no map to
+// read: two identities to compare).
+func (mm *memo) guessText(name, args string) (string, bool) {
+	e, p := mm.guess()
+	if e == nil || !e.holds(memoText, name, mm.gen) || !same(e.c, args) {
+		return "", false
+	}
+	mm.found(e, p)
+	return e.text, true
+}
+
+// holds reports whether e, a guess, can be the entry of a key of kind
+// with the name name: a ready entry (its text known) of that kind and
+// name, alive in the conversation of generation gen.
+func (e *memoEntry) holds(kind uint8, name string, gen uint32) bool {
+	return e.kind == kind && same(e.name, name) && e.owner < 0 && e.gen+1 >= gen
+}
+
+// found uses e, the guess at place p, confirmed, as recall uses what it
+// finds: link(p, e.next), but for the link to e, which the last entry
+// holds already (it was the cue).
+func (mm *memo) found(e *memoEntry, p int32) {
 	mm.n++
 	mm.use(e)
-	// link(p, e.next), but for the link to e, which the last entry holds
-	// already: it was the cue
 	if mm.last == 0 {
 		mm.head = p + 1
 	}
 	mm.last, mm.cue = p+1, e.next
-	return e.text, true
 }
 
 // use keeps e, found, for the next conversation.
