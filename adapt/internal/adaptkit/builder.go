@@ -252,11 +252,13 @@ func (b *Builder) callText(m *chitta.Message, name string, args any) bool {
 // costs one call).
 func (b *Builder) slot(r chitta.Role, s string) *chitta.Message {
 	m := &b.out[b.next]
-	if !same(string(m.Role), string(r)) {
-		m.Role = r
-	}
 	if !same(m.Content, s) {
-		m.Content = s
+		// another text than the slot's held, most likely another
+		// message's (a conversation whose messages moved): its role is
+		// written without a comparison, which would seldom save the write
+		m.Content, m.Role = s, r
+	} else if !same(string(m.Role), string(r)) {
+		m.Role = r
 	}
 	return m
 }
