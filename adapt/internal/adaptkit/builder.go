@@ -19,15 +19,16 @@ import (
 // Use: [Builder.Start] (or let [Messages] or [CompactBuilt] start it);
 // then for each message, in order, [Builder.SetRole], the Add methods and
 // CallID/ResultID, then [Builder.End] (or [Builder.Message] for a message
-// of one text piece, [Builder.ResultMessage] for a tool's text output);
+// of one text piece, [Builder.ResultMessage] for a tool's text output,
+// [Builder.CallMessage] and [Builder.CallTextMessage] for one tool call);
 // after the last, [Builder.Finish]. The text a message gets is exactly
 // what [Text] builds from the same pieces. The messages of one
 // conversation share memory (their texts, their ID slices), so one kept
 // message keeps the conversation's composed texts alive; a pooled Builder
 // also lets a message keep the composed text its slot held from the
 // previous conversation when it is equal, and finds the texts of the
-// messages that CallMessage builds from the same strings as in one of
-// the last two conversations, wherever they moved,
+// messages that CallMessage and CallTextMessage build from the same
+// strings as in one of the last two conversations, wherever they moved,
 // without composing them (see memo). The zero value is ready for
 // Start; a Builder is not safe for concurrent use.
 type Builder struct {

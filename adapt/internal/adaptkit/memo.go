@@ -6,17 +6,19 @@ import (
 )
 
 // memo remembers, for a pooled Builder, the composed texts of the whole
-// messages CallMessage built, by the identity of the strings each text was
-// composed from: a tool's name and the one key and string value of its
-// arguments. Go strings are immutable, so two strings with the same
-// address and length hold the same bytes (and an entry holds its strings,
-// so their memory is not reused for other bytes while it is remembered): a
-// text composed from the same strings is the same text. An agent compacting its history every
-// turn passes the same strings again, wherever its messages moved (the
-// messages kept last time and the new ones), and their texts are then
-// found here instead of composed, compared and cut again. Nothing mutable
-// is a key: a map of arguments is read anew every time, and only the
-// string it holds now is looked up.
+// messages CallMessage and CallTextMessage built, by the identity of the
+// strings each text was composed from: a tool's name and the one key and
+// string value of its arguments, or a tool's name and its arguments'
+// text. Go strings are immutable, so two strings with the same address
+// and length hold the same bytes (and an entry holds its strings, so their
+// memory is not reused for other bytes while it is remembered): a text
+// composed from the same strings is the same text. An agent compacting its
+// history every turn passes the same strings again, wherever its messages
+// moved (the messages kept last time and the new ones), in the same order,
+// and their texts are then found here (most by the guess, see guess)
+// instead of composed, compared and cut again. Nothing mutable is a key: a
+// map of arguments is read anew every time, and only the string it holds
+// now is looked up.
 //
 // Its table holds an entry in one of a set of four places that the hash
 // of its key picks (a fifth entry for a set replaces the last). An entry
