@@ -62,14 +62,19 @@ func build(b *adaptkit.Builder, msgs []*schema.Message) error {
 			return fmt.Errorf("%w: message %d: nil *schema.Message", chitta.ErrInvalidMessages, i)
 		}
 		if m.ReasoningContent == "" && len(m.MultiContent) == 0 && len(m.UserInputMultiContent) == 0 &&
-			len(m.AssistantGenMultiContent) == 0 && len(m.ToolCalls) == 0 && m.ToolCallID == "" {
-			b.Message(chitta.Role(m.Role), m.Content) // text only
-			continue
-		}
-		if m.ReasoningContent == "" && len(m.MultiContent) == 0 && len(m.UserInputMultiContent) == 0 &&
-			len(m.AssistantGenMultiContent) == 0 && len(m.ToolCalls) == 0 {
-			b.ResultMessage(chitta.Role(m.Role), m.ToolCallID, m.Content) // a tool's text output
-			continue
+			len(m.AssistantGenMultiContent) == 0 {
+			switch {
+			case len(m.ToolCalls) == 0 && m.ToolCallID == "":
+				b.Message(chitta.Role(m.Role), m.Content) // text only
+				continue
+			case len(m.ToolCalls) == 0:
+				b.ResultMessage(chitta.Role(m.Role), m.ToolCallID, m.Content) // a tool's text output
+				continue
+			case len(m.ToolCalls) == 1 && m.ToolCallID == "" && m.Content == "" && m.ToolCalls[0].ID != "":
+				tc := &m.ToolCalls[0]
+				b.CallTextMessage(chitta.Role(m.Role), tc.ID, tc.Function.Name, tc.Function.Arguments) // one call only
+				continue
+			}
 		}
 		b.SetRole(chitta.Role(m.Role))
 		b.Add(m.ReasoningContent)

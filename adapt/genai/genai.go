@@ -75,7 +75,7 @@ func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 		// built in one Builder call; any other by state.message.
 		if c != nil && len(c.Parts) == 1 && c.Parts[0] != nil {
 			p := c.Parts[0]
-			if r, ok := roleOf(c.Role); ok {
+			if r := roleOf(c.Role); r != "" {
 				switch {
 				case p.FunctionCall != nil:
 					if fc := p.FunctionCall; fc.ID != "" {
@@ -111,8 +111,8 @@ func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
 	if c == nil {
 		return fmt.Errorf("%w: message %d: nil *genai.Content", chitta.ErrInvalidMessages, i)
 	}
-	role, ok := roleOf(c.Role)
-	if !ok {
+	role := roleOf(c.Role)
+	if role == "" {
 		return fmt.Errorf("%w: message %d: role %q, want user or model", chitta.ErrInvalidMessages, i, c.Role)
 	}
 	b.SetRole(role)
@@ -180,15 +180,15 @@ func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
 }
 
 // roleOf maps a genai role to chitta's: "user" (or empty, the SDK's
-// default) to user, "model" to assistant; any other is not known.
-func roleOf(r string) (chitta.Role, bool) {
+// default) to user, "model" to assistant; any other is not known: "".
+func roleOf(r string) chitta.Role {
 	switch r {
 	case genai.RoleUser, "":
-		return chitta.RoleUser, true
+		return chitta.RoleUser
 	case genai.RoleModel:
-		return chitta.RoleAssistant, true
+		return chitta.RoleAssistant
 	}
-	return "", false
+	return ""
 }
 
 // rewrite returns a copy of c in which the k-th function response (in
@@ -236,10 +236,10 @@ func outputText(response map[string]any) (string, bool) {
 		return "", false
 	}
 	// Look-ups, not a range: a map iterator's randomised start costs more
-	// than the rest of a short message's conversion.
-	if v, ok := response["output"]; ok {
-		s, ok := v.(string)
-		return s, ok
+	// than the rest of a short message's conversion. The one key is
+	// "output" if the first holds a string; else only "error" can.
+	if s, ok := response["output"].(string); ok {
+		return s, true
 	}
 	s, ok := response["error"].(string)
 	return s, ok

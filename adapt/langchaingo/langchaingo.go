@@ -89,6 +89,11 @@ func build(b *adaptkit.Builder, msgs []llms.MessageContent) error {
 					b.ResultMessage(r, p.ToolCallID, p.Content) // a tool's text output
 					continue
 				}
+			case llms.ToolCall:
+				if p.ID != "" && p.FunctionCall != nil {
+					b.CallTextMessage(r, p.ID, p.FunctionCall.Name, p.FunctionCall.Arguments) // one call only
+					continue
+				}
 			}
 		}
 		b.SetRole(r)

@@ -100,9 +100,17 @@ func buildChat(b *adaptkit.Builder, msgs []openai.ChatCompletionMessageParamUnio
 		case u.OfAssistant != nil:
 			a := u.OfAssistant
 			//lint:ignore SA1019 the legacy function_call is read below
-			if len(a.Content.OfArrayOfContentParts) == 0 && a.Refusal.Value == "" && len(a.ToolCalls) == 0 && a.FunctionCall.Name == "" && a.FunctionCall.Arguments == "" {
-				b.Message(chitta.RoleAssistant, a.Content.OfString.Value) // text only
-				continue
+			if len(a.Content.OfArrayOfContentParts) == 0 && a.Refusal.Value == "" && a.FunctionCall.Name == "" && a.FunctionCall.Arguments == "" {
+				switch len(a.ToolCalls) {
+				case 0:
+					b.Message(chitta.RoleAssistant, a.Content.OfString.Value) // text only
+					continue
+				case 1:
+					if fc := a.ToolCalls[0].OfFunction; fc != nil && fc.ID != "" && a.Content.OfString.Value == "" {
+						b.CallTextMessage(chitta.RoleAssistant, fc.ID, fc.Function.Name, fc.Function.Arguments) // one call only
+						continue
+					}
+				}
 			}
 			b.SetRole(chitta.RoleAssistant)
 			b.Add(a.Content.OfString.Value)

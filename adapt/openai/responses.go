@@ -59,6 +59,10 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 				}
 			}
 		case it.OfFunctionCall != nil:
+			if fc := it.OfFunctionCall; reasoning == "" && fc.CallID != "" {
+				b.CallTextMessage(chitta.RoleAssistant, fc.CallID, fc.Name, fc.Arguments) // the usual call
+				continue
+			}
 			b.SetRole(chitta.RoleAssistant)
 			callID(b, it.OfFunctionCall.CallID)
 			b.AddCall(it.OfFunctionCall.Name, it.OfFunctionCall.Arguments)

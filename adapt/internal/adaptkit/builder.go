@@ -19,15 +19,16 @@ import (
 // Use: [Builder.Start] (or let [Messages] or [CompactBuilt] start it);
 // then for each message, in order, [Builder.SetRole], the Add methods and
 // CallID/ResultID, then [Builder.End] (or [Builder.Message] for a message
-// of one text piece, [Builder.ResultMessage] for a tool's text output);
+// of one text piece, [Builder.ResultMessage] for a tool's text output,
+// [Builder.CallMessage] and [Builder.CallTextMessage] for one tool call);
 // after the last, [Builder.Finish]. The text a message gets is exactly
 // what [Text] builds from the same pieces. The messages of one
 // conversation share memory (their texts, their ID slices), so one kept
 // message keeps the conversation's composed texts alive; a pooled Builder
 // also lets a message keep the composed text its slot held from the
 // previous conversation when it is equal, and finds the texts of the
-// messages that CallMessage builds from the same strings as in one of
-// the last two conversations, wherever they moved,
+// messages that CallMessage and CallTextMessage build from the same
+// strings as in one of the last two conversations, wherever they moved,
 // without composing them (see memo). The zero value is ready for
 // Start; a Builder is not safe for concurrent use.
 type Builder struct {
@@ -90,7 +91,14 @@ func (b *Builder) SetRole(r chitta.Role) {
 // call (half of a conversation's messages are such). It must come between
 // messages: at the start or after End.
 func (b *Builder) Message(r chitta.Role, s string) {
-	m := b.whole(r, s)
+	if !startsWord(s) {
+		b.oddMessage(r, "", s, false)
+		return
+	}
+	m := b.slot(r, s)
+	if m.ToolCallIDs != nil {
+		m.ToolCallIDs = nil
+	}
 	if m.ToolResultIDs != nil {
 		m.ToolResultIDs = nil
 	}
@@ -102,12 +110,36 @@ func (b *Builder) Message(r chitta.Role, s string) {
 // Add(s) and End would, in one call (a tool's output, a quarter to a half
 // of an agent's messages). It must come between messages.
 func (b *Builder) ResultMessage(r chitta.Role, id, s string) {
-	m := b.whole(r, s)
-	m.ToolResultIDs = b.results.one(id)
-	if b.mk != nil {
+	if !startsWord(s) {
+		b.oddMessage(r, id, s, true)
+		return
+	}
+	if b.mk != nil { // first: only b is needed after the append below
 		b.mk.wholeResult(b.next, r, id)
 	}
+	m := b.slot(r, s)
+	if m.ToolCallIDs != nil {
+		m.ToolCallIDs = nil
+	}
+	m.ToolResultIDs = b.results.one(id)
 	b.next++
+}
+
+// oddMessage builds Message(r, s), or ResultMessage(r, id, s) if result,
+// for an s that does not start with a word (blank, or starting with a
+// space or a non-ASCII byte) the general way: apart, so that the usual
+// case calls nothing that its arguments must be kept across.
+func (b *Builder) oddMessage(r chitta.Role, id, s string, result bool) {
+	b.SetRole(r)
+	if result {
+		b.ResultID(id)
+		b.OpenResult(id)
+		b.Add(s)
+		b.CloseResult()
+	} else {
+		b.Add(s)
+	}
+	b.End()
 }
 
 // CallMessage builds a whole message of role r that is the one tool call
@@ -115,8 +147,10 @@ func (b *Builder) ResultMessage(r chitta.Role, id, s string) {
 // AddCallJSON(name, args) and End would, in one call (a model turn that
 // only calls a tool). It must come between messages.
 func (b *Builder) CallMessage(r chitta.Role, id, name string, args any) {
-	m := b.roled(r)
-	if !b.callText(m, name, args) {
+	var m *chitta.Message
+	if t, ok := b.memo.guessCall(name, args); ok {
+		m = b.slot(r, t)
+	} else if m = b.roled(r); !b.callText(m, name, args) {
 		b.buf = b.appendNamedJSON(b.buf, name, args, laneCall)
 		b.settle(m, startsWord(name))
 	}
@@ -128,6 +162,55 @@ func (b *Builder) CallMessage(r chitta.Role, id, name string, args any) {
 		b.mk.callOnly(b.next, r, id, name)
 	}
 	b.next++
+}
+
+// CallTextMessage builds a whole message of role r that is the one tool
+// call id whose arguments are the text args, scored as name + " " + args,
+// as SetRole(r), CallID(id), AddCall(name, args) and End would, in one
+// call (a model turn that only calls a tool, in the SDKs that carry
+// arguments as a JSON string). A pooled Builder finds the text by the
+// identity of name and args (see memo) instead of composing it. It must
+// come between messages.
+func (b *Builder) CallTextMessage(r chitta.Role, id, name, args string) {
+	if !startsWord(name) || b.mk != nil {
+		b.SetRole(r)
+		b.CallID(id)
+		b.AddCall(name, args)
+		b.End()
+		return
+	}
+	var m *chitta.Message
+	if t, ok := b.memo.guessText(name, args); ok {
+		m = b.slot(r, t)
+	} else {
+		m = b.roled(r)
+		b.textCall(m, name, args)
+	}
+	m.ToolCallIDs = b.calls.one(id)
+	if m.ToolResultIDs != nil {
+		m.ToolResultIDs = nil
+	}
+	b.next++
+}
+
+// textCall gives m the text name + " " + args (name starts with a word),
+// found in the memo, or composed (and remembered in a pooled Builder).
+func (b *Builder) textCall(m *chitta.Message, name, args string) {
+	var h uint64
+	if b.memo.gen != 0 {
+		t, hh, ok := b.memo.recall(memoText, name, "", args)
+		if ok {
+			b.recalled(m, t)
+			return
+		}
+		h = hh
+	}
+	b.buf = append(append(append(b.buf, name...), ' '), args...)
+	if b.memo.gen != 0 {
+		b.remember(m, h, memoText, name, "", args)
+	} else {
+		b.settle(m, true)
+	}
 }
 
 // callText gives m the text of a call to name with the usual arguments,
@@ -163,6 +246,22 @@ func (b *Builder) callText(m *chitta.Message, name string, args any) bool {
 	b.buf = append(buf, '}')
 	b.remember(m, h, memoCall, name, key, s)
 	return true
+}
+
+// slot returns the current slot with its role set to r and its text to
+// s, not blank. It calls nothing, so that it is inlined (a whole message
+// costs one call).
+func (b *Builder) slot(r chitta.Role, s string) *chitta.Message {
+	m := &b.out[b.next]
+	if !same(m.Content, s) {
+		// another text than the slot's held, most likely another
+		// message's (a conversation whose messages moved): its role is
+		// written without a comparison, which would seldom save the write
+		m.Content, m.Role = s, r
+	} else if !same(string(m.Role), string(r)) {
+		m.Role = r
+	}
+	return m
 }
 
 // roled returns the current slot with its role set to r.
@@ -233,33 +332,13 @@ func (l *idList) take() []string {
 }
 
 // one appends id as the current message's one ID and returns it as take
-// does.
+// does. The current message has no IDs yet (its callers build whole
+// messages, between messages).
 func (l *idList) one(id string) []string {
 	l.all = append(l.all, id)
 	n := len(l.all)
-	ids := l.all[l.start:n:n]
 	l.start = n
-	return ids
-}
-
-// whole writes the role, the text and the (no) tool calls of a whole
-// message of one piece into the current slot, which it returns.
-func (b *Builder) whole(r chitta.Role, s string) *chitta.Message {
-	m := &b.out[b.next]
-	if !same(string(m.Role), string(r)) {
-		m.Role = r
-	}
-	if startsWord(s) || !blank(s) {
-		if !same(m.Content, s) {
-			m.Content = s
-		}
-	} else if m.Content != "" {
-		m.Content = ""
-	}
-	if m.ToolCallIDs != nil {
-		m.ToolCallIDs = nil
-	}
-	return m
+	return l.all[n-1 : n : n]
 }
 
 // Add appends s as a piece of the current message's text unless it is

@@ -119,7 +119,7 @@ func buildTrial(t *testing.T, rng, mutate *rand.Rand, changed bool, start func(n
 			if rng.IntN(3) == 0 { // a whole message in one call
 				r, s, id := roles[rng.IntN(len(roles))], word(), word()
 				var ref adaptkit.Text
-				switch rng.IntN(3) {
+				switch rng.IntN(4) {
 				case 0:
 					b.Message(r, s)
 					ref.Add(s)
@@ -131,6 +131,11 @@ func buildTrial(t *testing.T, rng, mutate *rand.Rand, changed bool, start func(n
 					a := args[rng.IntN(len(args))]
 					b.CallMessage(r, id, s, a)
 					ref.Add(s + " " + adaptkit.JSON(a))
+					want[i].ToolCallIDs = []string{id}
+				case 3:
+					a := word()
+					b.CallTextMessage(r, id, s, a)
+					ref.Add(s + " " + a)
 					want[i].ToolCallIDs = []string{id}
 				}
 				want[i].Role, want[i].Content = r, ref.String()
@@ -187,11 +192,13 @@ func buildTrial(t *testing.T, rng, mutate *rand.Rand, changed bool, start func(n
 	}
 }
 
-// TestBuilderMemo: a pooled Builder that finds the texts of tool calls by
-// the identity of their strings (see memo) gives exactly
+// TestBuilderMemo: a pooled Builder that finds the texts of tool calls
+// (arguments as a map or as text) by the identity of their strings (see
+// memo) gives exactly
 // what a new Builder gives, whatever the conversations it saw before:
 // the same one again, one whose messages moved, one whose argument maps
-// are new maps or were changed in place, one whose strings are equal
+// are new maps or were changed in place (a value, or the key of the same
+// value), one whose strings are equal
 // copies or other strings, and after a conversation abandoned before
 // Finish (whose texts were never set).
 func TestBuilderMemo(t *testing.T) {
@@ -200,6 +207,7 @@ func TestBuilderMemo(t *testing.T) {
 		call         bool
 		id, name     string
 		args         map[string]any
+		argsText     string // a call with its arguments as text, if set
 		output, text string
 	}
 	values := make([]string, 40)
@@ -213,6 +221,9 @@ func TestBuilderMemo(t *testing.T) {
 			switch i % 3 {
 			case 0:
 				msgs[i] = msg{call: true, id: fmt.Sprint("c", i), name: "bash", args: map[string]any{"cmd": values[k]}}
+				if i%2 == 0 {
+					msgs[i].argsText = values[(k+3)%len(values)]
+				}
 			case 1:
 				msgs[i] = msg{id: fmt.Sprint("c", i-1), name: "bash", output: values[(k+7)%len(values)]}
 			default:
@@ -224,6 +235,8 @@ func TestBuilderMemo(t *testing.T) {
 	build := func(b *adaptkit.Builder, msgs []msg) {
 		for _, m := range msgs {
 			switch {
+			case m.call && m.argsText != "":
+				b.CallTextMessage(chitta.RoleAssistant, m.id, m.name, m.argsText)
 			case m.call:
 				b.CallMessage(chitta.RoleAssistant, m.id, m.name, m.args)
 			case m.name != "":
@@ -265,10 +278,32 @@ func TestBuilderMemo(t *testing.T) {
 		}
 	}
 	check("maps changed in place", moved)
+	for i := range moved {
+		if moved[i].call {
+			v := moved[i].args["cmd"]
+			delete(moved[i].args, "cmd")
+			moved[i].args["command"] = v // the same string under another key
+		}
+	}
+	check("maps re-keyed in place", moved)
+	check("maps re-keyed, again", moved)
+	renamed := slices.Clone(moved)
+	for i := range renamed {
+		renamed[i].name = "sh" // another tool, the same maps
+	}
+	check("another tool's name", renamed)
+	texts := slices.Clone(msgs)
+	for i := range texts {
+		if texts[i].argsText != "" {
+			texts[i].argsText = values[(i+5)%len(values)] // other arguments' text
+		}
+	}
+	check("other argument texts", texts)
 	copies := slices.Clone(msgs)
 	for i := range copies {
 		copies[i].name = strings.Clone(copies[i].name)
 		copies[i].output = strings.Clone(copies[i].output)
+		copies[i].argsText = strings.Clone(copies[i].argsText)
 		if copies[i].call {
 			copies[i].args = map[string]any{"cmd": strings.Clone(msgs[i].args["cmd"].(string))}
 		}

@@ -3,6 +3,7 @@ package adaptkit_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -220,4 +221,59 @@ func TestMaskCallTakesItsOwnID(t *testing.T) {
 	m := b.Finish()[0]
 	assert.Equal(t, []string{"bare", "g"}, m.ToolCallIDs)
 	assert.JSONEq(t, `{"role":"assistant","content":[{"type":"tool_use","id":"g","name":"grep"}]}`, string(m.Raw))
+}
+
+// TestWholeMessagesMatchGeneral: Message, ResultMessage, CallMessage and
+// CallTextMessage give, in mask mode as in plain mode, exactly the message
+// (Raw included) that the general calls they stand for give, whatever the
+// text: one starting with a word, blank, or starting with a space or a
+// non-ASCII byte.
+func TestWholeMessagesMatchGeneral(t *testing.T) {
+	t.Parallel()
+	words := []string{"", " ", "\n\t", "\u00a0", "a", " b ", "read_file", "ü\u2028", "x\ny", `q"uote\`}
+	args := []any{nil, "s", map[string]any{"cmd": "ls <d>"}, map[string]any{"path": "a.go", "n": 2.0}}
+	for _, mask := range []bool{false, true} {
+		start := func() *adaptkit.Builder {
+			var b adaptkit.Builder
+			if mask {
+				b.StartMask(1)
+			} else {
+				b.Start(1)
+			}
+			return &b
+		}
+		check := func(what string, whole, general func(b *adaptkit.Builder)) {
+			w, g := start(), start()
+			whole(w)
+			general(g)
+			assert.Equal(t, g.Finish(), w.Finish(), "%s, mask %v", what, mask)
+		}
+		for _, r := range []chitta.Role{"", chitta.RoleUser, chitta.RoleTool} {
+			for _, w := range words {
+				check(fmt.Sprintf("Message(%q, %q)", r, w),
+					func(b *adaptkit.Builder) { b.Message(r, w) },
+					func(b *adaptkit.Builder) { b.SetRole(r); b.Add(w); b.End() })
+				check(fmt.Sprintf("ResultMessage(%q, id, %q)", r, w),
+					func(b *adaptkit.Builder) { b.ResultMessage(r, "id", w) },
+					func(b *adaptkit.Builder) {
+						b.SetRole(r)
+						b.ResultID("id")
+						b.OpenResult("id")
+						b.Add(w)
+						b.CloseResult()
+						b.End()
+					})
+				for _, a := range words {
+					check(fmt.Sprintf("CallTextMessage(%q, id, %q, %q)", r, w, a),
+						func(b *adaptkit.Builder) { b.CallTextMessage(r, "id", w, a) },
+						func(b *adaptkit.Builder) { b.SetRole(r); b.CallID("id"); b.AddCall(w, a); b.End() })
+				}
+				for _, a := range args {
+					check(fmt.Sprintf("CallMessage(%q, id, %q, %v)", r, w, a),
+						func(b *adaptkit.Builder) { b.CallMessage(r, "id", w, a) },
+						func(b *adaptkit.Builder) { b.SetRole(r); b.CallID("id"); b.AddCallJSON(w, a); b.End() })
+				}
+			}
+		}
+	}
 }

@@ -6,17 +6,19 @@ import (
 )
 
 // memo remembers, for a pooled Builder, the composed texts of the whole
-// messages CallMessage built, by the identity of the strings each text was
-// composed from: a tool's name and the one key and string value of its
-// arguments. Go strings are immutable, so two strings with the same
-// address and length hold the same bytes (and an entry holds its strings,
-// so their memory is not reused for other bytes while it is remembered): a
-// text composed from the same strings is the same text. An agent compacting its history every
-// turn passes the same strings again, wherever its messages moved (the
-// messages kept last time and the new ones), and their texts are then
-// found here instead of composed, compared and cut again. Nothing mutable
-// is a key: a map of arguments is read anew every time, and only the
-// string it holds now is looked up.
+// messages CallMessage and CallTextMessage built, by the identity of the
+// strings each text was composed from: a tool's name and the one key and
+// string value of its arguments, or a tool's name and its arguments'
+// text. Go strings are immutable, so two strings with the same address
+// and length hold the same bytes (and an entry holds its strings, so their
+// memory is not reused for other bytes while it is remembered): a text
+// composed from the same strings is the same text. An agent compacting its
+// history every turn passes the same strings again, wherever its messages
+// moved (the messages kept last time and the new ones), in the same order,
+// and their texts are then found here (most by the guess, see guess)
+// instead of composed, compared and cut again. Nothing mutable is a key: a
+// map of arguments is read anew every time, and only the string it holds
+// now is looked up.
 //
 // Its table holds an entry in one of a set of four places that the hash
 // of its key picks (a fifth entry for a set replaces the last). An entry
@@ -36,14 +38,22 @@ type memo struct {
 	live  int    // entries of this generation
 	old   int    // entries of the last generation, which die at the next turn
 	n     int    // texts looked up in this conversation
+
+	// The order of use (see guess), as places plus one (0: none): the
+	// entry this conversation used first (head) and last (last), and the
+	// guess for the next look-up (cue: at the start, the entry the last
+	// conversation used first; then the one used after last).
+	head, last, cue int32
 }
 
 // A text's key is what it was composed from: its kind (memoCall: a
-// tool's name, the argument's key and its value; the only kind so far)
-// and those strings, compared by identity.
+// tool's name, the argument's key and its value; memoText: a tool's name
+// and its arguments' text, a the empty string) and those strings,
+// compared by identity.
 // Kinds of key; zero is none.
 const (
 	memoCall uint8 = 1 + iota
+	memoText
 )
 
 // memoEntry is a remembered text, alive while gen is this conversation's
@@ -55,6 +65,7 @@ type memoEntry struct {
 	name, a, c, text string
 	gen              uint32
 	owner            int32 // the message whose text Finish sets; -1: ready
+	next             int32 // the entry used after this one, plus one (see guess)
 	kind             uint8
 }
 
@@ -77,10 +88,11 @@ func (mm *memo) turn() {
 		size = min(1<<bits.Len(uint(4*mm.n-1)), maxMemo)
 	}
 	mm.n = 0
+	mm.cue, mm.head, mm.last = mm.head, 0, 0
 	if size > len(mm.table) {
 		mm.table, mm.gen = make([]memoEntry, size), 1
 		mm.shift = uint8(64 - bits.TrailingZeros(uint(size)))
-		mm.live, mm.old = 0, 0
+		mm.live, mm.old, mm.cue = 0, 0, 0
 		return
 	}
 	if mm.old > 0 {
@@ -105,6 +117,98 @@ func memoHash(kind uint8, name, a, c string) uint64 {
 	return x ^ x>>29 | 1
 }
 
+// guess returns the entry most likely to be the next one looked up, and
+// its place, or nil: the one used after the last one this conversation
+// used, in the conversation that used it last (the first one that
+// conversation used, at the start). An agent's history keeps its order
+// from turn to turn (the messages kept, then the new ones), so its texts
+// are looked up in the order they were last time, whatever moved, and a
+// guess confirmed (see guessCall) costs no hash and no search of a set.
+// A guess is only a place: whatever it holds now, an entry of another
+// key, an empty one or one swept, is checked as any entry is.
+func (mm *memo) guess() (*memoEntry, int32) {
+	if p := mm.cue; p > 0 {
+		return &mm.table[p-1], p - 1
+	}
+	return nil, 0
+}
+
+// guessCall returns the text of a call to name with the arguments args
+// if the memo's guess (see guess) is that call's: args, a map of one key,
+// holds under the guess's key the guess's string (compared by identity,
+// as recall compares). It is the usual case of CallMessage's arguments,
+// and costs one map look-up and no hash of the strings; any other case
+// goes to recall (a guess that failed after its look-up costs that look-up
+// twice: a call with other strings, where the last conversation had
+// another call after the same one).
+func (mm *memo) guessCall(name string, args any) (string, bool) {
+	am, ok := args.(map[string]any)
+	if !ok || len(am) != 1 {
+		return "", false
+	}
+	e, p := mm.guess()
+	if e == nil || !e.holds(memoCall, name, mm.gen) {
+		return "", false
+	}
+	if s, ok := am[e.a].(string); !ok || !same(e.c, s) {
+		return "", false
+	}
+	mm.found(e, p)
+	return e.text, true
+}
+
+// guessText is guessCall for CallTextMessage: the text of a call to name
+// with the arguments' text args, if the guess is that call's (no map to
+// read: two identities to compare).
+func (mm *memo) guessText(name, args string) (string, bool) {
+	e, p := mm.guess()
+	if e == nil || !e.holds(memoText, name, mm.gen) || !same(e.c, args) {
+		return "", false
+	}
+	mm.found(e, p)
+	return e.text, true
+}
+
+// holds reports whether e, a guess, can be the entry of a key of kind
+// with the name name: a ready entry (its text known) of that kind and
+// name, alive in the conversation of generation gen.
+func (e *memoEntry) holds(kind uint8, name string, gen uint32) bool {
+	return e.kind == kind && same(e.name, name) && e.owner < 0 && e.gen+1 >= gen
+}
+
+// found uses e, the guess at place p, confirmed, as recall uses what it
+// finds: link(p, e.next), but for the link to e, which the last entry
+// holds already (it was the cue).
+func (mm *memo) found(e *memoEntry, p int32) {
+	mm.n++
+	mm.use(e)
+	if mm.last == 0 {
+		mm.head = p + 1
+	}
+	mm.last, mm.cue = p+1, e.next
+}
+
+// use keeps e, found, for the next conversation.
+func (mm *memo) use(e *memoEntry) {
+	if e.gen != mm.gen {
+		e.gen = mm.gen
+		mm.old--
+		mm.live++
+	}
+}
+
+// link records that the entry at place p is the one this conversation
+// used after the last (see guess), and that cue is the guess for the
+// next.
+func (mm *memo) link(p, cue int32) {
+	if mm.last > 0 {
+		mm.table[mm.last-1].next = p + 1
+	} else {
+		mm.head = p + 1
+	}
+	mm.last, mm.cue = p+1, cue
+}
+
 // recall returns the text remembered for the key and keeps it for the
 // next conversation, or returns the key's hash.
 func (mm *memo) recall(kind uint8, name, a, c string) (string, uint64, bool) {
@@ -115,11 +219,8 @@ func (mm *memo) recall(kind uint8, name, a, c string) (string, uint64, bool) {
 	for j := range set {
 		e := &set[j]
 		if e.h == h && e.owner < 0 && e.gen+1 >= mm.gen && same(e.c, c) && same(e.a, a) && same(e.name, name) && e.kind == kind {
-			if e.gen != mm.gen {
-				e.gen = mm.gen
-				mm.old--
-				mm.live++
-			}
+			mm.use(e)
+			mm.link(int32(i+j), e.next)
 			return e.text, h, true
 		}
 	}
@@ -145,6 +246,7 @@ func (mm *memo) place(h uint64) int {
 		}
 	}
 	mm.live++
+	mm.link(int32(i), 0) // a new entry: nothing known to follow
 	return i
 }
 

@@ -2,6 +2,7 @@ package adaptkit
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,10 +18,7 @@ import (
 func TestMemoIdentity(t *testing.T) {
 	t.Parallel()
 	const n = 500
-	vals := make([]string, n)
-	for i := range vals {
-		vals[i] = fmt.Sprintf("go test ./p%d", i)
-	}
+	vals := commands(n)
 	var mm memo
 	pass := func(vals []string, name string) (hits int) {
 		mm.turn()
@@ -45,10 +43,7 @@ func TestMemoIdentity(t *testing.T) {
 	// about what that pass lost (never more in 5 000 runs; twice that is
 	// the bound, for a put in this pass that takes a later text's place).
 	assert.GreaterOrEqual(t, pass(vals[n/2:], "bash"), n/2-2*(n-full), "a suffix of them")
-	copies := make([]string, n)
-	for i, v := range vals {
-		copies[i] = strings.Clone(v)
-	}
+	copies := clones(vals)
 	assert.Zero(t, pass(copies, "bash"), "equal strings elsewhere in memory")
 	assert.Zero(t, pass(vals, strings.Clone("bash")), "another name string")
 	// Three conversations of other strings: the entries of vals died two
@@ -60,4 +55,65 @@ func TestMemoIdentity(t *testing.T) {
 			assert.GreaterOrEqual(t, e.gen+1, mm.gen, "an entry of a conversation the last two did not use")
 		}
 	}
+}
+
+// TestMemoGuess: a conversation looked up in the order of the last one
+// (the same again, or with its first texts dropped) is found by the
+// memo's guesses, without hashing; one in another order, or with other
+// strings, is not, and gets the same texts from recall.
+func TestMemoGuess(t *testing.T) {
+	t.Parallel()
+	const n = 300
+	vals := commands(n)
+	var mm memo
+	pass := func(vals []string) (guessed, recalled int) {
+		mm.turn()
+		for i, v := range vals {
+			want := "bash " + v
+			if text, ok := mm.guessCall("bash", map[string]any{"cmd": v}); ok {
+				require.Equal(t, want, text, "value %d", i)
+				guessed++
+			} else if text, h, ok := mm.recall(memoCall, "bash", "cmd", v); ok {
+				require.Equal(t, want, text, "value %d", i)
+				recalled++
+			} else {
+				mm.put(h, memoCall, "bash", "cmd", v, want)
+			}
+		}
+		return guessed, recalled
+	}
+	pass(vals)
+	pass(vals) // the table grew, losing its entries
+	guessed, recalled := pass(vals)
+	// A text lost to a full set of places (see TestMemoIdentity) is made
+	// again; the guess after it fails once, and recall finds that text.
+	lost := n - guessed - recalled
+	assert.GreaterOrEqual(t, guessed, n-3*lost-1, "the same order again (%d recalled, %d lost)", recalled, lost)
+	guessed, _ = pass(vals[10:])
+	assert.GreaterOrEqual(t, guessed, n-10-3*lost-2, "its first texts dropped")
+	rev := slices.Clone(vals)
+	slices.Reverse(rev)
+	guessed, recalled = pass(rev)
+	assert.LessOrEqual(t, guessed, 2, "in reverse order")
+	assert.Greater(t, recalled, n/2, "in reverse order, by recall")
+	guessed, recalled = pass(clones(vals))
+	assert.Zero(t, guessed+recalled, "equal strings elsewhere in memory")
+}
+
+// commands returns n distinct argument values.
+func commands(n int) []string {
+	vals := make([]string, n)
+	for i := range vals {
+		vals[i] = fmt.Sprintf("go test ./p%d", i)
+	}
+	return vals
+}
+
+// clones returns copies of vals elsewhere in memory.
+func clones(vals []string) []string {
+	c := make([]string, len(vals))
+	for i, v := range vals {
+		c[i] = strings.Clone(v)
+	}
+	return c
 }
