@@ -475,6 +475,7 @@ type pass struct {
 	scratch        *maskScratch     // per message, what masking read from it (mask_cache.go)
 	minPlaceholder int              // tokens of the shortest placeholder, once counted
 	words          [][]uint64       // per message, the hashes of the words a placeholder could list, once read (mask_select.go)
+	callers        map[string][]int // per call ID, the messages issuing it, once callOf needs it (mask.go)
 }
 
 // measure returns the tokens and the structural weight of message i (0 for
