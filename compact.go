@@ -244,6 +244,9 @@ type Stats struct {
 	// Masked counts the returned messages that [Options.Mask] rewrote, and
 	// MaskedTokens the tokens that saved them (original minus returned).
 	// BeforeTokens counts the original sizes, AfterTokens the returned ones.
+	// From a [Compactor] they too describe what is returned: between
+	// compactions, the masked survivors of the last compaction (the new
+	// messages are returned as they are).
 	Masked       int `json:"masked,omitempty"`
 	MaskedTokens int `json:"masked_tokens,omitempty"`
 }

@@ -112,6 +112,9 @@ type Compactor struct {
 	kept    []int     // indices in input of its result
 	result  []Message // its result (own copy)
 	keptTok int       // tokens of its result
+	// masked and maskedTok are the Stats.Masked and MaskedTokens of its
+	// result: those of the last compaction, whose survivors it holds.
+	masked, maskedTok int
 }
 
 // NewCompactor returns a Compactor compacting with opts (nil means the
@@ -281,6 +284,7 @@ func (c *Compactor) Compact(ctx context.Context, msgs []Message) (*Result, error
 	c.kept = slices.Clone(res.Kept)
 	c.result = slices.Clone(res.Messages)
 	c.keptTok = res.Stats.AfterTokens
+	c.masked, c.maskedTok = res.Stats.Masked, res.Stats.MaskedTokens
 	res.Stats.Compacted = true
 	c.account(res, commonPrefix(res.Messages, prev), fullHit)
 	return res, nil
@@ -289,6 +293,7 @@ func (c *Compactor) Compact(ctx context.Context, msgs []Message) (*Result, error
 // reset forgets the previous call.
 func (c *Compactor) reset() {
 	c.input, c.tokens, c.total, c.kept, c.result, c.keptTok = nil, nil, 0, nil, nil, 0
+	c.masked, c.maskedTok = 0, 0
 }
 
 // shouldCompact decides whether the previous survivors plus the new
@@ -339,6 +344,7 @@ func (c *Compactor) appendNew(msgs []Message, added []int, addedTok int) *Result
 	st.BeforeTokens, st.AfterTokens = c.total, c.keptTok
 	st.Kept, st.Dropped = len(c.kept), len(msgs)-len(c.kept)
 	st.TargetTokens = c.policy.MaxTokens
+	st.Masked, st.MaskedTokens = c.masked, c.maskedTok // new messages are never masked
 	if st.BeforeTokens > 0 {
 		st.DroppedPct = 100 * float64(st.BeforeTokens-st.AfterTokens) / float64(st.BeforeTokens)
 	}
