@@ -40,6 +40,11 @@ func TestCompactorMaskStats(t *testing.T) {
 				}
 				assert.Equal(t, masked, res.Stats.Masked, "step %d (compacted %v)", step, res.Stats.Compacted)
 				assert.Equal(t, saved, res.Stats.MaskedTokens, "step %d (compacted %v)", step, res.Stats.Compacted)
+				cached := 0
+				for _, m := range res.Messages[:res.Stats.StablePrefix] {
+					cached += words.CountTokens(m.Content)
+				}
+				assert.Equal(t, cached, res.Stats.CachedTokens, "step %d (compacted %v): the returned prefix", step, res.Stats.Compacted)
 				if !res.Stats.Compacted && masked > 0 {
 					between++
 				}
