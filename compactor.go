@@ -300,6 +300,20 @@ func (c *Compactor) Compact(ctx context.Context, msgs []Message) (*Result, error
 	return res, nil
 }
 
+// Reset forgets the previous call, so that the next call starts afresh, as
+// the first call of a new Compactor does (its caches are kept): call it
+// when the last result was not sent, so that the next call neither builds
+// on it nor counts it as a prompt-cache hit. It waits for a call in
+// progress. On a nil or zero Compactor it does nothing.
+func (c *Compactor) Reset() {
+	if c == nil || c.sem == nil {
+		return
+	}
+	c.sem <- struct{}{}
+	defer func() { <-c.sem }()
+	c.reset()
+}
+
 // reset forgets the previous call.
 func (c *Compactor) reset() {
 	c.input, c.tokens, c.total, c.kept, c.result, c.keptTok = nil, nil, 0, nil, nil, 0
