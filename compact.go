@@ -244,6 +244,9 @@ type Stats struct {
 	// Masked counts the returned messages that [Options.Mask] rewrote, and
 	// MaskedTokens the tokens that saved them (original minus returned).
 	// BeforeTokens counts the original sizes, AfterTokens the returned ones.
+	// From a [Compactor] they too describe what is returned: between
+	// compactions, the masked survivors of the last compaction (the new
+	// messages are returned as they are).
 	Masked       int `json:"masked,omitempty"`
 	MaskedTokens int `json:"masked_tokens,omitempty"`
 }
@@ -475,6 +478,7 @@ type pass struct {
 	scratch        *maskScratch     // per message, what masking read from it (mask_cache.go)
 	minPlaceholder int              // tokens of the shortest placeholder, once counted
 	words          [][]uint64       // per message, the hashes of the words a placeholder could list, once read (mask_select.go)
+	callers        map[string][]int // per call ID, the messages issuing it, once callOf needs it (mask.go)
 }
 
 // measure returns the tokens and the structural weight of message i (0 for

@@ -112,6 +112,13 @@ type Compactor struct {
 	kept    []int     // indices in input of its result
 	result  []Message // its result (own copy)
 	keptTok int       // tokens of its result
+	// masked and maskedTok are the Stats.Masked and MaskedTokens of its
+	// result: those of the last compaction, whose survivors it holds.
+	masked, maskedTok int
+	// saved holds, for the leading messages of result (the last
+	// compaction's survivors), the tokens masking saved on each (0 for a
+	// message returned as given); nil when none was masked.
+	saved []int
 }
 
 // NewCompactor returns a Compactor compacting with opts (nil means the
@@ -281,14 +288,36 @@ func (c *Compactor) Compact(ctx context.Context, msgs []Message) (*Result, error
 	c.kept = slices.Clone(res.Kept)
 	c.result = slices.Clone(res.Messages)
 	c.keptTok = res.Stats.AfterTokens
+	c.masked, c.maskedTok, c.saved = res.Stats.Masked, res.Stats.MaskedTokens, nil
+	if res.Stats.Masked > 0 {
+		c.saved = make([]int, len(res.Kept))
+		for j, i := range res.Kept {
+			c.saved[j] = res.Scores[i].OriginalTokens - res.Scores[i].Tokens
+		}
+	}
 	res.Stats.Compacted = true
 	c.account(res, commonPrefix(res.Messages, prev), fullHit)
 	return res, nil
 }
 
+// Reset forgets the previous call, so that the next call starts afresh, as
+// the first call of a new Compactor does (its caches are kept): call it
+// when the last result was not sent, so that the next call neither builds
+// on it nor counts it as a prompt-cache hit. It waits for a call in
+// progress. On a nil or zero Compactor it does nothing.
+func (c *Compactor) Reset() {
+	if c == nil || c.sem == nil {
+		return
+	}
+	c.sem <- struct{}{}
+	defer func() { <-c.sem }()
+	c.reset()
+}
+
 // reset forgets the previous call.
 func (c *Compactor) reset() {
 	c.input, c.tokens, c.total, c.kept, c.result, c.keptTok = nil, nil, 0, nil, nil, 0
+	c.masked, c.maskedTok, c.saved = 0, 0, nil
 }
 
 // shouldCompact decides whether the previous survivors plus the new
@@ -339,6 +368,7 @@ func (c *Compactor) appendNew(msgs []Message, added []int, addedTok int) *Result
 	st.BeforeTokens, st.AfterTokens = c.total, c.keptTok
 	st.Kept, st.Dropped = len(c.kept), len(msgs)-len(c.kept)
 	st.TargetTokens = c.policy.MaxTokens
+	st.Masked, st.MaskedTokens = c.masked, c.maskedTok // new messages are never masked
 	if st.BeforeTokens > 0 {
 		st.DroppedPct = 100 * float64(st.BeforeTokens-st.AfterTokens) / float64(st.BeforeTokens)
 	}
@@ -346,14 +376,18 @@ func (c *Compactor) appendNew(msgs []Message, added []int, addedTok int) *Result
 }
 
 // account fills the cache figures of res, whose first stable messages
-// are those the previous call sent; fullHit is the cache hit of sending
-// the whole conversation.
+// are those the previous call sent (the hit counts them as returned:
+// masked survivors at their masked size); fullHit is the cache hit of
+// sending the whole conversation.
 func (c *Compactor) account(res *Result, stable, fullHit int) {
 	st := &res.Stats
 	st.StablePrefix = stable
 	hit := 0
-	for _, i := range res.Kept[:stable] {
+	for j, i := range res.Kept[:stable] {
 		hit += c.tokens[i]
+		if j < len(c.saved) {
+			hit -= c.saved[j]
+		}
 	}
 	st.CachedTokens = hit
 	pr := &c.policy.Pricing

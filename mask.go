@@ -359,22 +359,48 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 	return mm, n
 }
 
+// scanIDs is how many call IDs callOf compares before it indexes every
+// message's calls (pass.callers): the call is usually a few messages back,
+// but a message with thousands of parallel calls would make a scan per
+// result quadratic.
+const scanIDs = 64
+
 // callOf returns the index of the message issuing the call that a result
 // at index i with ID id answers, as Compact pairs them (answeredCall): the
-// nearest earlier one, else the first later one; -1 when none. A backward
-// scan, since the call is usually a few messages back.
+// nearest earlier one, else the first later one; -1 when none. A short
+// backward scan, then the index of every message's calls.
 func (p *pass) callOf(id string, i int) int {
-	for k := min(i, len(p.msgs)) - 1; k >= 0; k-- {
-		if slices.Contains(p.msgs[k].ToolCallIDs, id) {
-			return k
+	if p.callers == nil {
+		seen := 0
+		for k := min(i, len(p.msgs)) - 1; k >= 0; k-- {
+			ids := p.msgs[k].ToolCallIDs
+			if seen += len(ids); seen > scanIDs {
+				break
+			}
+			if slices.Contains(ids, id) {
+				return k
+			}
 		}
+		p.callers = callersOf(p.msgs)
 	}
-	for k := i; k < len(p.msgs); k++ {
-		if slices.Contains(p.msgs[k].ToolCallIDs, id) {
-			return k
-		}
+	if c, ok := answeredCall(p.callers[id], i); ok {
+		return c
 	}
 	return -1
+}
+
+// callersOf returns, for each call ID of msgs, the indices of the messages
+// issuing it, ascending and each once.
+func callersOf(msgs []Message) map[string][]int {
+	out := map[string][]int{}
+	for k := range msgs {
+		for _, id := range msgs[k].ToolCallIDs {
+			if c := out[id]; len(c) == 0 || c[len(c)-1] != k {
+				out[id] = append(c, k)
+			}
+		}
+	}
+	return out
 }
 
 // name resolves r.name, for a result of message i: the message's own
@@ -405,12 +431,7 @@ func (p *pass) resolveName(o *resolved, i int, r *toolResult) {
 			return
 		}
 		if c := p.callOf(id, i); c >= 0 {
-			for _, call := range p.callNames(o, c) {
-				if call.id == id {
-					r.name = call.name
-					break
-				}
-			}
+			r.name = p.callName(o, c, id)
 		}
 	}
 }

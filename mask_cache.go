@@ -271,6 +271,8 @@ type msgInfo struct {
 	loaded  bool // the cached entry, if any, was looked up
 	counted bool // the results' tokens are set
 	dirty   bool // something was scanned or listed since the entry was cached
+	// names indexes calls by ID (the first of each), once callName needs it.
+	names map[string]string
 }
 
 // info returns what masking reads from message i, scanning it once per
@@ -327,6 +329,32 @@ func (p *pass) callNames(o *resolved, c int) []idName {
 		inf.named, inf.dirty = true, true
 	}
 	return inf.calls
+}
+
+// indexCalls is how many calls a message issues before callName indexes
+// them by ID (msgInfo.names) rather than scanning them for each result.
+const indexCalls = 16
+
+// callName returns the name of the first call with ID id that message c
+// issues ("" when none).
+func (p *pass) callName(o *resolved, c int, id string) string {
+	calls := p.callNames(o, c)
+	if len(calls) <= indexCalls {
+		for _, call := range calls {
+			if call.id == id {
+				return call.name
+			}
+		}
+		return ""
+	}
+	inf := &p.scratch.infos[c]
+	if inf.names == nil {
+		inf.names = make(map[string]string, len(calls))
+		for _, call := range slices.Backward(calls) { // the first of a repeated ID wins
+			inf.names[call.id] = call.name
+		}
+	}
+	return inf.names[id]
 }
 
 // load returns the msgInfo of message i: this call's, else a private copy

@@ -35,6 +35,7 @@ var contentSeeds = []string{
 	`{"role":"assistant","content":[{"type":"thinking","thinking":"hmm"},{"type":"redacted_thinking","data":"x"},{"type":"tool_use","id":"t","name":"read","input":{ "path" : "a b" , "n" : [1, 2.5e3, -0, true, null] }},{"type":"server_tool_use","id":"s","name":"web","input":"\"q\""}],"tool_call_id":null}`,
 	`{"ROLE":"user","Content":[{"TYPE":"Text","Text":"case"},{"Type":"tool_result","Tool_Use_ID":"a","CONTENT":"x"}],"content":[{"type":"text","text":"last wins"},{"type":"tool_result","tool_use_id":"a","content":"y","content":"z"}]}`,
 	`{"role":"user","content":[{"type":"web_search_tool_result","tool_use_id":"w","content":[{"type":"web_search_result","title":"t","url":"u"}]},{"type":"image_url","image_url":{"url":"x"}},{"type":"input_file"},{"type":"unknown","text":"kept"},{"type":"unknown"},{"text":"untyped"}]}`,
+	`{"role":"user","content":[{"type":"search_result","source":"s","title":"t","content":[{"type":"text","text":"x"},"bare"]},{"type":"tool_result","tool_use_id":"a","content":[{"type":"search_result","title":" ","source":null,"content":[{"type":"search_result","title":"nested","content":"str"}]}]}]}`,
 	`{"role":"tool","tool_call_id":"a","content":"plain string"}`,
 	`{"role":"user","content":"a string","tool_calls":null,"function_call":null,"tool_call_ids":null}`,
 	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"tool_use","id":"x","name":"n","input":{}}]},{"type":"tool_result","tool_use_id":"b","content":[{"type":"web_search_tool_result","tool_use_id":"w"}]}]}`,
@@ -56,6 +57,7 @@ var contentSeeds = []string{
 	`{"role":"user","content":[{"type":"text","text":"x"}],"n":1.}`,
 	`{"role":"user","content":[{"type":"text","text":"\x"}]}`,
 	`{"role":"user","content":[{"type":"tool_use","id":3,"name":"f"}]}`,
+	`{"role":"user","content":[{"type":"search_result","title":5}]}`,
 	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"bad \u00zz"},{"type":"tool_result","tool_use_id":"b","content":[{"type":"text","text":1}]}]}`,
 	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":` + strings.Repeat(`[{"type":"tool_result","content":`, 17) + `"deep"` + strings.Repeat(`}]`, 17) + `}]}`,
 }
@@ -65,7 +67,7 @@ var contentSeeds = []string{
 // handles.
 func TestChatContent(t *testing.T) {
 	t.Parallel()
-	handled := 15 // the seeds before the ones left to the parser
+	handled := 16 // the seeds before the ones left to the parser
 	for k, raw := range contentSeeds {
 		got, ok := chatContent([]byte(raw))
 		want, err := parsedContent([]byte(raw))
@@ -215,6 +217,11 @@ func randomChatRaw(r *rand.Rand) []byte {
 			return "{" + key("type") + `"tool_use",` + key("id") + `"t",` + key("name") + str() + "," + key("input") + `{ "a" : [1, "x y"] }}`
 		case 5:
 			return "{" + key("type") + `"thinking",` + key("thinking") + str() + "}"
+		case 6:
+			if depth <= 2 {
+				return "{" + key("type") + `"search_result",` + key("title") + str() + "," + key("source") + str() + "," + key("content") + content(depth+1) + "}"
+			}
+			return str()
 		default:
 			if depth > 2 {
 				return "{" + key("type") + `"text",` + key("text") + `"leaf"}`

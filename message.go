@@ -130,7 +130,7 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // ParseMessages reads a JSON array of chat messages in OpenAI format
 // (string or part-array content, tool_calls of functions or custom tools /
 // tool_call_id, legacy function_call), Anthropic format (text, thinking, tool_use and tool_result
-// blocks) or SWE-agent format (tool_call_ids), mixed freely. It also reads
+// blocks; a search_result block reads as its title, source and text blocks) or SWE-agent format (tool_call_ids), mixed freely. It also reads
 // OpenAI Responses input items (function_call / function_call_output and
 // the other *_call / *_call_output pairs linked by call_id; a reasoning item
 // grouped with the item after it; a compaction item read as a system
@@ -144,7 +144,8 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // Errors wrap [ErrInvalidMessages]; when one message is at fault the error
 // is a [*MessageError] naming its index and field. Unknown block types and
 // unknown fields are tolerated; text-bearing fields of the wrong type are
-// not, nor are tool_result blocks nested more than 16 deep in one another. A role is any non-empty string here; [Compact] decides whether it
+// not, nor are tool_result and search_result blocks nested more than 16
+// deep in one another. A role is any non-empty string here; [Compact] decides whether it
 // has a weight.
 func ParseMessages(data []byte) ([]Message, error) {
 	data = bytes.TrimSpace(data)
@@ -320,21 +321,21 @@ func (p *parser) parseChat(index int, raw json.RawMessage, w *wireMessage) (Mess
 
 type contentError struct{ field, msg string }
 
-// maxContentDepth bounds how deeply tool_result blocks may nest inside one
-// another. Real transcripts nest once; each level re-reads the rest of the
+// maxContentDepth bounds how deeply tool_result (and search_result) blocks
+// may nest inside one another. Real transcripts nest once; each level re-reads the rest of the
 // message, so unbounded nesting made parsing quadratic (a 200 KB message
 // took seconds).
 const maxContentDepth = 16
 
 // appendContent renders content (null, a string, or an array of blocks) into
 // b and collects tool linkage from tool_use and tool_result blocks. depth is
-// the number of tool_result blocks raw is nested in.
+// the number of tool_result and search_result blocks raw is nested in.
 func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field string, depth int) *contentError {
 	if isNull(raw) {
 		return nil
 	}
 	if depth > maxContentDepth {
-		return &contentError{field, "tool_result blocks nested more than " + strconv.Itoa(maxContentDepth) + " deep"}
+		return &contentError{field, "tool_result or search_result blocks nested more than " + strconv.Itoa(maxContentDepth) + " deep"}
 	}
 	switch raw[0] {
 	case '"':
@@ -373,6 +374,8 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 			Input     json.RawMessage `json:"input"`
 			ToolUseID json.RawMessage `json:"tool_use_id"`
 			Content   json.RawMessage `json:"content"`
+			Title     json.RawMessage `json:"title"`
+			Source    json.RawMessage `json:"source"`
 		}
 		if err := json.Unmarshal(blk, &block); err != nil {
 			return &contentError{f, "invalid block"}
@@ -410,6 +413,20 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 			}
 			if id != "" {
 				m.ToolResultIDs = append(m.ToolResultIDs, id)
+			}
+			if err := appendContent(b, m, block.Content, f+".content", depth+1); err != nil {
+				return err
+			}
+		case "search_result": // Anthropic: title, source, then its text blocks
+			for _, v := range [...]struct {
+				f   string
+				raw json.RawMessage
+			}{{".title", block.Title}, {".source", block.Source}} {
+				s, ok := optString(v.raw)
+				if !ok {
+					return &contentError{f + v.f, "want a string"}
+				}
+				addText(b, s)
 			}
 			if err := appendContent(b, m, block.Content, f+".content", depth+1); err != nil {
 				return err

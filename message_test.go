@@ -35,6 +35,10 @@ func TestParseMessagesFormats(t *testing.T) {
 			"assistant", "hmm\nLet me look.\nRead {\"file_path\":\"/a/b.go\"}", []string{"toolu_1"}, nil},
 		{"anthropic tool result nested", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"package b"},{"type":"image","source":{}}]},{"type":"tool_result","tool_use_id":"toolu_2","content":"done","is_error":true}]}`,
 			"user", "package b\n[image]\ndone", nil, []string{"toolu_1", "toolu_2"}},
+		{"anthropic search result", `{"role":"user","content":[{"type":"search_result","source":"https://go.dev/doc","title":"Go 1.26 notes","content":[{"type":"text","text":"release notes"},{"type":"text","text":"new GC"}],"citations":{"enabled":true}},{"type":"text","text":"summarise"}]}`,
+			"user", "Go 1.26 notes\nhttps://go.dev/doc\nrelease notes\nnew GC\nsummarise", nil, nil},
+		{"anthropic search result in a tool result", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_s","content":[{"type":"search_result","source":"kb://runbook/7","title":"Runbook","content":[{"type":"text","text":"restart the pod"}]}]}]}`,
+			"user", "Runbook\nkb://runbook/7\nrestart the pod", nil, []string{"toolu_s"}},
 		{"redacted thinking and unknown block", `{"role":"assistant","content":[{"type":"redacted_thinking","data":"xx"},{"type":"mystery","text":"kept"},{"type":"mystery2"}]}`,
 			"assistant", "[redacted thinking]\nkept", nil, nil},
 		{"developer role", `{"role":"developer","content":"rules"}`, "developer", "rules", nil, nil},
@@ -106,7 +110,7 @@ func TestParseMessagesErrors(t *testing.T) {
 		{"bad tool_use id", `[{"role":"assistant","content":[{"type":"tool_use","id":1}]}]`, 0, "content[0].id"},
 		// Each nesting level re-read the rest of the message: 4000 levels
 		// (212 KB) took 6 s to parse.
-		{"tool results nested 17 deep", `[{"role":"user","content":"a"},` + nestedResult(17) + `]`, 1, "content[0]" + strings.Repeat(".content[0]", 16) + ".content: tool_result blocks nested more than 16 deep"},
+		{"tool results nested 17 deep", `[{"role":"user","content":"a"},` + nestedResult(17) + `]`, 1, "content[0]" + strings.Repeat(".content[0]", 16) + ".content: tool_result or search_result blocks nested more than 16 deep"},
 		{"tool results nested 4000 deep", nestedResults(4000), 0, "nested more than 16 deep"},
 	}
 	for _, tt := range tests {

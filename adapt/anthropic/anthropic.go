@@ -1,10 +1,11 @@
 // Package anthropic compacts anthropic-sdk-go v2 conversations
 // ([]anthropic.MessageParam) with chitta, returning the caller's own
 // values. Text for scoring comes from text, thinking, tool_use and
-// server_tool_use (name and input) and tool_result blocks; images and
-// documents count as "[image]" and "[document]"; any other block (server
-// tool results, search results, block types newer than this adapter) is
-// scored by its JSON. A tool_use block and the tool_result blocks answering
+// server_tool_use (name and input) and tool_result blocks, and search_result
+// blocks (title, source and text, in a message or in a tool_result, as
+// chitta.ParseMessages reads them); images and documents count as "[image]"
+// and "[document]"; any other block (server tool results, block types newer
+// than this adapter) is scored by its JSON. A tool_use block and the tool_result blocks answering
 // it (by ID), and a server_tool_use block and its result, are kept or
 // dropped together.
 //
@@ -139,6 +140,8 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 					b.Add("[image]")
 				case c.OfDocument != nil:
 					b.Add("[document]")
+				case c.OfSearchResult != nil:
+					addSearchResult(b, c.OfSearchResult)
 				default:
 					b.AddJSON(c)
 				}
@@ -151,6 +154,8 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 			b.Add("[image]")
 		case blk.OfDocument != nil:
 			b.Add("[document]")
+		case blk.OfSearchResult != nil:
+			addSearchResult(b, blk.OfSearchResult)
 		default:
 			// Server tool results (web search, web fetch, code execution,
 			// ...) answer a server_tool_use by ID; any other block type is
@@ -160,6 +165,16 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 			}
 			b.AddJSON(*blk)
 		}
+	}
+}
+
+// addSearchResult adds a search_result block's title, source and text
+// blocks, in that order.
+func addSearchResult(b *adaptkit.Builder, s *anthropic.SearchResultBlockParam) {
+	b.Add(s.Title)
+	b.Add(s.Source)
+	for _, t := range s.Content {
+		b.Add(t.Text)
 	}
 }
 

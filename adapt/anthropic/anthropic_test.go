@@ -56,14 +56,60 @@ func TestMessagesServerToolsAndUnknownBlocks(t *testing.T) {
 			sdk.ContentBlockParamUnion{OfServerToolUse: &sdk.ServerToolUseBlockParam{ID: "srv_1", Name: "web_search", Input: map[string]any{"query": "go 1.26"}}},
 			sdk.ContentBlockParamUnion{OfWebSearchToolResult: &sdk.WebSearchToolResultBlockParam{ToolUseID: "srv_1"}},
 		),
-		sdk.NewUserMessage(sdk.ContentBlockParamUnion{OfSearchResult: &sdk.SearchResultBlockParam{Source: "https://go.dev", Title: "Go", Content: []sdk.TextBlockParam{{Text: "release notes"}}}}),
 	}
 	cm, err := anthropic.Messages(msgs)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"srv_1"}, cm[0].ToolCallIDs)
 	assert.Equal(t, []string{"srv_1"}, cm[0].ToolResultIDs)
 	assert.Contains(t, cm[0].Content, `web_search {"query":"go 1.26"}`)
-	assert.Contains(t, cm[1].Content, "release notes", "an unknown block is scored by its JSON")
+	assert.Contains(t, cm[0].Content, `"tool_use_id":"srv_1"`, "a server tool result is scored by its JSON")
+}
+
+// TestMessagesSearchResult: a search_result block, in a message or in a
+// tool_result, is scored by its title, source and text blocks, as
+// chitta.ParseMessages reads the SDK's JSON of it, and masking its result
+// keeps the conversation valid on the wire.
+func TestMessagesSearchResult(t *testing.T) {
+	t.Parallel()
+	search := func(title, source string, texts ...string) *sdk.SearchResultBlockParam {
+		s := &sdk.SearchResultBlockParam{Title: title, Source: source}
+		for _, x := range texts {
+			s.Content = append(s.Content, sdk.TextBlockParam{Text: x})
+		}
+		return s
+	}
+	r := sdk.NewToolResultBlock("tu_1", "", false)
+	r.OfToolResult.Content = []sdk.ToolResultBlockParamContentUnion{
+		{OfText: &sdk.TextBlockParam{Text: "2 hits"}},
+		{OfSearchResult: search("Runbook", "kb://runbook/7", "restart the pod", strings.Repeat("then check the logs ", 60))},
+		{OfSearchResult: search("Old runbook", "kb://runbook/2")},
+	}
+	msgs := []sdk.MessageParam{
+		sdk.NewUserMessage(sdk.ContentBlockParamUnion{OfSearchResult: search("Go 1.26", "https://go.dev/doc", "release notes", "new GC")}, sdk.NewTextBlock("Summarise, then search the runbooks")),
+		sdk.NewAssistantMessage(sdk.NewToolUseBlock("tu_1", map[string]any{"q": "pod restart"}, "search_kb")),
+		sdk.NewUserMessage(r),
+		sdk.NewAssistantMessage(sdk.NewTextBlock("Restart the pod.")),
+		sdk.NewUserMessage(sdk.NewTextBlock("Done. What next?")),
+	}
+	cm, err := anthropic.Messages(msgs)
+	require.NoError(t, err)
+	assert.Equal(t, "Go 1.26\nhttps://go.dev/doc\nrelease notes\nnew GC\nSummarise, then search the runbooks", cm[0].Content)
+	assert.True(t, strings.HasPrefix(cm[2].Content, "2 hits\nRunbook\nkb://runbook/7\nrestart the pod\nthen check"), cm[2].Content)
+	assert.True(t, strings.HasSuffix(cm[2].Content, "\nOld runbook\nkb://runbook/2"), cm[2].Content)
+	wire, err := json.Marshal(msgs)
+	require.NoError(t, err)
+	parsed, err := chitta.ParseMessages(wire)
+	require.NoError(t, err)
+	require.Len(t, parsed, len(cm))
+	for i := range cm {
+		assert.Equal(t, parsed[i].Content, cm[i].Content, "message %d as chitta.ParseMessages reads it", i)
+		assert.Equal(t, parsed[i].ToolCallIDs, cm[i].ToolCallIDs, "message %d", i)
+		assert.Equal(t, parsed[i].ToolResultIDs, cm[i].ToolResultIDs, "message %d", i)
+	}
+	out, res, err := anthropic.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: 1, Mask: &chitta.MaskOptions{MaxResultTokens: 20}})
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Stats.Masked, "the search results are cut")
+	adapttest.ValidWire(t, out, "the returned values")
 }
 
 // TestMessagesDocumentInToolResult: a document returned in a tool_result

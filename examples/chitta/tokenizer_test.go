@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -90,9 +92,31 @@ func TestCompactTokenizerInvalid(t *testing.T) {
 		assert.Contains(t, err.Error(), "tokenizer: ")
 		assert.Contains(t, err.Error(), "want estimate, o200k_base, cl100k_base")
 	}
-	_, err := a.compactContext(t.Context(), []byte(`{"messages":[],"tokenizer":7}`))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "tokenizer: want a string")
+}
+
+// TestEnumArgNotString: a tokenizer or mask.actions of another JSON type
+// than a string is -32602 naming the field, what came and the valid names,
+// as a string outside them is.
+func TestEnumArgNotString(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	cs := connect(t, a)
+	const tokenizers = "want estimate, o200k_base, cl100k_base"
+	const actions = "want oldest (default), newest, score or off"
+	for _, tt := range []struct{ args, want string }{
+		{`{"messages": [], "tokenizer": ["o200k_base"]}`, "tokenizer: got array, " + tokenizers},
+		{`{"messages": [], "tokenizer": 7}`, "tokenizer: got number, " + tokenizers},
+		{`{"messages": [], "tokenizer": {"name": "o200k_base"}}`, "tokenizer: got object, " + tokenizers},
+		{`{"messages": [], "tokenizer": true}`, "tokenizer: got bool, " + tokenizers},
+		{`{"messages": [], "mask": {"actions": ["newest"]}}`, "mask.actions: got array, " + actions},
+		{`{"messages": [], "mask": {"actions": 1}}`, "mask.actions: got number, " + actions},
+	} {
+		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "compact_context", Arguments: json.RawMessage(tt.args)})
+		var wire *jsonrpc.Error
+		require.ErrorAs(t, err, &wire, tt.args)
+		assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code, tt.args)
+		assert.Equal(t, tt.want, wire.Message, tt.args)
+	}
 }
 
 // TestTokenizerFlag runs the built command: --tokenizer sets the default

@@ -45,6 +45,9 @@ type compactInput struct {
 	Tokenizer string `json:"tokenizer,omitempty" jsonschema:"how the budget and the stats count tokens: estimate (words × 1.3), o200k_base (exact for GPT-4o, GPT-4.1, GPT-5 and the o-series; the nearest public tokenizer for other models) or cl100k_base (GPT-4, GPT-3.5); default: the server's --tokenizer (estimate unless set)"`
 }
 
+// maskActionNames lists the valid values of the mask's actions argument.
+const maskActionNames = "oldest (default), newest, score or off"
+
 // maskActions maps the mask's actions argument to chitta.MaskActions.
 var maskActions = map[string]chitta.MaskActions{
 	"": chitta.ActionsOldestFirst, "oldest": chitta.ActionsOldestFirst, "newest": chitta.ActionsNewestFirst,
@@ -178,9 +181,28 @@ func toolError(format string, args ...any) *mcp.CallToolResult {
 	return res
 }
 
+// enumArgs is a tool input whose string fields take one of a few values:
+// allowed returns them for a field (its dotted path, as decodeArgs names
+// it), written as the error for a string outside them lists them, or "".
+type enumArgs interface {
+	allowed(field string) string
+}
+
+// allowed lists the valid tokenizer and mask.actions values.
+func (compactInput) allowed(field string) string {
+	switch field {
+	case "tokenizer":
+		return strings.Join(tokenizerNames, ", ")
+	case "mask.actions":
+		return maskActionNames
+	}
+	return ""
+}
+
 // decodeArgs decodes a tool's arguments object strictly into dst: unknown
-// fields and wrong types are errors naming the field. Absent or null
-// arguments decode as {}.
+// fields and wrong types are errors naming the field (and, for a field of
+// an enumArgs dst, its valid values). Absent or null arguments decode as
+// {}.
 func decodeArgs(args json.RawMessage, dst any) error {
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || string(args) == "null" {
@@ -204,6 +226,11 @@ func decodeArgs(args json.RawMessage, dst any) error {
 			if num, ok := strings.CutPrefix(typeErr.Value, "number "); ok &&
 				(want == "a number" || want == "an integer" && strings.Trim(num, "-0123456789") == "") {
 				return invalidParams("%s: %s out of range", field, num) // beyond float64 or int
+			}
+			if e, ok := dst.(enumArgs); ok {
+				if names := e.allowed(field); names != "" {
+					return invalidParams("%s: got %s, want %s", field, typeErr.Value, names)
+				}
 			}
 			return invalidParams("%s: want %s, got %s", field, want, typeErr.Value)
 		case errors.As(err, &syntaxErr):
@@ -314,7 +341,7 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 		}
 		actions, ok := maskActions[m.Actions]
 		if !ok {
-			return nil, invalidParams("mask.actions: %q, want oldest (default), newest, score or off", m.Actions)
+			return nil, invalidParams("mask.actions: %q, want %s", m.Actions, maskActionNames)
 		}
 		opts.Mask = &chitta.MaskOptions{KeepRecent: m.KeepRecent, MinTokens: m.MinTokens, ExcludeTools: m.ExcludeTools, MaxResultTokens: m.MaxResultTokens,
 			ListValues: m.ListValues, Actions: actions, Restore: m.Restore}

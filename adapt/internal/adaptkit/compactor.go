@@ -78,8 +78,12 @@ type maskedTexts struct {
 
 // NewCompactor returns a Compactor over chitta.NewCompactor(opts, p),
 // converting with build and, with opts.Mask set, rewriting masked values
-// with rewrite. Its errors are chitta.NewCompactor's.
+// with rewrite. Its errors are chitta.NewCompactor's, and one wrapping
+// chitta.ErrInvalidOption when opts.Mask is set and rewrite is nil.
 func NewCompactor[T any](opts *chitta.Options, p chitta.Policy, build BuildFunc[T], rewrite RewriteFunc[T]) (*Compactor[T], error) {
+	if opts != nil && opts.Mask != nil && rewrite == nil {
+		return nil, fmt.Errorf("%w: Mask set and no RewriteFunc", chitta.ErrInvalidOption)
+	}
 	c, err := chitta.NewCompactor(opts, p)
 	if err != nil {
 		return nil, err
@@ -90,7 +94,11 @@ func NewCompactor[T any](opts *chitta.Options, p chitta.Policy, build BuildFunc[
 // Compact returns the conversation msgs (the whole conversation so far)
 // as the next model call should send it, with chitta.Compactor's Result
 // (see [Compactor]). msgs is not modified. Errors are the conversion's
-// and chitta.Compactor.Compact's.
+// and chitta.Compactor.Compact's, after which the Compactor is as before
+// the call, and, with Mask, one wrapping errRewrite when a masked value
+// cannot be rewritten (the adapter's RewriteFunc disagrees with its
+// BuildFunc: a bug), after which the Compactor has forgotten the previous
+// call too (chitta.Compactor.Reset): the next call starts afresh.
 func (c *Compactor[T]) Compact(ctx context.Context, msgs []T) ([]T, *chitta.Result, error) {
 	if c == nil || c.c == nil {
 		return nil, nil, fmt.Errorf("%w: Compactor not created by NewCompactor", chitta.ErrInvalidOption)
@@ -110,6 +118,7 @@ func (c *Compactor[T]) Compact(ctx context.Context, msgs []T) ([]T, *chitta.Resu
 	}
 	if c.mask {
 		if err := c.rewriteMasked(out, msgs, cm, res); err != nil {
+			c.c.Reset() // res is not returned: the next call must not build on it
 			return nil, nil, err
 		}
 	}
