@@ -178,7 +178,7 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, at int, depth int
 	if !it.ok() {
 		return false
 	}
-	typ, text, thinking, id, name, input, useID, content, title, source := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]
+	typ, text, thinking, id, name, input, useID, content, title, source, url := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]
 	t, ok := optStringAt(raw, typ)
 	if !ok {
 		return false
@@ -216,8 +216,8 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, at int, depth int
 		if content.end > 0 && !renderContent(b, linked, raw, content, depth+1) {
 			return false
 		}
-	case "search_result":
-		for _, f := range [...]jsonSpan{title, source} {
+	case "search_result", "web_search_result":
+		for _, f := range [...]jsonSpan{title, source, url} {
 			s, ok := optStringAt(raw, f)
 			if !ok {
 				return false
@@ -245,7 +245,7 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, at int, depth int
 
 // blockFields are the members of a block that appendContent reads, in
 // the order renderBlock unpacks them.
-var blockFields = [...]string{"type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "title", "source"}
+var blockFields = [...]string{"type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "title", "source", "url"}
 
 // optStringAt is optString on the value at v: absent or null is "".
 func optStringAt(raw []byte, v jsonSpan) (string, bool) {

@@ -130,7 +130,9 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // ParseMessages reads a JSON array of chat messages in OpenAI format
 // (string or part-array content, tool_calls of functions or custom tools /
 // tool_call_id, legacy function_call), Anthropic format (text, thinking, tool_use and tool_result
-// blocks; a search_result block reads as its title, source and text blocks) or SWE-agent format (tool_call_ids), mixed freely. It also reads
+// blocks; a search_result block reads as its title, source and text blocks,
+// a web_search_tool_result as the title and URL of each web_search_result
+// or as its error_code) or SWE-agent format (tool_call_ids), mixed freely. It also reads
 // OpenAI Responses input items (function_call / function_call_output and
 // the other *_call / *_call_output pairs linked by call_id; a reasoning item
 // grouped with the item after it; a compaction item read as a system
@@ -376,6 +378,7 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 			Content   json.RawMessage `json:"content"`
 			Title     json.RawMessage `json:"title"`
 			Source    json.RawMessage `json:"source"`
+			URL       json.RawMessage `json:"url"`
 		}
 		if err := json.Unmarshal(blk, &block); err != nil {
 			return &contentError{f, "invalid block"}
@@ -414,14 +417,29 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 			if id != "" {
 				m.ToolResultIDs = append(m.ToolResultIDs, id)
 			}
-			if err := appendContent(b, m, block.Content, f+".content", depth+1); err != nil {
+			if typ == "web_search_tool_result" && isObject(block.Content) {
+				// An error: {"type":"web_search_tool_result_error","error_code":…}
+				var e struct {
+					ErrorCode json.RawMessage `json:"error_code"`
+				}
+				s, ok := "", json.Unmarshal(block.Content, &e) == nil
+				if ok {
+					s, ok = optString(e.ErrorCode)
+				}
+				if !ok {
+					return &contentError{f + ".content.error_code", "want a string"}
+				}
+				addText(b, s)
+			} else if err := appendContent(b, m, block.Content, f+".content", depth+1); err != nil {
 				return err
 			}
-		case "search_result": // Anthropic: title, source, then its text blocks
+		case "search_result", "web_search_result":
+			// Anthropic: the title, the source (search_result) or URL
+			// (web_search_result), then a search_result's text blocks.
 			for _, v := range [...]struct {
 				f   string
 				raw json.RawMessage
-			}{{".title", block.Title}, {".source", block.Source}} {
+			}{{".title", block.Title}, {".source", block.Source}, {".url", block.URL}} {
 				s, ok := optString(v.raw)
 				if !ok {
 					return &contentError{f + v.f, "want a string"}

@@ -39,6 +39,10 @@ func TestParseMessagesFormats(t *testing.T) {
 			"user", "Go 1.26 notes\nhttps://go.dev/doc\nrelease notes\nnew GC\nsummarise", nil, nil},
 		{"anthropic search result in a tool result", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_s","content":[{"type":"search_result","source":"kb://runbook/7","title":"Runbook","content":[{"type":"text","text":"restart the pod"}]}]}]}`,
 			"user", "Runbook\nkb://runbook/7\nrestart the pod", nil, []string{"toolu_s"}},
+		{"anthropic web search results", `{"role":"assistant","content":[{"type":"server_tool_use","id":"srv_1","name":"web_search","input":{"query":"go"}},{"type":"web_search_tool_result","tool_use_id":"srv_1","content":[{"type":"web_search_result","title":"Go","url":"https://go.dev","encrypted_content":"EqgfCioIARgBIiQ3"}]}]}`,
+			"assistant", "web_search {\"query\":\"go\"}\nGo\nhttps://go.dev", []string{"srv_1"}, []string{"srv_1"}},
+		{"anthropic web search error", `{"role":"assistant","content":[{"type":"web_search_tool_result","tool_use_id":"srv_1","content":{"type":"web_search_tool_result_error","error_code":"unavailable"}}]}`,
+			"assistant", "unavailable", nil, []string{"srv_1"}},
 		{"redacted thinking and unknown block", `{"role":"assistant","content":[{"type":"redacted_thinking","data":"xx"},{"type":"mystery","text":"kept"},{"type":"mystery2"}]}`,
 			"assistant", "[redacted thinking]\nkept", nil, nil},
 		{"developer role", `{"role":"developer","content":"rules"}`, "developer", "rules", nil, nil},
@@ -107,6 +111,7 @@ func TestParseMessagesErrors(t *testing.T) {
 		{"bad tool call id", `[{"role":"assistant","tool_calls":[{"id":5}]}]`, 0, "tool_calls[0].id"},
 		{"bad tool_call_id", `[{"role":"tool","tool_call_id":[1]}]`, 0, "tool_call_id: want a string"},
 		{"bad tool_call_ids", `[{"role":"tool","tool_call_ids":"a"}]`, 0, "tool_call_ids"},
+		{"bad web search error code", `[{"role":"assistant","content":[{"type":"web_search_tool_result","tool_use_id":"s","content":{"error_code":5}}]}]`, 0, "content[0].content.error_code"},
 		{"bad tool_use id", `[{"role":"assistant","content":[{"type":"tool_use","id":1}]}]`, 0, "content[0].id"},
 		// Each nesting level re-read the rest of the message: 4000 levels
 		// (212 KB) took 6 s to parse.
