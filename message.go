@@ -138,7 +138,8 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // grouped with the item after it; a compaction item read as a system
 // message, so always kept; an unknown item type scored by its JSON) and the
 // JSON of langchaingo's MessageContent (roles human, ai, system, tool,
-// function, generic; parts) and genai's Content (role model; parts, with
+// function, generic; parts, a CachedContent part read as the part it
+// caches) and genai's Content (role model; parts, with
 // functionCall and functionResponse paired by id, or by position when ids
 // are absent); roles human and generic read as user, ai and model as
 // assistant. Each returned Message keeps its original JSON object in Raw.

@@ -274,23 +274,24 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 		if !isObject(part) {
 			return fail(f, "want an object")
 		}
-		var pt struct {
-			// langchaingo
-			Type         json.RawMessage `json:"type"`
-			Text         json.RawMessage `json:"text"`
-			ToolCall     json.RawMessage `json:"tool_call"`
-			ToolResponse json.RawMessage `json:"tool_response"`
-			// genai
-			FunctionCall        json.RawMessage `json:"functionCall"`
-			FunctionResponse    json.RawMessage `json:"functionResponse"`
-			InlineData          json.RawMessage `json:"inlineData"`
-			FileData            json.RawMessage `json:"fileData"`
-			ExecutableCode      json.RawMessage `json:"executableCode"`
-			CodeExecutionResult json.RawMessage `json:"codeExecutionResult"`
-			ThoughtSignature    json.RawMessage `json:"thoughtSignature"`
-		}
-		if err := json.Unmarshal(part, &pt); err != nil {
-			return fail(f, "invalid part")
+		var pt partFields
+		for depth := 0; ; depth++ {
+			pt = partFields{}
+			if err := json.Unmarshal(part, &pt); err != nil {
+				return fail(f, "invalid part")
+			}
+			if isNull(pt.ContentPart) {
+				break
+			}
+			// langchaingo's CachedContent ({"ContentPart": part,
+			// "cache_control": …}) reads as the part it caches.
+			if !isObject(pt.ContentPart) {
+				return fail(f+".ContentPart", "want an object")
+			}
+			if depth == maxContentDepth {
+				return fail(f+".ContentPart", "CachedContent nested more than %d deep", maxContentDepth)
+			}
+			part, f = pt.ContentPart, f+".ContentPart"
 		}
 		typ, ok := optString(pt.Type)
 		if !ok {
@@ -434,4 +435,22 @@ func responseText(raw json.RawMessage) string {
 		}
 	}
 	return argumentsText(raw)
+}
+
+// partFields are the members of a part that parseParts reads.
+type partFields struct {
+	// langchaingo
+	Type         json.RawMessage `json:"type"`
+	Text         json.RawMessage `json:"text"`
+	ToolCall     json.RawMessage `json:"tool_call"`
+	ToolResponse json.RawMessage `json:"tool_response"`
+	ContentPart  json.RawMessage `json:"ContentPart"` // a CachedContent
+	// genai
+	FunctionCall        json.RawMessage `json:"functionCall"`
+	FunctionResponse    json.RawMessage `json:"functionResponse"`
+	InlineData          json.RawMessage `json:"inlineData"`
+	FileData            json.RawMessage `json:"fileData"`
+	ExecutableCode      json.RawMessage `json:"executableCode"`
+	CodeExecutionResult json.RawMessage `json:"codeExecutionResult"`
+	ThoughtSignature    json.RawMessage `json:"thoughtSignature"`
 }

@@ -1,6 +1,7 @@
 package chitta_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -78,7 +79,9 @@ func TestParseMessagesShapes(t *testing.T) {
  {"role":"ai","parts":[{"type":"text","text":"calling"},{"type":"tool_call","tool_call":{"id":"t1","type":"function","function":{"name":"search","arguments":"{\"q\":\"go\"}"}}},{"type":"tool_call","tool_call":{"id":"t2","type":"function","function":{"name":"read","arguments":"{}"}}}]},
  {"role":"tool","parts":[{"type":"tool_response","tool_response":{"tool_call_id":"t1","name":"search","content":"found"}},{"type":"tool_response","tool_response":{"tool_call_id":"t2","name":"read","content":"text"}}]},
  {"role":"generic","text":"note"},
- {"role":"function","text":"legacy"}
+ {"role":"function","text":"legacy"},
+ {"role":"ai","parts":[{"ContentPart":{"type":"tool_call","tool_call":{"id":"t3","type":"function","function":{"name":"ls","arguments":"{}"}}},"cache_control":{"type":"ephemeral"}}]},
+ {"role":"tool","parts":[{"ContentPart":{"ContentPart":{"type":"tool_response","tool_response":{"tool_call_id":"t3","name":"ls","content":"a.go"}}}},{"ContentPart":{"type":"image_url","image_url":{"url":"https://x/y.png"}}}]}
 ]`,
 			want: []want{
 				{chitta.RoleSystem, "be brief", nil, nil},
@@ -87,6 +90,8 @@ func TestParseMessagesShapes(t *testing.T) {
 				{chitta.RoleTool, "found\ntext", nil, []string{"t1", "t2"}},
 				{chitta.RoleUser, "note", nil, nil},
 				{"function", "legacy", nil, nil},
+				{chitta.RoleAssistant, "ls {}", []string{"t3"}, nil},
+				{chitta.RoleTool, "a.go\n[image]", nil, []string{"t3"}},
 			},
 		},
 		{
@@ -188,6 +193,9 @@ func TestParseMessagesShapeErrors(t *testing.T) {
 		{`[{"role":"model","parts":[{"functionCall":"f"}]}]`, 0, "parts[0].functionCall", "object"},
 		{`[{"role":"ai","parts":[{"type":"tool_call","tool_call":{"id":3}}]}]`, 0, "parts[0].tool_call", "string"},
 		{`[{"role":"human","text":5}]`, 0, "text", "string"},
+		{`[{"role":"human","parts":[{"ContentPart":"x"}]}]`, 0, "parts[0].ContentPart", "object"},
+		{`[{"role":"human","parts":[{"ContentPart":{"type":3}}]}]`, 0, "parts[0].ContentPart.type", "string"},
+		{`[{"role":"human","parts":[` + strings.Repeat(`{"ContentPart":`, 18) + `{"type":"text","text":"x"}` + strings.Repeat(`}`, 18) + `]}]`, 0, "parts[0]" + strings.Repeat(".ContentPart", 17), "nested more than 16 deep"},
 		{`[{"role":7,"parts":[]}]`, 0, "role", "string"},
 	}
 	for _, tt := range tests {
