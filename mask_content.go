@@ -15,7 +15,8 @@ import (
 // scanner instead of the parser: it checks the Raw as strictly as
 // encoding/json does, then renders the content blocks as appendContent
 // does. It handles the chat shape whose Content is its content alone; on
-// anything else (tool_calls, function_call, tool_call_ids, another shape,
+// anything else (tool_calls, function_call, tool_call_ids, eino's
+// reasoning and parts, another shape,
 // a key that is not plain ASCII, input the parser rejects) it reports
 // false and the caller parses. resultsOf reads the text of each
 // tool_result block the same way (resultText), once per message.
@@ -42,7 +43,9 @@ func chatContent(raw []byte) (string, bool) {
 			content = it.val()
 		case keyIs(key, "tool_call_id"):
 			ids = it.val()
-		case keyIs(key, "tool_calls"), keyIs(key, "function_call"), keyIs(key, "tool_call_ids"):
+		case keyIs(key, "tool_calls"), keyIs(key, "function_call"), keyIs(key, "tool_call_ids"),
+			keyIs(key, "reasoning_content"), keyIs(key, "multi_content"),
+			keyIs(key, "user_input_multi_content"), keyIs(key, "assistant_output_multi_content"):
 			if v := it.val(); !isNullAt(raw, v) {
 				return "", false // text or linkage this reader does not render
 			}

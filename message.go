@@ -129,7 +129,9 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 
 // ParseMessages reads a JSON array of chat messages in OpenAI format
 // (string or part-array content, tool_calls of functions or custom tools /
-// tool_call_id, legacy function_call), Anthropic format (text, thinking, tool_use and tool_result
+// tool_call_id, legacy function_call; reasoning_content before the content
+// and, after it, eino's multi_content, user_input_multi_content and
+// assistant_output_multi_content parts), Anthropic format (text, thinking, tool_use and tool_result
 // blocks; a search_result block reads as its title, source and text blocks,
 // a web_search_tool_result as the title and URL of each web_search_result
 // or as its error_code) or SWE-agent format (tool_call_ids), mixed freely. It also reads
@@ -201,6 +203,12 @@ type wireMessage struct {
 	ToolCallIDs  json.RawMessage `json:"tool_call_ids"`
 	FunctionCall json.RawMessage `json:"function_call"`
 
+	// eino's schema.Message (message_shapes.go).
+	ReasoningContent    json.RawMessage `json:"reasoning_content"`
+	MultiContent        json.RawMessage `json:"multi_content"`
+	UserInputContent    json.RawMessage `json:"user_input_multi_content"`
+	AssistantGenContent json.RawMessage `json:"assistant_output_multi_content"`
+
 	// Other shapes (message_shapes.go): Responses items, langchaingo and
 	// genai contents.
 	Type  json.RawMessage `json:"type"`
@@ -236,7 +244,17 @@ func (p *parser) parseChat(index int, raw json.RawMessage, w *wireMessage) (Mess
 	}
 	m := Message{Role: Role(role), Raw: raw}
 	var b strings.Builder
+	if !isNull(w.ReasoningContent) {
+		s, ok := optString(w.ReasoningContent)
+		if !ok {
+			return fail("reasoning_content", "want a string")
+		}
+		addText(&b, s)
+	}
 	if err := appendContent(&b, &m, w.Content, "content", 0); err != nil {
+		return fail(err.field, "%s", err.msg)
+	}
+	if err := appendEinoParts(&b, w); err != nil {
 		return fail(err.field, "%s", err.msg)
 	}
 	if !isNull(w.ToolCalls) {

@@ -454,3 +454,51 @@ type partFields struct {
 	CodeExecutionResult json.RawMessage `json:"codeExecutionResult"`
 	ThoughtSignature    json.RawMessage `json:"thoughtSignature"`
 }
+
+// appendEinoParts renders the parts of an eino schema.Message's
+// multi_content, user_input_multi_content and
+// assistant_output_multi_content, in that order, as adapt/eino scores
+// them: text as itself, images as "[image]", files as "[document]", audio
+// and video as "[media]", a part of another type as its type and text.
+func appendEinoParts(b *strings.Builder, w *wireMessage) *contentError {
+	for _, list := range [...]struct {
+		field string
+		raw   json.RawMessage
+	}{{"multi_content", w.MultiContent}, {"user_input_multi_content", w.UserInputContent}, {"assistant_output_multi_content", w.AssistantGenContent}} {
+		if isNull(list.raw) {
+			continue
+		}
+		var parts []json.RawMessage
+		if err := json.Unmarshal(list.raw, &parts); err != nil {
+			return &contentError{list.field, "want an array"}
+		}
+		for j, part := range parts {
+			f := list.field + "[" + strconv.Itoa(j) + "]"
+			var pt struct {
+				Type json.RawMessage `json:"type"`
+				Text json.RawMessage `json:"text"`
+			}
+			if !isObject(part) || json.Unmarshal(part, &pt) != nil {
+				return &contentError{f, "want an object"}
+			}
+			typ, ok1 := optString(pt.Type)
+			text, ok2 := optString(pt.Text)
+			if !ok1 || !ok2 {
+				return &contentError{f, "want string type and text"}
+			}
+			switch typ {
+			case "text":
+				addText(b, text)
+			case "image_url":
+				addText(b, "[image]")
+			case "file_url":
+				addText(b, "[document]")
+			case "audio_url", "video_url":
+				addText(b, "[media]")
+			default:
+				addText(b, typ+" "+text)
+			}
+		}
+	}
+	return nil
+}

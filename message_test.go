@@ -43,6 +43,8 @@ func TestParseMessagesFormats(t *testing.T) {
 			"assistant", "web_search {\"query\":\"go\"}\nGo\nhttps://go.dev", []string{"srv_1"}, []string{"srv_1"}},
 		{"anthropic web search error", `{"role":"assistant","content":[{"type":"web_search_tool_result","tool_use_id":"srv_1","content":{"type":"web_search_tool_result_error","error_code":"unavailable"}}]}`,
 			"assistant", "unavailable", nil, []string{"srv_1"}},
+		{"eino reasoning and parts", `{"role":"assistant","content":"done","reasoning_content":"think","multi_content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"x"}}],"user_input_multi_content":[{"type":"file_url","file":{}},{"type":"audio_url"}],"assistant_output_multi_content":[{"type":"video_url"},{"type":"chart","text":"bars"},{"type":"text"}],"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]}`,
+			"assistant", "think\ndone\na\n[image]\n[document]\n[media]\n[media]\nchart bars\nf {}", []string{"c"}, nil},
 		{"redacted thinking and unknown block", `{"role":"assistant","content":[{"type":"redacted_thinking","data":"xx"},{"type":"mystery","text":"kept"},{"type":"mystery2"}]}`,
 			"assistant", "[redacted thinking]\nkept", nil, nil},
 		{"developer role", `{"role":"developer","content":"rules"}`, "developer", "rules", nil, nil},
@@ -112,6 +114,10 @@ func TestParseMessagesErrors(t *testing.T) {
 		{"bad tool_call_id", `[{"role":"tool","tool_call_id":[1]}]`, 0, "tool_call_id: want a string"},
 		{"bad tool_call_ids", `[{"role":"tool","tool_call_ids":"a"}]`, 0, "tool_call_ids"},
 		{"bad web search error code", `[{"role":"assistant","content":[{"type":"web_search_tool_result","tool_use_id":"s","content":{"error_code":5}}]}]`, 0, "content[0].content.error_code"},
+		{"bad reasoning_content", `[{"role":"assistant","content":"","reasoning_content":1}]`, 0, "reasoning_content: want a string"},
+		{"bad multi_content", `[{"role":"user","content":"","multi_content":{}}]`, 0, "multi_content: want an array"},
+		{"bad eino part", `[{"role":"user","content":"","user_input_multi_content":[{"type":"text","text":2}]}]`, 0, "user_input_multi_content[0]: want string type and text"},
+		{"eino part not an object", `[{"role":"user","content":"","assistant_output_multi_content":["x"]}]`, 0, "assistant_output_multi_content[0]: want an object"},
 		{"bad tool_use id", `[{"role":"assistant","content":[{"type":"tool_use","id":1}]}]`, 0, "content[0].id"},
 		// Each nesting level re-read the rest of the message: 4000 levels
 		// (212 KB) took 6 s to parse.
