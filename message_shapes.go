@@ -363,6 +363,7 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 				ID       json.RawMessage `json:"id"`
 				Name     json.RawMessage `json:"name"`
 				Response json.RawMessage `json:"response"`
+				Parts    json.RawMessage `json:"parts"`
 			}
 			if !isObject(pt.FunctionResponse) || json.Unmarshal(pt.FunctionResponse, &fr) != nil {
 				return fail(f+".functionResponse", "want an object")
@@ -381,6 +382,9 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 				m.ToolResultIDs = append(m.ToolResultIDs, id)
 			}
 			addText(&b, responseText(fr.Response))
+			if err := appendResponseParts(&b, fr.Parts, f+".functionResponse.parts"); err != nil {
+				return fail(err.field, "%s", err.msg)
+			}
 		case typ == "image_url":
 			addText(&b, "[image]")
 		case typ == "binary" || !isNull(pt.InlineData) || !isNull(pt.FileData):
@@ -401,6 +405,37 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 	}
 	m.Content = b.String()
 	return m, nil
+}
+
+// appendResponseParts renders the parts of a genai function response
+// (multimodal output) as adapt/genai scores them: inline and file data as
+// mediaText, a part with neither as its JSON, null as nothing.
+func appendResponseParts(b *strings.Builder, raw json.RawMessage, field string) *contentError {
+	if isNull(raw) {
+		return nil
+	}
+	var parts []json.RawMessage
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return &contentError{field, "want an array"}
+	}
+	for k, part := range parts {
+		if isNull(part) {
+			continue
+		}
+		var pt struct {
+			InlineData json.RawMessage `json:"inlineData"`
+			FileData   json.RawMessage `json:"fileData"`
+		}
+		if !isObject(part) || json.Unmarshal(part, &pt) != nil {
+			return &contentError{field + "[" + strconv.Itoa(k) + "]", "want an object"}
+		}
+		if !isNull(pt.InlineData) || !isNull(pt.FileData) {
+			addText(b, mediaText(part))
+		} else {
+			addText(b, compactJSON(part))
+		}
+	}
+	return nil
 }
 
 // mediaText is "[image]" for a part whose MIME type is an image and

@@ -124,6 +124,17 @@ func TestParseMessagesShapes(t *testing.T) {
 				{chitta.RoleUser, "{\"name\": \"Ann\"}\ncard declined\n{\"output\":\"x\",\"n\":1}\n{\"output\":7}", nil, []string{"a", "b", "c", "d"}},
 			},
 		},
+		{
+			name: "genai, a multimodal function response reads its parts after its output",
+			in: `[
+ {"role":"model","parts":[{"functionCall":{"id":"a","name":"shot","args":{}}},{"functionCall":{"name":"fetch","args":{}}}]},
+ {"role":"user","parts":[{"functionResponse":{"id":"a","name":"shot","response":{"output":"ok"},"parts":[{"inlineData":{"mimeType":"image/png","data":"iVBO"}},null,{"mediaProcessing":"x"}]}},{"functionResponse":{"name":"fetch","response":{},"parts":[{"fileData":{"mimeType":"application/pdf","fileUri":"gs://b/f"}}]}}]}
+]`,
+			want: []want{
+				{chitta.RoleAssistant, "shot {}\nfetch {}", []string{"a", "functionCall@0.1"}, nil},
+				{chitta.RoleUser, "ok\n[image]\n{\"mediaProcessing\":\"x\"}\n{}\n[document]", nil, []string{"a", "functionCall@0.1"}},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -193,6 +204,8 @@ func TestParseMessagesShapeErrors(t *testing.T) {
 		{`[{"role":"model","parts":[{"functionCall":"f"}]}]`, 0, "parts[0].functionCall", "object"},
 		{`[{"role":"ai","parts":[{"type":"tool_call","tool_call":{"id":3}}]}]`, 0, "parts[0].tool_call", "string"},
 		{`[{"role":"human","text":5}]`, 0, "text", "string"},
+		{`[{"role":"user","parts":[{"functionResponse":{"name":"f","parts":{}}}]}]`, 0, "parts[0].functionResponse.parts", "want an array"},
+		{`[{"role":"user","parts":[{"functionResponse":{"name":"f","parts":[1]}}]}]`, 0, "parts[0].functionResponse.parts[0]", "want an object"},
 		{`[{"role":"human","parts":[{"ContentPart":"x"}]}]`, 0, "parts[0].ContentPart", "object"},
 		{`[{"role":"human","parts":[{"ContentPart":{"type":3}}]}]`, 0, "parts[0].ContentPart.type", "string"},
 		{`[{"role":"human","parts":[` + strings.Repeat(`{"ContentPart":`, 18) + `{"type":"text","text":"x"}` + strings.Repeat(`}`, 18) + `]}]`, 0, "parts[0]" + strings.Repeat(".ContentPart", 17), "nested more than 16 deep"},
