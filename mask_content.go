@@ -235,6 +235,9 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, at int, depth int
 	case "document", "file", "input_file":
 		addText(b, "[document]")
 	default:
+		if strings.HasSuffix(t, "_tool_result") {
+			return false // another server tool's result: left to the parser
+		}
 		if text.end > 0 && !isNullAt(raw, text) {
 			s, ok := optStringAt(raw, text)
 			if !ok {

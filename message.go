@@ -134,7 +134,8 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // assistant_output_multi_content parts), Anthropic format (text, thinking, tool_use and tool_result
 // blocks; a search_result block reads as its title, source and text blocks,
 // a web_search_tool_result as the title and URL of each web_search_result
-// or as its error_code) or SWE-agent format (tool_call_ids), mixed freely. It also reads
+// or as its error_code, another server tool's *_tool_result block as its
+// JSON) or SWE-agent format (tool_call_ids), mixed freely. It also reads
 // OpenAI Responses input items (function_call / function_call_output and
 // the other *_call / *_call_output pairs linked by call_id; a reasoning item
 // grouped with the item after it; a compaction item read as a system
@@ -473,7 +474,19 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 		case "document", "file", "input_file":
 			addText(b, "[document]")
 		default: // text, input_text, output_text and unknown types with text
-			if !isNull(block.Text) {
+			if strings.HasSuffix(typ, "_tool_result") {
+				// Another Anthropic server tool's result (web_fetch,
+				// code_execution, ...): its linkage and its JSON, as
+				// adapt/anthropic scores it.
+				id, ok := optString(block.ToolUseID)
+				if !ok {
+					return &contentError{f + ".tool_use_id", "want a string"}
+				}
+				if id != "" {
+					m.ToolResultIDs = append(m.ToolResultIDs, id)
+				}
+				addText(b, compactJSON(blk))
+			} else if !isNull(block.Text) {
 				s, ok := optString(block.Text)
 				if !ok {
 					return &contentError{f + ".text", "want a string"}

@@ -45,6 +45,8 @@ func TestParseMessagesFormats(t *testing.T) {
 			"assistant", "unavailable", nil, []string{"srv_1"}},
 		{"eino reasoning and parts", `{"role":"assistant","content":"done","reasoning_content":"think","multi_content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"x"}}],"user_input_multi_content":[{"type":"file_url","file":{}},{"type":"audio_url"}],"assistant_output_multi_content":[{"type":"video_url"},{"type":"chart","text":"bars"},{"type":"text"}],"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]}`,
 			"assistant", "think\ndone\na\n[image]\n[document]\n[media]\n[media]\nchart bars\nf {}", []string{"c"}, nil},
+		{"anthropic server tool result", `{"role":"assistant","content":[{"type":"server_tool_use","id":"s","name":"code_execution","input":{"code":"1"}},{"type":"code_execution_tool_result", "tool_use_id":"s","content":{"type":"code_execution_result","stdout":"1"}}]}`,
+			"assistant", "code_execution {\"code\":\"1\"}\n{\"type\":\"code_execution_tool_result\",\"tool_use_id\":\"s\",\"content\":{\"type\":\"code_execution_result\",\"stdout\":\"1\"}}", []string{"s"}, []string{"s"}},
 		{"redacted thinking and unknown block", `{"role":"assistant","content":[{"type":"redacted_thinking","data":"xx"},{"type":"mystery","text":"kept"},{"type":"mystery2"}]}`,
 			"assistant", "[redacted thinking]\nkept", nil, nil},
 		{"developer role", `{"role":"developer","content":"rules"}`, "developer", "rules", nil, nil},
@@ -118,6 +120,7 @@ func TestParseMessagesErrors(t *testing.T) {
 		{"bad multi_content", `[{"role":"user","content":"","multi_content":{}}]`, 0, "multi_content: want an array"},
 		{"bad eino part", `[{"role":"user","content":"","user_input_multi_content":[{"type":"text","text":2}]}]`, 0, "user_input_multi_content[0]: want string type and text"},
 		{"eino part not an object", `[{"role":"user","content":"","assistant_output_multi_content":["x"]}]`, 0, "assistant_output_multi_content[0]: want an object"},
+		{"bad server tool result id", `[{"role":"user","content":[{"type":"web_fetch_tool_result","tool_use_id":5}]}]`, 0, "content[0].tool_use_id"},
 		{"bad tool_use id", `[{"role":"assistant","content":[{"type":"tool_use","id":1}]}]`, 0, "content[0].id"},
 		// Each nesting level re-read the rest of the message: 4000 levels
 		// (212 KB) took 6 s to parse.

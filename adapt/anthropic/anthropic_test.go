@@ -51,18 +51,27 @@ func TestCompactKeepsPairsAndValues(t *testing.T) {
 
 func TestMessagesServerToolsAndUnknownBlocks(t *testing.T) {
 	t.Parallel()
+	fetched := sdk.WebFetchToolResultBlockParamContentUnion{OfRequestWebFetchResultBlock: &sdk.WebFetchBlockParam{URL: "https://go.dev",
+		Content: sdk.DocumentBlockParam{Source: sdk.DocumentBlockParamSourceUnion{OfText: &sdk.PlainTextSourceParam{Data: "<b>Go</b> is an open source language & more"}}}}}
 	msgs := []sdk.MessageParam{
+		sdk.NewUserMessage(sdk.NewTextBlock("What is Go?")),
 		sdk.NewAssistantMessage(
 			sdk.ContentBlockParamUnion{OfServerToolUse: &sdk.ServerToolUseBlockParam{ID: "srv_1", Name: "web_fetch", Input: map[string]any{"url": "https://go.dev"}}},
-			sdk.ContentBlockParamUnion{OfWebFetchToolResult: &sdk.WebFetchToolResultBlockParam{ToolUseID: "srv_1"}},
+			sdk.ContentBlockParamUnion{OfWebFetchToolResult: &sdk.WebFetchToolResultBlockParam{ToolUseID: "srv_1", Content: fetched}},
+			sdk.NewTextBlock("An open source language."),
 		),
+		sdk.NewUserMessage(sdk.NewTextBlock("Thanks.")),
 	}
-	cm, err := anthropic.Messages(msgs)
+	// chitta.ParseMessages of the SDK's JSON reads a server tool result
+	// alike: its linkage, and its JSON.
+	cm := adapttest.MatchesParse(t, msgs, anthropic.Messages)
+	assert.Equal(t, []string{"srv_1"}, cm[1].ToolCallIDs)
+	assert.Equal(t, []string{"srv_1"}, cm[1].ToolResultIDs)
+	assert.Contains(t, cm[1].Content, `web_fetch {"url":"https://go.dev"}`)
+	assert.Contains(t, cm[1].Content, `"tool_use_id":"srv_1"`, "a server tool result is scored by its JSON")
+	out, _, err := anthropic.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: 1, Mask: &chitta.MaskOptions{MaxResultTokens: 5}})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"srv_1"}, cm[0].ToolCallIDs)
-	assert.Equal(t, []string{"srv_1"}, cm[0].ToolResultIDs)
-	assert.Contains(t, cm[0].Content, `web_fetch {"url":"https://go.dev"}`)
-	assert.Contains(t, cm[0].Content, `"tool_use_id":"srv_1"`, "a server tool result is scored by its JSON")
+	adapttest.ValidWire(t, out, "the returned values")
 }
 
 // TestMessagesSearchResult: a search_result block, in a message or in a
