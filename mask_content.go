@@ -15,7 +15,8 @@ import (
 // scanner instead of the parser: it checks the Raw as strictly as
 // encoding/json does, then renders the content blocks as appendContent
 // does. It handles the chat shape whose Content is its content alone; on
-// anything else (tool_calls, function_call, tool_call_ids, another shape,
+// anything else (tool_calls, function_call, tool_call_ids, eino's
+// reasoning and parts, another shape,
 // a key that is not plain ASCII, input the parser rejects) it reports
 // false and the caller parses. resultsOf reads the text of each
 // tool_result block the same way (resultText), once per message.
@@ -42,7 +43,9 @@ func chatContent(raw []byte) (string, bool) {
 			content = it.val()
 		case keyIs(key, "tool_call_id"):
 			ids = it.val()
-		case keyIs(key, "tool_calls"), keyIs(key, "function_call"), keyIs(key, "tool_call_ids"):
+		case keyIs(key, "tool_calls"), keyIs(key, "function_call"), keyIs(key, "tool_call_ids"),
+			keyIs(key, "reasoning_content"), keyIs(key, "multi_content"),
+			keyIs(key, "user_input_multi_content"), keyIs(key, "assistant_output_multi_content"):
 			if v := it.val(); !isNullAt(raw, v) {
 				return "", false // text or linkage this reader does not render
 			}
@@ -178,7 +181,7 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, at int, depth int
 	if !it.ok() {
 		return false
 	}
-	typ, text, thinking, id, name, input, useID, content, title, source := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9]
+	typ, text, thinking, id, name, input, useID, content, title, source, url := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]
 	t, ok := optStringAt(raw, typ)
 	if !ok {
 		return false
@@ -216,8 +219,8 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, at int, depth int
 		if content.end > 0 && !renderContent(b, linked, raw, content, depth+1) {
 			return false
 		}
-	case "search_result":
-		for _, f := range [...]jsonSpan{title, source} {
+	case "search_result", "web_search_result":
+		for _, f := range [...]jsonSpan{title, source, url} {
 			s, ok := optStringAt(raw, f)
 			if !ok {
 				return false
@@ -232,6 +235,9 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, at int, depth int
 	case "document", "file", "input_file":
 		addText(b, "[document]")
 	default:
+		if strings.HasSuffix(t, "_tool_result") {
+			return false // another server tool's result: left to the parser
+		}
 		if text.end > 0 && !isNullAt(raw, text) {
 			s, ok := optStringAt(raw, text)
 			if !ok {
@@ -245,7 +251,7 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, at int, depth int
 
 // blockFields are the members of a block that appendContent reads, in
 // the order renderBlock unpacks them.
-var blockFields = [...]string{"type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "title", "source"}
+var blockFields = [...]string{"type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "title", "source", "url"}
 
 // optStringAt is optString on the value at v: absent or null is "".
 func optStringAt(raw []byte, v jsonSpan) (string, bool) {

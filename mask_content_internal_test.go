@@ -58,6 +58,9 @@ var contentSeeds = []string{
 	`{"role":"user","content":[{"type":"text","text":"\x"}]}`,
 	`{"role":"user","content":[{"type":"tool_use","id":3,"name":"f"}]}`,
 	`{"role":"user","content":[{"type":"search_result","title":5}]}`,
+	`{"role":"assistant","content":"x","reasoning_content":"why"}`,
+	`{"role":"assistant","content":[{"type":"web_fetch_tool_result","tool_use_id":"f","content":{"url":"u"}}]}`,
+	`{"role":"user","content":"x","Multi_Content":[{"type":"text","text":"y"}]}`,
 	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"bad \u00zz"},{"type":"tool_result","tool_use_id":"b","content":[{"type":"text","text":1}]}]}`,
 	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":` + strings.Repeat(`[{"type":"tool_result","content":`, 17) + `"deep"` + strings.Repeat(`}]`, 17) + `}]}`,
 }

@@ -129,14 +129,20 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 
 // ParseMessages reads a JSON array of chat messages in OpenAI format
 // (string or part-array content, tool_calls of functions or custom tools /
-// tool_call_id, legacy function_call), Anthropic format (text, thinking, tool_use and tool_result
-// blocks; a search_result block reads as its title, source and text blocks) or SWE-agent format (tool_call_ids), mixed freely. It also reads
+// tool_call_id, legacy function_call; reasoning_content before the content
+// and, after it, eino's multi_content, user_input_multi_content and
+// assistant_output_multi_content parts), Anthropic format (text, thinking, tool_use and tool_result
+// blocks; a search_result block reads as its title, source and text blocks,
+// a web_search_tool_result as the title and URL of each web_search_result
+// or as its error_code, another server tool's *_tool_result block as its
+// JSON) or SWE-agent format (tool_call_ids), mixed freely. It also reads
 // OpenAI Responses input items (function_call / function_call_output and
 // the other *_call / *_call_output pairs linked by call_id; a reasoning item
 // grouped with the item after it; a compaction item read as a system
 // message, so always kept; an unknown item type scored by its JSON) and the
 // JSON of langchaingo's MessageContent (roles human, ai, system, tool,
-// function, generic; parts) and genai's Content (role model; parts, with
+// function, generic; parts, a CachedContent part read as the part it
+// caches) and genai's Content (role model; parts, with
 // functionCall and functionResponse paired by id, or by position when ids
 // are absent); roles human and generic read as user, ai and model as
 // assistant. Each returned Message keeps its original JSON object in Raw.
@@ -198,6 +204,12 @@ type wireMessage struct {
 	ToolCallIDs  json.RawMessage `json:"tool_call_ids"`
 	FunctionCall json.RawMessage `json:"function_call"`
 
+	// eino's schema.Message (message_shapes.go).
+	ReasoningContent    json.RawMessage `json:"reasoning_content"`
+	MultiContent        json.RawMessage `json:"multi_content"`
+	UserInputContent    json.RawMessage `json:"user_input_multi_content"`
+	AssistantGenContent json.RawMessage `json:"assistant_output_multi_content"`
+
 	// Other shapes (message_shapes.go): Responses items, langchaingo and
 	// genai contents.
 	Type  json.RawMessage `json:"type"`
@@ -233,7 +245,17 @@ func (p *parser) parseChat(index int, raw json.RawMessage, w *wireMessage) (Mess
 	}
 	m := Message{Role: Role(role), Raw: raw}
 	var b strings.Builder
+	if !isNull(w.ReasoningContent) {
+		s, ok := optString(w.ReasoningContent)
+		if !ok {
+			return fail("reasoning_content", "want a string")
+		}
+		addText(&b, s)
+	}
 	if err := appendContent(&b, &m, w.Content, "content", 0); err != nil {
+		return fail(err.field, "%s", err.msg)
+	}
+	if err := appendEinoParts(&b, w); err != nil {
 		return fail(err.field, "%s", err.msg)
 	}
 	if !isNull(w.ToolCalls) {
@@ -376,6 +398,7 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 			Content   json.RawMessage `json:"content"`
 			Title     json.RawMessage `json:"title"`
 			Source    json.RawMessage `json:"source"`
+			URL       json.RawMessage `json:"url"`
 		}
 		if err := json.Unmarshal(blk, &block); err != nil {
 			return &contentError{f, "invalid block"}
@@ -414,14 +437,29 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 			if id != "" {
 				m.ToolResultIDs = append(m.ToolResultIDs, id)
 			}
-			if err := appendContent(b, m, block.Content, f+".content", depth+1); err != nil {
+			if typ == "web_search_tool_result" && isObject(block.Content) {
+				// An error: {"type":"web_search_tool_result_error","error_code":…}
+				var e struct {
+					ErrorCode json.RawMessage `json:"error_code"`
+				}
+				s, ok := "", json.Unmarshal(block.Content, &e) == nil
+				if ok {
+					s, ok = optString(e.ErrorCode)
+				}
+				if !ok {
+					return &contentError{f + ".content.error_code", "want a string"}
+				}
+				addText(b, s)
+			} else if err := appendContent(b, m, block.Content, f+".content", depth+1); err != nil {
 				return err
 			}
-		case "search_result": // Anthropic: title, source, then its text blocks
+		case "search_result", "web_search_result":
+			// Anthropic: the title, the source (search_result) or URL
+			// (web_search_result), then a search_result's text blocks.
 			for _, v := range [...]struct {
 				f   string
 				raw json.RawMessage
-			}{{".title", block.Title}, {".source", block.Source}} {
+			}{{".title", block.Title}, {".source", block.Source}, {".url", block.URL}} {
 				s, ok := optString(v.raw)
 				if !ok {
 					return &contentError{f + v.f, "want a string"}
@@ -436,7 +474,19 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 		case "document", "file", "input_file":
 			addText(b, "[document]")
 		default: // text, input_text, output_text and unknown types with text
-			if !isNull(block.Text) {
+			if strings.HasSuffix(typ, "_tool_result") {
+				// Another Anthropic server tool's result (web_fetch,
+				// code_execution, ...): its linkage and its JSON, as
+				// adapt/anthropic scores it.
+				id, ok := optString(block.ToolUseID)
+				if !ok {
+					return &contentError{f + ".tool_use_id", "want a string"}
+				}
+				if id != "" {
+					m.ToolResultIDs = append(m.ToolResultIDs, id)
+				}
+				addText(b, compactJSON(blk))
+			} else if !isNull(block.Text) {
 				s, ok := optString(block.Text)
 				if !ok {
 					return &contentError{f + ".text", "want a string"}

@@ -274,23 +274,24 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 		if !isObject(part) {
 			return fail(f, "want an object")
 		}
-		var pt struct {
-			// langchaingo
-			Type         json.RawMessage `json:"type"`
-			Text         json.RawMessage `json:"text"`
-			ToolCall     json.RawMessage `json:"tool_call"`
-			ToolResponse json.RawMessage `json:"tool_response"`
-			// genai
-			FunctionCall        json.RawMessage `json:"functionCall"`
-			FunctionResponse    json.RawMessage `json:"functionResponse"`
-			InlineData          json.RawMessage `json:"inlineData"`
-			FileData            json.RawMessage `json:"fileData"`
-			ExecutableCode      json.RawMessage `json:"executableCode"`
-			CodeExecutionResult json.RawMessage `json:"codeExecutionResult"`
-			ThoughtSignature    json.RawMessage `json:"thoughtSignature"`
-		}
-		if err := json.Unmarshal(part, &pt); err != nil {
-			return fail(f, "invalid part")
+		var pt partFields
+		for depth := 0; ; depth++ {
+			pt = partFields{}
+			if err := json.Unmarshal(part, &pt); err != nil {
+				return fail(f, "invalid part")
+			}
+			if isNull(pt.ContentPart) {
+				break
+			}
+			// langchaingo's CachedContent ({"ContentPart": part,
+			// "cache_control": …}) reads as the part it caches.
+			if !isObject(pt.ContentPart) {
+				return fail(f+".ContentPart", "want an object")
+			}
+			if depth == maxContentDepth {
+				return fail(f+".ContentPart", "CachedContent nested more than %d deep", maxContentDepth)
+			}
+			part, f = pt.ContentPart, f+".ContentPart"
 		}
 		typ, ok := optString(pt.Type)
 		if !ok {
@@ -362,6 +363,7 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 				ID       json.RawMessage `json:"id"`
 				Name     json.RawMessage `json:"name"`
 				Response json.RawMessage `json:"response"`
+				Parts    json.RawMessage `json:"parts"`
 			}
 			if !isObject(pt.FunctionResponse) || json.Unmarshal(pt.FunctionResponse, &fr) != nil {
 				return fail(f+".functionResponse", "want an object")
@@ -380,6 +382,9 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 				m.ToolResultIDs = append(m.ToolResultIDs, id)
 			}
 			addText(&b, responseText(fr.Response))
+			if err := appendResponseParts(&b, fr.Parts, f+".functionResponse.parts"); err != nil {
+				return fail(err.field, "%s", err.msg)
+			}
 		case typ == "image_url":
 			addText(&b, "[image]")
 		case typ == "binary" || !isNull(pt.InlineData) || !isNull(pt.FileData):
@@ -400,6 +405,37 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 	}
 	m.Content = b.String()
 	return m, nil
+}
+
+// appendResponseParts renders the parts of a genai function response
+// (multimodal output) as adapt/genai scores them: inline and file data as
+// mediaText, a part with neither as its JSON, null as nothing.
+func appendResponseParts(b *strings.Builder, raw json.RawMessage, field string) *contentError {
+	if isNull(raw) {
+		return nil
+	}
+	var parts []json.RawMessage
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return &contentError{field, "want an array"}
+	}
+	for k, part := range parts {
+		if isNull(part) {
+			continue
+		}
+		var pt struct {
+			InlineData json.RawMessage `json:"inlineData"`
+			FileData   json.RawMessage `json:"fileData"`
+		}
+		if !isObject(part) || json.Unmarshal(part, &pt) != nil {
+			return &contentError{field + "[" + strconv.Itoa(k) + "]", "want an object"}
+		}
+		if !isNull(pt.InlineData) || !isNull(pt.FileData) {
+			addText(b, mediaText(part))
+		} else {
+			addText(b, compactJSON(part))
+		}
+	}
+	return nil
 }
 
 // mediaText is "[image]" for a part whose MIME type is an image and
@@ -434,4 +470,70 @@ func responseText(raw json.RawMessage) string {
 		}
 	}
 	return argumentsText(raw)
+}
+
+// partFields are the members of a part that parseParts reads.
+type partFields struct {
+	// langchaingo
+	Type         json.RawMessage `json:"type"`
+	Text         json.RawMessage `json:"text"`
+	ToolCall     json.RawMessage `json:"tool_call"`
+	ToolResponse json.RawMessage `json:"tool_response"`
+	ContentPart  json.RawMessage `json:"ContentPart"` // a CachedContent
+	// genai
+	FunctionCall        json.RawMessage `json:"functionCall"`
+	FunctionResponse    json.RawMessage `json:"functionResponse"`
+	InlineData          json.RawMessage `json:"inlineData"`
+	FileData            json.RawMessage `json:"fileData"`
+	ExecutableCode      json.RawMessage `json:"executableCode"`
+	CodeExecutionResult json.RawMessage `json:"codeExecutionResult"`
+	ThoughtSignature    json.RawMessage `json:"thoughtSignature"`
+}
+
+// appendEinoParts renders the parts of an eino schema.Message's
+// multi_content, user_input_multi_content and
+// assistant_output_multi_content, in that order, as adapt/eino scores
+// them: text as itself, images as "[image]", files as "[document]", audio
+// and video as "[media]", a part of another type as its type and text.
+func appendEinoParts(b *strings.Builder, w *wireMessage) *contentError {
+	for _, list := range [...]struct {
+		field string
+		raw   json.RawMessage
+	}{{"multi_content", w.MultiContent}, {"user_input_multi_content", w.UserInputContent}, {"assistant_output_multi_content", w.AssistantGenContent}} {
+		if isNull(list.raw) {
+			continue
+		}
+		var parts []json.RawMessage
+		if err := json.Unmarshal(list.raw, &parts); err != nil {
+			return &contentError{list.field, "want an array"}
+		}
+		for j, part := range parts {
+			f := list.field + "[" + strconv.Itoa(j) + "]"
+			var pt struct {
+				Type json.RawMessage `json:"type"`
+				Text json.RawMessage `json:"text"`
+			}
+			if !isObject(part) || json.Unmarshal(part, &pt) != nil {
+				return &contentError{f, "want an object"}
+			}
+			typ, ok1 := optString(pt.Type)
+			text, ok2 := optString(pt.Text)
+			if !ok1 || !ok2 {
+				return &contentError{f, "want string type and text"}
+			}
+			switch typ {
+			case "text":
+				addText(b, text)
+			case "image_url":
+				addText(b, "[image]")
+			case "file_url":
+				addText(b, "[document]")
+			case "audio_url", "video_url":
+				addText(b, "[media]")
+			default:
+				addText(b, typ+" "+text)
+			}
+		}
+	}
+	return nil
 }

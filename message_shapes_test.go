@@ -1,6 +1,7 @@
 package chitta_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -78,7 +79,9 @@ func TestParseMessagesShapes(t *testing.T) {
  {"role":"ai","parts":[{"type":"text","text":"calling"},{"type":"tool_call","tool_call":{"id":"t1","type":"function","function":{"name":"search","arguments":"{\"q\":\"go\"}"}}},{"type":"tool_call","tool_call":{"id":"t2","type":"function","function":{"name":"read","arguments":"{}"}}}]},
  {"role":"tool","parts":[{"type":"tool_response","tool_response":{"tool_call_id":"t1","name":"search","content":"found"}},{"type":"tool_response","tool_response":{"tool_call_id":"t2","name":"read","content":"text"}}]},
  {"role":"generic","text":"note"},
- {"role":"function","text":"legacy"}
+ {"role":"function","text":"legacy"},
+ {"role":"ai","parts":[{"ContentPart":{"type":"tool_call","tool_call":{"id":"t3","type":"function","function":{"name":"ls","arguments":"{}"}}},"cache_control":{"type":"ephemeral"}}]},
+ {"role":"tool","parts":[{"ContentPart":{"ContentPart":{"type":"tool_response","tool_response":{"tool_call_id":"t3","name":"ls","content":"a.go"}}}},{"ContentPart":{"type":"image_url","image_url":{"url":"https://x/y.png"}}}]}
 ]`,
 			want: []want{
 				{chitta.RoleSystem, "be brief", nil, nil},
@@ -87,6 +90,8 @@ func TestParseMessagesShapes(t *testing.T) {
 				{chitta.RoleTool, "found\ntext", nil, []string{"t1", "t2"}},
 				{chitta.RoleUser, "note", nil, nil},
 				{"function", "legacy", nil, nil},
+				{chitta.RoleAssistant, "ls {}", []string{"t3"}, nil},
+				{chitta.RoleTool, "a.go\n[image]", nil, []string{"t3"}},
 			},
 		},
 		{
@@ -117,6 +122,17 @@ func TestParseMessagesShapes(t *testing.T) {
 				{chitta.RoleUser, "look up ann", nil, nil},
 				{chitta.RoleAssistant, "user {\"id\":\"ann_2\"}\npay {}\nlog {}\nping {}", []string{"a", "b", "c", "d"}, nil},
 				{chitta.RoleUser, "{\"name\": \"Ann\"}\ncard declined\n{\"output\":\"x\",\"n\":1}\n{\"output\":7}", nil, []string{"a", "b", "c", "d"}},
+			},
+		},
+		{
+			name: "genai, a multimodal function response reads its parts after its output",
+			in: `[
+ {"role":"model","parts":[{"functionCall":{"id":"a","name":"shot","args":{}}},{"functionCall":{"name":"fetch","args":{}}}]},
+ {"role":"user","parts":[{"functionResponse":{"id":"a","name":"shot","response":{"output":"ok"},"parts":[{"inlineData":{"mimeType":"image/png","data":"iVBO"}},null,{"mediaProcessing":"x"}]}},{"functionResponse":{"name":"fetch","response":{},"parts":[{"fileData":{"mimeType":"application/pdf","fileUri":"gs://b/f"}}]}}]}
+]`,
+			want: []want{
+				{chitta.RoleAssistant, "shot {}\nfetch {}", []string{"a", "functionCall@0.1"}, nil},
+				{chitta.RoleUser, "ok\n[image]\n{\"mediaProcessing\":\"x\"}\n{}\n[document]", nil, []string{"a", "functionCall@0.1"}},
 			},
 		},
 	}
@@ -188,6 +204,11 @@ func TestParseMessagesShapeErrors(t *testing.T) {
 		{`[{"role":"model","parts":[{"functionCall":"f"}]}]`, 0, "parts[0].functionCall", "object"},
 		{`[{"role":"ai","parts":[{"type":"tool_call","tool_call":{"id":3}}]}]`, 0, "parts[0].tool_call", "string"},
 		{`[{"role":"human","text":5}]`, 0, "text", "string"},
+		{`[{"role":"user","parts":[{"functionResponse":{"name":"f","parts":{}}}]}]`, 0, "parts[0].functionResponse.parts", "want an array"},
+		{`[{"role":"user","parts":[{"functionResponse":{"name":"f","parts":[1]}}]}]`, 0, "parts[0].functionResponse.parts[0]", "want an object"},
+		{`[{"role":"human","parts":[{"ContentPart":"x"}]}]`, 0, "parts[0].ContentPart", "object"},
+		{`[{"role":"human","parts":[{"ContentPart":{"type":3}}]}]`, 0, "parts[0].ContentPart.type", "string"},
+		{`[{"role":"human","parts":[` + strings.Repeat(`{"ContentPart":`, 18) + `{"type":"text","text":"x"}` + strings.Repeat(`}`, 18) + `]}]`, 0, "parts[0]" + strings.Repeat(".ContentPart", 17), "nested more than 16 deep"},
 		{`[{"role":7,"parts":[]}]`, 0, "role", "string"},
 	}
 	for _, tt := range tests {

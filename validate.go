@@ -10,8 +10,10 @@ import (
 // [ErrInvalidConversation] that names the first message at fault:
 //
 //   - a tool result without a call: a message carrying a result
-//     ([Message.ToolResultIDs]) for an ID that no earlier message issued
-//     ([Message.ToolCallIDs]), or a tool-role message ("tool", "function",
+//     ([Message.ToolResultIDs]) for an ID that neither an earlier message
+//     nor the message itself issued ([Message.ToolCallIDs]; an Anthropic
+//     server tool's server_tool_use and its result share one assistant
+//     message), or a tool-role message ("tool", "function",
 //     "tool_result") that names no call;
 //   - a call without a result: an ID a message issues that no later
 //     message answers (a result answers the nearest earlier call with its
@@ -44,7 +46,7 @@ func Validate(msgs []Message) error {
 	answered := make(map[call]bool)
 	for i := range msgs {
 		for _, id := range msgs[i].ToolResultIDs {
-			if c, ok := earlierCall(callers[id], i); ok {
+			if c, ok := earlierCall(callers[id], i+1); ok {
 				answered[call{c, id}] = true
 			}
 		}
@@ -59,7 +61,7 @@ func Validate(msgs []Message) error {
 			return fail(i, "role", "%s message names no tool call", m.Role)
 		}
 		for _, id := range m.ToolResultIDs {
-			if _, ok := earlierCall(callers[id], i); !ok {
+			if _, ok := earlierCall(callers[id], i+1); !ok {
 				return fail(i, "ToolResultIDs", "result for %q follows no call with that ID", id)
 			}
 		}

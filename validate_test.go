@@ -40,6 +40,7 @@ func TestValidate(t *testing.T) {
 		{"swe-agent list", []chitta.Message{user, toolCall("", "a"), toolResult(chitta.RoleTool, "a")}, -1, ""},
 		{"reused ID", []chitta.Message{user, toolCall("", "x"), toolResult(chitta.RoleTool, "x"), toolCall("", "x"), toolResult(chitta.RoleTool, "x")}, -1, ""},
 		{"legacy function", []chitta.Message{user, toolCall("", "function_call@1"), toolResult("function", "function_call@1")}, -1, ""},
+		{"server tool call and result in one message", []chitta.Message{user, {Role: chitta.RoleAssistant, Content: "search, results", ToolCallIDs: []string{"s"}, ToolResultIDs: []string{"s"}}, user}, -1, ""},
 		{"custom role unchecked", []chitta.Message{{Role: "observer"}, user, asst}, -1, ""},
 
 		{"assistant first", []chitta.Message{sys, asst, user}, 1, "role"},

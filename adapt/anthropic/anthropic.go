@@ -1,11 +1,12 @@
 // Package anthropic compacts anthropic-sdk-go v2 conversations
 // ([]anthropic.MessageParam) with chitta, returning the caller's own
 // values. Text for scoring comes from text, thinking, tool_use and
-// server_tool_use (name and input) and tool_result blocks, and search_result
-// blocks (title, source and text, in a message or in a tool_result, as
-// chitta.ParseMessages reads them); images and documents count as "[image]"
-// and "[document]"; any other block (server tool results, block types newer
-// than this adapter) is scored by its JSON. A tool_use block and the tool_result blocks answering
+// server_tool_use (name and input) and tool_result blocks, search_result
+// blocks (title, source and text, in a message or in a tool_result) and
+// web_search_tool_result blocks (each result's title and URL, or the error
+// code), as chitta.ParseMessages reads them; images and documents count as
+// "[image]" and "[document]"; any other block (other server tool results,
+// block types newer than this adapter) is scored by its JSON. A tool_use block and the tool_result blocks answering
 // it (by ID), and a server_tool_use block and its result, are kept or
 // dropped together.
 //
@@ -156,6 +157,16 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 			b.Add("[document]")
 		case blk.OfSearchResult != nil:
 			addSearchResult(b, blk.OfSearchResult)
+		case blk.OfWebSearchToolResult != nil:
+			r := blk.OfWebSearchToolResult
+			b.ResultID(r.ToolUseID)
+			if e := r.Content.OfRequestWebSearchToolResultError; e != nil {
+				b.Add(string(e.ErrorCode))
+			}
+			for _, w := range r.Content.OfWebSearchToolResultBlockItem {
+				b.Add(w.Title)
+				b.Add(w.URL)
+			}
 		default:
 			// Server tool results (web search, web fetch, code execution,
 			// ...) answer a server_tool_use by ID; any other block type is

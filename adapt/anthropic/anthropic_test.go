@@ -51,18 +51,27 @@ func TestCompactKeepsPairsAndValues(t *testing.T) {
 
 func TestMessagesServerToolsAndUnknownBlocks(t *testing.T) {
 	t.Parallel()
+	fetched := sdk.WebFetchToolResultBlockParamContentUnion{OfRequestWebFetchResultBlock: &sdk.WebFetchBlockParam{URL: "https://go.dev",
+		Content: sdk.DocumentBlockParam{Source: sdk.DocumentBlockParamSourceUnion{OfText: &sdk.PlainTextSourceParam{Data: "<b>Go</b> is an open source language & more"}}}}}
 	msgs := []sdk.MessageParam{
+		sdk.NewUserMessage(sdk.NewTextBlock("What is Go?")),
 		sdk.NewAssistantMessage(
-			sdk.ContentBlockParamUnion{OfServerToolUse: &sdk.ServerToolUseBlockParam{ID: "srv_1", Name: "web_search", Input: map[string]any{"query": "go 1.26"}}},
-			sdk.ContentBlockParamUnion{OfWebSearchToolResult: &sdk.WebSearchToolResultBlockParam{ToolUseID: "srv_1"}},
+			sdk.ContentBlockParamUnion{OfServerToolUse: &sdk.ServerToolUseBlockParam{ID: "srv_1", Name: "web_fetch", Input: map[string]any{"url": "https://go.dev"}}},
+			sdk.ContentBlockParamUnion{OfWebFetchToolResult: &sdk.WebFetchToolResultBlockParam{ToolUseID: "srv_1", Content: fetched}},
+			sdk.NewTextBlock("An open source language."),
 		),
+		sdk.NewUserMessage(sdk.NewTextBlock("Thanks.")),
 	}
-	cm, err := anthropic.Messages(msgs)
+	// chitta.ParseMessages of the SDK's JSON reads a server tool result
+	// alike: its linkage, and its JSON.
+	cm := adapttest.MatchesParse(t, msgs, anthropic.Messages)
+	assert.Equal(t, []string{"srv_1"}, cm[1].ToolCallIDs)
+	assert.Equal(t, []string{"srv_1"}, cm[1].ToolResultIDs)
+	assert.Contains(t, cm[1].Content, `web_fetch {"url":"https://go.dev"}`)
+	assert.Contains(t, cm[1].Content, `"tool_use_id":"srv_1"`, "a server tool result is scored by its JSON")
+	out, _, err := anthropic.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: 1, Mask: &chitta.MaskOptions{MaxResultTokens: 5}})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"srv_1"}, cm[0].ToolCallIDs)
-	assert.Equal(t, []string{"srv_1"}, cm[0].ToolResultIDs)
-	assert.Contains(t, cm[0].Content, `web_search {"query":"go 1.26"}`)
-	assert.Contains(t, cm[0].Content, `"tool_use_id":"srv_1"`, "a server tool result is scored by its JSON")
+	adapttest.ValidWire(t, out, "the returned values")
 }
 
 // TestMessagesSearchResult: a search_result block, in a message or in a
@@ -156,4 +165,40 @@ func Example() {
 	}
 	fmt.Println(len(out), res.Kept)
 	// Output: 4 [0 1 2 4]
+}
+
+// TestMessagesWebSearchResults: a web_search_tool_result's
+// web_search_result blocks are scored by their title and URL (never by
+// their JSON, whose encrypted_content is long opaque base64), as
+// chitta.ParseMessages reads the SDK's JSON of them, and the conversation
+// stays valid on the wire after a masked compaction.
+func TestMessagesWebSearchResults(t *testing.T) {
+	t.Parallel()
+	result := func(title, url string) sdk.WebSearchResultBlockParam {
+		return sdk.WebSearchResultBlockParam{Title: title, URL: url, EncryptedContent: strings.Repeat("EqgfCioIARgBIiQ3", 8)}
+	}
+	msgs := []sdk.MessageParam{
+		sdk.NewUserMessage(sdk.NewTextBlock("What is new in Go 1.26?")),
+		sdk.NewAssistantMessage(
+			sdk.ContentBlockParamUnion{OfServerToolUse: &sdk.ServerToolUseBlockParam{ID: "srv_1", Name: "web_search", Input: map[string]any{"query": "go 1.26"}}},
+			sdk.ContentBlockParamUnion{OfWebSearchToolResult: &sdk.WebSearchToolResultBlockParam{ToolUseID: "srv_1", Content: sdk.WebSearchToolResultBlockParamContentUnion{
+				OfWebSearchToolResultBlockItem: []sdk.WebSearchResultBlockParam{result("Go 1.26 Release Notes", "https://go.dev/doc/go1.26"), result("Go blog", "https://go.dev/blog")},
+			}}},
+			sdk.NewTextBlock("Go 1.26 has a new GC."),
+		),
+		sdk.NewUserMessage(sdk.NewTextBlock("Search again.")),
+		sdk.NewAssistantMessage(
+			sdk.ContentBlockParamUnion{OfServerToolUse: &sdk.ServerToolUseBlockParam{ID: "srv_2", Name: "web_search", Input: map[string]any{"query": "go 1.27"}}},
+			sdk.ContentBlockParamUnion{OfWebSearchToolResult: &sdk.WebSearchToolResultBlockParam{ToolUseID: "srv_2", Content: sdk.NewWebSearchToolRequestError(sdk.WebSearchToolResultErrorCodeMaxUsesExceeded)}},
+		),
+		sdk.NewUserMessage(sdk.NewTextBlock("Thanks.")),
+	}
+	cm := adapttest.MatchesParse(t, msgs, anthropic.Messages)
+	assert.Equal(t, "web_search {\"query\":\"go 1.27\"}\nmax_uses_exceeded", cm[3].Content, "an error reads as its code")
+	assert.Equal(t, "web_search {\"query\":\"go 1.26\"}\nGo 1.26 Release Notes\nhttps://go.dev/doc/go1.26\nGo blog\nhttps://go.dev/blog\nGo 1.26 has a new GC.", cm[1].Content)
+	assert.Equal(t, []string{"srv_1"}, cm[1].ToolCallIDs)
+	assert.Equal(t, []string{"srv_1"}, cm[1].ToolResultIDs)
+	out, _, err := anthropic.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: 0.5, Mask: &chitta.MaskOptions{MaxResultTokens: 5}})
+	require.NoError(t, err)
+	adapttest.ValidWire(t, out, "the returned values")
 }

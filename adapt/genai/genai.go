@@ -7,7 +7,7 @@
 // name, which its call already gives, as a tool result of the other SDKs
 // reads; a response that is only {"output": s} or {"error": s}, s a
 // string, reads as s, since the Gemini API takes that s as the function's
-// output),
+// output, then its parts: inline and file data as below),
 // executable code and its result, server tool calls and responses; inline
 // and file data count as "[image]" or "[document]"; a part with none of
 // these set is scored by its JSON. A function call and its response are
@@ -29,7 +29,8 @@
 // that name), the values of a JSON response listed. A kept content with
 // a masked or cut response is a new *genai.Content: a new Parts slice,
 // and for each rewritten response a new *genai.Part and
-// *genai.FunctionResponse (same ID, Name, Parts) whose Response is
+// *genai.FunctionResponse (same ID and Name, Parts nil: the placeholder
+// stands for the response's inline and file data too) whose Response is
 // {"output": text} ({"error": text} when it was only {"error": s}), text
 // chitta's placeholder, such as
 //
@@ -83,7 +84,7 @@ func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 						continue
 					}
 				case p.FunctionResponse != nil:
-					if fr := p.FunctionResponse; fr.ID != "" {
+					if fr := p.FunctionResponse; fr.ID != "" && len(fr.Parts) == 0 {
 						if out, ok := outputText(fr.Response); ok {
 							b.ResultMessage(r, fr.ID, out)
 							continue
@@ -148,6 +149,7 @@ func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
 			} else {
 				b.AddJSON(p.FunctionResponse.Response)
 			}
+			addResponseParts(b, p.FunctionResponse.Parts)
 			b.CloseResult()
 		case p.ToolCall != nil:
 			if p.ToolCall.ID != "" {
@@ -195,9 +197,10 @@ func roleOf(r string) chitta.Role {
 // part order, as build declares them) has its response replaced by
 // {"output": texts[k]} ({"error": texts[k]} when it was only {"error": s}),
 // for each texts[k] != "" (see adaptkit.RewriteFunc). The Content, its
-// Parts slice, each replaced *Part and its *FunctionResponse are new;
-// every other part, and every other field of a replaced response (ID,
-// Name, Parts, WillContinue, Scheduling), is the caller's.
+// Parts slice, each replaced *Part and its *FunctionResponse are new; a
+// replaced response's Parts (multimodal output, which the placeholder
+// stands for) are nil; every other part, and every other field of a
+// replaced response (ID, Name, WillContinue, Scheduling), is the caller's.
 func rewrite(c *genai.Content, texts []string) (*genai.Content, bool) {
 	if c == nil {
 		return c, len(texts) == 0
@@ -219,6 +222,7 @@ func rewrite(c *genai.Content, texts []string) (*genai.Content, bool) {
 				key = "error"
 			}
 			fr.Response = map[string]any{key: texts[k]}
+			fr.Parts = nil // the placeholder stands for them too
 			np := *p
 			np.FunctionResponse = &fr
 			nc.Parts[i] = &np
@@ -243,6 +247,23 @@ func outputText(response map[string]any) (string, bool) {
 	}
 	s, ok := response["error"].(string)
 	return s, ok
+}
+
+// addResponseParts adds the parts of a multimodal function response, as
+// the content's own inline and file data count: "[image]" or
+// "[document]"; a part with neither is scored by its JSON.
+func addResponseParts(b *adaptkit.Builder, parts []*genai.FunctionResponsePart) {
+	for _, p := range parts {
+		switch {
+		case p == nil:
+		case p.InlineData != nil:
+			b.Add(media(p.InlineData.MIMEType))
+		case p.FileData != nil:
+			b.Add(media(p.FileData.MIMEType))
+		default:
+			b.AddJSON(p)
+		}
+	}
 }
 
 func media(mime string) string {

@@ -79,3 +79,28 @@ func Example() {
 	fmt.Println(len(out), res.Kept)
 	// Output: 4 [0 1 2 4]
 }
+
+// TestMessagesCachedContent: parts wrapped in a CachedContent (prompt
+// caching) are read as the parts they cache, text and tool linkage alike,
+// by the adapter and by chitta.ParseMessages of langchaingo's JSON of them
+// ({"ContentPart": part, "cache_control": …}), and the conversation stays
+// valid on the wire after a masked compaction.
+func TestMessagesCachedContent(t *testing.T) {
+	t.Parallel()
+	cache := &llms.CacheControl{Type: "ephemeral"}
+	msgs := []llms.MessageContent{
+		{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{llms.WithCacheControl(llms.TextPart("Read a.go"), cache)}},
+		{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{llms.WithCacheControl(llms.ToolCall{ID: "c1", Type: "function", FunctionCall: &llms.FunctionCall{Name: "read", Arguments: `{"path":"a.go"}`}}, cache)}},
+		{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.WithCacheControl(llms.ToolCallResponse{ToolCallID: "c1", Name: "read", Content: "package a " + strings.Repeat("x ", 80)}, cache)}},
+		{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{llms.TextPart("It is package a."), llms.WithCacheControl(llms.ImageURLPart("https://x/a.png"), cache)}},
+		llms.TextParts(llms.ChatMessageTypeHuman, "Thanks."),
+	}
+	cm := adapttest.MatchesParse(t, msgs, langchaingo.Messages)
+	assert.Equal(t, []string{"c1"}, cm[1].ToolCallIDs)
+	assert.Equal(t, []string{"c1"}, cm[2].ToolResultIDs)
+	assert.Equal(t, "It is package a.\n[image]", cm[3].Content)
+	out, res, err := langchaingo.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: 1, Mask: &chitta.MaskOptions{MaxResultTokens: 20}})
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Stats.Masked, "the response is cut")
+	adapttest.ValidWire(t, out, "the returned values")
+}

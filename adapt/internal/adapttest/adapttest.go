@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"reflect"
 	"strconv"
 	"testing"
@@ -96,6 +97,28 @@ func Fingerprint[T any](t *testing.T, msgs []T, messages MessagesFunc[T], compac
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// MatchesParse checks that messages(vals) gives, message by message, the
+// role, content and tool IDs that chitta.ParseMessages reads from the
+// SDK's own encoding/json of vals (the adapter and the parser follow the
+// same rules), and returns the adapter's messages.
+func MatchesParse[T any](t *testing.T, vals []T, messages MessagesFunc[T]) []chitta.Message {
+	t.Helper()
+	cm, err := messages(vals)
+	require.NoError(t, err)
+	data, err := json.Marshal(vals)
+	require.NoError(t, err)
+	parsed, err := chitta.ParseMessages(data)
+	require.NoError(t, err, "the SDK's JSON reads back: %s", data)
+	require.Len(t, parsed, len(cm))
+	for i := range cm {
+		assert.Equal(t, parsed[i].Role, cm[i].Role, "message %d: role as chitta.ParseMessages reads it", i)
+		assert.Equal(t, parsed[i].Content, cm[i].Content, "message %d: content as chitta.ParseMessages reads it", i)
+		assert.Equal(t, parsed[i].ToolCallIDs, cm[i].ToolCallIDs, "message %d: call IDs as chitta.ParseMessages reads them", i)
+		assert.Equal(t, parsed[i].ToolResultIDs, cm[i].ToolResultIDs, "message %d: result IDs as chitta.ParseMessages reads them", i)
+	}
+	return cm
 }
 
 // Pinned is a conversation whose [Fingerprint] a test pins.
