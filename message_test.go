@@ -47,6 +47,8 @@ func TestParseMessagesFormats(t *testing.T) {
 			"assistant", "think\ndone\na\n[image]\n[document]\n[media]\n[media]\nchart bars\nf {}", []string{"c"}, nil},
 		{"anthropic server tool result", `{"role":"assistant","content":[{"type":"server_tool_use","id":"s","name":"code_execution","input":{"code":"1"}},{"type":"code_execution_tool_result", "tool_use_id":"s","content":{"type":"code_execution_result","stdout":"1"}}]}`,
 			"assistant", "code_execution {\"code\":\"1\"}\n{\"type\":\"code_execution_tool_result\",\"tool_use_id\":\"s\",\"content\":{\"type\":\"code_execution_result\",\"stdout\":\"1\"}}", []string{"s"}, []string{"s"}},
+		{"anthropic mcp connector", `{"role":"assistant","content":[{"type":"mcp_tool_use","id":"mcptoolu_1","name":"echo","server_name":"ex","input":{"s":"hi"}},{"type":"mcp_tool_result","tool_use_id":"mcptoolu_1","is_error":false,"content":[{"type":"text","text":"hi"}]}]}`,
+			"assistant", "echo {\"s\":\"hi\"}\n{\"type\":\"mcp_tool_result\",\"tool_use_id\":\"mcptoolu_1\",\"is_error\":false,\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}", []string{"mcptoolu_1"}, []string{"mcptoolu_1"}},
 		{"redacted thinking and unknown block", `{"role":"assistant","content":[{"type":"redacted_thinking","data":"xx"},{"type":"mystery","text":"kept"},{"type":"mystery2"}]}`,
 			"assistant", "[redacted thinking]\nkept", nil, nil},
 		{"developer role", `{"role":"developer","content":"rules"}`, "developer", "rules", nil, nil},
