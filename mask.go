@@ -659,11 +659,16 @@ func callNamesIn(raw json.RawMessage, i int) (calls []idName, fcall bool) {
 			idv, nv, end := memberPair(b, el.start(), "id", nameKey)
 			if id, ok := stringAt(b, idv); ok && idv.end > 0 {
 				if nameKey == "function" {
-					if nv.end == 0 { // a custom tool's call names its tool under "custom"
-						nv, _, _ = memberPair(b, el.start(), "custom", "")
-					}
+					var args jsonSpan
 					if nv.end > 0 {
-						nv, _, _ = memberPair(b, nv.start, "name", "")
+						nv, args, _ = memberPair(b, nv.start, "name", "arguments")
+					}
+					// A custom tool's call (no function name nor arguments,
+					// as ParseMessages decides) names its tool under "custom".
+					if absentAt(b, nv) && absentAt(b, args) {
+						if cv, _, _ := memberPair(b, el.start(), "custom", ""); cv.end > 0 {
+							nv, _, _ = memberPair(b, cv.start, "name", "")
+						}
 					}
 				}
 				name, _ := stringAt(b, nv)

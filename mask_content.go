@@ -195,7 +195,7 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, at int, depth int
 		addText(b, s)
 	case "redacted_thinking":
 		addText(b, "[redacted thinking]")
-	case "tool_use", "server_tool_use":
+	case "tool_use", "server_tool_use", "mcp_tool_use":
 		callID, ok := optStringAt(raw, id)
 		if !ok {
 			return false

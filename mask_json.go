@@ -293,6 +293,9 @@ func stringAt(b []byte, v jsonSpan) (string, bool) {
 // isNullAt reports whether the value at v is null.
 func isNullAt(b []byte, v jsonSpan) bool { return string(b[v.start:v.end]) == "null" }
 
+// absentAt reports whether the member at v is absent (v is zero) or null.
+func absentAt(b []byte, v jsonSpan) bool { return v.end == 0 || isNullAt(b, v) }
+
 // appendJSONString appends s to dst as a JSON string: quotes, backslashes
 // and control characters escaped, invalid UTF-8 replaced by U+FFFD, and
 // (unlike encoding/json) <, > and & left as they are.

@@ -155,6 +155,16 @@ var maskFormats = []struct {
 {"role":"assistant","content":null,"tool_calls":[{"id":"c3","type":"custom","custom":{"name":"grep","input":"x"}}]},
 {"role":"tool","tool_call_id":"c3","content":"` + output("g", 150) + `"}
 ]`, []int{2, 4, 6}},
+	// A custom call whose serializer writes the function member as null.
+	{"openai-custom-null-function", `[
+{"role":"user","content":"look at a.go and b.go"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"custom","function":null,"custom":{"name":"read_file","input":"a.go"}}]},
+{"role":"tool","tool_call_id":"c1","content":"` + output("a", 200) + `"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c2","type":"custom","function":null,"custom":{"name":"read_file","input":"b.go"}}]},
+{"role":"tool","tool_call_id":"c2","content":"` + output("b", 200) + `"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c3","type":"custom","function":null,"custom":{"name":"grep","input":"x"}}]},
+{"role":"tool","tool_call_id":"c3","content":"` + output("g", 150) + `"}
+]`, []int{2, 4, 6}},
 	{"legacy-function", `[
 {"role":"user","content":"look at a.go and b.go"},
 {"role":"assistant","content":null,"function_call":{"name":"read_file","arguments":"{\"path\":\"a.go\"}"}},
@@ -207,7 +217,7 @@ func TestMaskFormats(t *testing.T) {
 			assert.True(t, res.Scores[old1].Masked)
 			assert.Equal(t, 200, res.Scores[old1].OriginalTokens)
 			assert.Equal(t, 6, res.Scores[old1].Tokens)
-			if f.name == "openai" || f.name == "openai-custom" || f.name == "swe-agent" || f.name == "legacy-function" {
+			if f.name == "openai" || strings.HasPrefix(f.name, "openai-custom") || f.name == "swe-agent" || f.name == "legacy-function" {
 				var w map[string]any
 				require.NoError(t, json.Unmarshal(res.Messages[old2].Raw, &w))
 				assert.IsType(t, "", w["content"], "a masked tool message has string content")

@@ -132,7 +132,8 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // tool_call_id, legacy function_call; reasoning_content before the content
 // and, after it, eino's multi_content, user_input_multi_content and
 // assistant_output_multi_content parts), Anthropic format (text, thinking, tool_use and tool_result
-// blocks; a search_result block reads as its title, source and text blocks,
+// blocks, an MCP connector's mcp_tool_use block read as a tool_use; a
+// search_result block reads as its title, source and text blocks,
 // a web_search_tool_result as the title and URL of each web_search_result
 // or as its error_code, another server tool's *_tool_result block as its
 // JSON) or SWE-agent format (tool_call_ids), mixed freely. It also reads
@@ -416,7 +417,7 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 			addText(b, s)
 		case "redacted_thinking":
 			addText(b, "[redacted thinking]")
-		case "tool_use", "server_tool_use":
+		case "tool_use", "server_tool_use", "mcp_tool_use":
 			id, ok := optString(block.ID)
 			if !ok {
 				return &contentError{f + ".id", "want a string"}

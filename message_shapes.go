@@ -516,10 +516,13 @@ func appendEinoParts(b *strings.Builder, w *wireMessage) *contentError {
 			if !isObject(part) || json.Unmarshal(part, &pt) != nil {
 				return &contentError{f, "want an object"}
 			}
-			typ, ok1 := optString(pt.Type)
-			text, ok2 := optString(pt.Text)
-			if !ok1 || !ok2 {
-				return &contentError{f, "want string type and text"}
+			typ, ok := optString(pt.Type)
+			if !ok {
+				return &contentError{f + ".type", "want a string"}
+			}
+			text, ok := optString(pt.Text)
+			if !ok {
+				return &contentError{f + ".text", "want a string"}
 			}
 			switch typ {
 			case "text":

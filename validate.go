@@ -11,10 +11,10 @@ import (
 //
 //   - a tool result without a call: a message carrying a result
 //     ([Message.ToolResultIDs]) for an ID that neither an earlier message
-//     nor the message itself issued ([Message.ToolCallIDs]; an Anthropic
-//     server tool's server_tool_use and its result share one assistant
-//     message), or a tool-role message ("tool", "function",
-//     "tool_result") that names no call;
+//     nor, for an assistant message, the message itself issued
+//     ([Message.ToolCallIDs]; an Anthropic server tool's server_tool_use
+//     and its result share one assistant message), or a tool-role
+//     message ("tool", "function", "tool_result") that names no call;
 //   - a call without a result: an ID a message issues that no later
 //     message answers (a result answers the nearest earlier call with its
 //     ID, as [Compact] groups them; trajectories reuse IDs);
@@ -46,7 +46,7 @@ func Validate(msgs []Message) error {
 	answered := make(map[call]bool)
 	for i := range msgs {
 		for _, id := range msgs[i].ToolResultIDs {
-			if c, ok := earlierCall(callers[id], i+1); ok {
+			if c, ok := earlierCall(callers[id], i+selfAnswers(&msgs[i])); ok {
 				answered[call{c, id}] = true
 			}
 		}
@@ -61,7 +61,7 @@ func Validate(msgs []Message) error {
 			return fail(i, "role", "%s message names no tool call", m.Role)
 		}
 		for _, id := range m.ToolResultIDs {
-			if _, ok := earlierCall(callers[id], i+1); !ok {
+			if _, ok := earlierCall(callers[id], i+selfAnswers(m)); !ok {
 				return fail(i, "ToolResultIDs", "result for %q follows no call with that ID", id)
 			}
 		}
@@ -87,6 +87,16 @@ func earlierCall(calls []int, i int) (int, bool) {
 		return 0, false
 	}
 	return calls[k-1], true
+}
+
+// selfAnswers is 1 when m's results may answer its own calls (an
+// assistant message: an Anthropic server tool's call and result), else 0:
+// a tool or user message never issues the call it answers.
+func selfAnswers(m *Message) int {
+	if m.Role == RoleAssistant {
+		return 1
+	}
+	return 0
 }
 
 // isPrompt reports whether m opens a user turn: a user message carrying no

@@ -51,6 +51,8 @@ func TestValidate(t *testing.T) {
 		{"call without result", []chitta.Message{user, toolCall("", "a", "b"), toolResult(chitta.RoleTool, "a"), asst}, 1, "ToolCallIDs"},
 		{"call at the end", []chitta.Message{user, asst, user, toolCall("", "a")}, 3, "ToolCallIDs"},
 		{"reused ID, first call unanswered", []chitta.Message{user, toolCall("", "x"), toolCall("", "x"), toolResult(chitta.RoleTool, "x")}, 1, "ToolCallIDs"},
+		{"tool message answering its own call", []chitta.Message{user, {Role: chitta.RoleTool, Content: "out", ToolCallIDs: []string{"a"}, ToolResultIDs: []string{"a"}}, asst}, 1, "ToolResultIDs"},
+		{"user message answering its own call", []chitta.Message{user, {Role: chitta.RoleUser, Content: "out", ToolCallIDs: []string{"a"}, ToolResultIDs: []string{"a"}}, asst}, 1, "ToolResultIDs"},
 		{"first problem wins", []chitta.Message{user, toolCall("", "a"), asst, toolResult(chitta.RoleTool, "b")}, 1, "ToolCallIDs"},
 	}
 	for _, tc := range cases {

@@ -317,3 +317,88 @@ func TestBuilderMemo(t *testing.T) {
 	check("after an abandoned conversation", other)
 	check("the first again", msgs)
 }
+
+// TestBuilderPooledMatchesNew: for random sequences of conversations (the
+// last one again, or its suffix, with new messages, sometimes shuffled;
+// names and values that are copies of the same bytes elsewhere in memory,
+// blank or starting with a space; argument maps shared between messages
+// and changed or re-keyed in place between conversations; roles of every
+// kind), each conversation a pooled Builder builds (memo, guess, kept
+// slots) is exactly what a new Builder builds.
+func TestBuilderPooledMatchesNew(t *testing.T) {
+	t.Parallel()
+	type op struct {
+		kind, role, name, val, id int
+		clone                     bool
+	}
+	names := []string{"bash", "read", "grep", " odd", ""}
+	roles := []chitta.Role{chitta.RoleUser, chitta.RoleAssistant, chitta.RoleTool}
+	keys := []string{"cmd", "path"}
+	vals := []string{"ls -la", "go test ./...", "", " lead", "x\ny", "日本", `a"b`}
+	for len(vals) < 20 {
+		vals = append(vals, fmt.Sprint("cmd ", len(vals)))
+	}
+	built := 0
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 9))
+		maps := make([]map[string]any, 6)
+		for i := range maps {
+			maps[i] = map[string]any{keys[r.IntN(2)]: vals[r.IntN(len(vals))]}
+		}
+		build := func(b *adaptkit.Builder, ops []op) []chitta.Message {
+			for _, o := range ops {
+				v, n, id := vals[o.val], names[o.name], fmt.Sprint("id", o.id)
+				if o.clone {
+					v, n = strings.Clone(v), strings.Clone(n)
+				}
+				switch o.kind {
+				case 0:
+					b.Message(roles[o.role], v)
+				case 1:
+					b.ResultMessage(roles[o.role], id, v)
+				case 2:
+					b.CallMessage(roles[o.role], id, n, maps[o.val%len(maps)])
+				case 3:
+					b.CallTextMessage(roles[o.role], id, n, v)
+				default:
+					b.CallMessage(roles[o.role], id, n, map[string]any{"cmd": v})
+				}
+			}
+			return b.Finish()
+		}
+		var pooled adaptkit.Builder
+		var last []op
+		for conv := range 12 {
+			var ops []op
+			switch r.IntN(4) {
+			case 0:
+				ops = append(ops, last...)
+			case 1:
+				ops = append(ops, last[min(2, len(last)):]...)
+			}
+			for range 1 + r.IntN(15) {
+				ops = append(ops, op{r.IntN(5), r.IntN(len(roles)), r.IntN(len(names)), r.IntN(len(vals)), r.IntN(4), r.IntN(5) == 0})
+			}
+			if r.IntN(3) == 0 {
+				r.Shuffle(len(ops), func(a, b int) { ops[a], ops[b] = ops[b], ops[a] })
+			}
+			last = ops
+			switch m := maps[r.IntN(len(maps))]; r.IntN(3) {
+			case 0: // a value changed in place
+				for k := range m {
+					m[k] = vals[r.IntN(len(vals))]
+				}
+			case 1: // re-keyed in place
+				clear(m)
+				m[keys[r.IntN(2)]] = vals[r.IntN(len(vals))]
+			}
+			var fresh adaptkit.Builder
+			fresh.Start(len(ops))
+			want := build(&fresh, ops)
+			pooled.Reuse(len(ops))
+			require.Equal(t, want, build(&pooled, ops), "seed %d conversation %d", seed, conv)
+			built += len(ops)
+		}
+	}
+	require.Greater(t, built, 10000)
+}
