@@ -1,6 +1,7 @@
 package chitta
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -32,7 +33,9 @@ const MaskPrefix = "[chitta: "
 // zero value masks with the defaults below. A MaskOptions is read, never
 // modified, and may be shared between goroutines.
 //
-// A tool result is the whole content of an OpenAI "tool" message, a legacy
+// A tool result is the whole content of an OpenAI "tool" message (an eino
+// tool message's parts included: masked, its parts become null and its
+// content the placeholder), a legacy
 // "function" message or a SWE-agent tool message, the output of an OpenAI
 // Responses function_call_output or custom_tool_call_output item (a string
 // or content parts; it becomes the placeholder string), or one top-level
@@ -41,7 +44,8 @@ const MaskPrefix = "[chitta: "
 // stay verbatim). Results are counted in message order, blocks in block
 // order. A result whose content itself carries tool linkage (nested
 // tool_use or tool_result blocks) and Anthropic server-tool results
-// (web_search_tool_result) are never rewritten.
+// (web_search_tool_result) are never rewritten, nor are the parts of
+// langchaingo's or genai's JSON (the adapters in adapt/ mask those).
 type MaskOptions struct {
 	// KeepRecent is how many of the newest tool results are never masked
 	// (MaxResultTokens still applies to them). 0 means
@@ -202,9 +206,12 @@ const (
 // new text replaces (every member named content, as duplicates may
 // exist).
 type toolResult struct {
-	block  int
-	whole  bool // text is the message's Content
-	spans  []jsonSpan
+	block int
+	whole bool // text is the message's Content
+	spans []jsonSpan
+	// clear are the values a new text sets to null: an eino tool
+	// message's parts, whose text its Content also holds.
+	clear  []jsonSpan
 	name   string   // resolved when needed (pass.name)
 	named  bool     // name is resolved
 	nameAt jsonSpan // the message's own "name" member, if any
@@ -518,7 +525,7 @@ func resultsOf(m *Message) ([]toolResult, bool) {
 		return []toolResult{whole}, true
 	}
 	b := []byte(m.Raw)
-	var contents, outputs []jsonSpan
+	var contents, outputs, parts []jsonSpan
 	var name, typ jsonSpan
 	otherText := false  // tool calls render into Content too
 	hasRole := false    // only chat-shaped messages and output items are rewritten
@@ -543,8 +550,12 @@ func resultsOf(m *Message) ([]toolResult, bool) {
 			typ = it.val()
 		case keyIs(key, "output"):
 			outputs = append(outputs, it.val())
-		case keyIs(key, "tool_calls"), keyIs(key, "function_call"):
+		case keyIs(key, "tool_calls"), keyIs(key, "function_call"), keyIs(key, "reasoning_content"):
 			otherText = otherText || !isNullAt(b, it.val())
+		case keyIs(key, "multi_content"), keyIs(key, "user_input_multi_content"), keyIs(key, "assistant_output_multi_content"):
+			if v := it.val(); !isNullAt(b, v) {
+				parts = append(parts, v) // eino: text the result holds beside content
+			}
 		}
 	}
 	if it.ok() && !hasRole && len(contents) == 0 && outputItem(b, typ, outputs) && m.Role == RoleTool && len(m.ToolCallIDs) == 0 && len(m.ToolResultIDs) == 1 {
@@ -573,7 +584,7 @@ func resultsOf(m *Message) ([]toolResult, bool) {
 	if !isResultRole(m.Role) || len(m.ToolCallIDs) > 0 {
 		return nil, false
 	}
-	whole.nameAt, whole.spans = name, contents
+	whole.nameAt, whole.spans, whole.clear = name, contents, parts
 	return []toolResult{whole}, !otherText
 }
 
@@ -992,7 +1003,7 @@ func (mm *maskedMessage) build(m *Message, cache *MaskCache, counter any) Messag
 		mm.msg, mm.built = out, true
 		return out
 	}
-	if len(mm.results) == 1 && len(mm.results[0].spans) == 1 && mm.texts[0] != "" {
+	if len(mm.results) == 1 && len(mm.results[0].spans) == 1 && len(mm.results[0].clear) == 0 && mm.texts[0] != "" {
 		// One span (the usual case): the JSON string is written in place.
 		s, text := mm.results[0].spans[0], mm.texts[0]
 		raw := make([]byte, 0, len(m.Raw)-(s.end-s.start)+len(text)+len(text)/8+2)
@@ -1008,7 +1019,11 @@ func (mm *maskedMessage) build(m *Message, cache *MaskCache, counter any) Messag
 			for _, s := range mm.results[k].spans {
 				edits = append(edits, edit{s, val})
 			}
+			for _, s := range mm.results[k].clear {
+				edits = append(edits, edit{s, []byte("null")})
+			}
 		}
+		slices.SortFunc(edits, func(a, b edit) int { return cmp.Compare(a.span.start, b.span.start) })
 		out.Raw = splice(m.Raw, edits)
 	}
 	if mm.direct && len(mm.results) == 1 {

@@ -175,6 +175,7 @@ func FuzzMask(f *testing.F) {
 	f.Add([]byte(`[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"tool_result","tool_use_id":"u","content":"x y z"}]}]}]`), uint8(0), uint8(2))
 	f.Add([]byte(`[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","CONTENT":"a b c d","content":"e f g h"},"bare"]}]`), uint8(0), uint8(2))
 	f.Add([]byte(`[{"role":"user","content":"go"},{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"{\"id\": \"AB12\", \"n\": 42, \"k\": [\"X9\", -7, \"a\\\"b1\"], \"t\": \"x y\"}"}]`), uint8(0), uint8(0))
+	f.Add([]byte(`[{"role":"user","content":"go"},{"role":"assistant","content":"","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"a b","multi_content":[{"type":"text","text":"c d e f g h"}],"user_input_multi_content":null,"multi_content":[{"type":"text","text":"i j k l m"}],"reasoning_content":"n o"}]`), uint8(0), uint8(3))
 	f.Fuzz(func(t *testing.T, data []byte, minTokens, maxResult uint8) {
 		in, err := chitta.ParseMessages(data)
 		if err != nil {

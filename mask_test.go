@@ -183,6 +183,17 @@ var maskFormats = []struct {
 {"role":"assistant","content":[{"type":"tool_use","id":"t3","name":"grep","input":{"q":"x"}}]},
 {"role":"user","content":[{"type":"tool_result","tool_use_id":"t3","content":"` + output("g", 150) + `"}]}
 ]`, []int{2, 4, 6}},
+	// eino: a tool message whose output is in its parts (content empty
+	// or beside them); the placeholder goes in content, the parts go.
+	{"eino-parts", `[
+{"role":"user","content":"look at a.go and b.go"},
+{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.go\"}"}}]},
+{"role":"tool","content":"","tool_call_id":"c1","multi_content":[{"type":"text","text":"` + output("a", 200) + `"}]},
+{"role":"assistant","content":"","tool_calls":[{"id":"c2","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"b.go\"}"}}]},
+{"role":"tool","content":"` + output("b", 100) + `","tool_call_id":"c2","user_input_multi_content":[{"type":"text","text":"` + output("c", 100) + `"}],"multi_content":null},
+{"role":"assistant","content":"","tool_calls":[{"id":"c3","type":"function","function":{"name":"grep","arguments":"{\"q\":\"x\"}"}}]},
+{"role":"tool","content":"","tool_call_id":"c3","multi_content":[{"type":"text","text":"` + output("g", 150) + `"}]}
+]`, []int{2, 4, 6}},
 	{"swe-agent", `[
 {"role":"system","content":"SETTING: you are a programmer","agent":"main","message_type":"system_prompt"},
 {"role":"user","content":"fix the issue","agent":"main","message_type":"observation"},
@@ -217,6 +228,14 @@ func TestMaskFormats(t *testing.T) {
 			assert.True(t, res.Scores[old1].Masked)
 			assert.Equal(t, 200, res.Scores[old1].OriginalTokens)
 			assert.Equal(t, 6, res.Scores[old1].Tokens)
+			if f.name == "eino-parts" {
+				for _, i := range []int{old1, old2} {
+					var w map[string]any
+					require.NoError(t, json.Unmarshal(res.Messages[i].Raw, &w))
+					assert.Nil(t, w["multi_content"], "message %d: the parts are gone", i)
+					assert.Nil(t, w["user_input_multi_content"], "message %d: the parts are gone", i)
+				}
+			}
 			if f.name == "openai" || strings.HasPrefix(f.name, "openai-custom") || f.name == "swe-agent" || f.name == "legacy-function" {
 				var w map[string]any
 				require.NoError(t, json.Unmarshal(res.Messages[old2].Raw, &w))
@@ -550,4 +569,22 @@ func TestMaskMaxResultTokensBelowMarker(t *testing.T) {
 		_, err = chitta.ParseMessages([]byte("[" + string(res.Messages[1].Raw) + "," + string(res.Messages[2].Raw) + "]"))
 		require.NoError(t, err, "cap %d: the cut result still parses", limit)
 	}
+}
+
+// A tool message that also carries reasoning_content (eino) is masked with
+// its Content read back from the rewritten JSON, which still holds the
+// reasoning: the returned Content is what the JSON says.
+func TestMaskToolReasoning(t *testing.T) {
+	t.Parallel()
+	data := `[
+{"role":"user","content":"look at a.go"},
+{"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"read_file","arguments":"{}"}}]},
+{"role":"tool","content":"` + output("a", 200) + `","tool_call_id":"c1","reasoning_content":"why I read it"},
+{"role":"assistant","content":"","tool_calls":[{"id":"c2","type":"function","function":{"name":"grep","arguments":"{}"}}]},
+{"role":"tool","content":"` + output("g", 150) + `","tool_call_id":"c2"}
+]`
+	_, res := compactMasked(t, data, &chitta.MaskOptions{KeepRecent: 1})
+	require.True(t, res.Scores[2].Masked)
+	assert.Contains(t, res.Messages[2].Content, "why I read it")
+	assert.Contains(t, res.Messages[2].Content, "[chitta: read_file output elided (")
 }

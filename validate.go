@@ -1,6 +1,7 @@
 package chitta
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 )
@@ -13,7 +14,8 @@ import (
 //     ([Message.ToolResultIDs]) for an ID that neither an earlier message
 //     nor, for an assistant message, the message itself issued
 //     ([Message.ToolCallIDs]; an Anthropic server tool's server_tool_use
-//     and its result share one assistant message), or a tool-role
+//     and its result share one assistant message, while a client tool_use
+//     block in the message's Raw is answered by a later message), or a tool-role
 //     message ("tool", "function", "tool_result") that names no call;
 //   - a call without a result: an ID a message issues that no later
 //     message answers (a result answers the nearest earlier call with its
@@ -46,7 +48,7 @@ func Validate(msgs []Message) error {
 	answered := make(map[call]bool)
 	for i := range msgs {
 		for _, id := range msgs[i].ToolResultIDs {
-			if c, ok := earlierCall(callers[id], i+selfAnswers(&msgs[i])); ok {
+			if c, ok := earlierCall(callers[id], i+selfAnswers(&msgs[i], id)); ok {
 				answered[call{c, id}] = true
 			}
 		}
@@ -61,7 +63,7 @@ func Validate(msgs []Message) error {
 			return fail(i, "role", "%s message names no tool call", m.Role)
 		}
 		for _, id := range m.ToolResultIDs {
-			if _, ok := earlierCall(callers[id], i+selfAnswers(m)); !ok {
+			if _, ok := earlierCall(callers[id], i+selfAnswers(m, id)); !ok {
 				return fail(i, "ToolResultIDs", "result for %q follows no call with that ID", id)
 			}
 		}
@@ -89,14 +91,37 @@ func earlierCall(calls []int, i int) (int, bool) {
 	return calls[k-1], true
 }
 
-// selfAnswers is 1 when m's results may answer its own calls (an
+// selfAnswers is 1 when m's result for id may answer m's own call (an
 // assistant message: an Anthropic server tool's call and result), else 0:
-// a tool or user message never issues the call it answers.
-func selfAnswers(m *Message) int {
-	if m.Role == RoleAssistant {
-		return 1
+// a tool or user message never issues the call it answers, and a client
+// tool_use block is answered in a later message.
+func selfAnswers(m *Message, id string) int {
+	if m.Role != RoleAssistant || !slices.Contains(m.ToolCallIDs, id) || clientCall(m.Raw, id) {
+		return 0
 	}
-	return 0
+	return 1
+}
+
+// clientCall reports whether raw, an Anthropic message, holds a tool_use
+// block (a client tool's call, not server_tool_use or mcp_tool_use) with
+// the given ID. Anything it cannot read says no: Validate then trusts the
+// message, as it does one built in Go.
+func clientCall(raw []byte, id string) bool {
+	var w struct {
+		Content []json.RawMessage `json:"content"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &w) != nil {
+		return false
+	}
+	for _, b := range w.Content {
+		var block struct {
+			Type, ID any
+		}
+		if json.Unmarshal(b, &block) == nil && block.Type == "tool_use" && block.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // isPrompt reports whether m opens a user turn: a user message carrying no

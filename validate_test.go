@@ -181,3 +181,44 @@ func FuzzValidate(f *testing.F) {
 		}
 	})
 }
+
+// An Anthropic assistant message may carry a server tool's call and its
+// result (server_tool_use, mcp_tool_use), never a client tool_use answered
+// in the same message: the API wants that result in the next user message.
+func TestValidateAnthropicSelfAnswer(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		data  string
+		index int // -1: valid
+	}{
+		{"web search", `[{"role":"user","content":"find it"},
+{"role":"assistant","content":[{"type":"server_tool_use","id":"s1","name":"web_search","input":{"query":"q"}},{"type":"web_search_tool_result","tool_use_id":"s1","content":[]},{"type":"text","text":"found"}]},
+{"role":"user","content":"thanks"}]`, -1},
+		{"mcp connector", `[{"role":"user","content":"list"},
+{"role":"assistant","content":[{"type":"mcp_tool_use","id":"m1","name":"ls","server_name":"fs","input":{}},{"type":"mcp_tool_result","tool_use_id":"m1","content":[{"type":"text","text":"a b"}]}]},
+{"role":"user","content":"ok"}]`, -1},
+		{"client tool_use answered in its own message", `[{"role":"user","content":"read"},
+{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"read","input":{}},{"type":"tool_result","tool_use_id":"t1","content":"text"}]},
+{"role":"user","content":"ok"}]`, 1},
+		{"client tool_use answered in the next message", `[{"role":"user","content":"read"},
+{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"read","input":{}}]},
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"text"}]}]`, -1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			msgs, err := chitta.ParseMessages([]byte(tc.data))
+			require.NoError(t, err)
+			err = chitta.Validate(msgs)
+			if tc.index < 0 {
+				require.NoError(t, err)
+				return
+			}
+			var me *chitta.MessageError
+			require.ErrorAs(t, err, &me)
+			assert.Equal(t, tc.index, me.Index)
+			assert.Equal(t, "ToolResultIDs", me.Field)
+		})
+	}
+}
