@@ -199,3 +199,44 @@ func TestSharedDeleteSurvivesMerge(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, hits)
 }
+
+// TestSharedSeesReplacementWithSameSizeAndTime: another process's save that
+// leaves the file the same size with the same modification time (a
+// filesystem whose timestamps are coarser than the two saves: FAT's 2 s,
+// HFS+'s 1 s, the kernel's clock tick) is still another file, and Save and
+// Refresh must merge it rather than overwrite it.
+func TestSharedSeesReplacementWithSameSizeAndTime(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	for _, op := range []string{"Save", "Refresh"} {
+		t.Run(op, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), FileName)
+			server, err := OpenShared(path, 4)
+			require.NoError(t, err)
+			require.NoError(t, server.Add(ctx, mem("old1", 0)))
+			require.NoError(t, server.Save())
+			before, err := os.Stat(path)
+			require.NoError(t, err)
+
+			hook, err := OpenShared(path, 4)
+			require.NoError(t, err)
+			require.NoError(t, hook.Delete(chitta.MemoryID(chitta.KindFact, "old1")))
+			require.NoError(t, hook.Add(ctx, mem("new1", 1))) // same size
+			require.NoError(t, hook.Save())
+			require.NoError(t, os.Chtimes(path, before.ModTime(), before.ModTime()))
+			after, err := os.Stat(path)
+			require.NoError(t, err)
+			require.Equal(t, before.Size(), after.Size(), "the test needs a file of the same size")
+
+			if op == "Refresh" {
+				reloaded, err := server.Refresh()
+				require.NoError(t, err)
+				assert.True(t, reloaded, "another file is another version")
+			}
+			require.NoError(t, server.Add(ctx, mem("server two", 2)))
+			require.NoError(t, server.Save())
+			assert.ElementsMatch(t, []string{"new1", "server two"}, texts(t, path), "the hook's save is kept")
+		})
+	}
+}
