@@ -26,8 +26,9 @@ import (
 // another's memories. [Shared.Refresh] picks up a file changed by another
 // process.
 //
-// Shared implements [chitta.MemoryStore] and [chitta.BatchRecaller] and is
-// safe for concurrent use. The zero value is not usable; use [OpenShared].
+// Shared implements [chitta.MemoryStore], [chitta.BatchRecaller] and
+// [chitta.CoverageRecaller] (so Compact scores coverage against it as
+// against an HNSWStore) and is safe for concurrent use. The zero value is not usable; use [OpenShared].
 type Shared struct {
 	path string
 	dims int
@@ -122,6 +123,12 @@ func (s *Shared) Recall(ctx context.Context, vector []float32, k int) ([]chitta.
 // RecallBatch implements [chitta.BatchRecaller].
 func (s *Shared) RecallBatch(ctx context.Context, vectors [][]float32, k int) ([][]chitta.Hit, error) {
 	return s.current().RecallBatch(ctx, vectors, k)
+}
+
+// BestSimilarities implements [chitta.CoverageRecaller] on the store as
+// this process sees it (see [chitta.HNSWStore.BestSimilarities]).
+func (s *Shared) BestSimilarities(ctx context.Context, vectors [][]float32, f chitta.KindFilter) ([]float64, error) {
+	return s.current().BestSimilarities(ctx, vectors, f)
 }
 
 // Add stores m (see [chitta.HNSWStore.Add]) and remembers it for the next

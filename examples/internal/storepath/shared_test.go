@@ -1,6 +1,7 @@
 package storepath
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -239,4 +240,37 @@ func TestSharedSeesReplacementWithSameSizeAndTime(t *testing.T) {
 			assert.ElementsMatch(t, []string{"new1", "server two"}, texts(t, path), "the hook's save is kept")
 		})
 	}
+}
+
+// TestSharedCoverageAsItsStore: Compact scores coverage against a Shared
+// exactly as against the HNSWStore it holds: the best similarity among the
+// memories whose kind counts, not among the three nearest of any kind, so
+// that briefs and episodes near a message (kinds coverage ignores) do not
+// hide the fact that covers it.
+func TestSharedCoverageAsItsStore(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := OpenShared(filepath.Join(t.TempDir(), FileName), 4)
+	require.NoError(t, err)
+	for i, kind := range []string{chitta.KindBrief, chitta.KindBrief, chitta.KindEpisode} {
+		require.NoError(t, s.Add(ctx, chitta.Memory{ID: fmt.Sprint("near", i), Text: "near", Kind: kind, Confidence: 1, Vector: []float32{1, 0.01 * float32(i), 0, 0}}))
+	}
+	require.NoError(t, s.Add(ctx, chitta.Memory{ID: "fact", Text: "fact", Kind: chitta.KindFact, Confidence: 1, Vector: []float32{1, 1, 0, 0}}))
+
+	emb := chitta.EmbedderFunc(func(_ context.Context, texts []string) ([][]float32, error) {
+		out := make([][]float32, len(texts))
+		for i := range out {
+			out[i] = []float32{1, 0.2, 0, 0}
+		}
+		return out, nil
+	})
+	msgs := []chitta.Message{{Role: chitta.RoleUser, Content: "what the fact says"}}
+	coverage := func(store chitta.MemoryStore) float64 {
+		res, err := chitta.Compact(ctx, msgs, &chitta.Options{Embedder: emb, Store: store})
+		require.NoError(t, err)
+		return res.Scores[0].Coverage
+	}
+	want := coverage(s.current())
+	assert.Greater(t, want, 0.7, "the fact covers the message")
+	assert.InDelta(t, want, coverage(s), 1e-12)
 }
