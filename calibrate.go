@@ -90,10 +90,11 @@ const (
 // The zero value is ready to use: its base is EstimateTokens, and it counts
 // as its base until the first observation. A nil *CalibratedCounter counts
 // with EstimateTokens and learns nothing (Observe does nothing, Ratio is 1,
-// Observations 0), as a nil [CachedTokenCounter] does. A CalibratedCounter is safe for
-// concurrent use if its base is; concurrent observations of overlapping
-// calls may each take a message both send for new, in which case the one
-// applied last sets its count. It must not be copied after first use.
+// Observations 0), as a nil [CachedTokenCounter] does. A
+// CalibratedCounter is safe for concurrent use if its base is; concurrent
+// observations of overlapping calls may each take a message both send for
+// new, in which case the one applied last sets its count. It must not be
+// copied after first use.
 // A panic of the base counter reaches the caller (of Observe, CountTokens,
 // FramingTokens or [Compact]) as a panic of any callback does; no lock is
 // held while the base runs, so the counter stays usable.

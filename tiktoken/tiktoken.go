@@ -41,8 +41,9 @@ var encodings = map[string]*encoding{
 }
 
 // Counter counts tokens in one encoding. Create it with [New]; the zero
-// value, and a nil *Counter, count in o200k_base. A Counter is safe for concurrent use; all Counters
-// of one encoding share its tables, which are loaded once per process.
+// value, and a nil *Counter, count in o200k_base. A Counter is safe for
+// concurrent use; all Counters of one encoding share its tables, which are
+// loaded once per process.
 type Counter struct {
 	name string
 	enc  *encoding

@@ -28,7 +28,8 @@ import (
 //
 // Shared implements [chitta.MemoryStore], [chitta.BatchRecaller] and
 // [chitta.CoverageRecaller] (so Compact scores coverage against it as
-// against an HNSWStore) and is safe for concurrent use. The zero value is not usable; use [OpenShared].
+// against an HNSWStore) and is safe for concurrent use. The zero value is
+// not usable; use [OpenShared].
 type Shared struct {
 	path string
 	dims int
