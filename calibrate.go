@@ -88,10 +88,13 @@ const (
 // (not the other way round) so that estimating stays cheap.
 //
 // The zero value is ready to use: its base is EstimateTokens, and it counts
-// as its base until the first observation. A CalibratedCounter is safe for
-// concurrent use if its base is; concurrent observations of overlapping
-// calls may each take a message both send for new, in which case the one
-// applied last sets its count. It must not be copied after first use.
+// as its base until the first observation. A nil *CalibratedCounter counts
+// with EstimateTokens and learns nothing (Observe does nothing, Ratio is 1,
+// Observations 0), as a nil [CachedTokenCounter] does. A
+// CalibratedCounter is safe for concurrent use if its base is; concurrent
+// observations of overlapping calls may each take a message both send for
+// new, in which case the one applied last sets its count. It must not be
+// copied after first use.
 // A panic of the base counter reaches the caller (of Observe, CountTokens,
 // FramingTokens or [Compact]) as a panic of any callback does; no lock is
 // held while the base runs, so the counter stays usable.
@@ -216,7 +219,7 @@ func (c *CalibratedCounter) put(k uint64, n int) {
 // anew. Identical messages in one call share one count. msgs is not
 // retained.
 func (c *CalibratedCounter) Observe(msgs []Message, reportedInputTokens int) {
-	if reportedInputTokens <= 0 || len(msgs) == 0 {
+	if c == nil || reportedInputTokens <= 0 || len(msgs) == 0 {
 		return
 	}
 	c.init()
@@ -815,6 +818,9 @@ func roundCount(v float64) int {
 // base is for this conversation. It is 1 before the first observation
 // with new messages.
 func (c *CalibratedCounter) Ratio() float64 {
+	if c == nil {
+		return 1
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.ratio == 0 {
@@ -825,6 +831,9 @@ func (c *CalibratedCounter) Ratio() float64 {
 
 // Observations returns the number of observations accepted so far.
 func (c *CalibratedCounter) Observations() int {
+	if c == nil {
+		return 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.count
@@ -835,6 +844,9 @@ func (c *CalibratedCounter) Observations() int {
 // base count before the first observation), rounded to the nearest
 // integer. A negative base count is returned as is (Compact reports it).
 func (c *CalibratedCounter) CountTokens(text string) int {
+	if c == nil {
+		return EstimateTokens(text)
+	}
 	c.init()
 	if n, ok := c.recall(c.textKey(text)); ok {
 		return n
@@ -852,9 +864,9 @@ func (c *CalibratedCounter) CountTokens(text string) int {
 // any other message it returns the model's estimate of m's framing: from
 // the base counter's framing of m when the base is a [FramingCounter], and
 // the model's tokens per message; before the first observation, the base
-// counter's framing (or 0). A nil m counts 0.
+// counter's framing (or 0). A nil m, or a nil receiver, counts 0.
 func (c *CalibratedCounter) FramingTokens(m *Message) int {
-	if m == nil {
+	if c == nil || m == nil {
 		return 0
 	}
 	c.init()

@@ -91,6 +91,47 @@ func TestCalibratedCounterZeroValue(t *testing.T) {
 	assert.Equal(t, 0, c.FramingTokens(&chitta.Message{Role: chitta.RoleUser}), "EstimateTokens has no framing")
 }
 
+// TestCalibratedCounterNil: a nil *CalibratedCounter behaves as a nil
+// *CachedTokenCounter does, counting with EstimateTokens and learning
+// nothing, instead of panicking across the API (in Compact, Observe, Ratio
+// or Observations).
+func TestCalibratedCounterNil(t *testing.T) {
+	t.Parallel()
+	var c *chitta.CalibratedCounter
+	msgs := []chitta.Message{{Role: chitta.RoleUser, Content: "fix the flaky deploy test"}, {Role: chitta.RoleAssistant, Content: "on it"}}
+	tests := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{"CountTokens", func(t *testing.T) {
+			assert.Equal(t, chitta.EstimateTokens("a b c d e f g h i j"), c.CountTokens("a b c d e f g h i j"))
+		}},
+		{"FramingTokens", func(t *testing.T) { assert.Equal(t, 0, c.FramingTokens(&msgs[0])) }},
+		{"Observe", func(t *testing.T) { c.Observe(msgs, 40) }},
+		{"Ratio", func(t *testing.T) { assert.Equal(t, 1.0, c.Ratio()) }},
+		{"Observations", func(t *testing.T) { assert.Equal(t, 0, c.Observations()) }},
+		{"Compact", func(t *testing.T) {
+			res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Tokens: c})
+			require.NoError(t, err)
+			want, err := chitta.Compact(t.Context(), msgs, nil)
+			require.NoError(t, err)
+			assert.Equal(t, want.Stats, res.Stats)
+		}},
+		{"Compactor", func(t *testing.T) {
+			cp, err := chitta.NewCompactor(&chitta.Options{Tokens: c}, chitta.Policy{MaxTokens: 3, TargetTokens: 2})
+			require.NoError(t, err)
+			_, err = cp.Compact(t.Context(), msgs)
+			require.NoError(t, err)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			require.NotPanics(t, func() { tt.run(t) })
+		})
+	}
+}
+
 func TestCalibratedCounterObserve(t *testing.T) {
 	t.Parallel()
 	msgs := []chitta.Message{{Role: chitta.RoleUser, Content: "one two three four five six seven eight nine ten"}} // 13 estimated

@@ -299,8 +299,11 @@ func RedactURL(s string) string { return redactURL(s) }
 
 // Dimensions returns the length of the vectors: Options.Dimensions when
 // set, otherwise the length learnt from the first successful answer (0
-// before it).
+// before it; 0 for a nil Embedder).
 func (e *Embedder) Dimensions() int {
+	if e == nil {
+		return 0
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.dims

@@ -18,6 +18,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
 )
 
 const testKey = "sk-test-SECRET-0123456789abcdef"
@@ -226,6 +228,18 @@ func TestNewOptions(t *testing.T) {
 
 	_, err = (&Embedder{}).Embed(t.Context(), []string{"x"})
 	require.ErrorIs(t, err, ErrInvalidOption, "zero value")
+}
+
+// TestNilEmbedder: a nil *Embedder (New's result when its error was
+// dropped) refuses Embed and has no dimensions, without panicking, also
+// behind a CachedEmbedder (whose Dimensions asks the wrapped embedder).
+func TestNilEmbedder(t *testing.T) {
+	t.Parallel()
+	var e *Embedder
+	require.NotPanics(t, func() { assert.Zero(t, e.Dimensions()) })
+	_, err := e.Embed(t.Context(), []string{"x"})
+	require.ErrorIs(t, err, ErrInvalidOption)
+	require.NotPanics(t, func() { assert.Zero(t, chitta.NewCachedEmbedder(e, 0).Dimensions()) })
 }
 
 func TestEmbedBatchingAndOrder(t *testing.T) {

@@ -268,7 +268,10 @@ func buildQueries(table string) queries {
 	bump := "INSERT INTO " + g + " AS g (namespace, generation) SELECT $1, 1 FROM changed LIMIT 1 " +
 		"ON CONFLICT (namespace) DO UPDATE SET generation = g.generation + 1"
 	// kinds is a KindFilter on parameters $4 (include; empty passes all)
-	// and $5 (exclude).
+	// and $5 (exclude). Nearest-first orders break ties by ID, so that the
+	// k-th place goes to the smallest ID among equals, as in HNSWStore
+	// (with an index, the planner adds an incremental sort over the index
+	// scan, which still reads only about k rows).
 	const kinds = " AND (cardinality($4::text[]) = 0 OR kind = ANY($4::text[])) AND NOT kind = ANY($5::text[])"
 	nearest := "SELECT " + columns + ", embedding <=> q.v AS distance FROM " + t + " WHERE namespace = $1"
 	return queries{
@@ -284,9 +287,9 @@ func buildQueries(table string) queries {
 		count: "SELECT count(*) FROM " + t + " WHERE namespace = $1",
 		page:  "SELECT " + columns + " FROM " + t + " WHERE namespace = $1 AND id > $2 ORDER BY id LIMIT $3",
 		recall: "SELECT " + columns + " FROM " + t + " WHERE namespace = $1" + kinds +
-			" ORDER BY embedding <=> $2::vector LIMIT $3",
-		batch:      "SELECT q.i, m." + strings.ReplaceAll(columns, ", ", ", m.") + " FROM unnest($2::text[]::vector[]) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL (" + nearest + " ORDER BY distance LIMIT $3) m",
-		best:       "SELECT q.i, m.embedding FROM unnest($2::text[]::vector[]) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL (" + nearest + kinds + " ORDER BY distance LIMIT $3) m",
+			" ORDER BY embedding <=> $2::vector, id LIMIT $3",
+		batch:      "SELECT q.i, m." + strings.ReplaceAll(columns, ", ", ", m.") + " FROM unnest($2::text[]::vector[]) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL (" + nearest + " ORDER BY distance, id LIMIT $3) m",
+		best:       "SELECT q.i, m.embedding FROM unnest($2::text[]::vector[]) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL (" + nearest + kinds + " ORDER BY distance, id LIMIT $3) m",
 		generation: "SELECT coalesce((SELECT generation FROM " + g + " WHERE namespace = $1), 0)",
 	}
 }

@@ -232,6 +232,37 @@ func TestSchemaVersionAndForeignTable(t *testing.T) {
 	assert.Contains(t, err.Error(), "not created by pgstore")
 }
 
+// TestRecallTiesByID: memories with the same vector (one text remembered
+// under two kinds, or twice under other IDs) tie, and an exact Recall or
+// RecallBatch keeps the tied ones with the smallest IDs at the k-th place,
+// as its documentation and HNSWStore do, not whichever the scan met first.
+func TestRecallTiesByID(t *testing.T) {
+	ctx := t.Context()
+	s := openTest(t, Options{Dims: 4, Index: IndexNone})
+	ref, err := chitta.NewHNSWStore(4, nil)
+	require.NoError(t, err)
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for i, id := range []string{"c", "b", "a", "e", "d"} {
+		m := chitta.Memory{ID: id, Text: id, Vector: []float32{1, 0, 0, 0}, CreatedAt: at}
+		if i == 3 {
+			m.Vector = []float32{0, 1, 0, 0}
+		}
+		require.NoError(t, s.Add(ctx, m))
+		require.NoError(t, ref.Add(ctx, m))
+	}
+	q := []float32{1, 0.1, 0, 0}
+	for k := 1; k <= 5; k++ {
+		want, err := ref.Recall(ctx, q, k)
+		require.NoError(t, err)
+		got, err := s.Recall(ctx, q, k)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, "Recall k=%d", k)
+		batch, err := s.RecallBatch(ctx, [][]float32{q}, k)
+		require.NoError(t, err)
+		assert.Equal(t, [][]chitta.Hit{want}, batch, "RecallBatch k=%d", k)
+	}
+}
+
 func TestIndexKinds(t *testing.T) {
 	for _, index := range []string{IndexHNSW, IndexIVFFlat, IndexNone} {
 		t.Run(index, func(t *testing.T) {

@@ -41,8 +41,9 @@ var encodings = map[string]*encoding{
 }
 
 // Counter counts tokens in one encoding. Create it with [New]; the zero
-// value counts in o200k_base. A Counter is safe for concurrent use; all Counters
-// of one encoding share its tables, which are loaded once per process.
+// value, and a nil *Counter, count in o200k_base. A Counter is safe for
+// concurrent use; all Counters of one encoding share its tables, which are
+// loaded once per process.
 type Counter struct {
 	name string
 	enc  *encoding
@@ -73,9 +74,10 @@ func (e *encoding) load(name string) {
 	e.result = c.CountTokens(" to=assistant") + channelMarker + c.CountTokens("commentary")
 }
 
-// encoding returns c's loaded encoding: o200k_base for the zero value.
+// encoding returns c's loaded encoding: o200k_base for the zero value
+// and for nil.
 func (c *Counter) encoding() *encoding {
-	if c.enc != nil {
+	if c != nil && c.enc != nil {
 		return c.enc
 	}
 	e := encodings[O200kBase]
@@ -85,7 +87,7 @@ func (c *Counter) encoding() *encoding {
 
 // Encoding returns the encoding's name.
 func (c *Counter) Encoding() string {
-	if c.name == "" {
+	if c == nil || c.name == "" {
 		return O200kBase
 	}
 	return c.name

@@ -89,6 +89,34 @@ func TestZeroCounterIsO200k(t *testing.T) {
 	assert.Equal(t, 4, c.FramingTokens(&chitta.Message{Role: chitta.RoleUser}))
 }
 
+// TestNilCounterIsO200k: a nil *Counter (New's result when its error was
+// dropped) counts as the zero value does instead of panicking, in Compact
+// too.
+func TestNilCounterIsO200k(t *testing.T) {
+	t.Parallel()
+	var c *tiktoken.Counter
+	tests := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{"Encoding", func(t *testing.T) { assert.Equal(t, tiktoken.O200kBase, c.Encoding()) }},
+		{"CountTokens", func(t *testing.T) { assert.Equal(t, 6, c.CountTokens("tiktoken is great!")) }},
+		{"FramingTokens", func(t *testing.T) { assert.Equal(t, 4, c.FramingTokens(&chitta.Message{Role: chitta.RoleUser})) }},
+		{"Compact", func(t *testing.T) {
+			msgs := []chitta.Message{{Role: chitta.RoleUser, Content: "tiktoken is great!"}}
+			res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Tokens: c})
+			require.NoError(t, err)
+			assert.Equal(t, 10, res.Stats.BeforeTokens)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			require.NotPanics(t, func() { tt.run(t) })
+		})
+	}
+}
+
 func TestFramingTokens(t *testing.T) {
 	t.Parallel()
 	c, err := tiktoken.New(tiktoken.O200kBase)

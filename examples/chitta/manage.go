@@ -122,7 +122,8 @@ func (a *app) listMemories(_ context.Context, args json.RawMessage) (*mcp.CallTo
 		return cmp.Compare(x.ID, y.ID)
 	})
 	out := listOutput{Memories: []listed{}, Total: len(all), Offset: in.Offset}
-	for _, m := range all[min(in.Offset, len(all)):min(in.Offset+limit, len(all))] {
+	start := min(in.Offset, len(all))
+	for _, m := range all[start : start+min(limit, len(all)-start)] { // in.Offset+limit may overflow
 		out.Memories = append(out.Memories, listedOf(m))
 	}
 	summary := fmt.Sprintf("%d of %d memories", len(out.Memories), out.Total)

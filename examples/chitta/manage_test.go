@@ -80,6 +80,12 @@ func TestListForgetExec(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.NotContains(t, r.stdout, "force-push")
 	assert.Contains(t, r.stdout, "read-only on Fridays")
+	// The largest offset is a page past the end too, not an internal
+	// error (offset+limit overflowed). (One-shot: an SDK client reads the
+	// structured result's numbers as float64.)
+	r = runChitta(t, home, call(3, "list_memories", `{"offset":9223372036854775807}`), "--store", store)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, `"memories":[],"total":3,"offset":9223372036854775807`)
 	r = runChitta(t, home, call(2, "forget", `{"id":"nope"}`), "--store", store)
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stdout, `"code":-32602`)

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -222,15 +221,54 @@ func sessionID(raw json.RawMessage) (jsonrpc.ID, string) {
 		}
 		return id, ""
 	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > maxExactID {
+	n, ok := integerLiteral(string(raw))
+	if !ok {
 		return jsonrpc.ID{}, fmt.Sprintf("%s: want a string or an integer of at most 2^53 in magnitude", raw)
 	}
-	id, err := jsonrpc.MakeID(f)
+	id, err := jsonrpc.MakeID(float64(n))
 	if err != nil {
 		return jsonrpc.ID{}, err.Error()
 	}
 	return id, ""
+}
+
+// integerLiteral returns the value of the JSON number lit when it is an
+// integer of at most 2^53 in magnitude (1.0, 1e3 and -0 included). It reads
+// the decimal digits, not a float64, which rounds 9007199254740993 and
+// 4503599627370496.5 to integers the request did not send.
+func integerLiteral(lit string) (int64, bool) {
+	neg := strings.HasPrefix(lit, "-")
+	mant, exp, _ := strings.Cut(strings.ToLower(strings.TrimPrefix(lit, "-")), "e")
+	e := 0
+	if exp != "" {
+		var err error
+		if e, err = strconv.Atoi(exp); err != nil {
+			return 0, false
+		}
+	}
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(whole+frac, "0")
+	if digits == "" {
+		return 0, true
+	}
+	e -= len(frac)     // the value is digits × 10^e
+	for ; e < 0; e++ { // ends at the first digit, which is not 0
+		if digits[len(digits)-1] != '0' {
+			return 0, false
+		}
+		digits = digits[:len(digits)-1]
+	}
+	if len(digits)+e > 16 { // at least 10^16 > 2^53
+		return 0, false
+	}
+	n, err := strconv.ParseInt(digits+strings.Repeat("0", e), 10, 64)
+	if err != nil || n > maxExactID {
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 // reply writes a response of the transport's own.

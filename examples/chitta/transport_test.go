@@ -109,6 +109,11 @@ func TestSessionMalformedFrames(t *testing.T) {
 		{name: "id object", line: `{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "id"},
 		{name: "id fraction", line: `{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "integer"},
 		{name: "id beyond 2^53", line: `{"jsonrpc":"2.0","id":1e300,"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "integer"},
+		// Beyond 2^53 but rounded to it (or to an integer below it) by
+		// float64: the SDK would answer with another id.
+		{name: "id 2^53+1", line: `{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "integer"},
+		{name: "id -(2^53+1)", line: `{"jsonrpc":"2.0","id":-9007199254740993,"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "integer"},
+		{name: "id fraction rounded to an integer", line: `{"jsonrpc":"2.0","id":4503599627370496.5,"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "integer"},
 		{name: "id not UTF-8", line: "{\"jsonrpc\":\"2.0\",\"id\":\"\xe5\",\"method\":\"tools/list\"}", code: jsonrpc.CodeInvalidRequest, id: "null", msg: "UTF-8"},
 		{name: "id lone surrogate", line: `{"jsonrpc":"2.0","id":"\ud800","method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "surrogate"},
 		{name: "jsonrpc 1.0", line: `{"jsonrpc":"1.0","id":7,"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "7", msg: "jsonrpc"},
@@ -338,5 +343,28 @@ func TestSessionBigCallsOneAtATime(t *testing.T) {
 				assert.Equal(t, 1, emb.most, "big calls run one at a time")
 			}
 		})
+	}
+}
+
+// TestIntegerLiteral: a session id is an integer of at most 2^53 in
+// magnitude however it is written, judged by its decimal digits.
+func TestIntegerLiteral(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		lit  string
+		want int64
+		ok   bool
+	}{
+		{"0", 0, true}, {"-0", 0, true}, {"0.000", 0, true}, {"0e5", 0, true},
+		{"7", 7, true}, {"-12", -12, true}, {"1.0", 1, true}, {"1e3", 1000, true}, {"1E+3", 1000, true},
+		{"100e-2", 1, true}, {"0.0001e4", 1, true}, {"12.50e1", 125, true},
+		{"9007199254740992", 1 << 53, true}, {"-9007199254740992", -1 << 53, true},
+		{"9007199254740993", 0, false}, {"-9007199254740993", 0, false}, {"4503599627370496.5", 0, false},
+		{"1.5", 0, false}, {"1e-1", 0, false}, {"1e-1000000000", 0, false}, {"1e16", 0, false},
+		{"1e300", 0, false}, {"1e99999999999999999999", 0, false}, {"123456789012345678901234567890", 0, false},
+	} {
+		got, ok := integerLiteral(tt.lit)
+		assert.Equal(t, tt.ok, ok, tt.lit)
+		assert.Equal(t, tt.want, got, tt.lit)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/chitta-go/chitta"
@@ -27,6 +28,18 @@ func openPG(ctx context.Context, dsn string, dims int) (*pgMemory, error) {
 		return nil, fmt.Errorf("open store %s: %w", pgstore.Redact(dsn), err)
 	}
 	return &pgMemory{Store: s, where: pgstore.Redact(dsn)}, nil
+}
+
+// Add stores m as [pgstore.Store.Add] does, each NUL byte and invalid
+// UTF-8 sequence of its strings replaced by U+FFFD: PostgreSQL text cannot
+// hold them, and a transcript (a command, a tool result) or a session ID
+// may carry a NUL byte; refused, it would cost the hook its episode and
+// brief. (A store file keeps them.)
+func (p *pgMemory) Add(ctx context.Context, m chitta.Memory) error {
+	for _, s := range []*string{&m.ID, &m.Text, &m.Kind, &m.Source} {
+		*s = strings.ReplaceAll(strings.ToValidUTF8(*s, "\uFFFD"), "\x00", "\uFFFD")
+	}
+	return p.Store.Add(ctx, m)
 }
 
 // Get returns the memory with the given ID; a read error counts as absent.

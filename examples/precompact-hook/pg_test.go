@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -73,4 +74,37 @@ func TestPostgresStoreErrorsHidePassword(t *testing.T) {
 	assert.Contains(t, r.stderr, "xxxxx", "the URL is shown redacted")
 	assert.NotContains(t, r.stderr, "hunter2")
 	assert.NotContains(t, r.stdout, "hunter2")
+}
+
+// TestPostgresStoreNULBytes: a NUL byte in what the hook stores (a command
+// in the brief, the session ID in the episode) is one PostgreSQL text cannot
+// hold; the hook stores U+FFFD in its place and still prints its brief, as
+// it does with a store file, instead of failing without one.
+func TestPostgresStoreNULBytes(t *testing.T) {
+	url, namespace := pgURL(t)
+	path := filepath.Join(t.TempDir(), "nul.jsonl")
+	var b strings.Builder
+	for i := range 4 {
+		id := fmt.Sprintf("toolu_%03d", i)
+		b.WriteString(entry(t, "user", fmt.Sprintf("p%03d", i), "", fmt.Sprintf("Round %d: run the tests of pkg%d.", i, i)))
+		b.WriteString(entry(t, "assistant", fmt.Sprintf("a%03d", i), fmt.Sprintf("msg_%03d", i), []any{map[string]any{"type": "tool_use", "id": id, "name": "Bash", "input": map[string]any{"command": fmt.Sprintf("go test ./pkg%d\x00", i)}}}))
+		b.WriteString(entry(t, "user", fmt.Sprintf("r%03d", i), "", []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": "FAIL\x00 pkg"}}))
+	}
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o600))
+
+	pre := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", path, "sess\x00nul", "")), "--store", url)
+	require.Equal(t, 0, pre.code, pre.stderr)
+	assert.Contains(t, pre.stdout, "go test ./pkg3", "the brief is printed")
+
+	s, err := pgstore.Open(t.Context(), os.Getenv("CHITTA_TEST_DSN"), &pgstore.Options{
+		Dims: chitta.NewHashEmbedder(0).Dimensions(), Table: "chitta_hook_test", Namespace: namespace})
+	require.NoError(t, err)
+	defer s.Close()
+	got := map[string]string{}
+	for m, err := range s.All(t.Context()) {
+		require.NoError(t, err)
+		got[m.Kind] = m.Text
+	}
+	assert.Contains(t, got[chitta.KindEpisode], "Session: sess\uFFFDnul")
+	assert.Contains(t, got[chitta.KindBrief], "go test ./pkg3\uFFFD")
 }

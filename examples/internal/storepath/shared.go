@@ -26,8 +26,10 @@ import (
 // another's memories. [Shared.Refresh] picks up a file changed by another
 // process.
 //
-// Shared implements [chitta.MemoryStore] and [chitta.BatchRecaller] and is
-// safe for concurrent use. The zero value is not usable; use [OpenShared].
+// Shared implements [chitta.MemoryStore], [chitta.BatchRecaller] and
+// [chitta.CoverageRecaller] (so Compact scores coverage against it as
+// against an HNSWStore) and is safe for concurrent use. The zero value is
+// not usable; use [OpenShared].
 type Shared struct {
 	path string
 	dims int
@@ -46,10 +48,14 @@ const lockTimeout = 10 * time.Second
 // errLocked reports a lock another process held for longer than allowed.
 var errLocked = errors.New("store locked")
 
-// stamp identifies a version of the store file.
+// stamp identifies a version of the store file: its size and
+// modification time, and the file itself, since a save replaces the file
+// with a new one (a rename), which may have the same size and, on a
+// filesystem with coarse timestamps, the same modification time.
 type stamp struct {
 	size int64
 	mod  time.Time
+	info os.FileInfo // nil when the file is missing
 }
 
 func statStamp(path string) stamp {
@@ -57,7 +63,16 @@ func statStamp(path string) stamp {
 	if err != nil {
 		return stamp{size: -1}
 	}
-	return stamp{size: info.Size(), mod: info.ModTime()}
+	return stamp{size: info.Size(), mod: info.ModTime(), info: info}
+}
+
+// same reports whether a and b are the same version of the file (or both
+// say it is missing).
+func (a stamp) same(b stamp) bool {
+	if a.info == nil || b.info == nil {
+		return a.info == nil && b.info == nil
+	}
+	return a.size == b.size && a.mod.Equal(b.mod) && os.SameFile(a.info, b.info)
 }
 
 // OpenShared opens the store file at path as [Open] does: a missing file is
@@ -109,6 +124,12 @@ func (s *Shared) Recall(ctx context.Context, vector []float32, k int) ([]chitta.
 // RecallBatch implements [chitta.BatchRecaller].
 func (s *Shared) RecallBatch(ctx context.Context, vectors [][]float32, k int) ([][]chitta.Hit, error) {
 	return s.current().RecallBatch(ctx, vectors, k)
+}
+
+// BestSimilarities implements [chitta.CoverageRecaller] on the store as
+// this process sees it (see [chitta.HNSWStore.BestSimilarities]).
+func (s *Shared) BestSimilarities(ctx context.Context, vectors [][]float32, f chitta.KindFilter) ([]float64, error) {
+	return s.current().BestSimilarities(ctx, vectors, f)
 }
 
 // Add stores m (see [chitta.HNSWStore.Add]) and remembers it for the next
@@ -191,7 +212,7 @@ func (s *Shared) Save() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	next := s.current()
-	if st := statStamp(s.path); st != s.stamp {
+	if st := statStamp(s.path); !st.same(s.stamp) {
 		disk, err := s.reload()
 		if err != nil {
 			return fmt.Errorf("save store: %w", err)
@@ -214,7 +235,7 @@ func (s *Shared) Refresh() (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := statStamp(s.path)
-	if st == s.stamp || st.size < 0 {
+	if st.same(s.stamp) || st.size < 0 {
 		return false, nil
 	}
 	disk, err := s.reload()

@@ -1,6 +1,7 @@
 package storepath
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -198,4 +199,78 @@ func TestSharedDeleteSurvivesMerge(t *testing.T) {
 	hits, err := server.RecallMatching(ctx, []float32{0, 1, 0, 0}, 5, chitta.KindFilter{Exclude: []string{chitta.KindFact}})
 	require.NoError(t, err)
 	assert.Empty(t, hits)
+}
+
+// TestSharedSeesReplacementWithSameSizeAndTime: another process's save that
+// leaves the file the same size with the same modification time (a
+// filesystem whose timestamps are coarser than the two saves: FAT's 2 s,
+// HFS+'s 1 s, the kernel's clock tick) is still another file, and Save and
+// Refresh must merge it rather than overwrite it.
+func TestSharedSeesReplacementWithSameSizeAndTime(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	for _, op := range []string{"Save", "Refresh"} {
+		t.Run(op, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), FileName)
+			server, err := OpenShared(path, 4)
+			require.NoError(t, err)
+			require.NoError(t, server.Add(ctx, mem("old1", 0)))
+			require.NoError(t, server.Save())
+			before, err := os.Stat(path)
+			require.NoError(t, err)
+
+			hook, err := OpenShared(path, 4)
+			require.NoError(t, err)
+			require.NoError(t, hook.Delete(chitta.MemoryID(chitta.KindFact, "old1")))
+			require.NoError(t, hook.Add(ctx, mem("new1", 1))) // same size
+			require.NoError(t, hook.Save())
+			require.NoError(t, os.Chtimes(path, before.ModTime(), before.ModTime()))
+			after, err := os.Stat(path)
+			require.NoError(t, err)
+			require.Equal(t, before.Size(), after.Size(), "the test needs a file of the same size")
+
+			if op == "Refresh" {
+				reloaded, err := server.Refresh()
+				require.NoError(t, err)
+				assert.True(t, reloaded, "another file is another version")
+			}
+			require.NoError(t, server.Add(ctx, mem("server two", 2)))
+			require.NoError(t, server.Save())
+			assert.ElementsMatch(t, []string{"new1", "server two"}, texts(t, path), "the hook's save is kept")
+		})
+	}
+}
+
+// TestSharedCoverageAsItsStore: Compact scores coverage against a Shared
+// exactly as against the HNSWStore it holds: the best similarity among the
+// memories whose kind counts, not among the three nearest of any kind, so
+// that briefs and episodes near a message (kinds coverage ignores) do not
+// hide the fact that covers it.
+func TestSharedCoverageAsItsStore(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := OpenShared(filepath.Join(t.TempDir(), FileName), 4)
+	require.NoError(t, err)
+	for i, kind := range []string{chitta.KindBrief, chitta.KindBrief, chitta.KindEpisode} {
+		require.NoError(t, s.Add(ctx, chitta.Memory{ID: fmt.Sprint("near", i), Text: "near", Kind: kind, Confidence: 1, Vector: []float32{1, 0.01 * float32(i), 0, 0}}))
+	}
+	require.NoError(t, s.Add(ctx, chitta.Memory{ID: "fact", Text: "fact", Kind: chitta.KindFact, Confidence: 1, Vector: []float32{1, 1, 0, 0}}))
+
+	emb := chitta.EmbedderFunc(func(_ context.Context, texts []string) ([][]float32, error) {
+		out := make([][]float32, len(texts))
+		for i := range out {
+			out[i] = []float32{1, 0.2, 0, 0}
+		}
+		return out, nil
+	})
+	msgs := []chitta.Message{{Role: chitta.RoleUser, Content: "what the fact says"}}
+	coverage := func(store chitta.MemoryStore) float64 {
+		res, err := chitta.Compact(ctx, msgs, &chitta.Options{Embedder: emb, Store: store})
+		require.NoError(t, err)
+		return res.Scores[0].Coverage
+	}
+	want := coverage(s.current())
+	assert.Greater(t, want, 0.7, "the fact covers the message")
+	assert.InDelta(t, want, coverage(s), 1e-12)
 }

@@ -23,6 +23,13 @@ var ErrNoHome = errors.New("storepath: no XDG_DATA_HOME and no home directory")
 // non-regular file.
 var ErrNotFile = errors.New("storepath: store path is not a regular file")
 
+// ErrKeywordDSN reports a store that looks like a PostgreSQL keyword/value
+// connection string ("host=… dbname=… password=…"): the harnesses take a
+// postgres:// URL for PostgreSQL and anything else for a file path, and a
+// file named after a connection string would hold the memories meant for
+// the database and carry its password into file names and logs.
+var ErrKeywordDSN = errors.New("storepath: store is a PostgreSQL keyword/value connection string")
+
 // Default returns the global store path: $XDG_DATA_HOME/chitta/memory.chitta,
 // or ~/.local/share/chitta/memory.chitta when XDG_DATA_HOME is unset or not
 // absolute (the XDG Base Directory specification says to ignore relative
@@ -68,8 +75,15 @@ func Resolve(flag string) (string, error) {
 	return ResolveFor(flag, dir)
 }
 
-// ResolveFor returns flag when it is not empty, else [ForProject](dir).
+// ResolveFor returns flag when it is not empty, else [ForProject](dir). A
+// flag that starts like a PostgreSQL keyword/value connection string (a
+// libpq keyword and "=", as in "host=… password=…") is an error wrapping
+// [ErrKeywordDSN] that does not repeat it; a file of such a name can be
+// named with a directory, as in "./host=x".
 func ResolveFor(flag, dir string) (string, error) {
+	if flag != "" && !IsDSN(flag) && isKeywordDSN(flag) {
+		return "", fmt.Errorf("%w (not repeated here: it may hold a password); give --store a postgres://user:password@host/dbname URL instead", ErrKeywordDSN)
+	}
 	if flag != "" {
 		return flag, nil
 	}

@@ -196,3 +196,29 @@ func TestProjectRootAndForProject(t *testing.T) {
 	require.ErrorIs(t, err, ErrNoHome)
 	assert.Contains(t, err.Error(), "pass --store")
 }
+
+// TestResolveRefusesKeywordDSN: a libpq keyword/value connection string
+// (which pgstore.Open accepts, but the harnesses route only postgres://
+// URLs to PostgreSQL) is refused, without echoing its password, rather than
+// taken for a file name: the memories would go to a local file named after
+// the connection string, password included, and the path would be logged.
+func TestResolveRefusesKeywordDSN(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, store := range []string{
+		"host=db.example.com user=me password=S3cretPW dbname=mem",
+		"  password = S3cretPW host=db",
+		"dbname=mem password='S3cret PW'",
+		"service=chitta password=S3cretPW",
+	} {
+		_, err := ResolveFor(store, dir)
+		require.ErrorIs(t, err, ErrKeywordDSN, store)
+		assert.NotContains(t, err.Error(), "S3cret", store)
+		assert.Contains(t, err.Error(), "postgres://", store)
+	}
+	for _, store := range []string{"x.chitta", "./host=db", "/tmp/password=x/memory.chitta", "notakey=value", "postgres://u:S3cretPW@db/mem"} {
+		got, err := ResolveFor(store, dir)
+		require.NoError(t, err, store)
+		assert.Equal(t, store, got)
+	}
+}
