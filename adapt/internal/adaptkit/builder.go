@@ -213,29 +213,22 @@ func (b *Builder) textCall(m *chitta.Message, name, args string) {
 	}
 }
 
-// callText gives m the text of a call to name with the usual arguments,
-// one key with a string value, found in the memo (or composed and
-// remembered there), and reports whether it did; it does not for other
-// arguments, a Builder without memo or a name that is not a word.
+// callText gives m the text of a call to name with the arguments args,
+// a map, found in the memo (or composed and remembered there), and
+// reports whether it did; it does not for other arguments, arguments the
+// memo cannot remember (see snapshot), a Builder without memo or a name
+// that is not a word. The usual arguments, one key with a string value,
+// are remembered by that string; others by all their values (argsText).
 func (b *Builder) callText(m *chitta.Message, name string, args any) bool {
 	am, ok := args.(map[string]any)
-	if !ok || len(am) != 1 || b.memo.gen == 0 || !startsWord(name) {
+	if !ok || b.memo.gen == 0 || !startsWord(name) {
 		return false
 	}
-	set := &b.enc.sets[slotOf(name, laneCall, 1, 0)]
-	if len(set.keys) != 1 {
-		return false
-	}
-	key := set.keys[0]
-	v, ok := am[key]
+	set, s, ok := b.oneArg(name, am)
 	if !ok {
-		return false
+		return b.argsText(m, name, am)
 	}
-	s, ok := v.(string)
-	if !ok {
-		return false
-	}
-	t, h, ok := b.memo.recall(memoCall, name, key, s)
+	t, h, ok := b.memo.recall(memoCall, name, set.keys[0], s)
 	if ok {
 		b.recalled(m, t)
 		return true
@@ -244,8 +237,23 @@ func (b *Builder) callText(m *chitta.Message, name string, args any) bool {
 	buf = append(buf, ' ')
 	buf = appendString(append(buf, set.heads[0]...), s)
 	b.buf = append(buf, '}')
-	b.remember(m, h, memoCall, name, key, s)
+	b.remember(m, h, memoCall, name, set.keys[0], s)
 	return true
+}
+
+// oneArg returns the key set and the string value of args if they are
+// the usual arguments of a call to name: one key, that of the set the
+// encoder remembers for name's one-key arguments, holding a string.
+func (b *Builder) oneArg(name string, args map[string]any) (*keySet, string, bool) {
+	if len(args) != 1 {
+		return nil, "", false
+	}
+	set := &b.enc.sets[slotOf(name, laneCall, 1, 0)]
+	if len(set.keys) != 1 {
+		return nil, "", false
+	}
+	s, ok := args[set.keys[0]].(string)
+	return set, s, ok
 }
 
 // slot returns the current slot with its role set to r and its text to
@@ -295,14 +303,15 @@ func (b *Builder) settle(m *chitta.Message, word bool) bool {
 	return false
 }
 
-// remember settles the piece written for a key (not blank) as m's text
-// and remembers that text for the key (see memo).
-func (b *Builder) remember(m *chitta.Message, h uint64, kind uint8, name, a, c string) {
+// remember settles the piece written for a key (not blank) as m's text,
+// remembers that text for the key (see memo) and returns its place there.
+func (b *Builder) remember(m *chitta.Message, h uint64, kind uint8, name, a, c string) int {
 	if b.settle(m, true) {
-		b.pending[len(b.pending)-1].e = b.memo.hold(h, kind, name, a, c, b.next)
-	} else {
-		b.memo.put(h, kind, name, a, c, m.Content)
+		e := b.memo.hold(h, kind, name, a, c, b.next)
+		b.pending[len(b.pending)-1].e = e
+		return int(e) - 1
 	}
+	return b.memo.put(h, kind, name, a, c, m.Content)
 }
 
 // recalled gives m the remembered text t.

@@ -402,3 +402,269 @@ func TestBuilderPooledMatchesNew(t *testing.T) {
 	}
 	require.Greater(t, built, 10000)
 }
+
+// TestBuilderMemoArgsChanged: a pooled Builder that remembered the text of
+// a call whose arguments are a map of several keys, nested maps and lists
+// (see memo's check) gives the new text once any value in them was
+// changed in place, at any depth, however the memo looks the text up: by
+// its guess (the conversation in the same order) or by the map's identity
+// (in another order). Each change alters the text, so a memo that
+// returned the remembered text would fail.
+func TestBuilderMemoArgsChanged(t *testing.T) {
+	t.Parallel()
+	negZero := math.Copysign(0, -1)
+	args := func() map[string]any {
+		return map[string]any{
+			"user_id": "mia_li_3668",
+			"flights": []any{
+				map[string]any{"flight_number": "HAT136", "date": "2024-05-20"},
+				map[string]any{"flight_number": "HAT039", "date": "2024-05-20"},
+			},
+			"names":     []string{"Mia", "Li"},
+			"amount":    250.0,
+			"bags":      3,
+			"big":       int64(1 << 40),
+			"insurance": false,
+			"zero":      0.0,
+			"none":      nil,
+			"empty":     map[string]any{},
+			"list":      []any{},
+		}
+	}
+	flight := func(m map[string]any, i int) map[string]any { return m["flights"].([]any)[i].(map[string]any) }
+	for _, tc := range []struct {
+		name   string
+		change func(m map[string]any)
+	}{
+		{"a string at the top", func(m map[string]any) { m["user_id"] = "mia_li_9999" }},
+		{"a string in a map in a list", func(m map[string]any) { flight(m, 1)["date"] = "2024-05-21" }},
+		{"a key renamed in a nested map", func(m map[string]any) {
+			f := flight(m, 0)
+			f["day"] = f["date"]
+			delete(f, "date")
+		}},
+		{"a key added to a nested map", func(m map[string]any) { flight(m, 0)["seat"] = "4A" }},
+		{"a key dropped at the top", func(m map[string]any) { delete(m, "bags") }},
+		{"a list element replaced", func(m map[string]any) { m["flights"].([]any)[0] = "none" }},
+		{"a list element swapped", func(m map[string]any) {
+			l := m["flights"].([]any)
+			l[0], l[1] = l[1], l[0]
+		}},
+		{"a []string element", func(m map[string]any) { m["names"].([]string)[1] = "Lee" }},
+		{"a float", func(m map[string]any) { m["amount"] = 250.5 }},
+		{"0 to -0", func(m map[string]any) { m["zero"] = negZero }},
+		{"an int", func(m map[string]any) { m["bags"] = 4 }},
+		{"an int to an int64", func(m map[string]any) { m["bags"] = int64(4) }},
+		{"an int64", func(m map[string]any) { m["big"] = int64(1 << 41) }},
+		{"a bool", func(m map[string]any) { m["insurance"] = true }},
+		{"nil to a string", func(m map[string]any) { m["none"] = "x" }},
+		{"a nil value's key renamed", func(m map[string]any) {
+			delete(m, "none")
+			m["nothing"] = nil
+		}},
+		{"an empty map to nil", func(m map[string]any) { m["empty"] = map[string]any(nil) }},
+		{"an empty list to nil", func(m map[string]any) { m["list"] = []any(nil) }},
+		{"a string to a number", func(m map[string]any) { m["user_id"] = 3.0 }},
+		{"a value the memo cannot remember", func(m map[string]any) { m["none"] = struct{ A int }{1} }},
+	} {
+		for _, moved := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/moved=%v", tc.name, moved), func(t *testing.T) {
+				t.Parallel()
+				m, other := args(), args()
+				other["user_id"] = "other"
+				build := func(b *adaptkit.Builder, maps ...map[string]any) []chitta.Message {
+					for i, a := range maps {
+						b.CallMessage(chitta.RoleAssistant, fmt.Sprint("c", i), "book", a)
+					}
+					return b.Finish()
+				}
+				var pooled adaptkit.Builder
+				for range 3 { // remembered, then found by guess
+					pooled.Reuse(2)
+					build(&pooled, other, m)
+				}
+				before := adaptkit.JSON(m)
+				tc.change(m)
+				require.NotEqual(t, before, adaptkit.JSON(m), "the change alters the text")
+				order := []map[string]any{other, m}
+				if moved {
+					order = []map[string]any{m, other}
+				}
+				var fresh adaptkit.Builder
+				fresh.Start(2)
+				want := build(&fresh, order...)
+				pooled.Reuse(2)
+				require.Equal(t, want, build(&pooled, order...))
+				pooled.Reuse(2)
+				require.Equal(t, want, build(&pooled, order...), "again, remembered anew")
+			})
+		}
+	}
+}
+
+// TestBuilderPooledMatchesNewNested is TestBuilderPooledMatchesNew for
+// arguments of every shape: random maps of several keys with maps, lists
+// and []string nested in them, numbers (0 and -0), bools, nil, nil and
+// empty maps and lists, now and then a value the memo cannot remember,
+// shared between messages (as the calls of one conversation, in the same
+// order, rotated or with a call before them) and changed in place
+// between conversations at any depth: a value set to another, to an
+// equal copy of a string or to another type, a key added, dropped or
+// renamed, a list's element set. Each conversation a pooled Builder
+// builds is exactly what a new Builder builds.
+func TestBuilderPooledMatchesNewNested(t *testing.T) {
+	t.Parallel()
+	keys := []string{"a", "b", "date", "flights", "amount"}
+	strs := []string{"HAT136", "2024-05-20", "", "x\ny", `a"b`, "日本"}
+	var value func(r *rand.Rand, depth int) any
+	value = func(r *rand.Rand, depth int) any {
+		switch k := r.IntN(16); {
+		case k < 5:
+			return strs[r.IntN(len(strs))]
+		case k == 5:
+			return strings.Clone(strs[r.IntN(len(strs))])
+		case k == 6:
+			return []float64{0, math.Copysign(0, -1), 1.5, 1e21, 1e-7}[r.IntN(5)]
+		case k == 7:
+			return []any{3, int64(-4), true, false, nil}[r.IntN(5)]
+		case k == 8:
+			return []any{map[string]any(nil), []any(nil), []string(nil), []string{}, struct{ A int }{1}}[r.IntN(5)]
+		case depth > 2:
+			return strs[0]
+		case k < 12:
+			m := map[string]any{}
+			for range r.IntN(4) {
+				m[keys[r.IntN(len(keys))]] = value(r, depth+1)
+			}
+			return m
+		case k < 15:
+			l := make([]any, r.IntN(4))
+			for i := range l {
+				l[i] = value(r, depth+1)
+			}
+			return l
+		default:
+			return []string{strs[r.IntN(len(strs))], strs[r.IntN(len(strs))]}
+		}
+	}
+	// change changes in place one map or list reachable from v.
+	change := func(r *rand.Rand, v any) {
+		var all []any
+		var walk func(v any)
+		walk = func(v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				if x != nil {
+					all = append(all, x)
+				}
+				for _, e := range x {
+					walk(e)
+				}
+			case []any:
+				if len(x) > 0 {
+					all = append(all, x)
+				}
+				for _, e := range x {
+					walk(e)
+				}
+			case []string:
+				if len(x) > 0 {
+					all = append(all, x)
+				}
+			}
+		}
+		walk(v)
+		switch x := all[r.IntN(len(all))].(type) {
+		case map[string]any:
+			k := keys[r.IntN(len(keys))]
+			switch r.IntN(4) {
+			case 0:
+				x[k] = value(r, 1)
+			case 1:
+				delete(x, k)
+			case 2: // another value of the same type
+				for k, e := range x {
+					x[k] = neighbour(e)
+				}
+			default: // renamed: another key, the same value
+				for old, e := range x {
+					delete(x, old)
+					x[k] = e
+					break
+				}
+			}
+		case []any:
+			if i := r.IntN(len(x)); r.IntN(2) == 0 {
+				x[i] = value(r, 1)
+			} else {
+				x[i] = neighbour(x[i])
+			}
+		case []string:
+			x[r.IntN(len(x))] = strs[r.IntN(len(strs))]
+		}
+	}
+	built := 0
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 21))
+		args := make([]map[string]any, 6)
+		for i := range args {
+			args[i] = map[string]any{}
+			for range 2 + r.IntN(4) {
+				args[i][keys[r.IntN(len(keys))]] = value(r, 1)
+			}
+		}
+		calls := make([]int, 1+r.IntN(10)) // the args of each call
+		for i := range calls {
+			calls[i] = r.IntN(len(args))
+		}
+		names := []string{"book", "update"}
+		build := func(b *adaptkit.Builder, calls []int) []chitta.Message {
+			for i, k := range calls {
+				b.CallMessage(chitta.RoleAssistant, fmt.Sprint("c", i), names[k%2], args[k])
+			}
+			return b.Finish()
+		}
+		var pooled adaptkit.Builder
+		for conv := range 12 {
+			order := calls
+			switch r.IntN(4) {
+			case 0:
+				order = append(slices.Clone(calls[1:]), calls[0])
+			case 1:
+				order = append([]int{r.IntN(len(args))}, calls...)
+			}
+			for range r.IntN(3) {
+				change(r, args[r.IntN(len(args))])
+			}
+			var fresh adaptkit.Builder
+			fresh.Start(len(order))
+			want := build(&fresh, order)
+			pooled.Reuse(len(order))
+			require.Equal(t, want, build(&pooled, order), "seed %d conversation %d", seed, conv)
+			built += len(order)
+		}
+	}
+	require.Greater(t, built, 10000)
+}
+
+// neighbour returns another value of v's type, or v: a bool negated, a
+// number negated and moved by one (a zero turns into -0, a -0 into 0), a
+// string cloned.
+func neighbour(v any) any {
+	switch x := v.(type) {
+	case bool:
+		return !x
+	case float64:
+		if x == 0 {
+			return math.Copysign(0, -math.Copysign(1, x))
+		}
+		return -x
+	case int:
+		return x + 1
+	case int64:
+		return -x - 1
+	case string:
+		return strings.Clone(x)
+	}
+	return v
+}

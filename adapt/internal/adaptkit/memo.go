@@ -12,13 +12,15 @@ import (
 // text. Go strings are immutable, so two strings with the same address
 // and length hold the same bytes (and an entry holds its strings, so their
 // memory is not reused for other bytes while it is remembered): a text
-// composed from the same strings is the same text. An agent compacting its
-// history every turn passes the same strings again, wherever its messages
-// moved (the messages kept last time and the new ones), in the same order,
-// and their texts are then found here (most by the guess, see guess)
-// instead of composed, compared and cut again. Nothing mutable is a key: a
-// map of arguments is read anew every time, and only the string it holds
-// now is looked up.
+// composed from the same strings is the same text. Arguments of other
+// shapes (several keys, nested maps and lists, numbers) are remembered by
+// the identity of every value they hold (see check). An agent compacting
+// its history every turn passes the same strings again, wherever its
+// messages moved (the messages kept last time and the new ones), in the
+// same order, and their texts are then found here (most by the guess, see
+// guess) instead of composed, compared and cut again. Nothing mutable is
+// trusted: a map or a list of arguments is read anew every time, and only
+// the values it holds now are compared.
 //
 // Its table holds an entry in one of a set of four places that the hash
 // of its key picks (a fifth entry for a set replaces the last). An entry
@@ -27,9 +29,10 @@ import (
 // cleared, so the memo holds texts of the last two conversations only
 // (the table is swept only when some die: an agent whose history only
 // grows never pays for it). Its memory, kept with a pooled Builder, is
-// at most maxMemo entries (1.4 MB), and it holds the strings of the
-// entries' keys (the caller's names, outputs and argument values) as
-// long as they are remembered. The zero value is off: Builders started
+// at most maxMemo entries (1.8 MB) and maxArgChecks checks of arguments
+// (1.5 MB), and it holds the strings of the entries' keys (the caller's
+// names, outputs, argument keys and values) as long as they are
+// remembered. The zero value is off: Builders started
 // in new memory (Messages) keep no memo.
 type memo struct {
 	table []memoEntry
@@ -38,6 +41,7 @@ type memo struct {
 	live  int    // entries of this generation
 	old   int    // entries of the last generation, which die at the next turn
 	n     int    // texts looked up in this conversation
+	held  int    // checks of arguments the entries hold (see check)
 
 	// The order of use (see guess), as places plus one (0: none): the
 	// entry this conversation used first (head) and last (last), and the
@@ -48,12 +52,14 @@ type memo struct {
 
 // A text's key is what it was composed from: its kind (memoCall: a
 // tool's name, the argument's key and its value; memoText: a tool's name
-// and its arguments' text, a the empty string) and those strings,
+// and its arguments' text, a the empty string; memoArgs: a tool's name
+// and the checks of its arguments' map, a and c empty) and those strings,
 // compared by identity.
 // Kinds of key; zero is none.
 const (
 	memoCall uint8 = 1 + iota
 	memoText
+	memoArgs
 )
 
 // memoEntry is a remembered text, alive while gen is this conversation's
@@ -63,6 +69,7 @@ const (
 type memoEntry struct {
 	h                uint64 // the key's hash, odd; 0: an empty entry
 	name, a, c, text string
+	args             []check // memoArgs: the arguments' values
 	gen              uint32
 	owner            int32 // the message whose text Finish sets; -1: ready
 	next             int32 // the entry used after this one, plus one (see guess)
@@ -76,6 +83,11 @@ const (
 	minMemo = 64
 	maxMemo = 1 << 14
 )
+
+// maxArgChecks bounds the checks of arguments a memo holds; arguments
+// found in none of its entries are composed without being remembered
+// while it holds that many.
+const maxArgChecks = 1 << 15
 
 // turn starts a conversation: the entries of the last conversation but
 // one that the last did not use die, and if there are any the table is
@@ -92,12 +104,13 @@ func (mm *memo) turn() {
 	if size > len(mm.table) {
 		mm.table, mm.gen = make([]memoEntry, size), 1
 		mm.shift = uint8(64 - bits.TrailingZeros(uint(size)))
-		mm.live, mm.old, mm.cue = 0, 0, 0
+		mm.live, mm.old, mm.cue, mm.held = 0, 0, 0, 0
 		return
 	}
 	if mm.old > 0 {
 		for i := range mm.table {
 			if e := &mm.table[i]; e.h != 0 && e.gen < mm.gen {
+				mm.held -= len(e.args)
 				*e = memoEntry{}
 			}
 		}
@@ -136,22 +149,32 @@ func (mm *memo) guess() (*memoEntry, int32) {
 // guessCall returns the text of a call to name with the arguments args
 // if the memo's guess (see guess) is that call's: args, a map of one key,
 // holds under the guess's key the guess's string (compared by identity,
-// as recall compares). It is the usual case of CallMessage's arguments,
-// and costs one map look-up and no hash of the strings; any other case
-// goes to recall (a guess that failed after its look-up costs that look-up
-// twice: a call with other strings, where the last conversation had
-// another call after the same one).
+// as recall compares), or, for a guess of kind memoArgs, any map that
+// holds the values the guess remembers (see match). The first is the
+// usual case of CallMessage's arguments, and costs one map look-up and
+// no hash of the strings; any other case goes to recall (a guess that
+// failed after its look-up costs that look-up twice: a call with other
+// strings, where the last conversation had another call after the same
+// one).
 func (mm *memo) guessCall(name string, args any) (string, bool) {
 	am, ok := args.(map[string]any)
-	if !ok || len(am) != 1 {
+	if !ok {
 		return "", false
 	}
 	e, p := mm.guess()
-	if e == nil || !e.holds(memoCall, name, mm.gen) {
+	switch {
+	case e == nil:
 		return "", false
-	}
-	if s, ok := am[e.a].(string); !ok || !same(e.c, s) {
+	case len(am) == 1 && e.holds(memoCall, name, mm.gen):
+		if s, ok := am[e.a].(string); !ok || !same(e.c, s) {
+			return "", false
+		}
+	case !e.holds(memoArgs, name, mm.gen):
 		return "", false
+	default:
+		if _, ok := match(e.args, 0, am); !ok {
+			return "", false
+		}
 	}
 	mm.found(e, p)
 	return e.text, true
@@ -227,6 +250,27 @@ func (mm *memo) recall(kind uint8, name, a, c string) (string, uint64, bool) {
 	return "", h, false
 }
 
+// recallArgs is recall for a call to name with the arguments args, a
+// map, whose key hashes to h (see argsHash): an entry of that name whose
+// checks args matches.
+func (mm *memo) recallArgs(h uint64, name string, args map[string]any) (string, bool) {
+	mm.n++
+	i := int(h>>mm.shift) &^ (ways - 1)
+	set := (*[ways]memoEntry)(mm.table[i : i+ways])
+	for j := range set {
+		e := &set[j]
+		if e.h != h || e.owner >= 0 || e.gen+1 < mm.gen || e.kind != memoArgs || !same(e.name, name) {
+			continue
+		}
+		if _, ok := match(e.args, 0, args); ok {
+			mm.use(e)
+			mm.link(int32(i+j), e.next)
+			return e.text, true
+		}
+	}
+	return "", false
+}
+
 // place returns where the key of hash h is remembered: the first of its
 // set of places that holds no live entry, else the last, whose entry it
 // replaces.
@@ -238,6 +282,7 @@ func (mm *memo) place(h uint64) int {
 		}
 	}
 	if e := &mm.table[i]; e.h != 0 {
+		mm.held -= len(e.args)
 		switch e.gen {
 		case mm.gen:
 			mm.live--
@@ -250,9 +295,11 @@ func (mm *memo) place(h uint64) int {
 	return i
 }
 
-// put remembers text for the key of hash h.
-func (mm *memo) put(h uint64, kind uint8, name, a, c, text string) {
-	mm.table[mm.place(h)] = memoEntry{h: h, name: name, a: a, c: c, text: text, gen: mm.gen, owner: -1, kind: kind}
+// put remembers text for the key of hash h, and returns its place.
+func (mm *memo) put(h uint64, kind uint8, name, a, c, text string) int {
+	j := mm.place(h)
+	mm.table[j] = memoEntry{h: h, name: name, a: a, c: c, text: text, gen: mm.gen, owner: -1, kind: kind}
+	return j
 }
 
 // hold remembers the key of hash h for message i, whose text Finish sets

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
 )
 
 // TestMemoIdentity: a memo finds a text by the identity of the strings it
@@ -116,4 +118,48 @@ func clones(vals []string) []string {
 		c[i] = strings.Clone(v)
 	}
 	return c
+}
+
+// TestMemoArgsHeld: the memo counts the checks of arguments its entries
+// hold as entries are made, replaced and swept and as its table grows,
+// and remembers no more arguments once it holds maxArgChecks (their
+// texts are still right, composed every time).
+func TestMemoArgsHeld(t *testing.T) {
+	t.Parallel()
+	held := func(mm *memo) (n int) {
+		for _, e := range mm.table {
+			n += len(e.args)
+		}
+		return n
+	}
+	var b Builder
+	for conv, n := range []int{50, 400, 400, 60, 60, 60, 900} {
+		b.Reuse(n)
+		for i := range n {
+			v := fmt.Sprint(i % (conv*40 + 7))
+			b.CallMessage(chitta.RoleAssistant, "c", "book", map[string]any{"a": v, "b": []any{1.0, v}})
+		}
+		b.Finish()
+		require.Equal(t, held(&b.memo), b.memo.held, "conversation %d", conv)
+	}
+	big := make([]string, maxChecks-2) // a map, a []string and its strings: maxChecks checks
+	for i := range big {
+		big[i] = fmt.Sprint(i)
+	}
+	const n = 4 * maxArgChecks / maxChecks
+	var want []chitta.Message
+	for range 3 {
+		b.Reuse(n)
+		for i := range n {
+			b.CallMessage(chitta.RoleAssistant, "c", "read", map[string]any{"paths": big[i%len(big):]})
+		}
+		got := b.Finish()
+		require.Equal(t, held(&b.memo), b.memo.held)
+		assert.Less(t, b.memo.held, maxArgChecks+maxChecks)
+		assert.Greater(t, b.memo.held, maxArgChecks-maxChecks, "the budget is reached")
+		if want == nil {
+			want = slices.Clone(got)
+		}
+		assert.Equal(t, want, got)
+	}
 }
