@@ -202,8 +202,10 @@ func (c *CalibratedCounter) put(k uint64, n int) {
 // caching, input_tokens plus cache_creation_input_tokens plus
 // cache_read_input_tokens (input_tokens alone leaves out the cached
 // prefix). An observation whose reported count is
-// not positive, or that has neither a remembered message nor a message the
-// base counts as more than 0 tokens, is ignored; so is one whose reported
+// not positive or above 2^30 (no model's input comes near it; remembered,
+// such a count would overflow the totals of later compactions), or that
+// has neither a remembered message nor a message the base counts as more
+// than 0 tokens, is ignored; so is one whose reported
 // count is below an eighth of what its messages cost at least (for each,
 // its base count of content and framing, or what it was billed before
 // when that is less), since no tokenizer bills that little for text (a
@@ -219,7 +221,8 @@ func (c *CalibratedCounter) put(k uint64, n int) {
 // anew. Identical messages in one call share one count. msgs is not
 // retained.
 func (c *CalibratedCounter) Observe(msgs []Message, reportedInputTokens int) {
-	if c == nil || reportedInputTokens <= 0 || len(msgs) == 0 {
+	const maxReport = 1 << 30 // no model reads a billion tokens in one call
+	if c == nil || reportedInputTokens <= 0 || reportedInputTokens > maxReport || len(msgs) == 0 {
 		return
 	}
 	c.init()

@@ -740,3 +740,21 @@ func TestCalibratedCounterHiddenTokensDrop(t *testing.T) {
 	assert.Equal(t, 5+34, c.Observations(), "every report after the drop is taken")
 	assert.InEpsilon(t, truth(conv[:40]), totalTokens(c, conv[:40]), 0.05)
 }
+
+// A bogus report (here MaxInt) is ignored: remembered, it made every
+// later compaction of its messages fail with ErrInvalidTokenCount.
+func TestCalibratedCounterHugeReport(t *testing.T) {
+	t.Parallel()
+	msgs := []chitta.Message{
+		{Role: chitta.RoleUser, Content: "read the deploy script"},
+		{Role: chitta.RoleAssistant, Content: "it retries twice"},
+		{Role: chitta.RoleUser, Content: "why is the test flaky"},
+	}
+	for _, reported := range []int{math.MaxInt, math.MaxInt / 2, 1 << 40} {
+		c := chitta.NewCalibratedCounter(nil)
+		c.Observe(msgs, reported)
+		assert.Zero(t, c.Observations(), "report %d", reported)
+		_, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Tokens: c, TargetRatio: 0.5})
+		require.NoError(t, err, "report %d", reported)
+	}
+}
