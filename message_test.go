@@ -50,7 +50,12 @@ func TestParseMessagesFormats(t *testing.T) {
 		{"anthropic mcp connector", `{"role":"assistant","content":[{"type":"mcp_tool_use","id":"mcptoolu_1","name":"echo","server_name":"ex","input":{"s":"hi"}},{"type":"mcp_tool_result","tool_use_id":"mcptoolu_1","is_error":false,"content":[{"type":"text","text":"hi"}]}]}`,
 			"assistant", "echo {\"s\":\"hi\"}\n{\"type\":\"mcp_tool_result\",\"tool_use_id\":\"mcptoolu_1\",\"is_error\":false,\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}", []string{"mcptoolu_1"}, []string{"mcptoolu_1"}},
 		{"redacted thinking and unknown block", `{"role":"assistant","content":[{"type":"redacted_thinking","data":"xx"},{"type":"mystery","text":"kept"},{"type":"mystery2"}]}`,
-			"assistant", "[redacted thinking]\nkept", nil, nil},
+			"assistant", "[redacted thinking]\nkept\n{\"type\":\"mystery2\"}", nil, nil},
+		{"unknown block without text scored by its JSON", `{"role":"user","content":[{"type":"container_upload","file_id":"file_9"}]}`,
+			"user", `{"type":"container_upload","file_id":"file_9"}`, nil, nil},
+		{"empty text block", `{"role":"user","content":[{"type":"text"},{"type":"text","text":null},{"type":"input_text","text":""}]}`, "user", "", nil, nil},
+		{"openai refusal part", `{"role":"assistant","content":[{"type":"refusal","refusal":"I cannot help"}]}`, "assistant", "I cannot help", nil, nil},
+		{"openai audio part", `{"role":"user","content":[{"type":"text","text":"listen"},{"type":"input_audio","input_audio":{"data":"UklGR","format":"wav"}}]}`, "user", "listen\n[audio]", nil, nil},
 		{"developer role", `{"role":"developer","content":"rules"}`, "developer", "rules", nil, nil},
 		{"custom role survives parsing", `{"role":"critic","content":"meh"}`, "critic", "meh", nil, nil},
 	}
