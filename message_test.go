@@ -56,6 +56,7 @@ func TestParseMessagesFormats(t *testing.T) {
 		{"empty text block", `{"role":"user","content":[{"type":"text"},{"type":"text","text":null},{"type":"input_text","text":""}]}`, "user", "", nil, nil},
 		{"openai refusal part", `{"role":"assistant","content":[{"type":"refusal","refusal":"I cannot help"}]}`, "assistant", "I cannot help", nil, nil},
 		{"openai audio part", `{"role":"user","content":[{"type":"text","text":"listen"},{"type":"input_audio","input_audio":{"data":"UklGR","format":"wav"}}]}`, "user", "listen\n[audio]", nil, nil},
+		{"eino null part skipped", `{"role":"user","content":"x","multi_content":[null,{"type":"text","text":"y"}],"user_input_multi_content":[null]}`, "user", "x\ny", nil, nil},
 		{"developer role", `{"role":"developer","content":"rules"}`, "developer", "rules", nil, nil},
 		{"custom role survives parsing", `{"role":"critic","content":"meh"}`, "critic", "meh", nil, nil},
 	}
