@@ -26,8 +26,9 @@ import (
 // generation change. The generation is read before the query, and entries
 // computed while the store changed are not kept (the call then queries
 // every message again, so its answer comes from one store state). Stores
-// without the interface, or whose Generation fails, are queried for every
-// message, as without a cache. Results equal an uncached Compact's.
+// without the interface, whose Generation fails, or whose type == cannot
+// always compare (a struct holding an interface field: use a pointer) are
+// queried for every message, as without a cache. Results equal an uncached Compact's.
 //
 // The cache keeps the entries of the messages of the last two calls and
 // drops older ones once it holds more than twice the current call's
@@ -143,11 +144,31 @@ func (c *CoverageCache) put(store MemoryStore, gen uint64, keys []cacheKey, cov 
 // compared for identity, and reading it succeeds.
 func generationOf(ctx context.Context, s MemoryStore) (uint64, bool) {
 	g, ok := s.(Generational)
-	if !ok || !reflect.TypeOf(s).Comparable() {
+	if !ok || !alwaysComparable(reflect.TypeOf(s)) {
 		return 0, false
 	}
 	gen, err := g.Generation(ctx)
 	return gen, err == nil
+}
+
+// alwaysComparable reports whether == on two values of type t can never
+// panic: Comparable alone admits a struct or array holding an interface,
+// whose == panics when the dynamic values are slices, maps or funcs.
+func alwaysComparable(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Interface:
+		return false
+	case reflect.Array:
+		return alwaysComparable(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !alwaysComparable(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return t.Comparable()
 }
 
 // coverages returns the coverage of every query against o.Store, reusing

@@ -201,3 +201,38 @@ func TestCoverageCacheConcurrentAdd(t *testing.T) {
 		assert.Equal(t, want, got)
 	}
 }
+
+// valueStore is a Generational store used by value whose type is
+// comparable but whose values are not: its tag field holds a slice.
+type valueStore struct {
+	tag any
+	s   *chitta.HNSWStore
+}
+
+func (v valueStore) Recall(ctx context.Context, q []float32, k int) ([]chitta.Hit, error) {
+	return v.s.Recall(ctx, q, k)
+}
+func (v valueStore) Add(ctx context.Context, m chitta.Memory) error { return v.s.Add(ctx, m) }
+func (v valueStore) Generation(ctx context.Context) (uint64, error) {
+	return v.s.Generation(ctx)
+}
+
+// TestCoverageCacheUncomparableStore: a store value that == cannot compare
+// (a comparable type holding a slice in an interface field) must not make
+// Compact panic when a CoverageCache compares it with the store it served
+// last; such a store is not cached, and coverage is still computed.
+func TestCoverageCacheUncomparableStore(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	hs, err := chitta.NewHNSWStore(covDims, nil)
+	require.NoError(t, err)
+	require.NoError(t, hs.Add(ctx, covMemory(t, 3, "turn 3 about topic 3")))
+	cache := chitta.NewCoverageCache()
+	for i := range 3 {
+		opts := &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: covDims}, Store: valueStore{tag: []int{i}, s: hs}, CoverageCache: cache}
+		var res *chitta.Result
+		require.NotPanics(t, func() { res, err = chitta.Compact(ctx, covTurns(10), opts) })
+		require.NoError(t, err)
+		assert.InDelta(t, 1.0, res.Scores[4].Coverage, 1e-6)
+	}
+}

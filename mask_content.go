@@ -155,7 +155,7 @@ func renderContent(b *strings.Builder, linked *bool, raw []byte, v jsonSpan, dep
 		default:
 			return false // not a block object
 		}
-		if !renderBlock(b, linked, raw, blk.start, depth) {
+		if !renderBlock(b, linked, raw, blk, depth) {
 			return false
 		}
 	}
@@ -164,9 +164,9 @@ func renderContent(b *strings.Builder, linked *bool, raw []byte, v jsonSpan, dep
 
 // renderBlock adds the text of the block object at raw[at] to b as
 // appendContent does (see renderContent).
-func renderBlock(b *strings.Builder, linked *bool, raw []byte, at int, depth int) bool {
+func renderBlock(b *strings.Builder, linked *bool, raw []byte, blk jsonSpan, depth int) bool {
 	var v [len(blockFields)]jsonSpan // the last value of each field
-	it := newMembers(raw, at)
+	it := newMembers(raw, blk.start)
 	for it.next() {
 		if !plainKey(it.key) {
 			return false
@@ -181,7 +181,7 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, at int, depth int
 	if !it.ok() {
 		return false
 	}
-	typ, text, thinking, id, name, input, useID, content, title, source, url := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10]
+	typ, text, thinking, id, name, input, useID, content, title, source, url, refusal := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]
 	t, ok := optStringAt(raw, typ)
 	if !ok {
 		return false
@@ -234,6 +234,14 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, at int, depth int
 		addText(b, "[image]")
 	case "document", "file", "input_file":
 		addText(b, "[document]")
+	case "input_audio":
+		addText(b, "[audio]")
+	case "refusal":
+		s, ok := optStringAt(raw, refusal)
+		if !ok {
+			return false
+		}
+		addText(b, s)
 	default:
 		if strings.HasSuffix(t, "_tool_result") {
 			return false // another server tool's result: left to the parser
@@ -244,6 +252,8 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, at int, depth int
 				return false
 			}
 			addText(b, s)
+		} else if !isTextType(t) {
+			addText(b, compactJSON(raw[blk.start:blk.end])) // an unknown type: its JSON
 		}
 	}
 	return true
@@ -251,7 +261,7 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, at int, depth int
 
 // blockFields are the members of a block that appendContent reads, in
 // the order renderBlock unpacks them.
-var blockFields = [...]string{"type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "title", "source", "url"}
+var blockFields = [...]string{"type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "title", "source", "url", "refusal"}
 
 // optStringAt is optString on the value at v: absent or null is "".
 func optStringAt(raw []byte, v jsonSpan) (string, bool) {

@@ -150,7 +150,8 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 //
 // Errors wrap [ErrInvalidMessages]; when one message is at fault the error
 // is a [*MessageError] naming its index and field. Unknown block types and
-// unknown fields are tolerated; text-bearing fields of the wrong type are
+// unknown fields are tolerated (a block of an unknown type is scored by its
+// text, or by its JSON when it has none); text-bearing fields of the wrong type are
 // not, nor are tool_result and search_result blocks nested more than 16
 // deep in one another. A role is any non-empty string here; [Compact] decides whether it
 // has a weight.
@@ -400,6 +401,7 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 			Title     json.RawMessage `json:"title"`
 			Source    json.RawMessage `json:"source"`
 			URL       json.RawMessage `json:"url"`
+			Refusal   json.RawMessage `json:"refusal"`
 		}
 		if err := json.Unmarshal(blk, &block); err != nil {
 			return &contentError{f, "invalid block"}
@@ -474,7 +476,15 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 			addText(b, "[image]")
 		case "document", "file", "input_file":
 			addText(b, "[document]")
-		default: // text, input_text, output_text and unknown types with text
+		case "input_audio":
+			addText(b, "[audio]")
+		case "refusal":
+			s, ok := optString(block.Refusal)
+			if !ok {
+				return &contentError{f + ".refusal", "want a string"}
+			}
+			addText(b, s)
+		default: // text, input_text, output_text and unknown types
 			if strings.HasSuffix(typ, "_tool_result") {
 				// Another Anthropic server tool's result (web_fetch,
 				// code_execution, ...): its linkage and its JSON, as
@@ -493,10 +503,25 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 					return &contentError{f + ".text", "want a string"}
 				}
 				addText(b, s)
+			} else if !isTextType(typ) {
+				// A block type this parser does not know, without text:
+				// scored by its JSON, as the adapters score it, never
+				// dropped.
+				addText(b, compactJSON(blk))
 			}
 		}
 	}
 	return nil
+}
+
+// isTextType reports whether typ names a text block or part, whose text
+// may be absent (an empty text).
+func isTextType(typ string) bool {
+	switch typ {
+	case "text", "input_text", "output_text":
+		return true
+	}
+	return false
 }
 
 func addText(b *strings.Builder, s string) {

@@ -271,6 +271,9 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 	newCalls := false
 	for j, part := range parts {
 		f := "parts[" + strconv.Itoa(j) + "]"
+		if isNull(part) {
+			continue // a nil *genai.Part or nil llms.ContentPart: nothing, as the adapters read it
+		}
 		if !isObject(part) {
 			return fail(f, "want an object")
 		}
@@ -509,6 +512,9 @@ func appendEinoParts(b *strings.Builder, w *wireMessage) *contentError {
 		}
 		for j, part := range parts {
 			f := list.field + "[" + strconv.Itoa(j) + "]"
+			if isNull(part) {
+				continue // nothing to read, as in the parts of genai and langchaingo
+			}
 			var pt struct {
 				Type json.RawMessage `json:"type"`
 				Text json.RawMessage `json:"text"`

@@ -56,3 +56,18 @@ func TestMessagesFunctionResponseParts(t *testing.T) {
 	assert.Equal(t, "fc1", fr.ID)
 	adapttest.ValidWire(t, out, "the returned values")
 }
+
+// TestMessagesNilPartAsParsed: a nil *genai.Part, which the SDK encodes as
+// null, is skipped by the adapter and by chitta.ParseMessages alike (the
+// parser refused the whole conversation before).
+func TestMessagesNilPartAsParsed(t *testing.T) {
+	t.Parallel()
+	msgs := []*genai.Content{
+		{Role: genai.RoleUser, Parts: []*genai.Part{nil, genai.NewPartFromText("list the files")}},
+		{Role: genai.RoleModel, Parts: []*genai.Part{{FunctionCall: &genai.FunctionCall{Name: "ls", Args: map[string]any{"dir": "."}}}, nil}},
+		{Role: genai.RoleUser, Parts: []*genai.Part{nil, {FunctionResponse: &genai.FunctionResponse{Name: "ls", Response: map[string]any{"output": "a.go"}}}}},
+	}
+	cm := adapttest.MatchesParse(t, msgs, adapter.Messages)
+	assert.Equal(t, "list the files", cm[0].Content)
+	assert.Equal(t, cm[1].ToolCallIDs, cm[2].ToolResultIDs, "the call and its response pair by position")
+}

@@ -104,3 +104,17 @@ func TestMessagesCachedContent(t *testing.T) {
 	require.Equal(t, 1, res.Stats.Masked, "the response is cut")
 	adapttest.ValidWire(t, out, "the returned values")
 }
+
+// TestMessagesNilPartAsParsed: a nil part, which encoding/json writes as
+// null, is skipped by the adapter and by chitta.ParseMessages alike (the
+// parser refused the whole conversation before).
+func TestMessagesNilPartAsParsed(t *testing.T) {
+	t.Parallel()
+	msgs := []llms.MessageContent{
+		{Role: llms.ChatMessageTypeHuman, Parts: []llms.ContentPart{nil, llms.TextPart("list the files")}},
+		{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{llms.TextPart("done"), nil}},
+	}
+	cm := adapttest.MatchesParse(t, msgs, langchaingo.Messages)
+	assert.Equal(t, "list the files", cm[0].Content)
+	assert.Equal(t, "done", cm[1].Content)
+}

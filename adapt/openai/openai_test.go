@@ -3,7 +3,6 @@ package openai_test
 import (
 	"context"
 	"fmt"
-	"github.com/chitta-go/chitta/adapt/internal/adapttest"
 	"reflect"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/adapt/internal/adapttest"
 	adapter "github.com/chitta-go/chitta/adapt/openai"
 )
 
@@ -165,4 +165,25 @@ func TestMessagesLegacyFunctionCall(t *testing.T) {
 	assert.Equal(t, []string{"function_call@1"}, msgs[2].ToolResultIDs)
 	assert.Equal(t, chitta.Role("function"), msgs[2].Role)
 	assert.Equal(t, "lookup {\"k\":1}", msgs[1].Content)
+}
+
+// TestMessagesRefusalAudioAsParsed: a refusal part and an audio part read
+// as chitta.ParseMessages reads their JSON (the refusal's text, "[audio]"),
+// which dropped both before.
+func TestMessagesRefusalAudioAsParsed(t *testing.T) {
+	t.Parallel()
+	msgs := []openai.ChatCompletionMessageParamUnion{
+		openai.UserMessage([]openai.ChatCompletionContentPartUnionParam{
+			openai.TextContentPart("transcribe this"),
+			openai.InputAudioContentPart(openai.ChatCompletionContentPartInputAudioInputAudioParam{Data: "UklGRg==", Format: "wav"}),
+		}),
+		{OfAssistant: &openai.ChatCompletionAssistantMessageParam{Content: openai.ChatCompletionAssistantMessageParamContentUnion{
+			OfArrayOfContentParts: []openai.ChatCompletionAssistantMessageParamContentArrayOfContentPartUnion{
+				{OfRefusal: &openai.ChatCompletionContentPartRefusalParam{Refusal: "I cannot transcribe audio"}},
+			},
+		}}},
+	}
+	cm := adapttest.MatchesParse(t, msgs, adapter.Messages)
+	assert.Equal(t, "transcribe this\n[audio]", cm[0].Content)
+	assert.Equal(t, "I cannot transcribe audio", cm[1].Content)
 }
