@@ -181,7 +181,7 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, blk jsonSpan, dep
 	if !it.ok() {
 		return false
 	}
-	typ, text, thinking, id, name, input, useID, content, title, source, url, refusal := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]
+	typ, text, thinking, id, name, input, useID, content, title, source, url, refusal, toolName := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12]
 	t, ok := optStringAt(raw, typ)
 	if !ok {
 		return false
@@ -236,6 +236,12 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, blk jsonSpan, dep
 		addText(b, "[document]")
 	case "input_audio":
 		addText(b, "[audio]")
+	case "tool_reference":
+		s, ok := optStringAt(raw, toolName)
+		if !ok {
+			return false
+		}
+		addText(b, s)
 	case "refusal":
 		s, ok := optStringAt(raw, refusal)
 		if !ok {
@@ -261,7 +267,7 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, blk jsonSpan, dep
 
 // blockFields are the members of a block that appendContent reads, in
 // the order renderBlock unpacks them.
-var blockFields = [...]string{"type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "title", "source", "url", "refusal"}
+var blockFields = [...]string{"type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "title", "source", "url", "refusal", "tool_name"}
 
 // optStringAt is optString on the value at v: absent or null is "".
 func optStringAt(raw []byte, v jsonSpan) (string, bool) {

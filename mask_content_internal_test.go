@@ -41,6 +41,7 @@ var contentSeeds = []string{
 	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"tool_use","id":"x","name":"n","input":{}}]},{"type":"tool_result","tool_use_id":"b","content":[{"type":"web_search_tool_result","tool_use_id":"w"}]}]}`,
 	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"tool_result","tool_use_id":"","content":"x"},{"type":"tool_use","id":null,"name":"n"}]}]}`,
 	`{"role":"assistant","content":[{"type":"refusal","refusal":"no"},{"type":"input_audio","input_audio":{"data":"UklG","format":"wav"}},{"type":"text"},{"type":"output_text","text":null},{"type":"container_upload", "file_id" : "f"}]}`,
+	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"s","content":[{"type":"tool_reference","tool_name":"TaskCreate"},{"type":"tool_reference"}]}]}`,
 	// The reader leaves these to the parser (ok false).
 	`{"role":"assistant","content":"x","tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]}`,
 	`{"role":"user","content":[{"type":"text","text":"x"}],"tool_call_ids":["a","b"]}`,
@@ -71,7 +72,7 @@ var contentSeeds = []string{
 // handles.
 func TestChatContent(t *testing.T) {
 	t.Parallel()
-	handled := 17 // the seeds before the ones left to the parser
+	handled := 18 // the seeds before the ones left to the parser
 	for k, raw := range contentSeeds {
 		got, ok := chatContent([]byte(raw))
 		want, err := parsedContent([]byte(raw))

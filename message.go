@@ -402,6 +402,7 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 			Source    json.RawMessage `json:"source"`
 			URL       json.RawMessage `json:"url"`
 			Refusal   json.RawMessage `json:"refusal"`
+			ToolName  json.RawMessage `json:"tool_name"`
 		}
 		if err := json.Unmarshal(blk, &block); err != nil {
 			return &contentError{f, "invalid block"}
@@ -478,6 +479,13 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 			addText(b, "[document]")
 		case "input_audio":
 			addText(b, "[audio]")
+		case "tool_reference":
+			// Anthropic tool search: a result that loads the named tool.
+			s, ok := optString(block.ToolName)
+			if !ok {
+				return &contentError{f + ".tool_name", "want a string"}
+			}
+			addText(b, s)
 		case "refusal":
 			s, ok := optString(block.Refusal)
 			if !ok {

@@ -54,6 +54,8 @@ func TestParseMessagesFormats(t *testing.T) {
 		{"unknown block without text scored by its JSON", `{"role":"user","content":[{"type":"container_upload","file_id":"file_9"}]}`,
 			"user", `{"type":"container_upload","file_id":"file_9"}`, nil, nil},
 		{"empty text block", `{"role":"user","content":[{"type":"text"},{"type":"text","text":null},{"type":"input_text","text":""}]}`, "user", "", nil, nil},
+		{"anthropic tool search result", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_s","content":[{"type":"tool_reference","tool_name":"TaskCreate"},{"type":"tool_reference","tool_name":"mcp__github__list_prs"}]}]}`,
+			"user", "TaskCreate\nmcp__github__list_prs", nil, []string{"toolu_s"}},
 		{"openai refusal part", `{"role":"assistant","content":[{"type":"refusal","refusal":"I cannot help"}]}`, "assistant", "I cannot help", nil, nil},
 		{"openai audio part", `{"role":"user","content":[{"type":"text","text":"listen"},{"type":"input_audio","input_audio":{"data":"UklGR","format":"wav"}}]}`, "user", "listen\n[audio]", nil, nil},
 		{"eino null part skipped", `{"role":"user","content":"x","multi_content":[null,{"type":"text","text":"y"}],"user_input_multi_content":[null]}`, "user", "x\ny", nil, nil},

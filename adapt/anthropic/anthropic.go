@@ -4,7 +4,8 @@
 // server_tool_use (name and input) and tool_result blocks, search_result
 // blocks (title, source and text, in a message or in a tool_result) and
 // web_search_tool_result blocks (each result's title and URL, or the error
-// code), as chitta.ParseMessages reads them; images and documents count as
+// code) and tool_reference blocks (the name of the tool a tool search
+// loads), as chitta.ParseMessages reads them; images and documents count as
 // "[image]" and "[document]"; any other block (other server tool results,
 // block types newer than this adapter) is scored by its JSON. A tool_use block and the tool_result blocks answering
 // it (by ID), and a server_tool_use block and its result, are kept or
@@ -143,6 +144,8 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 					b.Add("[document]")
 				case c.OfSearchResult != nil:
 					addSearchResult(b, c.OfSearchResult)
+				case c.OfToolReference != nil:
+					b.Add(c.OfToolReference.ToolName) // tool search: the tool it loads
 				default:
 					b.AddJSON(c)
 				}

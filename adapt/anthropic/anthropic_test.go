@@ -202,3 +202,21 @@ func TestMessagesWebSearchResults(t *testing.T) {
 	require.NoError(t, err)
 	adapttest.ValidWire(t, out, "the returned values")
 }
+
+// TestMessagesToolReference: a tool search result's tool_reference blocks
+// read as the names of the tools they load, as chitta.ParseMessages reads
+// them (the parser dropped them before, the adapter scored their JSON).
+func TestMessagesToolReference(t *testing.T) {
+	t.Parallel()
+	ref := func(name string) sdk.ToolResultBlockParamContentUnion {
+		return sdk.ToolResultBlockParamContentUnion{OfToolReference: &sdk.ToolReferenceBlockParam{ToolName: name}}
+	}
+	msgs := []sdk.MessageParam{
+		sdk.NewUserMessage(sdk.NewTextBlock("Open a task for the flaky test.")),
+		sdk.NewAssistantMessage(sdk.NewToolUseBlock("toolu_s", map[string]any{"query": "select:TaskCreate"}, "ToolSearch")),
+		sdk.NewUserMessage(sdk.ContentBlockParamUnion{OfToolResult: &sdk.ToolResultBlockParam{ToolUseID: "toolu_s", Content: []sdk.ToolResultBlockParamContentUnion{ref("TaskCreate"), ref("TaskList")}}}),
+	}
+	cm := adapttest.MatchesParse(t, msgs, anthropic.Messages)
+	assert.Equal(t, "TaskCreate\nTaskList", cm[2].Content)
+	assert.Equal(t, []string{"toolu_s"}, cm[2].ToolResultIDs)
+}
