@@ -22,7 +22,8 @@
 //   - anything else is a one-shot request: chitta answers that single
 //     request on stdout and exits, without a handshake. It answers
 //     tools/call and tools/list; malformed JSON gets -32700, a non-request
-//     -32600, another method -32601, bad arguments -32602. The exit status
+//     (an id as a session refuses it included) -32600, another method
+//     -32601, bad arguments -32602. The exit status
 //     is 0 for a successful result and 1 for an error response. Input after
 //     the first value is not read.
 //

@@ -205,7 +205,8 @@ const maxExactID = 1 << 53
 // sessionID converts a checked id to the SDK's, or explains why the SDK
 // could not answer with the same id: a number that is not an integer or
 // beyond 2^53, or a string with an escape that does not decode to UTF-8
-// (a lone surrogate).
+// (a lone surrogate). One-shot mode refuses the same ids with the same
+// message (see [app.answer]).
 func sessionID(raw json.RawMessage) (jsonrpc.ID, string) {
 	if raw[0] == '"' {
 		var s string
