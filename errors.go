@@ -70,6 +70,13 @@ var (
 	// ErrUnsupportedVersion reports a store file with a wrong magic number
 	// or a format version this build cannot read.
 	ErrUnsupportedVersion = errors.New("chitta: unsupported store file")
+
+	// ErrNotRegularFile reports a store path ([LoadHNSWStore],
+	// [HNSWStore.SaveFile]) that names, itself or through a symbolic link,
+	// a directory, a named pipe, a device, a socket or another file that is
+	// not a regular file. Such a path is refused without waiting (opening
+	// a named pipe for reading waits for a writer) and left as it is.
+	ErrNotRegularFile = errors.New("chitta: store path is not a regular file")
 )
 
 // MessageError reports a problem with one message of the input: which

@@ -100,8 +100,11 @@ type CoverageRecaller interface {
 // carry a generation: a number that changes with every mutation (Add,
 // Delete, a merge from another process) and stays the same while the
 // contents do, so a caller may reuse anything computed from the store while
-// the generation is unchanged. An error means the generation is unknown and
-// nothing may be reused. Implementations must be safe for concurrent use.
+// the generation is unchanged. A generation must never come back for other
+// contents (a store whose data is reset under the same value, such as
+// tables dropped and created again, must not restart its count where it
+// started before). An error means the generation is unknown and nothing
+// may be reused. Implementations must be safe for concurrent use.
 type Generational interface {
 	Generation(ctx context.Context) (uint64, error)
 }

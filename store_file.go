@@ -43,7 +43,11 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // directory, so a crash at any point leaves either the old file or the new
 // one. The file is created with mode 0600. When path is a symbolic link,
 // SaveFile resolves it once and writes the file it points to (the link
-// stays a link); a link to nothing is an error naming both. SaveFile holds
+// stays a link); a link to nothing is an error naming both. A path that
+// names (itself or through a link) a directory, a named pipe, a device or
+// another non-regular file is an error wrapping [ErrNotRegularFile], and
+// is left as it is (the rename would replace a named pipe, or, for root,
+// a device node such as /dev/null, with a regular file). SaveFile holds
 // the read lock while it writes: Recalls proceed and Adds and Deletes
 // wait, and once an Add or Delete is waiting, Recalls that start later
 // wait behind it too (as with any [sync.RWMutex]) until the write is done.
@@ -58,6 +62,9 @@ func (s *HNSWStore) SaveFile(path string) (err error) {
 	path, err = resolveLink(path)
 	if err != nil {
 		return fmt.Errorf("save store: %w", err)
+	}
+	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
+		return fmt.Errorf("save store: %s is a %s: %w", path, fileKind(info.Mode()), ErrNotRegularFile)
 	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -125,6 +132,23 @@ func resolveLink(path string) (string, error) {
 		return "", fmt.Errorf("%s is a symbolic link to %s, which cannot be resolved: %w", path, dest, err)
 	}
 	return target, nil
+}
+
+// fileKind names the type of a file that is not a regular one.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&os.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&os.ModeDevice != 0:
+		return "device"
+	case m&os.ModeSocket != 0:
+		return "socket"
+	case m&os.ModeSymlink != 0:
+		return "symbolic link"
+	}
+	return "special file"
 }
 
 // tempPrefix is the name prefix of SaveFile's temporary files for a store
@@ -242,14 +266,18 @@ func LoadHNSWStore(path string) (*HNSWStore, error) {
 // them, are rebuilt. A file with a wrong magic number or version gives an
 // error wrapping ErrUnsupportedVersion; a truncated file, a checksum
 // mismatch, trailing bytes, a duplicate ID or an invalid record gives one
-// wrapping ErrCorruptStore; an error opening or reading the file is
+// wrapping ErrCorruptStore; a path that names (itself or through a
+// symbolic link) a directory, a named pipe, a device or another
+// non-regular file gives one wrapping [ErrNotRegularFile], at once (the
+// file is opened without waiting for a named pipe's writer and checked
+// before anything is read); an error opening or reading the file is
 // returned wrapped as it is (it does not mean the file is corrupt). On
 // error no store is returned.
 func LoadHNSWStoreOptions(path string, opts *HNSWOptions) (*HNSWStore, error) {
 	if _, err := opts.resolve(); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoWait, 0)
 	if err != nil {
 		return nil, fmt.Errorf("load store: %w", err)
 	}
@@ -257,6 +285,9 @@ func LoadHNSWStoreOptions(path string, opts *HNSWOptions) (*HNSWStore, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, fmt.Errorf("load store: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("load store %s: a %s: %w", path, fileKind(fi.Mode()), ErrNotRegularFile)
 	}
 	s, err := decodeStore(f, fi.Size(), opts)
 	if err != nil {

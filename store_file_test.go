@@ -123,10 +123,10 @@ func TestHNSWStoreSaveFileErrors(t *testing.T) {
 	_, err = chitta.LoadHNSWStore(filepath.Join(t.TempDir(), "absent"))
 	require.ErrorIs(t, err, os.ErrNotExist)
 
-	// A read error is not corruption: a caller that starts afresh on
-	// ErrCorruptStore must not do so because of an I/O error.
+	// A directory is not corruption: a caller that starts afresh on
+	// ErrCorruptStore must not do so because the path is wrong.
 	_, err = chitta.LoadHNSWStore(t.TempDir())
-	require.ErrorIs(t, err, syscall.EISDIR)
+	require.ErrorIs(t, err, chitta.ErrNotRegularFile)
 	assert.NotErrorIs(t, err, chitta.ErrCorruptStore)
 }
 

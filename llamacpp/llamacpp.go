@@ -226,8 +226,10 @@ import (
 // Embedder embeds texts with one llama.cpp model and context. It is safe for
 // concurrent use: calls tokenize in parallel and take turns on the context
 // one batch at a time. The zero value is not usable; create one with [New]
-// and release its C memory with [Embedder.Close]. Returned vectors belong to
-// the caller.
+// and release its C memory with [Embedder.Close]. A nil or zero Embedder
+// never panics (nor reaches llama.cpp): its Embed and EmbedQueries return
+// an error wrapping [ErrInvalidOption], Dimensions 0 and Close nil.
+// Returned vectors belong to the caller.
 type Embedder struct {
 	// life guards the C objects: Embed holds it for reading, Close for
 	// writing, so Close waits for running calls and frees nothing in use.
@@ -433,10 +435,17 @@ func (e *Embedder) free() {
 	}
 }
 
+// errNotNew is the error of Embed on a nil or zero Embedder.
+var errNotNew = fmt.Errorf("%w: Embedder not created with New", ErrInvalidOption)
+
 // Close frees the model and context. It waits for running calls to finish;
 // later calls fail with [ErrClosed]. Close is idempotent and always returns
-// nil.
+// nil, on a nil Embedder too (so that a deferred Close after a failed New
+// is harmless).
 func (e *Embedder) Close() error {
+	if e == nil {
+		return nil
+	}
 	e.life.Lock()
 	defer e.life.Unlock()
 	if !e.closed {
@@ -447,8 +456,14 @@ func (e *Embedder) Close() error {
 }
 
 // Dimensions returns the length of the vectors Embed returns (the model's
-// output embedding size). It stays valid after Close.
-func (e *Embedder) Dimensions() int { return e.dims }
+// output embedding size). It stays valid after Close. It is 0 for a nil
+// or zero Embedder.
+func (e *Embedder) Dimensions() int {
+	if e == nil {
+		return 0
+	}
+	return e.dims
+}
 
 // Embed returns one vector per text, in order, as documents: each text is
 // prefixed with [Options.DocumentPrefix], truncated to the token limit,
@@ -458,12 +473,18 @@ func (e *Embedder) Dimensions() int { return e.dims }
 // batch when ctx is cancelled, returning ctx's error. Embed implements
 // [chitta.Embedder].
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if e == nil {
+		return nil, errNotNew
+	}
 	return e.embed(ctx, withPrefix(texts, e.cfg.documentPrefix))
 }
 
 // EmbedQueries is Embed for search queries: each text is prefixed with
 // [Options.QueryPrefix] instead of the document prefix.
 func (e *Embedder) EmbedQueries(ctx context.Context, texts []string) ([][]float32, error) {
+	if e == nil {
+		return nil, errNotNew
+	}
 	return e.embed(ctx, withPrefix(texts, e.cfg.queryPrefix))
 }
 
@@ -476,6 +497,9 @@ func (e *Embedder) embed(ctx context.Context, texts []string) ([][]float32, erro
 	defer e.life.RUnlock()
 	if e.closed {
 		return nil, ErrClosed
+	}
+	if e.lctx == nil { // a zero Embedder: llama.cpp would crash on its nil vocabulary
+		return nil, errNotNew
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

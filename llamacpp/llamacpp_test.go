@@ -514,3 +514,34 @@ func FuzzEmbed(f *testing.F) {
 		assert.InDelta(t, 1, norm(vecs[0]), 1e-4)
 	})
 }
+
+// TestNilAndZeroEmbedder: a nil *Embedder, or a zero Embedder not made by
+// New, answers every method without panicking (a nil one dereferenced its
+// fields; a zero one handed a nil vocabulary to llama.cpp, which crashes
+// the process): Embed and EmbedQueries return ErrInvalidOption, Dimensions
+// 0, Close nil. It needs no model.
+func TestNilAndZeroEmbedder(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	for name, e := range map[string]*Embedder{"nil": nil, "zero": {}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for _, embed := range []func() ([][]float32, error){
+				func() ([][]float32, error) { return e.Embed(ctx, []string{"x"}) },
+				func() ([][]float32, error) { return e.EmbedQueries(ctx, []string{"x"}) },
+				func() ([][]float32, error) { return e.Queries().Embed(ctx, []string{"x"}) },
+				func() ([][]float32, error) { return e.Embed(ctx, nil) },
+			} {
+				require.NotPanics(t, func() {
+					vecs, err := embed()
+					require.ErrorIs(t, err, ErrInvalidOption)
+					assert.ErrorContains(t, err, "not created with New")
+					assert.Nil(t, vecs)
+				})
+			}
+			require.NotPanics(t, func() { assert.Zero(t, e.Dimensions()) })
+			require.NotPanics(t, func() { assert.NoError(t, e.Close()) })
+			require.NotPanics(t, func() { assert.NoError(t, e.Close()) })
+		})
+	}
+}

@@ -8,7 +8,7 @@
 // chitta.Options.Store. [Open] creates the pgvector extension and three
 // tables when they are missing (Options.Table, default chitta_memories,
 // plus _schema with the schema version and _generation with a counter per
-// namespace), and refuses a table of other dims or of a newer schema.
+// namespace, started at a random value: see [Store.Generation]), and refuses a table of other dims or of a newer schema.
 // Memories are upserted by (namespace, ID) with chitta.HNSWStore's rules.
 // Similarity is 1 − pgvector's cosine distance (<=>), reported in float64
 // from the stored vector as HNSWStore reports it. RecallBatch and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -265,8 +266,13 @@ const columns = "id, text, kind, confidence, source, created_at, created_nanos, 
 
 func buildQueries(table string) queries {
 	t, g := quote(table), quote(table+"_generation")
-	bump := "INSERT INTO " + g + " AS g (namespace, generation) SELECT $1, 1 FROM changed LIMIT 1 " +
-		"ON CONFLICT (namespace) DO UPDATE SET generation = g.generation + 1"
+	// bump is the generation's update after the statement's change: the
+	// first write of a namespace starts it at the parameter (firstGeneration),
+	// every later one adds 1.
+	bump := func(first string) string {
+		return "INSERT INTO " + g + " AS g (namespace, generation) SELECT $1, " + first + "::bigint FROM changed LIMIT 1 " +
+			"ON CONFLICT (namespace) DO UPDATE SET generation = g.generation + 1"
+	}
 	// kinds is a KindFilter on parameters $4 (include; empty passes all)
 	// and $5 (exclude). Nearest-first orders break ties by ID, so that the
 	// k-th place goes to the smallest ID among equals, as in HNSWStore
@@ -281,8 +287,8 @@ func buildQueries(table string) queries {
 			"AS u(id, text, kind, confidence, source, created_at, created_nanos, embedding) " +
 			"ON CONFLICT (namespace, id) DO UPDATE SET text = excluded.text, kind = excluded.kind, " +
 			"confidence = excluded.confidence, source = excluded.source, created_at = excluded.created_at, " +
-			"created_nanos = excluded.created_nanos, embedding = excluded.embedding RETURNING 1) " + bump,
-		del:   "WITH changed AS (DELETE FROM " + t + " WHERE namespace = $1 AND id = $2 RETURNING 1) " + bump,
+			"created_nanos = excluded.created_nanos, embedding = excluded.embedding RETURNING 1) " + bump("$10"),
+		del:   "WITH changed AS (DELETE FROM " + t + " WHERE namespace = $1 AND id = $2 RETURNING 1) " + bump("$3"),
 		get:   "SELECT " + columns + " FROM " + t + " WHERE namespace = $1 AND id = $2",
 		count: "SELECT count(*) FROM " + t + " WHERE namespace = $1",
 		page:  "SELECT " + columns + " FROM " + t + " WHERE namespace = $1 AND id > $2 ORDER BY id LIMIT $3",
@@ -415,7 +421,7 @@ func (s *Store) add(ctx context.Context, ms []chitta.Memory) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	if _, err := s.pool.Exec(ctx, s.q.upsert, s.opts.Namespace, ids, texts, kinds, confs, sources, created, nanos, vecs); err != nil {
+	if _, err := s.pool.Exec(ctx, s.q.upsert, s.opts.Namespace, ids, texts, kinds, confs, sources, created, nanos, vecs, firstGeneration()); err != nil {
 		return s.fail(ctx, "add", err)
 	}
 	return nil
@@ -478,7 +484,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
-	tag, err := s.pool.Exec(ctx, s.q.del, s.opts.Namespace, id)
+	tag, err := s.pool.Exec(ctx, s.q.del, s.opts.Namespace, id, firstGeneration())
 	if err != nil {
 		return s.fail(ctx, "delete", err)
 	}
@@ -713,6 +719,17 @@ func (s *Store) BestSimilarities(ctx context.Context, vectors [][]float32, f chi
 // Generation returns the namespace's generation: a counter in the database
 // that every Add and Delete of any process bumps in the statement that
 // changes the memories, 0 before the first.
+//
+// The first write of a namespace starts the counter at a random multiple
+// of 2^32 plus 1, not at 1, and each later write
+// adds 1 (so the low 32 bits count the writes). A namespace whose tables
+// were dropped and created again, or whose generation row was deleted,
+// while a Store and a [chitta.CoverageCache] lived on thus starts again
+// from 0 and then from a new random value, and does not give a generation
+// again for other memories: with a counter restarting at 1, the cache,
+// which keys its entries by store and generation, served the coverage of
+// the old tables' memories for the new ones. (Two starts meet with
+// probability about 2^-31.)
 func (s *Store) Generation(ctx context.Context) (uint64, error) {
 	if err := s.usable(); err != nil {
 		return 0, err
@@ -720,6 +737,10 @@ func (s *Store) Generation(ctx context.Context) (uint64, error) {
 	g, err := s.number(ctx, "generation", s.q.generation)
 	return uint64(g), err
 }
+
+// firstGeneration returns the generation a namespace's first write
+// starts at: a random multiple of 2^32 in [2^32, 2^63), plus 1.
+func firstGeneration() int64 { return (rand.Int64N(1<<31-1)+1)<<32 | 1 }
 
 // collect reads every row with fn and closes rows.
 func collect[T any](rows pgx.Rows, fn func(pgx.Rows) (T, error)) ([]T, error) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"iter"
 	"log/slog"
 	"sync"
@@ -25,6 +26,7 @@ type app struct {
 	embedder chitta.Embedder
 	persist  func() error         // writes the store file atomically; nil keeps it in memory
 	refresh  func() (bool, error) // picks up another process's writes; nil for none
+	unsaved  func() int           // changes a failed persist left unsaved; nil for none
 	log      *slog.Logger
 	now      func() time.Time
 	toolset  []tool
@@ -70,4 +72,25 @@ func (a *app) save() error {
 		return nil
 	}
 	return a.persist()
+}
+
+// flush saves the changes a failed save left unsaved (a tool call
+// reported that failure, but the memory stayed in the store it serves),
+// once the calls in progress are done. The command calls it before it
+// exits, so that nothing stored is lost for want of a later write.
+func (a *app) flush() error {
+	if a.unsaved == nil || a.persist == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := a.unsaved()
+	if n == 0 {
+		return nil
+	}
+	if err := a.persist(); err != nil {
+		return fmt.Errorf("%d unsaved memory changes lost: %w", n, err)
+	}
+	a.log.Debug("saved the changes a failed save left", "changes", n)
+	return nil
 }

@@ -22,11 +22,23 @@
 //   - anything else is a one-shot request: chitta answers that single
 //     request on stdout and exits, without a handshake. It answers
 //     tools/call and tools/list; malformed JSON gets -32700, a non-request
-//     -32600, another method -32601, bad arguments -32602. The exit status
+//     (an id as a session refuses it included) -32600, another method
+//     -32601, bad arguments -32602. The exit status
 //     is 0 for a successful result and 1 for an error response. Input after
 //     the first value is not read.
 //
 // --mode serve and --mode oneshot skip the detection.
+//
+// SIGTERM or SIGINT stops chitta cleanly, with exit status 0 and nothing on
+// stderr: an MCP session reads no new request, waits at most 5 s (or
+// --timeout, when shorter) for the calls in progress (a call still
+// unanswered then is logged as a warning) and exits; a chitta still waiting
+// for its first message exits at once. A one-shot request in progress
+// ends as its call does (its context is cancelled). A second signal kills
+// at once. Whatever ends it, chitta saves before it exits the memories
+// whose save failed (the call that stored them reported the failure, but
+// the session kept serving them), so that none is lost for want of a later
+// write; if that save fails too, the exit status is 1.
 //
 // Tools: compact_context (messages, query, target_ratio, distill_novel,
 // novel_threshold, max_tokens, keep_last, relevance_reserve, lexical, mask,
@@ -51,6 +63,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -71,6 +84,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop) // after the first signal, a second one kills at once
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if errors.Is(err, flag.ErrHelp) {
@@ -169,9 +183,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		log.Debug("ready", "store", cfg.store, "memories", store.Len(), "embedder", emb.Name)
 		a = newApp(store, emb, store.Save, log)
 		a.refresh = store.Refresh
+		a.unsaved = store.Unsaved
 	}
 
 	a.tokenizer = cfg.tokenizer
+	err = a.start(ctx, cfg, stdin, stdout, stderr)
+	return errors.Join(err, a.flush())
+}
+
+// start answers stdin in the mode cfg asks for. A signal (ctx done) while
+// it waits for the first message ends it at once, with nil: nothing was
+// asked.
+func (a *app) start(ctx context.Context, cfg *config, stdin io.Reader, stdout, stderr io.Writer) error {
 	if cfg.mode == "serve" {
 		return a.serve(ctx, stdin, stdout, cfg.timeout)
 	}
@@ -181,7 +204,24 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 	}
 	capped := &cappedReader{r: stdin, left: maxLineLength}
-	first, replay, err := readFirst(capped)
+	type firstValue struct {
+		first  json.RawMessage
+		replay io.Reader
+		err    error
+	}
+	got := make(chan firstValue, 1)
+	go func() {
+		var v firstValue
+		v.first, v.replay, v.err = readFirst(capped)
+		got <- v
+	}()
+	var v firstValue
+	select {
+	case v = <-got:
+	case <-ctx.Done():
+		return nil // the read goes on until the process exits
+	}
+	first, replay, err := v.first, v.replay, v.err
 	capped.left = -1 // a session bounds each line itself
 	switch {
 	case errors.Is(err, io.EOF):
@@ -194,7 +234,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	if cfg.mode == "auto" && opensSession(first) {
-		log.Debug("MCP session")
+		a.log.Debug("MCP session")
 		return a.serve(ctx, replay, stdout, cfg.timeout)
 	}
 	return a.oneShot(ctx, first, stdout)

@@ -129,10 +129,23 @@ var errParse = errors.New("parse error")
 
 // answer handles one one-shot request and returns its response. It never
 // fails: every problem becomes a JSON-RPC error or a tool error.
+//
+// Its ids are judged as an MCP session judges them (see [sessionID]): a
+// string, or a number whose decimal digits make an integer of at most 2^53
+// in magnitude, echoed as sent; any other number (1.5, 1e400, 2^53+1) or a
+// string with a lone surrogate gets -32600 with a null id, the id "that
+// could not be detected" of JSON-RPC 2.0. That spec says ids SHOULD NOT
+// have fractional parts, and most clients read numbers as float64, which
+// cannot match such an id exactly; above all, the same request gets the
+// same answer in both modes (--mode auto picks the mode by the first
+// message, so a client may meet either).
 func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
 	env, bad := readEnvelope(data, false)
 	if bad != nil {
 		return bad
+	}
+	if _, msg := sessionID(env.id); msg != "" {
+		return rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: id: %s", msg)
 	}
 	id, method, params := env.id, env.method, env.params
 	switch method {

@@ -217,3 +217,49 @@ func TestOneShotToolsListMatchesSession(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &oneShot))
 	assert.Equal(t, session, oneShot)
 }
+
+// TestOneShotJudgesIDsAsSession: one-shot mode accepts and refuses request
+// ids exactly as an MCP session does (by the number's decimal digits: a
+// string, or an integer of at most 2^53 in magnitude), with the same
+// -32600 message and a null id; it used to echo 1.5, 1e400 or 2^53+1,
+// which a session refuses, so a request's answer depended on the mode.
+func TestOneShotJudgesIDsAsSession(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	ids := []string{
+		`7`, `-12`, `10.00`, `1.0`, `1e3`, `9007199254740992`, `"abc"`, `"\u00e9"`,
+		`1.5`, `-1.5`, `1e400`, `-1e400`, `1e300`, `1e-1`, `9007199254740993`, `-9007199254740993`,
+		`4503599627370496.5`, `123456789012345678901234567890`, `"\ud800"`,
+	}
+	for _, id := range ids {
+		t.Run(id, func(t *testing.T) {
+			t.Parallel()
+			line := `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/list"}`
+			rs := runSession(t, a, 64<<10, initializeLine, initializedLine, line)
+			var session *wireResponse
+			for i := range rs {
+				if string(rs[i].ID) != "0" { // the initialize request's
+					session = &rs[i]
+				}
+			}
+			require.NotNil(t, session, "the session answers")
+
+			resp := a.answer(t.Context(), []byte(line))
+			data, err := marshal(resp)
+			require.NoError(t, err)
+			checkResponse(t, data)
+			if session.Error != nil {
+				require.NotNil(t, resp.Error, "the session refuses id %s, one-shot answers %s", id, resp.ID)
+				assert.Equal(t, session.Error.Code, resp.Error.Code)
+				assert.Equal(t, session.Error.Message, resp.Error.Message)
+				assert.Equal(t, "null", string(resp.ID))
+				return
+			}
+			require.Nil(t, resp.Error, "the session accepts id %s, one-shot refuses it: %s", id, resp.Error)
+			var sessionID, oneShotID any
+			require.NoError(t, json.Unmarshal(session.ID, &sessionID))
+			require.NoError(t, json.Unmarshal(resp.ID, &oneShotID))
+			assert.Equal(t, sessionID, oneShotID, "the same id")
+		})
+	}
+}

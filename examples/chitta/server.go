@@ -60,16 +60,40 @@ func newSessionServer(a *app, stash *argStash) *mcp.Server {
 // once. Small calls (recall, remember, short conversations) never wait.
 const bigArgs = 1 << 20
 
+// stopGrace bounds how long a session stopped by a signal waits for the
+// calls in progress (--timeout, when shorter).
+const stopGrace = 5 * time.Second
+
 // serve runs an MCP session over r and w until r ends (and the requests
 // read from it are answered, waiting at most drain) or ctx is done.
+//
+// ctx done is a signal (SIGTERM, SIGINT) asking the server to stop, which
+// is a clean shutdown, not an error: the session reads no new request and
+// ends as at the end of input, waiting at most stopGrace (or drain, when
+// shorter) for the calls in progress, whose writes are saved; serve then
+// returns nil, with a warning in the log for any call still unanswered.
+// (Cancelling the SDK's own context instead would drop the calls in
+// progress at once, and the SDK would log the stop as an error.)
 func (a *app) serve(ctx context.Context, r io.Reader, w io.Writer, drain time.Duration) error {
 	stash := newArgStash()
-	t := &lineTransport{r: r, w: w, maxLine: maxLineLength, drain: drain, stash: stash, log: a.log}
-	err := newSessionServer(a, stash).Run(ctx, t)
+	stop := make(chan struct{})
+	t := &lineTransport{r: r, w: w, maxLine: maxLineLength, drain: drain, stash: stash, log: a.log, stop: stop, stopDrain: min(drain, stopGrace)}
+	session, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel() // the calls still running once the session has ended give up
+	defer context.AfterFunc(ctx, func() { close(stop) })()
+	err := newSessionServer(a, stash).Run(session, t)
+	n := 0
 	if t.conn != nil {
-		if n := t.conn.Unanswered(); n > 0 {
-			return fmt.Errorf("%d requests still unanswered %v after the end of input (--timeout)", n, drain)
+		n = t.conn.Unanswered()
+	}
+	if ctx.Err() != nil {
+		if n > 0 {
+			a.log.Warn("stopped by a signal before every request was answered", "unanswered", n)
 		}
+		return nil
+	}
+	if n > 0 {
+		return fmt.Errorf("%d requests still unanswered %v after the end of input (--timeout)", n, drain)
 	}
 	return err
 }

@@ -49,19 +49,27 @@ type lineTransport struct {
 	stash   *argStash
 	log     *slog.Logger
 	conn    *lineConn // set by Connect
+
+	// stop, when closed (a signal), ends the session as the end of input
+	// does, but waits at most stopDrain for the calls already read; nil
+	// never stops it.
+	stop      <-chan struct{}
+	stopDrain time.Duration
 }
 
 // Connect implements [mcp.Transport]; it is called once.
 func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
 	c := &lineConn{
-		w:        t.w,
-		drain:    t.drain,
-		stash:    t.stash,
-		log:      t.log,
-		incoming: make(chan jsonrpc.Message),
-		readDone: make(chan struct{}),
-		closed:   make(chan struct{}),
-		pending:  map[jsonrpc.ID]struct{}{},
+		w:         t.w,
+		drain:     t.drain,
+		stop:      t.stop,
+		stopDrain: t.stopDrain,
+		stash:     t.stash,
+		log:       t.log,
+		incoming:  make(chan jsonrpc.Message),
+		readDone:  make(chan struct{}),
+		closed:    make(chan struct{}),
+		pending:   map[jsonrpc.ID]struct{}{},
 	}
 	t.conn = c
 	go c.readLoop(t.r, t.maxLine)
@@ -75,6 +83,9 @@ type lineConn struct {
 	drain   time.Duration
 	stash   *argStash
 	log     *slog.Logger
+
+	stop      <-chan struct{} // see lineTransport.stop
+	stopDrain time.Duration
 
 	incoming chan jsonrpc.Message // from readLoop, unbuffered: no read-ahead
 	readDone chan struct{}        // closed when readLoop stops; readErr is then set
@@ -205,7 +216,8 @@ const maxExactID = 1 << 53
 // sessionID converts a checked id to the SDK's, or explains why the SDK
 // could not answer with the same id: a number that is not an integer or
 // beyond 2^53, or a string with an escape that does not decode to UTF-8
-// (a lone surrogate).
+// (a lone surrogate). One-shot mode refuses the same ids with the same
+// message (see [app.answer]).
 func sessionID(raw json.RawMessage) (jsonrpc.ID, string) {
 	if raw[0] == '"' {
 		var s string
@@ -294,19 +306,33 @@ func (c *lineConn) writeLine(data []byte) error {
 	return err
 }
 
-// Read implements [mcp.Connection]. At the end of the input it returns
-// once every call it returned has been answered, or after the drain time.
+// Read implements [mcp.Connection]. At the end of the input, or once stop
+// is closed, it returns once every call it returned has been answered, or
+// after the drain time (stopDrain, when stopped).
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	stop := c.stop // nil when it never fires, or once it has (the drain is short then)
+	readEnded := false
+	drain := c.drain
 	select {
 	case msg := <-c.incoming:
 		return msg, nil
 	case <-c.readDone:
+		readEnded = true
+	case <-stop:
+		stop, drain = nil, min(drain, c.stopDrain)
 	case <-c.closed:
 		return nil, io.EOF
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	timer := time.NewTimer(c.drain)
+	// readErr is readLoop's to write until readDone is closed.
+	end := func() error {
+		if readEnded {
+			return c.readErr
+		}
+		return io.EOF
+	}
+	timer := time.NewTimer(drain)
 	defer timer.Stop()
 	for {
 		c.mu.Lock()
@@ -317,15 +343,18 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		idle := c.idle
 		c.mu.Unlock()
 		if n == 0 {
-			return nil, c.readErr
+			return nil, end()
 		}
 		select {
 		case <-idle:
+		case <-stop: // a signal during the drain at the end of input
+			stop = nil
+			timer.Reset(min(c.drain, c.stopDrain))
 		case <-timer.C:
 			c.mu.Lock()
 			c.unhandled = len(c.pending)
 			c.mu.Unlock()
-			return nil, c.readErr
+			return nil, end()
 		case <-c.closed:
 			return nil, io.EOF
 		case <-ctx.Done():

@@ -232,6 +232,27 @@ func TestSessionDrainTimeout(t *testing.T) {
 	assert.Equal(t, 1, tr.conn.Unanswered())
 }
 
+// TestSessionStop: once stop is closed (a signal), Read ends the session
+// after at most stopDrain, though the input goes on and --timeout is long.
+func TestSessionStop(t *testing.T) {
+	t.Parallel()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	stop := make(chan struct{})
+	tr := &lineTransport{r: pr, w: io.Discard, maxLine: 1 << 20, drain: time.Hour, stop: stop, stopDrain: 50 * time.Millisecond, log: slog.New(slog.DiscardHandler)}
+	conn, err := tr.Connect(t.Context())
+	require.NoError(t, err)
+	go func() { _, _ = io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n") }()
+	_, err = conn.Read(t.Context())
+	require.NoError(t, err)
+	close(stop)
+	start := time.Now()
+	_, err = conn.Read(t.Context())
+	require.ErrorIs(t, err, io.EOF)
+	assert.Less(t, time.Since(start), 10*time.Second)
+	assert.Equal(t, 1, tr.conn.Unanswered(), "call 1 was never answered")
+}
+
 // TestServeAnswersAtEOF pipes a handshake and a remember into the binary
 // and closes stdin at once: the remember is answered and stored, every
 // time (before the fix the SDK returned at EOF and dropped it).

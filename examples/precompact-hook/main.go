@@ -28,7 +28,12 @@
 //
 // Exit status: 0 on success (stdout is the output above; one summary line
 // goes to stderr); 1 on any failure, with one line on stderr (Claude Code
-// shows it and goes on: a non-blocking error). Never 2, which would block
+// shows it and goes on: a non-blocking error). Claude Code uses stdout
+// only on exit 0, so a failure to write the store once PreCompact has made
+// its brief (recording the episode or the brief, saving; a PostgreSQL
+// server gone mid-run) is not a failure of the hook: the brief is printed,
+// the status is 0, and the summary line says "writing to store … failed"
+// and why. Never 2, which would block
 // the compaction: the hook runs itself as a worker process and maps any
 // other exit of the worker (a Go runtime fatal error such as running out
 // of memory exits 2) to 1, panics are recovered, only regular transcript files are

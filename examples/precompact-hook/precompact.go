@@ -32,9 +32,23 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 	}
 	defer emb.Close()
 	defer closeStore(store)
+	return compactAndRecord(ctx, cfg, queryFor(in, tr.Turns), window, session, emb, store)
+}
 
+// compactAndRecord makes the brief of window against store, then records
+// the episode and the brief in store and saves it.
+//
+// Once the brief is made, a store failure does not cost it: Claude Code
+// uses a hook's stdout only when it exits 0, and the brief is what the
+// summariser needs now, while the store's records serve later sessions.
+// So a failure to record the episode or the brief, or to save, leaves the
+// outcome a success (exit 0, the brief on stdout) whose summary line on
+// stderr says that writing to the store failed and why. Each write is still
+// tried after another fails, and the save always is, so that what can be
+// kept (the memories distilled on the way, the brief) is.
+func compactAndRecord(ctx context.Context, cfg *config, query string, window []claudecode.Turn, session string, emb chitta.Embedder, store hookStore) outcome {
 	out, err := brief.Run(ctx, window, emb, store, &brief.RunOptions{
-		Query:      queryFor(in, tr.Turns),
+		Query:      query,
 		MaxTokens:  cfg.briefTokens,
 		Distill:    cfg.distill,
 		DistillMax: cfg.distillMax,
@@ -46,18 +60,12 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 	if err != nil {
 		return outcome{err: err}
 	}
-	ep, err := chitta.RecordEpisode(ctx, store, emb, out.Compact.Stats, session)
-	if err != nil {
-		return outcome{err: err}
-	}
+	ep, epErr := chitta.RecordEpisode(ctx, store, emb, out.Compact.Stats, session) // "store episode: …"
+	var briefErr error
 	if out.Brief.Text != "" {
-		if err := brief.Record(ctx, store, emb, session, out.Brief.Text); err != nil {
-			return outcome{err: err}
-		}
+		briefErr = brief.Record(ctx, store, emb, session, out.Brief.Text)
 	}
-	if err := store.Save(); err != nil {
-		return outcome{err: err}
-	}
+	storeErr := errors.Join(epErr, briefErr, store.Save())
 
 	st := out.Compact.Stats
 	summary := fmt.Sprintf("PreCompact: kept %d of %d turns, %d→%d tokens (%.1f%% dropped, %.1f%% of dropped tokens memory-covered); brief of %d tokens (%d items)",
@@ -71,7 +79,11 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 			summary += fmt.Sprintf(" (distill error: %v)", out.Compact.DistillErr)
 		}
 	}
-	summary += fmt.Sprintf("; episode %s saved to %s (%d memories)", ep.ID, store.Path(), store.Len())
+	if storeErr != nil {
+		summary += fmt.Sprintf("; writing to store %s failed (the brief is printed anyway): %v", store.Path(), storeErr)
+	} else {
+		summary += fmt.Sprintf("; episode %s saved to %s (%d memories)", ep.ID, store.Path(), store.Len())
+	}
 	return outcome{stdout: out.Brief.Text, summary: summary}
 }
 

@@ -87,6 +87,10 @@ func TestSharedSaveErrorPrefix(t *testing.T) {
 	assert.True(t, strings.HasPrefix(err.Error(), "save store: "), err.Error())
 	assert.Equal(t, 1, strings.Count(err.Error(), "save store"), err.Error())
 	assert.ErrorContains(t, err, "symbolic link")
+	assert.Equal(t, 1, s.Unsaved(), "the failed save's memory is still to be saved")
+	s.path = filepath.Join(dir, "real.chitta")
+	require.NoError(t, s.Save())
+	assert.Zero(t, s.Unsaved())
 }
 
 // TestSharedRemovesStaleTemps: what killed saves left is removed when the

@@ -227,6 +227,15 @@ func (s *Shared) Save() error {
 	return nil
 }
 
+// Unsaved returns the number of changes (memories added, IDs deleted) made
+// through s that no [Shared.Save] has written yet: 0 after a successful
+// save, more after a failed one, whose changes the next save writes.
+func (s *Shared) Unsaved() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending) + len(s.deleted)
+}
+
 // Refresh reloads the file when another process has changed it since this
 // one last loaded or saved it, keeping the memories added here since the
 // last save. It reports whether it reloaded. A missing file is not an

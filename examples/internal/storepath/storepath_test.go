@@ -222,3 +222,82 @@ func TestResolveRefusesKeywordDSN(t *testing.T) {
 		assert.Equal(t, store, got)
 	}
 }
+
+// TestForProjectResolvesSymlinks: a project reached through a symbolic
+// link (the link itself, a directory inside it, a directory not created
+// yet) has the store of its real path: the same memory whichever path
+// the shell or Claude Code reports.
+func TestForProjectResolvesSymlinks(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	repo := filepath.Join(base, "real", "proj")
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, "sub"), 0o700))
+	require.NoError(t, os.Mkdir(filepath.Join(repo, ".git"), 0o700))
+	link := filepath.Join(base, "link")
+	require.NoError(t, os.Symlink(repo, link))
+	chain := filepath.Join(base, "chain")
+	require.NoError(t, os.Symlink("link", chain)) // a link to a link
+	plain := filepath.Join(base, "plain")
+	require.NoError(t, os.Mkdir(plain, 0o700))
+	plainLink := filepath.Join(base, "plainlink")
+	require.NoError(t, os.Symlink(plain, plainLink))
+
+	want, err := ForProject(repo)
+	require.NoError(t, err)
+	wantPlain, err := ForProject(plain)
+	require.NoError(t, err)
+	tests := []struct{ name, dir, root, store string }{
+		{"link to the root", link, repo, want},
+		{"inside the link", filepath.Join(link, "sub"), repo, want},
+		{"link to a link", filepath.Join(chain, "sub"), repo, want},
+		{"missing directory under the link", filepath.Join(link, "sub", "new", "deeper"), repo, want},
+		{"relative path through the link", filepath.Join(link, "sub", "..", "sub"), repo, want},
+		{"link to a directory without .git", plainLink, plain, wantPlain},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.root, ProjectRoot(tt.dir))
+			got, err := ForProject(tt.dir)
+			require.NoError(t, err)
+			assert.Equal(t, tt.store, got)
+		})
+	}
+	// A path that cannot be resolved at all stays as it is.
+	assert.Equal(t, "/nonexistent-chitta-test/a/b", ProjectRoot("/nonexistent-chitta-test/a/b"))
+}
+
+// TestForProjectKeepsStoreMadeThroughLink: a store made before links were
+// resolved, under the hash of the path through the link, is still the
+// project's store while the real path has none (nothing stored is lost);
+// once the real path's store exists, it wins.
+func TestForProjectKeepsStoreMadeThroughLink(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", data)
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	repo := filepath.Join(base, "real", "proj")
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o700))
+	link := filepath.Join(base, "link")
+	require.NoError(t, os.Symlink(repo, link))
+
+	realStore, err := ForProject(repo)
+	require.NoError(t, err)
+	legacy := filepath.Join(data, "chitta", "projects", projectDirName(link), FileName)
+	require.NotEqual(t, realStore, legacy)
+	got, err := ForProject(link)
+	require.NoError(t, err)
+	assert.Equal(t, realStore, got, "no store yet: the real path's")
+
+	require.NoError(t, os.MkdirAll(filepath.Dir(legacy), 0o700))
+	require.NoError(t, os.WriteFile(legacy, []byte("x"), 0o600))
+	got, err = ForProject(link)
+	require.NoError(t, err)
+	assert.Equal(t, legacy, got, "the store made through the link is kept")
+
+	require.NoError(t, os.MkdirAll(filepath.Dir(realStore), 0o700))
+	require.NoError(t, os.WriteFile(realStore, []byte("x"), 0o600))
+	got, err = ForProject(link)
+	require.NoError(t, err)
+	assert.Equal(t, realStore, got)
+}

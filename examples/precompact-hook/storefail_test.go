@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/brief"
+	"github.com/chitta-go/chitta/examples/internal/claudecode"
+)
+
+// TestStoreFailureKeepsBrief: when the store cannot be written (here the
+// save of a store file fails: its lock file is a symbolic link, which Save
+// refuses), PreCompact still prints its brief and exits 0, so that Claude
+// Code uses it, and reports the store failure on its one stderr line; it
+// used to exit 1 and print nothing, losing the brief for a memory write.
+func TestStoreFailureKeepsBrief(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	store := filepath.Join(dir, "memory.chitta")
+	require.NoError(t, os.Symlink("elsewhere", store+".lock"))
+	transcript := writeTranscript(t, 10)
+
+	r := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", transcript, "s", "")), "--store", store)
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.True(t, strings.HasPrefix(r.stdout, "Preservation brief from chitta"), r.stdout)
+	assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
+	assert.Contains(t, r.stderr, "PreCompact: kept")
+	assert.Contains(t, r.stderr, "writing to store "+store+" failed")
+	assert.Contains(t, r.stderr, "symbolic link")
+	assert.NoFileExists(t, store)
+}
+
+// failingStore is a hookStore whose writes fail as a PostgreSQL store's do
+// when the server goes away mid-run: Add fails for the kinds in failKinds
+// (every kind when it holds ""), Save with saveErr.
+type failingStore struct {
+	*chitta.HNSWStore
+	failKinds map[string]bool
+	saveErr   error
+	saves     int
+}
+
+var errServerGone = errors.New("pgstore: add: server closed the connection")
+
+func (f *failingStore) Add(ctx context.Context, m chitta.Memory) error {
+	if f.failKinds[""] || f.failKinds[m.Kind] {
+		return errServerGone
+	}
+	return f.HNSWStore.Add(ctx, m)
+}
+
+func (f *failingStore) Save() error { f.saves++; return f.saveErr }
+
+func (f *failingStore) Path() string { return "postgres://agent:xxxxx@db/mem" }
+
+// TestStoreWriteFailureKeepsBrief: whichever store write fails (the
+// episode, every Add, the save), the outcome is a success carrying the
+// brief, its summary names the failure, and the writes that can succeed
+// still do and are saved.
+func TestStoreWriteFailureKeepsBrief(t *testing.T) {
+	t.Parallel()
+	tr, err := readTranscript(t.Context(), writeTranscript(t, 12))
+	require.NoError(t, err)
+	window := claudecode.Tail(tr.Turns, turns)
+	cfg, err := parseFlags([]string{"--distill"}, io.Discard)
+	require.NoError(t, err)
+	tests := []struct {
+		name      string
+		failKinds map[string]bool
+		saveErr   error
+		msg       string
+		briefKept bool
+	}{
+		{name: "episode add fails", failKinds: map[string]bool{chitta.KindEpisode: true}, msg: "store episode: " + errServerGone.Error(), briefKept: true},
+		{name: "every add fails", failKinds: map[string]bool{"": true}, msg: errServerGone.Error()},
+		{name: "save fails", saveErr: errors.New("save store: disk full"), msg: "disk full", briefKept: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			emb := chitta.NewHashEmbedder(0)
+			hs, err := chitta.NewHNSWStore(emb.Dimensions(), nil)
+			require.NoError(t, err)
+			store := &failingStore{HNSWStore: hs, failKinds: tt.failKinds, saveErr: tt.saveErr}
+			o := compactAndRecord(t.Context(), cfg, "the HTTP timeout", window, "sess", emb, store)
+			require.NoError(t, o.err)
+			assert.True(t, strings.HasPrefix(o.stdout, "Preservation brief from chitta"), o.stdout)
+			assert.Contains(t, o.summary, "writing to store postgres://agent:xxxxx@db/mem failed")
+			assert.Contains(t, o.summary, tt.msg)
+			assert.Equal(t, 1, store.saves, "the store is saved whatever failed before")
+			_, ok := store.Get(brief.ID("sess"))
+			assert.Equal(t, tt.briefKept, ok, "the brief is recorded when its Add works")
+		})
+	}
+}
