@@ -162,7 +162,7 @@ func renderContent(b *strings.Builder, linked *bool, raw []byte, v jsonSpan, dep
 	return el.ok()
 }
 
-// renderBlock adds the text of the block object at raw[at] to b as
+// renderBlock adds the text of the block object at blk of raw to b as
 // appendContent does (see renderContent).
 func renderBlock(b *strings.Builder, linked *bool, raw []byte, blk jsonSpan, depth int) bool {
 	var v [len(blockFields)]jsonSpan // the last value of each field
