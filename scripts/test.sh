@@ -2,7 +2,9 @@
 # The whole chitta test suite, as CI runs it (.ci/run calls this script):
 # gofmt, go vet, staticcheck and `go test -race` for the root module and each
 # nested example module, then the llama.cpp adapter tests (which install
-# llama.cpp's headers and prebuilt libraries from npm into a cache first).
+# llama.cpp's headers and prebuilt libraries from npm into a cache first) and
+# the hook's end-to-end test with the real Claude Code CLI (installed from npm
+# into a cache) against a fake Anthropic API on 127.0.0.1.
 # Modules that require the pgstore module run against a PostgreSQL with
 # pgvector: scripts/pglite.sh starts PGlite (from npm, cached) on 127.0.0.1
 # at the start and stops it by PID on exit, unless CHITTA_TEST_DSN names a
@@ -55,4 +57,6 @@ if [ -f scripts/test-llamacpp.sh ]; then
   step "llama.cpp adapter (build tag llamacpp)"
   bash scripts/test-llamacpp.sh
 fi
+step "Claude Code end to end (build tag claudecode)"
+bash scripts/test-claudecode.sh
 step "all tests passed"
