@@ -19,7 +19,9 @@ import (
 //     message ("tool", "function", "tool_result") that names no call;
 //   - a call without a result: an ID a message issues that no later
 //     message answers (a result answers the nearest earlier call with its
-//     ID, as [Compact] groups them; trajectories reuse IDs);
+//     ID, as [Compact] groups them; trajectories reuse IDs), except an
+//     Anthropic server_tool_use in a message that also calls a client
+//     tool, whose result a later response carries;
 //   - an assistant message before the first user turn. A user turn is a
 //     user message that carries no tool results: an Anthropic user message
 //     holding only tool_result blocks answers a call, it does not open a
@@ -74,7 +76,7 @@ func Validate(msgs []Message) error {
 			return fail(i, "role", "assistant message before the first user turn")
 		}
 		for _, id := range m.ToolCallIDs {
-			if !answered[call{i, id}] {
+			if !answered[call{i, id}] && !pendingServerCall(m, id) {
 				return fail(i, "ToolCallIDs", "call %q has no result after it", id)
 			}
 		}
@@ -96,32 +98,56 @@ func earlierCall(calls []int, i int) (int, bool) {
 // a tool or user message never issues the call it answers, and a client
 // tool_use block is answered in a later message.
 func selfAnswers(m *Message, id string) int {
-	if m.Role != RoleAssistant || !slices.Contains(m.ToolCallIDs, id) || clientCall(m.Raw, id) {
+	if m.Role != RoleAssistant || !slices.Contains(m.ToolCallIDs, id) {
+		return 0
+	}
+	if client, _, _ := callBlocks(m.Raw, id); client {
 		return 0
 	}
 	return 1
 }
 
-// clientCall reports whether raw, an Anthropic message, holds a tool_use
+// pendingServerCall reports whether id is an Anthropic server tool's call
+// (server_tool_use) in an assistant message m that also calls a client
+// tool: the API runs it, and a later response carries its result, once
+// the client results are returned, so it goes without a result until
+// then.
+func pendingServerCall(m *Message, id string) bool {
+	if m.Role != RoleAssistant {
+		return false
+	}
+	_, server, anyClient := callBlocks(m.Raw, id)
+	return server && anyClient
+}
+
+// callBlocks reads raw, an Anthropic message: whether it holds a tool_use
 // block (a client tool's call, not server_tool_use or mcp_tool_use) with
-// the given ID. Anything it cannot read says no: Validate then trusts the
+// the given ID, a server_tool_use block with that ID, and any tool_use
+// block. Anything it cannot read says no: Validate then trusts the
 // message, as it does one built in Go.
-func clientCall(raw []byte, id string) bool {
+func callBlocks(raw []byte, id string) (client, server, anyClient bool) {
 	var w struct {
 		Content []json.RawMessage `json:"content"`
 	}
 	if len(raw) == 0 || json.Unmarshal(raw, &w) != nil {
-		return false
+		return false, false, false
 	}
 	for _, b := range w.Content {
 		var block struct {
 			Type, ID any
 		}
-		if json.Unmarshal(b, &block) == nil && block.Type == "tool_use" && block.ID == id {
-			return true
+		if json.Unmarshal(b, &block) != nil {
+			continue
+		}
+		switch block.Type {
+		case "tool_use":
+			anyClient = true
+			client = client || block.ID == id
+		case "server_tool_use":
+			server = server || block.ID == id
 		}
 	}
-	return false
+	return client, server, anyClient
 }
 
 // isPrompt reports whether m opens a user turn: a user message carrying no
