@@ -43,6 +43,29 @@ func Validate(msgs []Message) error {
 			}
 		}
 	}
+	// The call blocks of an assistant message's Raw, read at most once.
+	blocks := make(map[int]*callBlocks)
+	blocksOf := func(i int) *callBlocks {
+		b, ok := blocks[i]
+		if !ok {
+			b = readCallBlocks(msgs[i].Raw)
+			blocks[i] = b
+		}
+		return b
+	}
+	// selfAnswers is 1 when message i's result for id may answer its own
+	// call (an assistant message: an Anthropic server tool's call and
+	// result), else 0: a tool or user message never issues the call it
+	// answers, and a client tool_use block is answered in a later message.
+	selfAnswers := func(i int, id string) int {
+		if msgs[i].Role != RoleAssistant {
+			return 0
+		}
+		if _, issues := slices.BinarySearch(callers[id], i); !issues || blocksOf(i).client[id] {
+			return 0
+		}
+		return 1
+	}
 	type call struct {
 		index int
 		id    string
@@ -50,7 +73,7 @@ func Validate(msgs []Message) error {
 	answered := make(map[call]bool)
 	for i := range msgs {
 		for _, id := range msgs[i].ToolResultIDs {
-			if c, ok := earlierCall(callers[id], i+selfAnswers(&msgs[i], id)); ok {
+			if c, ok := earlierCall(callers[id], i+selfAnswers(i, id)); ok {
 				answered[call{c, id}] = true
 			}
 		}
@@ -65,7 +88,7 @@ func Validate(msgs []Message) error {
 			return fail(i, "role", "%s message names no tool call", m.Role)
 		}
 		for _, id := range m.ToolResultIDs {
-			if _, ok := earlierCall(callers[id], i+selfAnswers(m, id)); !ok {
+			if _, ok := earlierCall(callers[id], i+selfAnswers(i, id)); !ok {
 				return fail(i, "ToolResultIDs", "result for %q follows no call with that ID", id)
 			}
 		}
@@ -76,9 +99,18 @@ func Validate(msgs []Message) error {
 			return fail(i, "role", "assistant message before the first user turn")
 		}
 		for _, id := range m.ToolCallIDs {
-			if !answered[call{i, id}] && !pendingServerCall(m, id) {
-				return fail(i, "ToolCallIDs", "call %q has no result after it", id)
+			if answered[call{i, id}] {
+				continue
 			}
+			// An Anthropic server_tool_use in a message that also calls a
+			// client tool: the API runs it once the client results come
+			// back, and a later response carries its result.
+			if m.Role == RoleAssistant {
+				if b := blocksOf(i); b.server[id] && len(b.client) > 0 {
+					continue
+				}
+			}
+			return fail(i, "ToolCallIDs", "call %q has no result after it", id)
 		}
 	}
 	return nil
@@ -93,61 +125,49 @@ func earlierCall(calls []int, i int) (int, bool) {
 	return calls[k-1], true
 }
 
-// selfAnswers is 1 when m's result for id may answer m's own call (an
-// assistant message: an Anthropic server tool's call and result), else 0:
-// a tool or user message never issues the call it answers, and a client
-// tool_use block is answered in a later message.
-func selfAnswers(m *Message, id string) int {
-	if m.Role != RoleAssistant || !slices.Contains(m.ToolCallIDs, id) {
-		return 0
-	}
-	if client, _, _ := callBlocks(m.Raw, id); client {
-		return 0
-	}
-	return 1
+// callBlocks are the call blocks of an Anthropic message: the IDs of its
+// tool_use blocks (client tools' calls, not server_tool_use or
+// mcp_tool_use) and of its server_tool_use blocks.
+type callBlocks struct {
+	client, server map[string]bool
 }
 
-// pendingServerCall reports whether id is an Anthropic server tool's call
-// (server_tool_use) in an assistant message m that also calls a client
-// tool: the API runs it, and a later response carries its result, once
-// the client results are returned, so it goes without a result until
-// then.
-func pendingServerCall(m *Message, id string) bool {
-	if m.Role != RoleAssistant {
-		return false
-	}
-	_, server, anyClient := callBlocks(m.Raw, id)
-	return server && anyClient
-}
-
-// callBlocks reads raw, an Anthropic message: whether it holds a tool_use
-// block (a client tool's call, not server_tool_use or mcp_tool_use) with
-// the given ID, a server_tool_use block with that ID, and any tool_use
-// block. Anything it cannot read says no: Validate then trusts the
-// message, as it does one built in Go.
-func callBlocks(raw []byte, id string) (client, server, anyClient bool) {
+// readCallBlocks reads the call blocks of raw, an Anthropic message.
+// Anything it cannot read holds none: Validate then trusts the message, as
+// it does one built in Go.
+func readCallBlocks(raw []byte) *callBlocks {
+	b := &callBlocks{}
 	var w struct {
 		Content []json.RawMessage `json:"content"`
 	}
 	if len(raw) == 0 || json.Unmarshal(raw, &w) != nil {
-		return false, false, false
+		return b
 	}
-	for _, b := range w.Content {
+	for _, c := range w.Content {
 		var block struct {
 			Type, ID any
 		}
-		if json.Unmarshal(b, &block) != nil {
+		if json.Unmarshal(c, &block) != nil {
+			continue
+		}
+		id, ok := block.ID.(string)
+		if !ok {
 			continue
 		}
 		switch block.Type {
 		case "tool_use":
-			anyClient = true
-			client = client || block.ID == id
+			if b.client == nil {
+				b.client = make(map[string]bool)
+			}
+			b.client[id] = true
 		case "server_tool_use":
-			server = server || block.ID == id
+			if b.server == nil {
+				b.server = make(map[string]bool)
+			}
+			b.server[id] = true
 		}
 	}
-	return client, server, anyClient
+	return b
 }
 
 // isPrompt reports whether m opens a user turn: a user message carrying no
