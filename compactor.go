@@ -327,7 +327,7 @@ func (c *Compactor) shouldCompact(msgs []Message, tokenAt func(int) int, size, a
 	if size <= p.MaxTokens {
 		return false
 	}
-	if p.Horizon == 0 || size > p.MaxTokens+p.HardLimit {
+	if p.Horizon == 0 || size-p.MaxTokens > p.HardLimit { // (MaxTokens + HardLimit may overflow)
 		return true
 	}
 	// Estimate both choices over this call and the next Horizon ones

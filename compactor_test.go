@@ -299,6 +299,11 @@ func TestCompactorHorizonGate(t *testing.T) {
 	c, err := chitta.NewCompactor(&chitta.Options{Tokens: words}, chitta.Policy{MaxTokens: 200, TargetTokens: 100, Horizon: 2, HardLimit: 100})
 	require.NoError(t, err)
 	assert.Equal(t, 310, grow(c, 30)[0], "HardLimit")
+	// No hard limit in practice: MaxTokens + HardLimit overflowed int, so
+	// every call past MaxTokens compacted, as if the gate were off.
+	c, err = chitta.NewCompactor(&chitta.Options{Tokens: words}, chitta.Policy{MaxTokens: 200, TargetTokens: 100, Horizon: 2, HardLimit: math.MaxInt})
+	require.NoError(t, err)
+	assert.Empty(t, grow(c, 30), "HardLimit math.MaxInt: the gate alone decides")
 }
 
 func TestCompactorSharesCaches(t *testing.T) {

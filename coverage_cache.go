@@ -90,6 +90,13 @@ func (c *CoverageCache) key(v []float32) cacheKey {
 	return cacheKey{maphash.Bytes(c.seeds[0], b), maphash.Bytes(c.seeds[1], b)}
 }
 
+// holds reports whether the cache holds the entries of store state
+// (store, gen, f). c.mu must be held.
+func (c *CoverageCache) holds(store MemoryStore, gen uint64, f KindFilter) bool {
+	return c.entries != nil && c.store == store && c.gen == gen &&
+		slices.Equal(c.filter.Include, f.Include) && slices.Equal(c.filter.Exclude, f.Exclude)
+}
+
 // lookup returns the cached coverage of each key (and which were found)
 // for store state (store, gen, f), resetting the entries when the state
 // differs from the cached one.
@@ -97,7 +104,7 @@ func (c *CoverageCache) lookup(store MemoryStore, gen uint64, f KindFilter, keys
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.call++
-	if c.entries == nil || c.store != store || c.gen != gen || !slices.Equal(c.filter.Include, f.Include) || !slices.Equal(c.filter.Exclude, f.Exclude) {
+	if !c.holds(store, gen, f) {
 		if c.entries != nil {
 			c.stats.Resets++
 		}
@@ -119,13 +126,13 @@ func (c *CoverageCache) lookup(store MemoryStore, gen uint64, f KindFilter, keys
 	return cov, found
 }
 
-// store records computed coverage for state (store, gen) if the cache
+// put records computed coverage for state (store, gen, f) if the cache
 // still holds that state, then drops entries unused by the last two calls
 // when it has grown past twice the call's size.
-func (c *CoverageCache) put(store MemoryStore, gen uint64, keys []cacheKey, cov []float64, n int) {
+func (c *CoverageCache) put(store MemoryStore, gen uint64, f KindFilter, keys []cacheKey, cov []float64, n int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.store != store || c.gen != gen || c.entries == nil {
+	if !c.holds(store, gen, f) {
 		return // another call moved the cache to another state meanwhile
 	}
 	for i, k := range keys {
@@ -222,7 +229,7 @@ func coverages(ctx context.Context, o *resolved, queries [][]float32) ([]float64
 		cov[i] = fresh[j]
 	}
 	if complete {
-		c.put(o.Store, gen, mk, fresh, len(queries))
+		c.put(o.Store, gen, o.coverage, mk, fresh, len(queries))
 	}
 	return cov, nil
 }

@@ -236,3 +236,68 @@ func TestCoverageCacheUncomparableStore(t *testing.T) {
 		assert.InDelta(t, 1.0, res.Scores[4].Coverage, 1e-6)
 	}
 }
+
+// filterStore answers coverage by filter: 0.9 to a filter including facts,
+// 0.1 to any other. A query with a filter including facts waits, once
+// armed, until released, so that a test can interleave two calls.
+type filterStore struct {
+	entered, release chan struct{}
+	armed            atomic.Bool
+}
+
+func (s *filterStore) Recall(context.Context, []float32, int) ([]chitta.Hit, error) { return nil, nil }
+func (s *filterStore) Add(context.Context, chitta.Memory) error                     { return nil }
+func (s *filterStore) Generation(context.Context) (uint64, error)                   { return 7, nil }
+
+func (s *filterStore) BestSimilarities(_ context.Context, vectors [][]float32, f chitta.KindFilter) ([]float64, error) {
+	cov := 0.1
+	if len(f.Include) > 0 && f.Include[0] == chitta.KindFact {
+		cov = 0.9
+		if s.armed.CompareAndSwap(true, false) {
+			s.entered <- struct{}{}
+			<-s.release
+		}
+	}
+	out := make([]float64, len(vectors))
+	for i := range out {
+		out[i] = cov
+	}
+	return out, nil
+}
+
+// TestCoverageCacheConcurrentFilters: a call with one CoverageFilter that
+// finishes after a call with another has moved the cache to that filter
+// must not store its coverage there, where the next call with the other
+// filter would read it.
+func TestCoverageCacheConcurrentFilters(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st := &filterStore{entered: make(chan struct{}), release: make(chan struct{})}
+	cache := chitta.NewCoverageCache()
+	msgs := covTurns(6)
+	opts := func(kind string, cache *chitta.CoverageCache) *chitta.Options {
+		return &chitta.Options{
+			Embedder: fakes.SeededEmbedder{Dims: covDims}, Store: st, CoverageCache: cache,
+			CoverageFilter: &chitta.KindFilter{Include: []string{kind}},
+		}
+	}
+	st.armed.Store(true)
+	done := make(chan error)
+	go func() {
+		_, err := chitta.Compact(ctx, msgs, opts(chitta.KindFact, cache))
+		done <- err
+	}()
+	<-st.entered // the fact call has looked the cache up and queries the store
+	_, err := chitta.Compact(ctx, msgs, opts(chitta.KindWisdom, cache))
+	require.NoError(t, err)
+	close(st.release)
+	require.NoError(t, <-done)
+
+	got, err := chitta.Compact(ctx, msgs, opts(chitta.KindWisdom, cache))
+	require.NoError(t, err)
+	want, err := chitta.Compact(ctx, msgs, opts(chitta.KindWisdom, nil))
+	require.NoError(t, err)
+	for i := range want.Scores {
+		assert.InDelta(t, want.Scores[i].Coverage, got.Scores[i].Coverage, 1e-9, "message %d", i)
+	}
+}

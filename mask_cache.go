@@ -33,12 +33,12 @@ import (
 // rewritten results are all placeholders is kept, keyed by the message's
 // key and a 64-bit hash of what its placeholders say (tool name, size,
 // listed values, memory), for the token counter of the calls that stored
-// it: a counter whose type is comparable (a [CachedTokenCounter], the
+// it: a counter whose type == always compares (a [CachedTokenCounter], the
 // default estimate), which must count a text the same way every time; a
 // call with another counter drops those counts first, and a counter of
-// another type (a [TokenCounterFunc]) or a [CalibratedCounter] has none
-// kept (wrap a TokenCounterFunc in a [CachedTokenCounter] to cache its
-// counts). Under the same key, once a
+// another type (a [TokenCounterFunc], a struct holding an interface) or
+// a [CalibratedCounter] has none kept (wrap it in a [CachedTokenCounter]
+// to cache its counts). Under the same key, once a
 // call returned such a message, the cache keeps its rewritten Raw and
 // Content, and a later call returns a copy of that Raw (the caller owns
 // it) instead of writing the message again.

@@ -331,3 +331,39 @@ func TestMaskCacheBuiltForms(t *testing.T) {
 		})
 	}
 }
+
+// overheadCounter is a token counter of a comparable struct type whose
+// values may still not compare: == on two of them panics when the
+// wrapped counter is a TokenCounterFunc.
+type overheadCounter struct {
+	chitta.TokenCounter
+	per int
+}
+
+func (o overheadCounter) CountTokens(s string) int { return o.TokenCounter.CountTokens(s) + o.per }
+
+// TestMaskCacheUncomparableCounter: a MaskCache keeps placeholder counts
+// per counter, which it compares with ==; a counter whose type is
+// comparable but whose values are not (a struct wrapping a
+// TokenCounterFunc) made Compact panic at its second masked message. Such
+// a counter has no counts kept, and the output equals an uncached call's.
+func TestMaskCacheUncomparableCounter(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	tokens := overheadCounter{words, 1}
+	cache := chitta.NewMaskCache()
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 13))
+		in, err := chitta.ParseMessages([]byte(randomWireConversation(r)))
+		require.NoError(t, err)
+		mask := chitta.MaskOptions{MinTokens: 1, KeepRecent: 1}
+		uncached, err := chitta.Compact(ctx, in, &chitta.Options{Tokens: tokens, Mask: &mask, TargetRatio: 0.3})
+		require.NoError(t, err)
+		mask.Cache = cache
+		for range 2 {
+			res, err := chitta.Compact(ctx, in, &chitta.Options{Tokens: tokens, Mask: &mask, TargetRatio: 0.3})
+			require.NoError(t, err)
+			assert.Equal(t, uncached.Messages, res.Messages, "seed %d", seed)
+		}
+	}
+}

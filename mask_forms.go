@@ -26,15 +26,16 @@ type builtForm struct {
 }
 
 // counterID returns what identifies the token counter tc of a call among
-// those whose counts a MaskCache keeps: tc itself when its dynamic type
-// is comparable (a *CachedTokenCounter), the default estimate's marker
-// when tc is nil, and nil (no counts cached) otherwise, and for a
-// *CalibratedCounter, whose counts move with each observation.
+// those whose counts a MaskCache keeps: tc itself when == on values of
+// its dynamic type cannot panic (a *CachedTokenCounter; not a struct
+// holding an interface, which may hold a TokenCounterFunc), the default
+// estimate's marker when tc is nil, and nil (no counts cached) otherwise,
+// and for a *CalibratedCounter, whose counts move with each observation.
 func counterID(tc TokenCounter) any {
 	if tc == nil {
 		return defaultCounter{}
 	}
-	if _, ok := tc.(*CalibratedCounter); ok || !reflect.TypeOf(tc).Comparable() {
+	if _, ok := tc.(*CalibratedCounter); ok || !alwaysComparable(reflect.TypeOf(tc)) {
 		return nil
 	}
 	return tc

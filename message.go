@@ -139,7 +139,8 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // JSON) or SWE-agent format (tool_call_ids), mixed freely. It also reads
 // OpenAI Responses input items (function_call / function_call_output and
 // the other *_call / *_call_output pairs linked by call_id; a reasoning item
-// grouped with the item after it; a compaction item read as a system
+// grouped with the item after it, or with the run of *_call items after it,
+// a reasoning model's parallel calls; a compaction item read as a system
 // message, so always kept; an unknown item type scored by its JSON) and the
 // JSON of langchaingo's MessageContent (roles human, ai, system, tool,
 // function, generic; parts, a CachedContent part read as the part it
@@ -221,12 +222,15 @@ type wireMessage struct {
 
 // parser carries state across messages: the pending legacy function_call
 // that the next "function" message answers, the Responses reasoning item
-// that the next item belongs with, and the genai function calls without
-// IDs that the next function responses answer by position.
+// that the next item belongs with (and the one whose run of calls the
+// last item continued), and the genai function calls without IDs that the
+// next function responses answer by position.
 type parser struct {
 	pendingFunction  string
 	pendingReasoning string
+	reasoningCalls   string
 	pendingCalls     []string
+	call             bool // the item parsed last is a Responses *_call item
 }
 
 // parseChat reads a message with a role in OpenAI, Anthropic or SWE-agent

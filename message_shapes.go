@@ -28,7 +28,8 @@ func (p *parser) parse(index int, raw json.RawMessage) (Message, error) {
 		m   Message
 		err error
 	)
-	reasoning := p.pendingReasoning
+	reasoning, run := p.pendingReasoning, p.reasoningCalls
+	p.call, p.reasoningCalls = false, ""
 	switch {
 	case isNull(w.Role) && (!isNull(w.Type) || isBareReference(raw)):
 		m, err = p.parseItem(index, raw)
@@ -40,11 +41,23 @@ func (p *parser) parse(index int, raw json.RawMessage) (Message, error) {
 	if err != nil {
 		return Message{}, err
 	}
-	if reasoning != "" && p.pendingReasoning == reasoning {
+	switch {
+	case reasoning != "" && p.pendingReasoning == reasoning:
 		// The item after a reasoning item belongs with it (a reasoning
 		// item after one links itself and becomes the pending one).
 		m.ToolResultIDs = append(m.ToolResultIDs, reasoning)
 		p.pendingReasoning = ""
+		run = reasoning
+	case run == "" || !p.call:
+		return m, nil
+	default:
+		// The calls that follow it in one run are a reasoning model's
+		// parallel calls, each of which the API wants behind the
+		// reasoning item.
+		m.ToolResultIDs = append(m.ToolResultIDs, run)
+	}
+	if p.call {
+		p.reasoningCalls = run
 	}
 	return m, nil
 }
@@ -68,7 +81,7 @@ type responsesItem struct {
 
 // parseItem reads a Responses input item without a role. Calls issue
 // their call_id (or id), outputs carry it; a reasoning item is grouped with
-// the item that follows it; a compaction item is read as a system message,
+// the item that follows it (and parse, with the calls of its run); a compaction item is read as a system message,
 // so that Compact always keeps it; an unknown type is an assistant message
 // scored by its JSON.
 func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
@@ -162,6 +175,7 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 			return fail(err.field, "%s", err.msg)
 		}
 	case strings.HasSuffix(typ, "_call"):
+		p.call = true
 		if callID != "" {
 			m.ToolCallIDs = append(m.ToolCallIDs, callID)
 		}

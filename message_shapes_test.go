@@ -42,7 +42,7 @@ func TestParseMessagesShapes(t *testing.T) {
 				{chitta.RoleUser, "weather in Paris and Rome?\n[image]", nil, nil},
 				{chitta.RoleAssistant, "Two lookups.", []string{"reasoning@1"}, nil},
 				{chitta.RoleAssistant, `get_weather {"city":"Paris"}`, []string{"call_a"}, []string{"reasoning@1"}},
-				{chitta.RoleAssistant, `get_weather {"city":"Rome"}`, []string{"call_b"}, nil},
+				{chitta.RoleAssistant, `get_weather {"city":"Rome"}`, []string{"call_b"}, []string{"reasoning@1"}},
 				{chitta.RoleTool, "18C", nil, []string{"call_a"}},
 				{chitta.RoleTool, "21C", nil, []string{"call_b"}},
 				{chitta.RoleAssistant, "Paris 18C, Rome 21C.", nil, nil},
@@ -219,5 +219,40 @@ func TestParseMessagesShapeErrors(t *testing.T) {
 		assert.Equal(t, tt.index, me.Index, tt.in)
 		assert.Equal(t, tt.field, me.Field, tt.in)
 		assert.Contains(t, me.Msg, tt.inMsg, tt.in)
+	}
+}
+
+// TestCompactResponsesParallelCalls: a reasoning model's parallel calls
+// follow one reasoning item, which the Responses API wants before each of
+// them ("function_call was provided without its required reasoning
+// item"): the reasoning item, every call of the run and their outputs are
+// kept or dropped together.
+func TestCompactResponsesParallelCalls(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("paris weather detail ", 60)
+	msgs, err := chitta.ParseMessages([]byte(`[
+ {"role":"user","content":"weather in Paris and Rome?"},
+ {"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"two lookups"}]},
+ {"type":"function_call","id":"fc_1","call_id":"call_a","name":"get_weather","arguments":"{\"city\":\"Paris\"}"},
+ {"type":"function_call","id":"fc_2","call_id":"call_b","name":"get_weather","arguments":"{\"city\":\"Rome\"}"},
+ {"type":"function_call_output","call_id":"call_a","output":"` + big + `"},
+ {"type":"function_call_output","call_id":"call_b","output":"21C"},
+ {"type":"message","role":"assistant","content":[{"type":"output_text","text":"Paris is mild, Rome 21C."}]},
+ {"role":"user","content":"and tomorrow?"}
+]`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"reasoning@1"}, msgs[2].ToolResultIDs)
+	assert.Equal(t, []string{"reasoning@1"}, msgs[3].ToolResultIDs, "the second call of the run belongs with the reasoning item too")
+	assert.Nil(t, msgs[6].ToolResultIDs, "the message after the run does not")
+	for ratio := 0.05; ratio <= 1; ratio += 0.05 {
+		res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: ratio})
+		require.NoError(t, err)
+		kept := map[int]bool{}
+		for _, i := range res.Kept {
+			kept[i] = true
+		}
+		for _, i := range []int{2, 3, 4, 5} {
+			assert.Equal(t, kept[1], kept[i], "ratio %.2f: reasoning item with call or output %d", ratio, i)
+		}
 	}
 }

@@ -19,7 +19,9 @@ import (
 //     message ("tool", "function", "tool_result") that names no call;
 //   - a call without a result: an ID a message issues that no later
 //     message answers (a result answers the nearest earlier call with its
-//     ID, as [Compact] groups them; trajectories reuse IDs);
+//     ID, as [Compact] groups them; trajectories reuse IDs), except an
+//     Anthropic server_tool_use in a message that also calls a client
+//     tool, whose result a later response carries;
 //   - an assistant message before the first user turn. A user turn is a
 //     user message that carries no tool results: an Anthropic user message
 //     holding only tool_result blocks answers a call, it does not open a
@@ -41,6 +43,29 @@ func Validate(msgs []Message) error {
 			}
 		}
 	}
+	// The call blocks of an assistant message's Raw, read at most once.
+	blocks := make(map[int]*callBlocks)
+	blocksOf := func(i int) *callBlocks {
+		b, ok := blocks[i]
+		if !ok {
+			b = readCallBlocks(msgs[i].Raw)
+			blocks[i] = b
+		}
+		return b
+	}
+	// selfAnswers is 1 when message i's result for id may answer its own
+	// call (an assistant message: an Anthropic server tool's call and
+	// result), else 0: a tool or user message never issues the call it
+	// answers, and a client tool_use block is answered in a later message.
+	selfAnswers := func(i int, id string) int {
+		if msgs[i].Role != RoleAssistant {
+			return 0
+		}
+		if _, issues := slices.BinarySearch(callers[id], i); !issues || blocksOf(i).client[id] {
+			return 0
+		}
+		return 1
+	}
 	type call struct {
 		index int
 		id    string
@@ -48,7 +73,7 @@ func Validate(msgs []Message) error {
 	answered := make(map[call]bool)
 	for i := range msgs {
 		for _, id := range msgs[i].ToolResultIDs {
-			if c, ok := earlierCall(callers[id], i+selfAnswers(&msgs[i], id)); ok {
+			if c, ok := earlierCall(callers[id], i+selfAnswers(i, id)); ok {
 				answered[call{c, id}] = true
 			}
 		}
@@ -63,7 +88,7 @@ func Validate(msgs []Message) error {
 			return fail(i, "role", "%s message names no tool call", m.Role)
 		}
 		for _, id := range m.ToolResultIDs {
-			if _, ok := earlierCall(callers[id], i+selfAnswers(m, id)); !ok {
+			if _, ok := earlierCall(callers[id], i+selfAnswers(i, id)); !ok {
 				return fail(i, "ToolResultIDs", "result for %q follows no call with that ID", id)
 			}
 		}
@@ -74,9 +99,18 @@ func Validate(msgs []Message) error {
 			return fail(i, "role", "assistant message before the first user turn")
 		}
 		for _, id := range m.ToolCallIDs {
-			if !answered[call{i, id}] {
-				return fail(i, "ToolCallIDs", "call %q has no result after it", id)
+			if answered[call{i, id}] {
+				continue
 			}
+			// An Anthropic server_tool_use in a message that also calls a
+			// client tool: the API runs it once the client results come
+			// back, and a later response carries its result.
+			if m.Role == RoleAssistant {
+				if b := blocksOf(i); b.server[id] && len(b.client) > 0 {
+					continue
+				}
+			}
+			return fail(i, "ToolCallIDs", "call %q has no result after it", id)
 		}
 	}
 	return nil
@@ -91,37 +125,49 @@ func earlierCall(calls []int, i int) (int, bool) {
 	return calls[k-1], true
 }
 
-// selfAnswers is 1 when m's result for id may answer m's own call (an
-// assistant message: an Anthropic server tool's call and result), else 0:
-// a tool or user message never issues the call it answers, and a client
-// tool_use block is answered in a later message.
-func selfAnswers(m *Message, id string) int {
-	if m.Role != RoleAssistant || !slices.Contains(m.ToolCallIDs, id) || clientCall(m.Raw, id) {
-		return 0
-	}
-	return 1
+// callBlocks are the call blocks of an Anthropic message: the IDs of its
+// tool_use blocks (client tools' calls, not server_tool_use or
+// mcp_tool_use) and of its server_tool_use blocks.
+type callBlocks struct {
+	client, server map[string]bool
 }
 
-// clientCall reports whether raw, an Anthropic message, holds a tool_use
-// block (a client tool's call, not server_tool_use or mcp_tool_use) with
-// the given ID. Anything it cannot read says no: Validate then trusts the
-// message, as it does one built in Go.
-func clientCall(raw []byte, id string) bool {
+// readCallBlocks reads the call blocks of raw, an Anthropic message.
+// Anything it cannot read holds none: Validate then trusts the message, as
+// it does one built in Go.
+func readCallBlocks(raw []byte) *callBlocks {
+	b := &callBlocks{}
 	var w struct {
 		Content []json.RawMessage `json:"content"`
 	}
 	if len(raw) == 0 || json.Unmarshal(raw, &w) != nil {
-		return false
+		return b
 	}
-	for _, b := range w.Content {
+	for _, c := range w.Content {
 		var block struct {
 			Type, ID any
 		}
-		if json.Unmarshal(b, &block) == nil && block.Type == "tool_use" && block.ID == id {
-			return true
+		if json.Unmarshal(c, &block) != nil {
+			continue
+		}
+		id, ok := block.ID.(string)
+		if !ok {
+			continue
+		}
+		switch block.Type {
+		case "tool_use":
+			if b.client == nil {
+				b.client = make(map[string]bool)
+			}
+			b.client[id] = true
+		case "server_tool_use":
+			if b.server == nil {
+				b.server = make(map[string]bool)
+			}
+			b.server[id] = true
 		}
 	}
-	return false
+	return b
 }
 
 // isPrompt reports whether m opens a user turn: a user message carrying no

@@ -3,7 +3,9 @@ package chitta_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -220,5 +222,76 @@ func TestValidateAnthropicSelfAnswer(t *testing.T) {
 			assert.Equal(t, tc.index, me.Index)
 			assert.Equal(t, "ToolResultIDs", me.Field)
 		})
+	}
+}
+
+// When Claude calls a client tool in the turn that calls a server tool,
+// the server_tool_use block comes without its result, which a later
+// response carries once the client results are returned: the request
+// holding that turn and the client results is valid, and Compact keeps
+// it valid. A server call left without a result otherwise is not.
+func TestValidateServerCallPending(t *testing.T) {
+	t.Parallel()
+	const mixed = `{"role":"user","content":"weather and news"},
+{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"news"}},{"type":"tool_use","id":"toolu_1","name":"weather","input":{"city":"Paris"}}]}`
+	const results = `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"18C"}]}`
+	cases := []struct {
+		name  string
+		data  string
+		index int // -1: valid
+	}{
+		{"mixed turn, client results returned", `[` + mixed + `,` + results + `]`, -1},
+		{"mixed turn completed later", `[` + mixed + `,` + results + `,
+{"role":"assistant","content":[{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]},{"type":"text","text":"18C, no news"}]},
+{"role":"user","content":"thanks"}]`, -1},
+		{"mixed turn, client call unanswered", `[` + mixed + `,{"role":"user","content":"hello?"}]`, 1},
+		{"server call alone without result", `[{"role":"user","content":"news"},
+{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"news"}}]},
+{"role":"user","content":"go on"}]`, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			msgs, err := chitta.ParseMessages([]byte(tc.data))
+			require.NoError(t, err)
+			err = chitta.Validate(msgs)
+			if tc.index >= 0 {
+				var me *chitta.MessageError
+				require.ErrorAs(t, err, &me)
+				assert.Equal(t, tc.index, me.Index)
+				assert.Equal(t, "ToolCallIDs", me.Field)
+				return
+			}
+			require.NoError(t, err)
+			for _, ratio := range []float64{0.05, 0.5, 1} {
+				res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: ratio})
+				require.NoError(t, err)
+				assert.NoError(t, chitta.Validate(res.Messages), "ratio %v", ratio)
+			}
+		})
+	}
+}
+
+// TestValidateManyServerCalls: Validate reads an assistant message's
+// blocks once, not once per result it carries: an assistant message with
+// 1 500 web searches and their results (a 220 KB request) took about 30 s
+// (quadratic in its blocks), 4 000 more than three minutes.
+func TestValidateManyServerCalls(t *testing.T) {
+	t.Parallel()
+	const n = 1500
+	blocks := make([]string, 0, n)
+	for i := range n {
+		blocks = append(blocks, fmt.Sprintf(`{"type":"server_tool_use","id":"s%d","name":"web_search","input":{"query":"q"}},{"type":"web_search_tool_result","tool_use_id":"s%d","content":[]}`, i, i))
+	}
+	data := `[{"role":"user","content":"search"},{"role":"assistant","content":[` + strings.Join(blocks, ",") + `]}]`
+	msgs, err := chitta.ParseMessages([]byte(data))
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- chitta.Validate(msgs) }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("Validate took more than 5 s")
 	}
 }

@@ -93,8 +93,9 @@ type Options struct {
 	// MinBackoff and MaxBackoff bound the wait before a retry: attempt k
 	// waits a random time in [d/2, d] with d = min(MaxBackoff,
 	// MinBackoff·2^k). A Retry-After header (seconds or an HTTP date) is
-	// honoured instead when present, however long, unless it would outlast
-	// ctx's deadline, in which case the call fails at once. 0 means
+	// honoured instead when present, up to a day (a longer one is ignored),
+	// unless it would outlast ctx's deadline, in which case the call fails
+	// at once. 0 means
 	// DefaultMinBackoff (500 ms) and DefaultMaxBackoff (30 s); negative
 	// values, or MinBackoff > MaxBackoff, are errors.
 	MinBackoff, MaxBackoff time.Duration
@@ -509,21 +510,27 @@ func (e *Embedder) backoff(attempt int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
+// maxRetryAfter is the longest Retry-After wait honoured; a longer one is
+// read as unreadable, in either form.
+const maxRetryAfter = 24 * time.Hour
+
 // retryAfter parses a Retry-After header (delay-seconds or an HTTP date);
-// -1 means absent or unreadable.
+// -1 means absent or unreadable (a wait beyond maxRetryAfter included).
 func retryAfter(h string) time.Duration {
 	h = strings.TrimSpace(h)
 	if h == "" {
 		return -1
 	}
 	if s, err := strconv.ParseFloat(h, 64); err == nil {
-		if s < 0 || math.IsNaN(s) || s > 24*3600 {
+		if s < 0 || math.IsNaN(s) || s > maxRetryAfter.Seconds() {
 			return -1
 		}
 		return time.Duration(s * float64(time.Second))
 	}
 	if t, err := http.ParseTime(h); err == nil {
-		return max(0, time.Until(t))
+		if d := time.Until(t); d <= maxRetryAfter {
+			return max(0, d)
+		}
 	}
 	return -1
 }

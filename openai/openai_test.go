@@ -565,6 +565,12 @@ func TestRetryAfterParse(t *testing.T) {
 	}
 	future := retryAfter(time.Now().Add(time.Minute).UTC().Format(http.TimeFormat))
 	assert.InDelta(t, float64(time.Minute), float64(future), float64(2*time.Second))
+	// A wait beyond a day is unreadable in either form (the backoff
+	// applies), so that a server whose clock runs years ahead does not
+	// put Embed to sleep for years when ctx has no deadline.
+	assert.Equal(t, time.Duration(-1), retryAfter("90000"), "seconds beyond a day")
+	far := time.Now().AddDate(1, 0, 0).UTC().Format(http.TimeFormat)
+	assert.Equal(t, time.Duration(-1), retryAfter(far), "a date a year ahead")
 }
 
 func FuzzServerMessage(f *testing.F) {

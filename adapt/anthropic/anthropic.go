@@ -152,7 +152,7 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 			}
 			b.CloseResult()
 		case blk.OfServerToolUse != nil:
-			b.CallID(blk.OfServerToolUse.ID)
+			b.ServerCallID(blk.OfServerToolUse.ID)
 			b.AddCallJSON(string(blk.OfServerToolUse.Name), blk.OfServerToolUse.Input)
 		case blk.OfImage != nil:
 			b.Add("[image]")

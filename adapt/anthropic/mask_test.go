@@ -1,6 +1,7 @@
 package anthropic_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -209,4 +210,37 @@ func TestCompactMaskProperty(t *testing.T) {
 		}
 		return out
 	})
+}
+
+// TestCompactorMaskServerTool: in mask mode the Compactor's
+// Result.Messages carry the synthetic Raw, which named a server tool's
+// server_tool_use a client tool_use: Validate then read a web search
+// answered in its own message as a client call answered too early, and a
+// web search left pending in a turn that calls a client tool as a client
+// call without a result, so the Result of a valid conversation failed
+// Validate.
+func TestCompactorMaskServerTool(t *testing.T) {
+	t.Parallel()
+	for name, data := range map[string]string{
+		"answered in its message": `[{"role":"user","content":"find go"},
+{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"go"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"web_search_result","title":"Go","url":"https://go.dev","encrypted_content":"e"}]},{"type":"text","text":"found it"}]},
+{"role":"user","content":"thanks"}]`,
+		"pending beside a client call": `[{"role":"user","content":"find go and read the file"},
+{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"go"}},{"type":"tool_use","id":"toolu_1","name":"read","input":{"path":"a.go"}}]},
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"package a"}]}]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var msgs []sdk.MessageParam
+			require.NoError(t, json.Unmarshal([]byte(data), &msgs))
+			adapttest.ValidWire(t, msgs, "input")
+			c, err := anthropic.NewCompactor(&chitta.Options{Mask: &chitta.MaskOptions{}}, chitta.Policy{MaxTokens: 1000})
+			require.NoError(t, err)
+			out, res, err := c.Compact(t.Context(), msgs)
+			require.NoError(t, err)
+			require.Len(t, out, 3)
+			assert.NoError(t, chitta.Validate(res.Messages))
+			adapttest.ValidWire(t, out, "returned values")
+		})
+	}
 }

@@ -33,7 +33,7 @@ func TestFingerprint(t *testing.T) {
 func TestFingerprintResponses(t *testing.T) {
 	t.Parallel()
 	adapttest.CheckFingerprints(t, adapter.ResponsesMessages, adapter.CompactResponses,
-		adapttest.Pinned[responses.ResponseInputItemUnionParam]{Name: "tests", Msgs: func(*testing.T) []responses.ResponseInputItemUnionParam { return items() }, Want: "8cbd8fc50ada3a1f4485fe287c7135d1eeacc71a7fac687b0f2583d707aca43c"},
+		adapttest.Pinned[responses.ResponseInputItemUnionParam]{Name: "tests", Msgs: func(*testing.T) []responses.ResponseInputItemUnionParam { return items() }, Want: "186779b6d1a2f9e2b52d89fb8b52e77101891198e1cfceb3350549fc95a8806e"},
 		adapttest.Pinned[responses.ResponseInputItemUnionParam]{Name: "bench", Msgs: func(*testing.T) []responses.ResponseInputItemUnionParam { return benchResponses(1000) }, Want: "d3450ac3105745a8575c627cfc6d6ea7a3905720c2d9bf4508ba3a66e7105b53"},
 		adapttest.Pinned[responses.ResponseInputItemUnionParam]{Name: "tau", Msgs: func(t *testing.T) []responses.ResponseInputItemUnionParam {
 			return adaptbench.Build(adaptbench.TauSteps(t, 1000), responsesConstructors)

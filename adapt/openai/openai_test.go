@@ -2,6 +2,7 @@ package openai_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
@@ -186,4 +187,26 @@ func TestMessagesRefusalAudioAsParsed(t *testing.T) {
 	cm := adapttest.MatchesParse(t, msgs, adapter.Messages)
 	assert.Equal(t, "transcribe this\n[audio]", cm[0].Content)
 	assert.Equal(t, "I cannot transcribe audio", cm[1].Content)
+}
+
+// TestResponsesParallelCallsReasoning: the calls a reasoning item is
+// followed by (a reasoning model's parallel calls) all belong with it, as
+// ParseMessages reads them: the API wants the reasoning item before each.
+func TestResponsesParallelCallsReasoning(t *testing.T) {
+	t.Parallel()
+	in := items()
+	msgs, err := adapter.ResponsesMessages(in)
+	require.NoError(t, err)
+	for _, i := range []int{3, 4} {
+		assert.Equal(t, []string{"reasoning@2"}, msgs[i].ToolResultIDs, "call %d", i)
+	}
+	assert.Equal(t, []string{"call_a"}, msgs[5].ToolResultIDs, "an output after the run carries its call only")
+	data, err := json.Marshal(in)
+	require.NoError(t, err)
+	parsed, err := chitta.ParseMessages(data)
+	require.NoError(t, err)
+	for i := range msgs {
+		assert.Equal(t, parsed[i].ToolCallIDs, msgs[i].ToolCallIDs, "item %d", i)
+		assert.Equal(t, parsed[i].ToolResultIDs, msgs[i].ToolResultIDs, "item %d", i)
+	}
 }

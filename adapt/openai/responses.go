@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
@@ -21,7 +22,9 @@ import (
 // JSON by the same rules as [chitta.ParseMessages] (a *_call item issues
 // its call_id, a *_call_output item carries it, an unknown type is scored
 // by its JSON). A reasoning item issues the ID "reasoning@<index>", which
-// the item after it carries, so the two are kept or dropped together; a
+// the item after it carries, and so do the calls of the run of *_call
+// items after it (a reasoning model's parallel calls), so they are kept or
+// dropped together; a
 // compaction item has the role system, so it is always kept. An item with
 // no variant set, or whose JSON cannot be read, is an error naming its
 // index.
@@ -31,13 +34,15 @@ func ResponsesMessages(items []responses.ResponseInputItemUnionParam) ([]chitta.
 
 func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnionParam) error {
 	reasoning := "" // the reasoning item the next item belongs with
+	run := ""       // the reasoning item whose run of calls the last item continued
 	for i := range items {
 		it := &items[i]
-		isReasoning := false
+		isReasoning, isCall := false, false
 		switch {
 		case it.OfMessage != nil:
 			if reasoning == "" && len(it.OfMessage.Content.OfInputItemContentList) == 0 {
 				b.Message(chitta.Role(it.OfMessage.Role), it.OfMessage.Content.OfString.Value) // text only
+				run = ""
 				continue
 			}
 			b.SetRole(chitta.Role(it.OfMessage.Role))
@@ -59,10 +64,11 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 				}
 			}
 		case it.OfFunctionCall != nil:
-			if fc := it.OfFunctionCall; reasoning == "" && fc.CallID != "" {
+			if fc := it.OfFunctionCall; reasoning == "" && run == "" && fc.CallID != "" {
 				b.CallTextMessage(chitta.RoleAssistant, fc.CallID, fc.Name, fc.Arguments) // the usual call
 				continue
 			}
+			isCall = true
 			b.SetRole(chitta.RoleAssistant)
 			callID(b, it.OfFunctionCall.CallID)
 			b.AddCall(it.OfFunctionCall.Name, it.OfFunctionCall.Arguments)
@@ -112,6 +118,10 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 			if err := pm.UnmarshalJSON(data); err != nil {
 				return fmt.Errorf("item %d: %w", i, err)
 			}
+			var typ struct {
+				Type string `json:"type"`
+			}
+			isCall = json.Unmarshal(data, &typ) == nil && strings.HasSuffix(typ.Type, "_call")
 			b.SetRole(pm.Role)
 			for _, id := range pm.ToolCallIDs {
 				b.CallID(id)
@@ -133,9 +143,17 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 				b.Add(pm.Content)
 			}
 		}
-		if reasoning != "" {
+		switch {
+		case reasoning != "":
 			b.ResultID(reasoning)
-			reasoning = ""
+			run, reasoning = reasoning, ""
+		case run != "" && isCall:
+			// A reasoning model's parallel calls: the API wants the
+			// reasoning item before each call of the run.
+			b.ResultID(run)
+		}
+		if !isCall {
+			run = ""
 		}
 		if isReasoning {
 			reasoning = "reasoning@" + strconv.Itoa(i)

@@ -474,6 +474,16 @@ func (b *Builder) Empty() bool { return b.text == textNone }
 // CallID right before it.
 func (b *Builder) CallID(id string) { b.calls.all = append(b.calls.all, id) }
 
+// ServerCallID is CallID for the call of a tool the provider runs itself
+// (Anthropic's server_tool_use), whose result a later response may carry:
+// with masking, its block in the synthetic Raw says so.
+func (b *Builder) ServerCallID(id string) {
+	b.CallID(id)
+	if b.mk != nil {
+		b.mk.server = append(b.mk.server, id)
+	}
+}
+
 // ResultID appends id to the current message's ToolResultIDs.
 func (b *Builder) ResultID(id string) { b.results.all = append(b.results.all, id) }
 

@@ -24,9 +24,11 @@ import (
 //
 // with one block per piece: a text piece is {"type":"text","text":S}, a
 // call piece (AddCall, AddCallJSON after CallID) is
-// {"type":"tool_use","id":ID,"name":N,"input":ARGS}, ARGS the arguments'
-// text as a JSON string (chitta reads a string input as it is, so the
-// block reads back as the piece "N ARGS"), a result (the pieces between
+// {"type":"tool_use","id":ID,"name":N,"input":ARGS} ("server_tool_use"
+// for a server tool's call: declared by ServerCallID, or one whose result
+// the message itself carries),
+// ARGS the arguments' text as a JSON string (chitta reads a string input
+// as it is, so the block reads back as the piece "N ARGS"), a result (the pieces between
 // OpenResult and CloseResult) is {"type":"tool_result","tool_use_id":ID,
 // "content":C}, C its one piece as a string or its pieces as text blocks.
 // chitta's parser reads such a Raw back as exactly the message's Content, so a
@@ -69,6 +71,7 @@ type maskBuild struct {
 	pieces []piece   // the current message's pieces, for its Raw
 	used   int       // call IDs of the current message declared before its last call piece
 	hint   int       // len(raw) of the last call, to size the next
+	server []string  // the current message's server tool call IDs (ServerCallID)
 }
 
 // rawSpan is message i's Raw: raw[start:end].
@@ -159,14 +162,27 @@ func (mk *maskBuild) wholeResult(i int, r chitta.Role, id string) {
 func (mk *maskBuild) callOnly(i int, r chitta.Role, id, name string) {
 	start := mk.startRaw(r)
 	mk.raw = append(mk.raw, `,"content":[`...)
-	mk.raw = mk.appendUse(mk.raw, id, name)
+	mk.raw = mk.appendUse(mk.raw, id, name, false)
 	mk.raw = append(mk.raw, '}')
 	mk.endRaw(i, start, true)
 }
 
-// appendUse appends the head of a tool_use block (no closing brace).
-func (mk *maskBuild) appendUse(dst []byte, id, name string) []byte {
-	dst = append(dst, `{"type":"tool_use","id":`...)
+// serverCall reports whether the current message's call id is a server
+// tool's: declared by ServerCallID, or answered by the message itself
+// (Anthropic's web search), which chitta.Validate tells from a client
+// call by its block type.
+func (mk *maskBuild) serverCall(b *Builder, id string) bool {
+	return slices.Contains(mk.server, id) || slices.Contains(b.results.all[b.results.start:], id)
+}
+
+// appendUse appends the head of a tool_use block (no closing brace), or
+// of a server_tool_use block for a server tool's call.
+func (mk *maskBuild) appendUse(dst []byte, id, name string, server bool) []byte {
+	if server {
+		dst = append(dst, `{"type":"server_tool_use","id":`...)
+	} else {
+		dst = append(dst, `{"type":"tool_use","id":`...)
+	}
 	dst = appendString(dst, id)
 	dst = append(dst, `,"name":`...)
 	return appendString(dst, name)
@@ -219,7 +235,8 @@ func (mk *maskBuild) call(b *Builder, p piece) {
 func (mk *maskBuild) end(b *Builder, i int, r chitta.Role) {
 	defer func() {
 		clear(mk.pieces)
-		mk.pieces, mk.used = mk.pieces[:0], 0
+		clear(mk.server)
+		mk.pieces, mk.used, mk.server = mk.pieces[:0], 0, mk.server[:0]
 	}()
 	results, calls := false, false
 	for k := range mk.pieces {
@@ -245,7 +262,7 @@ func (mk *maskBuild) end(b *Builder, i int, r chitta.Role) {
 					mk.raw = append(mk.raw, ',')
 				}
 				first = false
-				mk.raw = append(mk.appendUse(mk.raw, p.id, p.a), '}')
+				mk.raw = append(mk.appendUse(mk.raw, p.id, p.a, mk.serverCall(b, p.id)), '}')
 			}
 		}
 		mk.endRaw(i, start, true)
@@ -295,7 +312,7 @@ func (mk *maskBuild) full(b *Builder, i int, r chitta.Role) {
 			raw = append(raw, `{"type":"text","text":`...)
 			raw = append(mk.appendText(raw, b, p), '}')
 		case pieceCall:
-			raw = append(mk.appendUse(raw, p.id, p.a), `,"input":`...)
+			raw = append(mk.appendUse(raw, p.id, p.a, mk.serverCall(b, p.id)), `,"input":`...)
 			raw = append(appendString(raw, second(p)), '}')
 		case pieceOpen:
 			raw = append(raw, `{"type":"tool_result","tool_use_id":`...)
