@@ -137,10 +137,15 @@ type ToolUse struct {
 	Input json.RawMessage // the call's input object as written
 }
 
-// ToolResult is one tool result carried by a user turn.
+// ToolResult is one tool result carried by a user turn. Loads names the
+// tools the result loads: one per tool_reference block in its content, as
+// Claude Code's ToolSearch returns for each deferred tool it loads (Claude
+// Code sends a deferred tool's schema only while such a reference to it is
+// in the conversation, so a later call of the tool depends on this result).
 type ToolResult struct {
 	ToolUseID string
 	IsError   bool
+	Loads     []string
 }
 
 // IsPrompt reports whether t is a real user prompt (see [Turn.Prompt]).
@@ -556,6 +561,7 @@ func (p *pending) finish() (Turn, bool) {
 			ToolUseID string          `json:"tool_use_id"`
 			IsError   bool            `json:"is_error"`
 			Text      string          `json:"text"`
+			Content   json.RawMessage `json:"content"`
 		}
 		if json.Unmarshal(blk, &b) != nil {
 			continue
@@ -564,7 +570,7 @@ func (p *pending) finish() (Turn, bool) {
 		case "tool_use", "server_tool_use":
 			turn.ToolUses = append(turn.ToolUses, ToolUse{ID: b.ID, Name: b.Name, Input: b.Input})
 		case "tool_result":
-			turn.ToolResults = append(turn.ToolResults, ToolResult{ToolUseID: b.ToolUseID, IsError: b.IsError})
+			turn.ToolResults = append(turn.ToolResults, ToolResult{ToolUseID: b.ToolUseID, IsError: b.IsError, Loads: toolReferences(b.Content)})
 		case "text":
 			text = append(text, b.Text)
 		}
@@ -579,6 +585,25 @@ func (p *pending) finish() (Turn, bool) {
 		turn.Prompt = promptText(strings.Join(text, "\n"))
 	}
 	return turn, true
+}
+
+// toolReferences returns the tool names of the tool_reference blocks of a
+// tool_result's content (nil for string content or when there are none).
+func toolReferences(content json.RawMessage) []string {
+	var blocks []struct {
+		Type     string `json:"type"`
+		ToolName string `json:"tool_name"`
+	}
+	if json.Unmarshal(content, &blocks) != nil {
+		return nil
+	}
+	var out []string
+	for _, b := range blocks {
+		if b.Type == "tool_reference" && b.ToolName != "" {
+			out = append(out, b.ToolName)
+		}
+	}
+	return out
 }
 
 // Markup that Claude Code writes as user entries but the user did not type.

@@ -234,6 +234,25 @@ func TestParseEdgeCases(t *testing.T) {
 			},
 		},
 		{
+			// ToolSearch's result loads deferred tools by reference.
+			name: "tool search result loads its tools",
+			input: line(t, "assistant", "a", "m1", toolUse("t1"), nil) +
+				line(t, "user", "u", "", toolResult("t1", []any{
+					map[string]any{"type": "tool_reference", "tool_name": "TaskCreate"},
+					map[string]any{"type": "text", "text": "and one more"},
+					map[string]any{"type": "tool_reference", "tool_name": "WebFetch"},
+				}), nil) +
+				line(t, "user", "u2", "", toolResult("t1", "plain text result"), nil),
+			turns: 3,
+			check: func(t *testing.T, tr *claudecode.Transcript) {
+				require.Len(t, tr.Turns[1].ToolResults, 1)
+				assert.Equal(t, []string{"TaskCreate", "WebFetch"}, tr.Turns[1].ToolResults[0].Loads)
+				assert.Contains(t, tr.Turns[1].Message.Content, "TaskCreate")
+				require.Len(t, tr.Turns[2].ToolResults, 1)
+				assert.Empty(t, tr.Turns[2].ToolResults[0].Loads)
+			},
+		},
+		{
 			name:  "compact summary is not a prompt",
 			input: line(t, "user", "u", "", "This session is being continued from a previous conversation.", map[string]any{"isCompactSummary": true}),
 			turns: 1,

@@ -18,13 +18,16 @@ import (
 
 // Session is one Claude Code session as a conversation: its messages (tool
 // calls linked to their results), which of them are real user prompts (not
-// tool results, not command or reminder markup), and the tool_use blocks
-// each message issues. Prompts and ToolUses have one entry per message.
+// tool results, not command or reminder markup), the tool_use blocks each
+// message issues and the tools each message's results load (the
+// tool_reference blocks of Claude Code's tool-search results). Prompts and
+// ToolUses have one entry per message; Loads is nil or has one too.
 type Session struct {
 	ID       string
 	Messages []chitta.Message
 	Prompts  []bool
 	ToolUses [][]ToolUse
+	Loads    [][]string
 }
 
 // ToolUse is one tool_use block: the tool's name and its input object.
@@ -36,7 +39,10 @@ type ToolUse struct {
 // ClaudeCut is a point at which a session is compacted: the prefix is
 // Messages[:Index], the query is the latest real user prompt (the prompt
 // at Index itself for a prompt cut), and Needed lists the prefix messages
-// that mention a term a tool_use uses in the next Window messages.
+// that mention a term a tool_use uses in the next Window messages, or that
+// load a tool one of them calls (Claude Code sends a deferred tool's schema
+// only while the tool-search result that loaded it is in the conversation).
+// Terms lists the terms and tool names that made a message needed.
 type ClaudeCut struct {
 	Index  int
 	Query  string
@@ -53,8 +59,9 @@ type CutOptions struct {
 	MinPrefix   int // smallest prefix worth compacting, in messages; 0 means 10
 }
 
-// Cuts returns the session's cuts in order; Prompts and ToolUses must have
-// one entry per message (shorter ones are read as false and empty). A message cut that would
+// Cuts returns the session's cuts in order; Prompts, ToolUses and Loads
+// must have one entry per message (shorter ones are read as false and
+// empty). A message cut that would
 // separate a tool call from its result moves forward to the next message
 // boundary that does not; cuts whose window uses no term the prefix
 // mentions are skipped (they measure nothing).
@@ -90,13 +97,16 @@ func (s Session) Cuts(o *CutOptions) []ClaudeCut {
 			continue
 		}
 		c := ClaudeCut{Index: k, Query: s.query(k)}
-		var terms []string
+		var terms, called []string
 		for j := k; j < min(k+window, len(s.Messages), len(s.ToolUses)); j++ {
 			for _, tu := range s.ToolUses[j] {
 				for _, t := range ToolTerms(tu) {
 					if !slices.Contains(terms, t) {
 						terms = append(terms, t)
 					}
+				}
+				if !slices.Contains(called, tu.Name) {
+					called = append(called, tu.Name)
 				}
 			}
 		}
@@ -105,13 +115,10 @@ func (s Session) Cuts(o *CutOptions) []ClaudeCut {
 			if m.Role.Pinned() {
 				continue
 			}
-			for _, t := range terms {
-				if strings.Contains(m.Content, t) {
-					c.Needed = append(c.Needed, i)
-					if !slices.Contains(c.Terms, t) {
-						c.Terms = append(c.Terms, t)
-					}
-					break
+			if t, ok := s.neededBy(i, terms, called); ok {
+				c.Needed = append(c.Needed, i)
+				if !slices.Contains(c.Terms, t) {
+					c.Terms = append(c.Terms, t)
 				}
 			}
 		}
@@ -120,6 +127,24 @@ func (s Session) Cuts(o *CutOptions) []ClaudeCut {
 		}
 	}
 	return cuts
+}
+
+// neededBy returns the first of terms message i mentions, or else the
+// first tool of called that it loads, and whether there is one.
+func (s Session) neededBy(i int, terms, called []string) (string, bool) {
+	for _, t := range terms {
+		if strings.Contains(s.Messages[i].Content, t) {
+			return t, true
+		}
+	}
+	if i < len(s.Loads) {
+		for _, t := range s.Loads[i] {
+			if slices.Contains(called, t) {
+				return t, true
+			}
+		}
+	}
+	return "", false
 }
 
 func cmpDefault(v, def int) int {
@@ -285,8 +310,8 @@ func (e *Evaluator) Claude(ctx context.Context, sessions []Session, o *CutOption
 	}
 	var all []sessionCuts
 	for _, s := range sessions {
-		if len(s.Prompts) != len(s.Messages) || len(s.ToolUses) != len(s.Messages) {
-			return fmt.Errorf("%w: claude session %s: %d messages, %d prompt flags, %d tool-use lists", ErrInvalidData, s.ID, len(s.Messages), len(s.Prompts), len(s.ToolUses))
+		if len(s.Prompts) != len(s.Messages) || len(s.ToolUses) != len(s.Messages) || s.Loads != nil && len(s.Loads) != len(s.Messages) {
+			return fmt.Errorf("%w: claude session %s: %d messages, %d prompt flags, %d tool-use lists, %d load lists (want 0 or one per message)", ErrInvalidData, s.ID, len(s.Messages), len(s.Prompts), len(s.ToolUses), len(s.Loads))
 		}
 		cuts := s.Cuts(o)
 		for _, c := range cuts {
@@ -399,6 +424,11 @@ func SessionFromTranscript(id string, tr *claudecode.Transcript) Session {
 			uses = append(uses, ToolUse{Name: u.Name, Input: u.Input})
 		}
 		s.ToolUses = append(s.ToolUses, uses)
+		var loads []string
+		for _, r := range t.ToolResults {
+			loads = append(loads, r.Loads...)
+		}
+		s.Loads = append(s.Loads, loads)
 	}
 	return s
 }

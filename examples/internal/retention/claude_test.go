@@ -88,6 +88,40 @@ func TestSessionCuts(t *testing.T) {
 	assert.Equal(t, s.Messages[19].Content, cuts[0].Query, "a prompt cut's query is the prompt")
 }
 
+// A tool-search result that loads a tool is needed by a later call of that
+// tool, although no tool input names it: Claude Code sends a deferred
+// tool's schema only while the result that loaded it is in the
+// conversation.
+func TestSessionCutsToolLoads(t *testing.T) {
+	t.Parallel()
+	lines := []string{
+		`{"type":"user","uuid":"u0","message":{"role":"user","content":"plan the work"}}`,
+		`{"type":"assistant","uuid":"a1","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"s1","name":"ToolSearch","input":{"query":"select:TaskUpdate"}}]}}`,
+		`{"type":"user","uuid":"u2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"s1","content":[{"type":"tool_reference","tool_name":"TaskUpdate"}]}]}}`,
+		`{"type":"assistant","uuid":"a3","message":{"id":"m3","role":"assistant","content":[{"type":"tool_use","id":"s2","name":"ToolSearch","input":{"query":"select:WebFetch"}}]}}`,
+		`{"type":"user","uuid":"u4","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"s2","content":[{"type":"tool_reference","tool_name":"WebFetch"}]}]}}`,
+	}
+	for i := 5; i < 10; i++ {
+		lines = append(lines, fmt.Sprintf(`{"type":"assistant","uuid":"a%d","message":{"id":"m%d","role":"assistant","content":[{"type":"text","text":"thinking %d"}]}}`, i, i, i))
+	}
+	// The window calls TaskUpdate (its input names no tool) but not WebFetch.
+	lines = append(lines,
+		`{"type":"assistant","uuid":"a10","message":{"id":"m10","role":"assistant","content":[{"type":"tool_use","id":"c","name":"TaskUpdate","input":{"taskId":"1","status":"completed"}}]}}`,
+		`{"type":"user","uuid":"u11","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"c","content":"Updated task #1"}]}}`)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "s.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	ss, err := LoadClaudeDir(dir)
+	require.NoError(t, err)
+	require.Len(t, ss, 1)
+	require.Len(t, ss[0].Messages, 12)
+
+	cuts := ss[0].Cuts(&CutOptions{TurnEvery: 10, Window: 2})
+	require.Len(t, cuts, 1)
+	assert.Equal(t, 10, cuts[0].Index)
+	assert.Equal(t, []int{2}, cuts[0].Needed, "the result that loaded TaskUpdate, not the one that loaded WebFetch")
+	assert.Equal(t, []string{"TaskUpdate"}, cuts[0].Terms)
+}
+
 func TestEvaluatorClaude(t *testing.T) {
 	t.Parallel()
 	s := claudeSession(61)
@@ -127,6 +161,9 @@ func TestEvaluatorClaude(t *testing.T) {
 	bad := s
 	bad.Prompts = bad.Prompts[:3]
 	require.ErrorIs(t, e.Claude(t.Context(), []Session{bad}, nil), ErrInvalidData)
+	bad = s
+	bad.Loads = make([][]string, 3)
+	require.ErrorIs(t, e.Claude(t.Context(), []Session{bad}, nil), ErrInvalidData, "Loads is nil or one list per message")
 }
 
 func TestLoadClaudeDir(t *testing.T) {
