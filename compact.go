@@ -105,7 +105,7 @@ type Options struct {
 	// (a term that is constant over the call becomes 0.5). Lexical embedders
 	// such as HashEmbedder give compressed similarities (semantic mostly
 	// 0–0.25), which lets recency dominate the spec's formula; RETENTION.md
-	// measures 9–15 points more uncovered-evidence recall with Rescale on
+	// measures 8–15 points more uncovered-evidence recall with Rescale on
 	// LoCoMo. TurnScore.Semantic and Coverage still report the raw values,
 	// and coverage thresholds (NovelThreshold) apply to raw coverage. false
 	// means the spec's formula.
