@@ -151,6 +151,10 @@ type maskConfig struct {
 	exclude                          map[string]bool
 	cache                            *MaskCache
 	counter                          any // counterID of the call's token counter, with a cache
+	// estimate is true when the call's token counter counts as
+	// EstimateTokens does (nil, or a CachedTokenCounter wrapping nil):
+	// a placeholder's count is then known from its parts (placeholderWords).
+	estimate bool
 }
 
 func resolveMask(m *MaskOptions, tokens TokenCounter) (*maskConfig, error) {
@@ -170,6 +174,12 @@ func resolveMask(m *MaskOptions, tokens TokenCounter) (*maskConfig, error) {
 	}
 	if c.cache != nil {
 		c.counter = counterID(tokens)
+	}
+	switch t := tokens.(type) {
+	case nil:
+		c.estimate = true
+	case *CachedTokenCounter:
+		c.estimate = t == nil || t.tc == nil
 	}
 	if c.keepRecent == 0 {
 		c.keepRecent = DefaultMaskKeepRecent
@@ -791,6 +801,22 @@ func placeholder(r *toolResult, memory string) string {
 	return unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again: no copy
 }
 
+// placeholderWords returns CountWords(placeholder(r, memory)) without
+// writing it: the prefix, the label's words (toolLabel leaves no white
+// space at its ends), "output elided (N tokens)", "values:" and one word a
+// value (values hold no white space), "excerpt in memory ID" (a MemoryID
+// is hex).
+func placeholderWords(r *toolResult, memory string) int {
+	n := 5 + CountWords(toolLabel(r.name))
+	if len(r.values) > 0 {
+		n += 1 + len(r.values)
+	}
+	if memory != "" {
+		n += 4
+	}
+	return n
+}
+
 // cutMarker is the line between the head and the tail of a cut result,
 // listing values (those of r.values that the kept head and tail do not
 // show).
@@ -949,8 +975,19 @@ func newText(r *toolResult, memory string, c *maskConfig, tc TokenCounter) (stri
 // token count of the rewritten message (its new Content plus framing). For a message whose text is
 // its one result's, the Content is that text and the JSON is built only
 // when the message is returned (build); otherwise it is built now and read
-// back. ok is false when no result can be rewritten.
+// back. With the default estimate (maskConfig.estimate), such a message
+// whose result is a placeholder is counted from the placeholder's parts
+// (placeholderWords) and its text, too, is written only if it is returned.
+// ok is false when no result can be rewritten.
 func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (int, bool) {
+	if c.estimate && len(mm.results) == 1 && mm.results[0].action == maskResult && (len(m.Raw) == 0 || mm.direct) {
+		r := &mm.results[0]
+		if !r.listed {
+			r.setValues(listValues(r.text, c.values))
+		}
+		mm.texts, mm.built = nil, false // written by build
+		return placeholderWords(r, mm.memory) * 13 / 10, true
+	}
 	mm.texts = make([]string, len(mm.results))
 	some := false
 	for k := range mm.results {

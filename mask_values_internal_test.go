@@ -84,3 +84,29 @@ func TestIsIdentifierLikeMatchesRule(t *testing.T) {
 		require.Equal(t, isIdentifierLikeRef(string(b)), isIdentifierLike(string(b)), "%q", b)
 	}
 }
+
+// placeholderWords counts the words of the placeholder that placeholder
+// writes, for tool names with white space (ASCII and Unicode), invalid
+// UTF-8, over 64 runes or empty, with and without values and a memory.
+func TestPlaceholderWords(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(13, 1))
+	names := []string{"", "get_reservation_details", "read file", " lead", "trail\t", "a\u00a0b\u2003c", "x\u0085y", "bad\xffname", "mcp__chitta__recall",
+		strings.Repeat("long", 20), strings.Repeat("w ", 40), strings.Repeat("é", 70), "\n"}
+	alphabet := "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.:/@+#"
+	for range 2000 {
+		res := toolResult{name: names[r.IntN(len(names))], tokens: r.IntN(100000)}
+		for range r.IntN(5) {
+			v := make([]byte, 2+r.IntN(maxListedValue-1))
+			for k := range v {
+				v[k] = alphabet[r.IntN(len(alphabet))]
+			}
+			res.values = append(res.values, string(v))
+		}
+		memory := ""
+		if r.IntN(2) == 0 {
+			memory = MemoryID("tool", res.name)
+		}
+		require.Equal(t, CountWords(placeholder(&res, memory)), placeholderWords(&res, memory), "%q %q %q", res.name, res.values, memory)
+	}
+}
