@@ -266,6 +266,19 @@ func (r *toolResult) setValues(vs []string) {
 	r.fold = foldHashes(r.hashes)
 }
 
+// list sets the values r's placeholder lists to those listValues finds
+// in r.text (listed), in s's backing arrays: they are the call's, and a
+// MaskCache keeps copies (flushMask).
+func (r *toolResult) list(s *maskScratch, max int) {
+	v, h := len(s.values), len(s.hashes)
+	s.values, s.hashes = appendValues(s.values, s.hashes, r.text, max)
+	r.values, r.hashes, r.listed = nil, nil, true
+	if n := len(s.values); n > v {
+		r.values, r.hashes = s.values[v:n:n], s.hashes[h:len(s.hashes):len(s.hashes)]
+	}
+	r.fold = foldHashes(r.hashes)
+}
+
 // unsetValues forgets r's values (not listed).
 func (r *toolResult) unsetValues() {
 	r.values, r.hashes, r.listed, r.fold = nil, nil, false, 0
@@ -332,7 +345,7 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 			p.name(o, i, pr)
 		}
 		if masks && !c.exclude[pr.name] && !pr.listed {
-			pr.setValues(listValues(pr.text, c.values))
+			pr.list(p.scratch, c.values)
 			if c.cache != nil && pr.whole && len(m.Raw) > 0 {
 				pr.valuesOf = c.cache.valuesKey(pr.text)
 			}
