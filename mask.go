@@ -556,10 +556,10 @@ func resultsOf(m *Message) ([]toolResult, bool) {
 	n := 0              // its number of blocks
 	it := newMembers(b, 0)
 	for it.next() {
-		switch key := it.key; {
-		case keyIs(key, "role"):
+		switch {
+		case it.is("role"):
 			hasRole = !isNullAt(b, it.val())
-		case keyIs(key, "content"):
+		case it.is("content"):
 			rs, n = nil, 0
 			if b[it.start()] == '[' { // descend: the content is read once
 				var end int
@@ -567,15 +567,15 @@ func resultsOf(m *Message) ([]toolResult, bool) {
 				it.setEnd(end)
 			}
 			contents = append(contents, it.val())
-		case keyIs(key, "name"):
+		case it.is("name"):
 			name = it.val()
-		case keyIs(key, "type"):
+		case it.is("type"):
 			typ = it.val()
-		case keyIs(key, "output"):
+		case it.is("output"):
 			outputs = append(outputs, it.val())
-		case keyIs(key, "tool_calls"), keyIs(key, "function_call"), keyIs(key, "reasoning_content"):
+		case it.is("tool_calls"), it.is("function_call"), it.is("reasoning_content"):
 			otherText = otherText || !isNullAt(b, it.val())
-		case keyIs(key, "multi_content"), keyIs(key, "user_input_multi_content"), keyIs(key, "assistant_output_multi_content"):
+		case it.is("multi_content"), it.is("user_input_multi_content"), it.is("assistant_output_multi_content"):
 			if v := it.val(); !isNullAt(b, v) {
 				parts = append(parts, v) // eino: text the result holds beside content
 			}
@@ -645,12 +645,12 @@ func blockResults(b []byte, start int) ([]toolResult, int, int) {
 		var contents []jsonSpan
 		it := newMembers(b, el.start())
 		for it.next() {
-			switch key := it.key; {
-			case keyIs(key, "type"):
+			switch {
+			case it.is("type"):
 				typ = it.val()
-			case keyIs(key, "tool_use_id"):
+			case it.is("tool_use_id"):
 				id = it.val()
-			case keyIs(key, "content"):
+			case it.is("content"):
 				contents = append(contents, it.val())
 			}
 		}
@@ -720,19 +720,19 @@ func callNamesIn(raw json.RawMessage, i int) (calls []idName, fcall bool) {
 	for it := newMembers(b, 0); it.next(); {
 		at := it.start()
 		switch {
-		case keyIs(it.key, "role"):
+		case it.is("role"):
 			role = !isNullAt(b, it.val())
-		case keyIs(it.key, "type"):
+		case it.is("type"):
 			typ = it.val()
-		case keyIs(it.key, "call_id"):
+		case it.is("call_id"):
 			callID = it.val()
-		case keyIs(it.key, "name"):
+		case it.is("name"):
 			name = it.val()
-		case keyIs(it.key, "tool_calls") && b[at] == '[':
+		case it.is("tool_calls") && b[at] == '[':
 			it.setEnd(named(at, "function"))
-		case keyIs(it.key, "content") && b[at] == '[':
+		case it.is("content") && b[at] == '[':
 			it.setEnd(named(at, "name"))
-		case keyIs(it.key, "function_call"):
+		case it.is("function_call"):
 			nv, _, _ := memberPair(b, at, "name", "")
 			name, _ := stringAt(b, nv)
 			fcall = true
@@ -762,9 +762,9 @@ func memberPair(b []byte, at int, k1, k2 string) (v1, v2 jsonSpan, end int) {
 	it := newMembers(b, at)
 	for it.next() {
 		switch {
-		case keyIs(it.key, k1):
+		case it.is(k1):
 			v1 = it.val()
-		case k2 != "" && keyIs(it.key, k2):
+		case k2 != "" && it.is(k2):
 			v2 = it.val()
 		}
 	}
