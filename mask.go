@@ -151,6 +151,10 @@ type maskConfig struct {
 	exclude                          map[string]bool
 	cache                            *MaskCache
 	counter                          any // counterID of the call's token counter, with a cache
+	// estimate is true when the call's token counter counts as
+	// EstimateTokens does (nil, or a CachedTokenCounter wrapping nil):
+	// a placeholder's count is then known from its parts (placeholderWords).
+	estimate bool
 }
 
 func resolveMask(m *MaskOptions, tokens TokenCounter) (*maskConfig, error) {
@@ -170,6 +174,12 @@ func resolveMask(m *MaskOptions, tokens TokenCounter) (*maskConfig, error) {
 	}
 	if c.cache != nil {
 		c.counter = counterID(tokens)
+	}
+	switch t := tokens.(type) {
+	case nil:
+		c.estimate = true
+	case *CachedTokenCounter:
+		c.estimate = t == nil || t.tc == nil
 	}
 	if c.keepRecent == 0 {
 		c.keepRecent = DefaultMaskKeepRecent
@@ -256,6 +266,19 @@ func (r *toolResult) setValues(vs []string) {
 	r.fold = foldHashes(r.hashes)
 }
 
+// list sets the values r's placeholder lists to those listValues finds
+// in r.text (listed), in s's backing arrays: they are the call's, and a
+// MaskCache keeps copies (flushMask).
+func (r *toolResult) list(s *maskScratch, max int) {
+	v, h := len(s.values), len(s.hashes)
+	s.values, s.hashes = appendValues(s.values, s.hashes, r.text, max)
+	r.values, r.hashes, r.listed = nil, nil, true
+	if n := len(s.values); n > v {
+		r.values, r.hashes = s.values[v:n:n], s.hashes[h:len(s.hashes):len(s.hashes)]
+	}
+	r.fold = foldHashes(r.hashes)
+}
+
 // unsetValues forgets r's values (not listed).
 func (r *toolResult) unsetValues() {
 	r.values, r.hashes, r.listed, r.fold = nil, nil, false, 0
@@ -322,7 +345,7 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 			p.name(o, i, pr)
 		}
 		if masks && !c.exclude[pr.name] && !pr.listed {
-			pr.setValues(listValues(pr.text, c.values))
+			pr.list(p.scratch, c.values)
 			if c.cache != nil && pr.whole && len(m.Raw) > 0 {
 				pr.valuesOf = c.cache.valuesKey(pr.text)
 			}
@@ -533,10 +556,10 @@ func resultsOf(m *Message) ([]toolResult, bool) {
 	n := 0              // its number of blocks
 	it := newMembers(b, 0)
 	for it.next() {
-		switch key := it.key; {
-		case keyIs(key, "role"):
+		switch {
+		case it.is("role"):
 			hasRole = !isNullAt(b, it.val())
-		case keyIs(key, "content"):
+		case it.is("content"):
 			rs, n = nil, 0
 			if b[it.start()] == '[' { // descend: the content is read once
 				var end int
@@ -544,15 +567,15 @@ func resultsOf(m *Message) ([]toolResult, bool) {
 				it.setEnd(end)
 			}
 			contents = append(contents, it.val())
-		case keyIs(key, "name"):
+		case it.is("name"):
 			name = it.val()
-		case keyIs(key, "type"):
+		case it.is("type"):
 			typ = it.val()
-		case keyIs(key, "output"):
+		case it.is("output"):
 			outputs = append(outputs, it.val())
-		case keyIs(key, "tool_calls"), keyIs(key, "function_call"), keyIs(key, "reasoning_content"):
+		case it.is("tool_calls"), it.is("function_call"), it.is("reasoning_content"):
 			otherText = otherText || !isNullAt(b, it.val())
-		case keyIs(key, "multi_content"), keyIs(key, "user_input_multi_content"), keyIs(key, "assistant_output_multi_content"):
+		case it.is("multi_content"), it.is("user_input_multi_content"), it.is("assistant_output_multi_content"):
 			if v := it.val(); !isNullAt(b, v) {
 				parts = append(parts, v) // eino: text the result holds beside content
 			}
@@ -622,12 +645,12 @@ func blockResults(b []byte, start int) ([]toolResult, int, int) {
 		var contents []jsonSpan
 		it := newMembers(b, el.start())
 		for it.next() {
-			switch key := it.key; {
-			case keyIs(key, "type"):
+			switch {
+			case it.is("type"):
 				typ = it.val()
-			case keyIs(key, "tool_use_id"):
+			case it.is("tool_use_id"):
 				id = it.val()
-			case keyIs(key, "content"):
+			case it.is("content"):
 				contents = append(contents, it.val())
 			}
 		}
@@ -697,19 +720,19 @@ func callNamesIn(raw json.RawMessage, i int) (calls []idName, fcall bool) {
 	for it := newMembers(b, 0); it.next(); {
 		at := it.start()
 		switch {
-		case keyIs(it.key, "role"):
+		case it.is("role"):
 			role = !isNullAt(b, it.val())
-		case keyIs(it.key, "type"):
+		case it.is("type"):
 			typ = it.val()
-		case keyIs(it.key, "call_id"):
+		case it.is("call_id"):
 			callID = it.val()
-		case keyIs(it.key, "name"):
+		case it.is("name"):
 			name = it.val()
-		case keyIs(it.key, "tool_calls") && b[at] == '[':
+		case it.is("tool_calls") && b[at] == '[':
 			it.setEnd(named(at, "function"))
-		case keyIs(it.key, "content") && b[at] == '[':
+		case it.is("content") && b[at] == '[':
 			it.setEnd(named(at, "name"))
-		case keyIs(it.key, "function_call"):
+		case it.is("function_call"):
 			nv, _, _ := memberPair(b, at, "name", "")
 			name, _ := stringAt(b, nv)
 			fcall = true
@@ -739,9 +762,9 @@ func memberPair(b []byte, at int, k1, k2 string) (v1, v2 jsonSpan, end int) {
 	it := newMembers(b, at)
 	for it.next() {
 		switch {
-		case keyIs(it.key, k1):
+		case it.is(k1):
 			v1 = it.val()
-		case k2 != "" && keyIs(it.key, k2):
+		case k2 != "" && it.is(k2):
 			v2 = it.val()
 		}
 	}
@@ -789,6 +812,22 @@ func placeholder(r *toolResult, memory string) string {
 	}
 	b = append(b, ']')
 	return unsafe.String(unsafe.SliceData(b), len(b)) // b is never written again: no copy
+}
+
+// placeholderWords returns CountWords(placeholder(r, memory)) without
+// writing it: the prefix, the label's words (toolLabel leaves no white
+// space at its ends), "output elided (N tokens)", "values:" and one word a
+// value (values hold no white space), "excerpt in memory ID" (a MemoryID
+// is hex).
+func placeholderWords(r *toolResult, memory string) int {
+	n := 5 + CountWords(toolLabel(r.name))
+	if len(r.values) > 0 {
+		n += 1 + len(r.values)
+	}
+	if memory != "" {
+		n += 4
+	}
+	return n
 }
 
 // cutMarker is the line between the head and the tail of a cut result,
@@ -949,8 +988,19 @@ func newText(r *toolResult, memory string, c *maskConfig, tc TokenCounter) (stri
 // token count of the rewritten message (its new Content plus framing). For a message whose text is
 // its one result's, the Content is that text and the JSON is built only
 // when the message is returned (build); otherwise it is built now and read
-// back. ok is false when no result can be rewritten.
+// back. With the default estimate (maskConfig.estimate), such a message
+// whose result is a placeholder is counted from the placeholder's parts
+// (placeholderWords) and its text, too, is written only if it is returned.
+// ok is false when no result can be rewritten.
 func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (int, bool) {
+	if c.estimate && len(mm.results) == 1 && mm.results[0].action == maskResult && (len(m.Raw) == 0 || mm.direct) {
+		r := &mm.results[0]
+		if !r.listed {
+			r.setValues(listValues(r.text, c.values))
+		}
+		mm.texts, mm.built = nil, false // written by build
+		return placeholderWords(r, mm.memory) * 13 / 10, true
+	}
 	mm.texts = make([]string, len(mm.results))
 	some := false
 	for k := range mm.results {

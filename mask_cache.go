@@ -527,7 +527,10 @@ func (p *pass) flushMask(o *resolved) {
 				r.tokens, r.name, r.named, r.nameHash, r.action = 0, "", false, 0, keepResult
 				if r.listed && r.whole {
 					r.values = cloneStrings(r.values) // not to keep the caller's Content
+				} else if r.listed {
+					r.values = slices.Clone(r.values) // not to keep the call's scratch (toolResult.list)
 				}
+				r.hashes = slices.Clone(r.hashes)
 				e.results[k] = r
 			}
 		}

@@ -37,15 +37,15 @@ func chatContent(raw []byte) (string, bool) {
 			return "", false
 		}
 		switch {
-		case keyIs(key, "role"):
+		case plainKeyIs(key, "role"):
 			role = it.val()
-		case keyIs(key, "content"):
+		case plainKeyIs(key, "content"):
 			content = it.val()
-		case keyIs(key, "tool_call_id"):
+		case plainKeyIs(key, "tool_call_id"):
 			ids = it.val()
-		case keyIs(key, "tool_calls"), keyIs(key, "function_call"), keyIs(key, "tool_call_ids"),
-			keyIs(key, "reasoning_content"), keyIs(key, "multi_content"),
-			keyIs(key, "user_input_multi_content"), keyIs(key, "assistant_output_multi_content"):
+		case plainKeyIs(key, "tool_calls"), plainKeyIs(key, "function_call"), plainKeyIs(key, "tool_call_ids"),
+			plainKeyIs(key, "reasoning_content"), plainKeyIs(key, "multi_content"),
+			plainKeyIs(key, "user_input_multi_content"), plainKeyIs(key, "assistant_output_multi_content"):
 			if v := it.val(); !isNullAt(raw, v) {
 				return "", false // text or linkage this reader does not render
 			}

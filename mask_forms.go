@@ -178,7 +178,7 @@ func (p *pass) prepareForm(o *resolved, i int, mm *maskedMessage) (int, bool) {
 	}
 	for k := range mm.results {
 		if r := &mm.results[k]; !r.listed {
-			r.setValues(listValues(r.text, c.values))
+			r.list(p.scratch, c.values)
 		}
 	}
 	key := formKey{p.scratch.infos[i].key, formHash(mm)}

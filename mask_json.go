@@ -96,7 +96,8 @@ func skipValue(b []byte, i int) int {
 // the object was well formed, and it.stop is the index after its '}'.
 type members struct {
 	cursor
-	key []byte
+	key   []byte
+	plain bool // key is plain ASCII without escapes (plainKey)
 }
 
 func newMembers(b []byte, start int) members {
@@ -116,6 +117,7 @@ func (it *members) next() bool {
 		return it.fail()
 	}
 	it.key = b[i+1 : ke-1]
+	it.plain = plainKey(it.key)
 	if i = skipSpace(b, ke); i >= len(b) || b[i] != ':' {
 		return it.fail()
 	}
@@ -123,6 +125,16 @@ func (it *members) next() bool {
 		return it.fail()
 	}
 	return true
+}
+
+// is reports whether the current member's key names field as keyIs
+// does, comparing bytes when the key is plain (checked once per member,
+// not once per field compared).
+func (it *members) is(field string) bool {
+	if it.plain {
+		return plainKeyIs(it.key, field)
+	}
+	return keyIs(it.key, field)
 }
 
 // elements iterates over the elements of a JSON array like members.

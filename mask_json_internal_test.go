@@ -63,3 +63,33 @@ func TestAppendJSONString(t *testing.T) {
 		}
 	}
 }
+
+// members.is matches a key as keyIs does (as encoding/json matches a
+// field name): case-insensitively byte by byte for a plain key, decoded
+// for an escaped or non-ASCII one (a \u escape, the Kelvin sign that
+// folds to k).
+func TestMembersIs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		key, field string
+		want       bool
+	}{
+		{`"role"`, "role", true},
+		{`"ROLE"`, "role", true},
+		{`"roles"`, "role", false},
+		{`"rol"`, "role", false},
+		{`""`, "role", false},
+		{`"\u0063ontent"`, "content", true},
+		{`"\u0063ontents"`, "content", false},
+		{`"\u212aey"`, "key", true},
+		{"\"\u212aey\"", "key", true},
+		{`"ké"`, "ke", false},
+	}
+	for _, tt := range tests {
+		raw := []byte("{" + tt.key + ": 1}")
+		it := newMembers(raw, 0)
+		require.True(t, it.next(), tt.key)
+		assert.Equal(t, tt.want, it.is(tt.field), "%s against %s", tt.key, tt.field)
+		assert.Equal(t, keyIs(it.key, tt.field), it.is(tt.field), "%s against %s", tt.key, tt.field)
+	}
+}

@@ -214,3 +214,78 @@ func anyRole(msgs []chitta.Message) map[chitta.Role]float64 {
 	}
 	return w
 }
+
+// randomJSONResults writes a conversation of OpenAI tool calls whose
+// results are JSON objects of identifier-like values (so placeholders list
+// them, and the value-once rule leaves some out), some Anthropic messages
+// with several results, and tool names with white space or too long for a
+// label.
+func randomJSONResults(r *rand.Rand) string {
+	q := func(s string) string { return string(jsonQuote(s)) }
+	names := []string{"get_reservation_details", "search flights", "a\u00a0tool", strings.Repeat("tool", 20), "Read"}
+	value := func() string { return fmt.Sprintf("%c%c%d", 'A'+r.IntN(3), 'A'+r.IntN(3), r.IntN(30)) }
+	result := func() string {
+		fields := make([]string, 1+r.IntN(60))
+		for k := range fields {
+			fields[k] = fmt.Sprintf(`"k%d": "%s"`, k, value())
+		}
+		return "{" + strings.Join(fields, ", ") + "}"
+	}
+	out := []string{`{"role":"system","content":"policy"}`, `{"role":"user","content":` + q("book "+value()) + `}`}
+	for call := range 4 + r.IntN(12) {
+		id := fmt.Sprintf("call%d", call)
+		name := names[r.IntN(len(names))]
+		switch r.IntN(4) {
+		case 0:
+			out = append(out, `{"role":"user","content":`+q("and "+value()+" please")+`}`)
+		case 1:
+			out = append(out,
+				`{"role":"assistant","content":[{"type":"tool_use","id":"`+id+`a","name":`+q(name)+`,"input":{"id":"`+value()+`"}},{"type":"tool_use","id":"`+id+`b","name":"Read","input":{}}]}`,
+				`{"role":"user","content":[{"type":"tool_result","tool_use_id":"`+id+`a","content":`+q(result())+`},{"type":"tool_result","tool_use_id":"`+id+`b","content":`+q(result())+`},{"type":"text","text":"next"}]}`)
+		default:
+			out = append(out,
+				`{"role":"assistant","content":null,"tool_calls":[{"id":"`+id+`","type":"function","function":{"name":`+q(name)+`,"arguments":`+q(`{"id":"`+value()+`"}`)+`}}]}`,
+				`{"role":"tool","tool_call_id":"`+id+`","name":`+q(name)+`,"content":`+q(result())+`}`)
+		}
+	}
+	return "[" + strings.Join(out, ",\n") + "]"
+}
+
+// With the default token counter (Tokens nil, or a CachedTokenCounter
+// wrapping it), a placeholder's tokens are computed from its parts instead
+// of counting its text: every Result equals the one Compact returns when
+// the same estimate comes as a TokenCounterFunc, whose placeholders are
+// written and counted.
+func TestMaskEstimateCount(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(200) {
+		r := rand.New(rand.NewPCG(seed, 31))
+		data := randomJSONResults(r)
+		if seed%4 == 3 {
+			data = randomWireConversation(r)
+		}
+		in, err := chitta.ParseMessages([]byte(data))
+		require.NoError(t, err, "seed %d: %s", seed, data)
+		mask := chitta.MaskOptions{KeepRecent: r.IntN(4), MinTokens: []int{0, 1, 30}[r.IntN(3)], Actions: chitta.MaskActions(r.IntN(4)), ListValues: []int{0, 3}[r.IntN(2)]}
+		opts := chitta.Options{TargetRatio: 0.1 + 0.8*r.Float64(), Tokens: chitta.TokenCounterFunc(chitta.EstimateTokens), Mask: &mask}
+		if r.IntN(2) == 0 {
+			opts.Embedder, opts.Store, opts.DistillNovel = fakes.SeededEmbedder{Dims: 8}, &fakes.Store{}, true
+		}
+		want, err := chitta.Compact(t.Context(), in, &opts)
+		require.NoError(t, err)
+		for _, tc := range []chitta.TokenCounter{nil, chitta.NewCachedTokenCounter(nil, 0)} {
+			o := opts
+			o.Tokens = tc
+			if o.Store != nil {
+				o.Store = &fakes.Store{}
+			}
+			got, err := chitta.Compact(t.Context(), in, &o)
+			require.NoError(t, err)
+			at := fmt.Sprintf("seed %d, counter %T", seed, tc)
+			require.Equal(t, want.Scores, got.Scores, at)
+			require.Equal(t, want.Stats, got.Stats, at)
+			require.Equal(t, want.Kept, got.Kept, at)
+			require.Equal(t, want.Messages, got.Messages, at)
+		}
+	}
+}

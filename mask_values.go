@@ -25,21 +25,52 @@ const maxValueScan = 32 << 10
 // that is not JSON, and max <= 0, give none. The scan is linear and never
 // fails: on malformed JSON it lists what it read up to there.
 func listValues(text string, max int) []string {
+	vs, _ := appendValues(nil, nil, text, max)
+	return vs
+}
+
+// appendValues appends to vs the values listValues returns for text, and
+// to hs the valueHash of each. A value met again is known by its hash
+// (and then its text) in a small table rather than compared with every
+// value listed before.
+func appendValues(vs []string, hs []uint64, text string, max int) ([]string, []uint64) {
 	i := jsonStart(text)
 	if max <= 0 || i < 0 {
-		return nil
+		return vs, hs
 	}
 	text = text[:min(len(text), maxValueScan)]
 	// A read-only view of text for skipString, so that a large result is
 	// not copied; values are substrings of text.
 	b := unsafe.Slice(unsafe.StringData(text), len(text))
-	var out []string
-	for i < len(text) && len(out) < max {
+	start, hstart := len(vs), len(hs)
+	// seen[h&63] holds 1 + the index (from start) of a listed value of
+	// hash h, probed linearly; with more than 32 values to list, values
+	// are compared one by one instead.
+	var seen [64]uint8
+	small := max <= 32
+	add := func(v string) {
+		h := valueHash(v)
+		if !small {
+			if !slices.Contains(vs[start:], v) {
+				vs, hs = append(vs, v), append(hs, h)
+			}
+			return
+		}
+		k := h & 63
+		for ; seen[k] != 0; k = (k + 1) & 63 {
+			if j := int(seen[k]) - 1; hs[hstart+j] == h && vs[start+j] == v {
+				return
+			}
+		}
+		vs, hs = append(vs, v), append(hs, h)
+		seen[k] = uint8(len(vs) - start)
+	}
+	for i < len(text) && len(vs)-start < max {
 		switch c := text[i]; {
 		case c == '"':
 			end := skipString(b, i)
 			if end < 0 {
-				return out
+				return vs, hs
 			}
 			k := end
 			for k < len(text) && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r') {
@@ -50,7 +81,7 @@ func listValues(text string, max int) []string {
 				continue
 			}
 			if v := text[i+1 : end-1]; len(v) <= maxListedValue && isIdentifierLike(v) {
-				out = addValue(out, v, max)
+				add(v)
 			}
 			i = end
 		case c == '-' || c >= '0' && c <= '9':
@@ -59,26 +90,14 @@ func listValues(text string, max int) []string {
 				end++
 			}
 			if v := text[i:end]; len(v) >= 2 && len(v) <= maxListedValue {
-				out = addValue(out, v, max)
+				add(v)
 			}
 			i = end
 		default:
 			i++
 		}
 	}
-	return out
-}
-
-// addValue appends v to out unless out holds it already (the first
-// append allocates room for up to max values, at most 16).
-func addValue(out []string, v string, max int) []string {
-	if slices.Contains(out, v) {
-		return out
-	}
-	if out == nil {
-		out = make([]string, 0, min(max, 16))
-	}
-	return append(out, v)
+	return vs, hs
 }
 
 // jsonStart returns the index of the '{' or '[' that starts text after

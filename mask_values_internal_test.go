@@ -1,7 +1,11 @@
 package chitta
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,6 +38,86 @@ func TestListValues(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tt.want, listValues(tt.text, tt.max))
 		})
+	}
+}
+
+// appendValues appends what listValues lists, each value once, with its
+// valueHash, after what vs and hs already hold (of other lengths, as in a
+// call's scratch), with few values and with more than its table of 32 takes
+// (compared one by one then); values drawn from a small set repeat, and
+// the table's slots collide.
+func TestAppendValues(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(8, 9))
+	for range 3000 {
+		pool := make([]string, 1+r.IntN(80))
+		for k := range pool {
+			pool[k] = fmt.Sprintf("V%d", r.IntN(1000))
+		}
+		fields := make([]string, r.IntN(120))
+		for k := range fields {
+			if r.IntN(4) == 0 {
+				fields[k] = fmt.Sprintf(`"n%d": %d`, k, 10+r.IntN(50))
+			} else {
+				fields[k] = fmt.Sprintf(`"%s": "%s"`, pool[r.IntN(len(pool))], pool[r.IntN(len(pool))])
+			}
+		}
+		text := "{" + strings.Join(fields, ", ") + "}"
+		max := []int{1, 5, 32, 33, 100}[r.IntN(5)]
+		want, wantHashes := []string{"pre"}, []uint64{1, 2, 3}
+		for _, v := range listValuesAll(t, text) { // first appearance first, each once
+			if len(want)-1 < max && !slices.Contains(want[1:], v) {
+				want, wantHashes = append(want, v), append(wantHashes, valueHash(v))
+			}
+		}
+		vs, hs := appendValues([]string{"pre"}, []uint64{1, 2, 3}, text, max)
+		require.Equal(t, want, vs, "max %d: %s", max, text)
+		require.Equal(t, wantHashes, hs)
+	}
+}
+
+// listValuesAll returns, by encoding/json's tokens, every value that
+// listValues may list in text (well-formed JSON under 32 KiB), in order,
+// repeats included: the strings that are not object keys and that
+// isIdentifierLike accepts, and the numbers of 2 to 40 characters as
+// written.
+func listValuesAll(t *testing.T, text string) []string {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	type frame struct{ object, wantKey bool }
+	var out []string
+	var stack []frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			require.ErrorIs(t, err, io.EOF)
+			return out
+		}
+		top := len(stack) - 1
+		key := top >= 0 && stack[top].object && stack[top].wantKey
+		switch v := tok.(type) {
+		case json.Delim:
+			if v == '}' || v == ']' {
+				stack = stack[:top]
+				continue
+			}
+			if top >= 0 && stack[top].object {
+				stack[top].wantKey = true // after this value, a key
+			}
+			stack = append(stack, frame{object: v == '{', wantKey: v == '{'})
+			continue
+		case string:
+			if !key && isIdentifierLike(v) {
+				out = append(out, v)
+			}
+		case json.Number:
+			if len(v) >= 2 && len(v) <= maxListedValue {
+				out = append(out, string(v))
+			}
+		}
+		if top >= 0 && stack[top].object {
+			stack[top].wantKey = !key
+		}
 	}
 }
 
@@ -82,5 +166,31 @@ func TestIsIdentifierLikeMatchesRule(t *testing.T) {
 			}
 		}
 		require.Equal(t, isIdentifierLikeRef(string(b)), isIdentifierLike(string(b)), "%q", b)
+	}
+}
+
+// placeholderWords counts the words of the placeholder that placeholder
+// writes, for tool names with white space (ASCII and Unicode), invalid
+// UTF-8, over 64 runes or empty, with and without values and a memory.
+func TestPlaceholderWords(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(13, 1))
+	names := []string{"", "get_reservation_details", "read file", " lead", "trail\t", "a\u00a0b\u2003c", "x\u0085y", "bad\xffname", "mcp__chitta__recall",
+		strings.Repeat("long", 20), strings.Repeat("w ", 40), strings.Repeat("é", 70), "\n"}
+	alphabet := "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.:/@+#"
+	for range 2000 {
+		res := toolResult{name: names[r.IntN(len(names))], tokens: r.IntN(100000)}
+		for range r.IntN(5) {
+			v := make([]byte, 2+r.IntN(maxListedValue-1))
+			for k := range v {
+				v[k] = alphabet[r.IntN(len(alphabet))]
+			}
+			res.values = append(res.values, string(v))
+		}
+		memory := ""
+		if r.IntN(2) == 0 {
+			memory = MemoryID("tool", res.name)
+		}
+		require.Equal(t, CountWords(placeholder(&res, memory)), placeholderWords(&res, memory), "%q %q %q", res.name, res.values, memory)
 	}
 }
