@@ -3,7 +3,7 @@
 # the table (markdown) on stdout; the raw `go test -bench` output goes to
 # out/bench.txt. Usage: bash scripts/bench.sh [benchtime]   (default 1s)
 # The 100 000-memory store benchmarks build large fixtures and coder/hnsw
-# graphs: expect 10–20 minutes on 2 cores.
+# graphs: expect 3–5 minutes on 2 cores (BENCHMARKS.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BT=${1:-1s}
