@@ -30,7 +30,8 @@
 // --mode serve and --mode oneshot skip the detection.
 //
 // SIGTERM or SIGINT stops chitta cleanly, with exit status 0 and nothing on
-// stderr: an MCP session reads no new request, waits at most 5 s (or
+// stderr: an MCP session handles no new request (one read after the
+// signal gets -32603 at once), waits at most 5 s (or
 // --timeout, when shorter) for the calls in progress (a call still
 // unanswered then is logged as a warning) and exits; a chitta still waiting
 // for its first message exits at once. A one-shot request in progress

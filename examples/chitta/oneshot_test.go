@@ -86,7 +86,7 @@ func checkResponse(t *testing.T, data []byte) {
 	require.NotEmpty(t, r.ID)
 	require.NotEqual(t, r.Result == nil, r.Error == nil, "exactly one of result and error: %s", data)
 	if r.Error != nil {
-		require.Contains(t, []int64{jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams}, r.Error.Code)
+		require.Contains(t, []int64{jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams, jsonrpc.CodeInternalError}, r.Error.Code)
 		require.NotEmpty(t, r.Error.Message)
 		require.NotContains(t, r.Error.Message, "goroutine", "no stack traces")
 	}
