@@ -606,6 +606,12 @@ func TestRedact(t *testing.T) {
 		{"host=h password=hunter2 user=u", "host=h password=xxxxx user=u"},
 		{"host=h password='hun ter2' user=u", "host=h password=xxxxx user=u"},
 		{"/path/to/store.chitta", "/path/to/store.chitta"},
+		// A password with an unescaped '/' or '?' (the URL then does not
+		// parse, and the driver reports it with the DSN) is still hidden.
+		{"postgres://u:pa/ss@h:5432/db", "postgres://u:xxxxx@h:5432/db"},
+		{"postgres://u:pa?ss@h/db?sslmode=disable", "postgres://u:xxxxx@h/db?sslmode=disable"},
+		{"postgres://u:12/ss@h/db", "postgres://u:xxxxx@h/db"},
+		{"postgres://u:hunter2@h/db?application_name=a@b", "postgres://u:xxxxx@h/db?application_name=a@b"},
 	} {
 		assert.Equal(t, tt.want, Redact(tt.in), tt.in)
 	}
