@@ -62,8 +62,8 @@ func (p *pgMemory) Len() int {
 	return n
 }
 
-// Save does nothing: every Add is already committed.
-func (p *pgMemory) Save() error { return nil }
+// SaveContext does nothing: every Add is already committed.
+func (p *pgMemory) SaveContext(context.Context) error { return nil }
 
 // Path returns the store's URL with its password redacted.
 func (p *pgMemory) Path() string { return p.where }
