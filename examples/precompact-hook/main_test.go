@@ -480,3 +480,21 @@ func FuzzReadInput(f *testing.F) {
 		}
 	})
 }
+
+// TestHandRunSessionFromTranscript: run by hand without a session_id, both
+// events take the session from the transcript: PreCompact records the
+// brief under it, and SessionStart prints that brief back. (SessionStart
+// looked for the brief of session "" and printed nothing.)
+func TestHandRunSessionFromTranscript(t *testing.T) {
+	t.Parallel()
+	store := filepath.Join(t.TempDir(), "memory.chitta")
+	transcript := writeTranscript(t, 10)
+	pre := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", transcript, "", "")), "--store", store)
+	require.Equal(t, 0, pre.code, pre.stderr)
+	require.NotEmpty(t, pre.stdout)
+
+	start := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", transcript, "", "compact")), "--store", store)
+	require.Equal(t, 0, start.code, start.stderr)
+	assert.Contains(t, start.stdout, "preservation brief from before the last compaction", start.stderr)
+	assert.Contains(t, start.stdout, strings.TrimSpace(strings.SplitN(pre.stdout, "\n", 2)[0]))
+}

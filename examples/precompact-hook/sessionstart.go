@@ -36,7 +36,9 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 	defer closeStore(store)
 
 	// The latest real prompt is the query. A transcript that cannot be
-	// read leaves only the brief to print.
+	// read leaves only the brief to print. Without a session_id (a hand
+	// run), the session is the transcript's, as PreCompact records it.
+	session := in.SessionID
 	query, note := "", ""
 	if in.TranscriptPath == "" {
 		note = "; no transcript_path, no query"
@@ -47,6 +49,9 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 		note = "; transcript unreadable (" + err.Error() + "), no query"
 	} else {
 		query = claudecode.LastPrompt(tr.Turns)
+		if session == "" {
+			session = tr.SessionID
+		}
 	}
 	var hits []chitta.Hit
 	if strings.TrimSpace(query) != "" {
@@ -64,7 +69,7 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 			}
 		}
 	}
-	last, hasBrief := store.Get(brief.ID(in.SessionID))
+	last, hasBrief := store.Get(brief.ID(session))
 
 	var lines []string
 	capWords := cfg.briefTokens * 10 / 13
