@@ -450,6 +450,9 @@ func (a *app) remember(ctx context.Context, args json.RawMessage) (*mcp.CallTool
 	if err != nil {
 		return toolError("%v", err), nil
 	}
+	if isZero(vec) {
+		return nil, invalidParams("text: nothing to embed: the embedder gives %q a zero vector (the hash embedder reads letters and digits)", firstLine(text, 80))
+	}
 	m := chitta.Memory{
 		ID:         chitta.MemoryID(kind, text),
 		Text:       text,
@@ -499,9 +502,11 @@ func (a *app) recall(ctx context.Context, args json.RawMessage) (*mcp.CallToolRe
 	if err != nil {
 		return toolError("%v", err), nil
 	}
-	hits, err := a.store.Recall(ctx, vec, k)
-	if err != nil {
-		return toolError("recall: %v", err), nil
+	var hits []chitta.Hit
+	if !isZero(vec) { // a text with nothing to embed is similar to no memory
+		if hits, err = a.store.Recall(ctx, vec, k); err != nil {
+			return toolError("recall: %v", err), nil
+		}
 	}
 	// Most similar first: cut at the first hit below the floor.
 	if i := slices.IndexFunc(hits, func(h chitta.Hit) bool { return !(h.Similarity >= minSim) }); i >= 0 {
@@ -528,6 +533,12 @@ func (a *app) embedOne(ctx context.Context, text string) ([]float32, error) {
 		return nil, fmt.Errorf("embed text: embedder returned %d vectors for 1 text", len(vecs))
 	}
 	return vecs[0], nil
+}
+
+// isZero reports whether every element of v is 0: the hash embedder's
+// vector for a text without letters or digits, which no store accepts.
+func isZero(v []float32) bool {
+	return !slices.ContainsFunc(v, func(x float32) bool { return x != 0 })
 }
 
 func firstLine(s string, n int) string {

@@ -358,6 +358,7 @@ func TestMCPInvalidArguments(t *testing.T) {
 		{"recall without text", "recall", `{}`, "text: required"},
 		{"k zero", "recall", `{"text": "x", "k": 0}`, "k: 0 out of range"},
 		{"k too big", "recall", `{"text": "x", "k": 1000}`, "k: 1000 out of range"},
+		{"remember text without words", "remember", `{"text": "!!! 😀"}`, "text: nothing to embed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -453,4 +454,26 @@ func TestToolPanicIsAnError(t *testing.T) {
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "list_memories", Arguments: json.RawMessage(`{}`)})
 	require.NoError(t, err, "the session goes on")
 	assert.False(t, res.IsError)
+}
+
+// TestRecallTextWithoutWords: a recall whose text the embedder maps to a
+// zero vector (the hash embedder reads only letters and digits: "?", an
+// emoji) finds no memory, as a text similar to none; it was a tool error
+// ("invalid vector: query vector is a zero vector").
+func TestRecallTextWithoutWords(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	a, _ := newTestApp(t)
+	res, err := a.callTool(ctx, "remember", json.RawMessage(`{"text":"The CI runs on two cores."}`))
+	require.NoError(t, err)
+	require.False(t, res.IsError, textOf(t, res))
+	for _, text := range []string{"?", "😀 !!!"} {
+		res, err := a.callTool(ctx, "recall", json.RawMessage(`{"text":"`+text+`"}`))
+		require.NoError(t, err)
+		require.False(t, res.IsError, textOf(t, res))
+		var out recallOutput
+		require.NoError(t, json.Unmarshal(res.StructuredContent.(json.RawMessage), &out))
+		assert.Empty(t, out.Memories, text)
+		assert.Equal(t, "0 memories", textOf(t, res))
+	}
 }
