@@ -541,11 +541,16 @@ func isZero(v []float32) bool {
 	return !slices.ContainsFunc(v, func(x float32) bool { return x != 0 })
 }
 
+// firstLine returns the first line of s, cut to at most n bytes (and
+// "…") at a character boundary.
 func firstLine(s string, n int) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
 	if len(s) > n {
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
 		s = s[:n] + "…"
 	}
 	return s

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -476,4 +477,22 @@ func TestRecallTextWithoutWords(t *testing.T) {
 		assert.Empty(t, out.Memories, text)
 		assert.Equal(t, "0 memories", textOf(t, res))
 	}
+}
+
+// TestRecallSummaryWholeRunes: the recall summary quotes the best memory's
+// first 80 bytes without cutting a character in two (a memory in Japanese
+// ended its summary with half a character, which JSON shows as U+FFFD).
+func TestRecallSummaryWholeRunes(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	a, _ := newTestApp(t)
+	text := strings.Repeat("日本語", 20) + " CI"
+	res, err := a.callTool(ctx, "remember", json.RawMessage(`{"text":"`+text+`"}`))
+	require.NoError(t, err)
+	require.False(t, res.IsError, textOf(t, res))
+	res, err = a.callTool(ctx, "recall", json.RawMessage(`{"text":"`+text+`"}`))
+	require.NoError(t, err)
+	summary := textOf(t, res)
+	assert.True(t, utf8.ValidString(summary), "%q", summary)
+	assert.Contains(t, summary, "日本語日本語")
 }
