@@ -47,7 +47,7 @@
 // remember (text, kind, confidence), recall (text, k, min_similarity), list_memories (kinds,
 // exclude_kinds, limit, offset; newest first) and forget (id). The memory
 // store (default: the working directory's project's, see --store) is
-// loaded from --store at start (a missing file is an empty store, a corrupt one stops
+// loaded from --store at start (a missing or empty file is an empty store, a corrupt one stops
 // chitta with an error and is never overwritten) and saved atomically after
 // every write. With --store postgres://… the memories live in PostgreSQL
 // with pgvector instead (package pgstore; chitta_table and chitta_namespace
