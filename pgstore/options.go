@@ -108,14 +108,17 @@ const (
 // chitta_namespace query parameters, when present, are removed and become
 // Options.Table and Options.Namespace; dims is Options.Dims, and the
 // default index is used. The rest of the URL goes to [Open]. Errors are
-// Open's and ErrBadDSN for a URL that does not parse; none contains the
-// password.
+// Open's and ErrBadDSN for a URL or query string that does not parse (a
+// ';' separator, a bad escape); none contains the password.
 func OpenURL(ctx context.Context, rawURL string, dims int) (*Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		return nil, fmt.Errorf("%w: want a postgres:// URL", ErrBadDSN)
 	}
-	q := u.Query()
+	q, err := url.ParseQuery(u.RawQuery) // u.Query drops the pairs it cannot read
+	if err != nil {
+		return nil, fmt.Errorf("%w: query: %s", ErrBadDSN, redact(err.Error(), dsnSecrets(rawURL)...))
+	}
 	opts := &Options{Dims: dims, Table: q.Get(URLTable), Namespace: q.Get(URLNamespace)}
 	q.Del(URLTable)
 	q.Del(URLNamespace)

@@ -695,3 +695,22 @@ func TestOpenURL(t *testing.T) {
 	_, err = OpenURL(ctx, "postgres://u:hunter2@127.0.0.1:1/db?chitta_table=Bad", 4)
 	require.ErrorIs(t, err, chitta.ErrInvalidOption)
 }
+
+// TestOpenURLRefusesMalformedQuery: a query string that does not parse (a
+// ';' separator, a bad escape) is ErrBadDSN naming the query, without the
+// password. url.Query dropped the pairs it could not read, so
+// chitta_table=team;chitta_namespace=a opened the default table and
+// namespace, and the memories went where the user had not asked.
+func TestOpenURLRefusesMalformedQuery(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []string{
+		"postgres://u:hunter2@127.0.0.1:1/db?chitta_table=team;chitta_namespace=a",
+		"postgres://u:hunter2@127.0.0.1:1/db?chitta_namespace=a%zz",
+		"postgres://u@127.0.0.1:1/db?password=hunter2;sslmode=disable",
+	} {
+		_, err := OpenURL(t.Context(), bad, 4)
+		require.ErrorIs(t, err, ErrBadDSN, bad)
+		assert.ErrorContains(t, err, "query", bad)
+		assert.NotContains(t, err.Error(), "hunter2")
+	}
+}
