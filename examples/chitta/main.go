@@ -39,7 +39,9 @@
 // at once. Whatever ends it, chitta saves before it exits the memories
 // whose save failed (the call that stored them reported the failure, but
 // the session kept serving them), so that none is lost for want of a later
-// write; if that save fails too, the exit status is 1.
+// write; if that save fails too, the exit status is 1. After a signal, a
+// save waits for another process's store lock only until the 5 s (or
+// --timeout) are over.
 //
 // Tools: compact_context (messages, query, target_ratio, distill_novel,
 // novel_threshold, max_tokens, keep_last, relevance_reserve, lexical, mask,
@@ -182,7 +184,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return err
 		}
 		log.Debug("ready", "store", cfg.store, "memories", store.Len(), "embedder", emb.Name)
-		a = newApp(store, emb, store.Save, log)
+		// Once a signal has come, a save waits for another process's lock
+		// only until the stop's grace ends, as the calls in progress do.
+		grace := graceAfter(ctx, min(cfg.timeout, stopGrace))
+		a = newApp(store, emb, func() error { return store.SaveContext(grace) }, log)
 		a.refresh = store.Refresh
 		a.unsaved = store.Unsaved
 	}
@@ -190,6 +195,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	a.tokenizer = cfg.tokenizer
 	err = a.start(ctx, cfg, stdin, stdout, stderr)
 	return errors.Join(err, a.flush())
+}
+
+// graceAfter returns a context that is done d after ctx is (never, if ctx
+// never is); run calls it once, for the life of the process.
+func graceAfter(ctx context.Context, d time.Duration) context.Context {
+	grace, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	context.AfterFunc(ctx, func() { time.AfterFunc(d, cancel) })
+	return grace
 }
 
 // start answers stdin in the mode cfg asks for. A signal (ctx done) while
