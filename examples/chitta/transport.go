@@ -204,7 +204,9 @@ func (c *lineConn) parse(line []byte) jsonrpc.Message {
 		}
 	}
 	params := env.params
-	if env.method == "tools/call" && c.stash != nil && deeperThanSDK(params) {
+	// A notification's tool never runs (nothing would take its arguments
+	// back), so only a request's arguments are stashed.
+	if env.method == "tools/call" && id.IsValid() && c.stash != nil && deeperThanSDK(params) {
 		params = c.stash.put(id, params)
 	}
 	return &jsonrpc.Request{ID: id, Method: env.method, Params: params}

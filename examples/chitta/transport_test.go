@@ -456,3 +456,23 @@ func TestSessionStopRefusesLaterRequests(t *testing.T) {
 	}
 	assert.Zero(t, tr.conn.Unanswered())
 }
+
+// TestSessionDeepToolCallNotification: a tools/call sent as a notification
+// (no id) with arguments nested deeper than the SDK decodes is not held:
+// the SDK never runs a notification's tool, so nothing would take the
+// stashed arguments back. Each one stayed in memory until the process
+// exited (150 of 2 MB took the session from 15 MB to 500 MB).
+func TestSessionDeepToolCallNotification(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	note := fmt.Sprintf(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"compact_context","arguments":{"messages":%s}}}`, deepInput(1500))
+	var out bytes.Buffer
+	stash := newArgStash()
+	lines := strings.Join([]string{initializeLine, initializedLine, note, note, `{"jsonrpc":"2.0","id":2,"method":"ping"}`}, "\n") + "\n"
+	tr := &lineTransport{r: strings.NewReader(lines), w: &out, maxLine: 1 << 20, drain: 30 * time.Second, stash: stash, log: a.log}
+	require.NoError(t, newSessionServer(a, stash).Run(t.Context(), tr))
+	byID(t, responses(t, out.String()), "2")
+	stash.mu.Lock()
+	defer stash.mu.Unlock()
+	assert.Zero(t, len(stash.args), "no arguments held for a notification")
+}
