@@ -176,6 +176,20 @@ func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
 		}
 		return &rpcResponse{JSONRPC: "2.0", ID: id, Result: wireResult(res)}
 	case "tools/list":
+		// A cursor as a session judges it: the list has one page, so the
+		// only valid one is none.
+		var p struct {
+			Cursor json.RawMessage `json:"cursor"`
+		}
+		if len(params) > 0 && string(params) != "null" && json.Unmarshal(params, &p) == nil && len(p.Cursor) > 0 && string(p.Cursor) != "null" {
+			var cursor string
+			if json.Unmarshal(p.Cursor, &cursor) != nil {
+				return rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.cursor: want a string")
+			}
+			if cursor != "" {
+				return rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.cursor: %q is not a cursor of this server (its tool list has one page)", cursor)
+			}
+		}
 		// As an MCP session lists them: sorted by name, with the cache
 		// scope the protocol requires on the wire (the SDK's default).
 		defs := make([]*mcp.Tool, len(a.toolset))

@@ -263,3 +263,27 @@ func TestOneShotJudgesIDsAsSession(t *testing.T) {
 		})
 	}
 }
+
+// TestOneShotListParamsAsSession: tools/list params are judged as an MCP
+// session judges them: a cursor that is not a string, or one this server
+// never gave (its list has one page), is -32602 in both modes; one-shot
+// mode ignored them and listed the tools.
+func TestOneShotListParamsAsSession(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	for _, params := range []string{`{"cursor":5}`, `{"cursor":"abc"}`, `{"cursor":""}`, `{"_meta":{}}`, `{"x":1}`, `null`, `{"cursor":null}`} {
+		t.Run(params, func(t *testing.T) {
+			t.Parallel()
+			line := `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":` + params + `}`
+			session := byID(t, runSession(t, a, 64<<10, initializeLine, initializedLine, line), "7")
+			resp := a.answer(t.Context(), []byte(line))
+			if session.Error != nil {
+				require.NotNil(t, resp.Error, "the session refuses %s, one-shot lists the tools", params)
+				assert.Equal(t, session.Error.Code, resp.Error.Code)
+				assert.Contains(t, resp.Error.Message, "cursor")
+				return
+			}
+			assert.Nil(t, resp.Error, "the session lists the tools for %s, one-shot refuses: %v", params, resp.Error)
+		})
+	}
+}
