@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"runtime/debug"
@@ -239,6 +240,48 @@ func decodeArgs(args json.RawMessage, dst any) error {
 			return invalidParams("arguments: unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
 		default:
 			return invalidParams("arguments: %v", err)
+		}
+	}
+	return exactKeys(args, reflect.TypeOf(dst))
+}
+
+// rawRef is a JSON value as a slice of the text it was decoded from (no
+// copy); it is valid while that text is.
+type rawRef []byte
+
+// UnmarshalJSON implements [json.Unmarshaler].
+func (r *rawRef) UnmarshalJSON(b []byte) error { *r = b; return nil }
+
+// exactKeys checks that every key of the JSON object data names a field
+// of the struct t (or of the struct t points to) exactly, as JSON keys
+// match, nested objects of struct fields included: encoding/json matches
+// them case-insensitively, taking "TEXT" for text. data has decoded into
+// t already.
+func exactKeys(data json.RawMessage, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var fields map[string]rawRef // not RawMessage: a copy of the messages would double a big call's memory
+	if t.Kind() != reflect.Struct || json.Unmarshal(data, &fields) != nil {
+		return nil
+	}
+	byName := make(map[string]reflect.Type, t.NumField())
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+			byName[name] = f.Type
+		}
+	}
+	keys := slices.Sorted(maps.Keys(fields))
+	for _, k := range keys {
+		ft, ok := byName[k]
+		if !ok {
+			return invalidParams("arguments: unknown field %q", k)
+		}
+		if ft != reflect.TypeOf(json.RawMessage(nil)) {
+			if err := exactKeys(json.RawMessage(fields[k]), ft); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

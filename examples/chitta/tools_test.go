@@ -496,3 +496,26 @@ func TestRecallSummaryWholeRunes(t *testing.T) {
 	assert.True(t, utf8.ValidString(summary), "%q", summary)
 	assert.Contains(t, summary, "日本語日本語")
 }
+
+// TestArgumentKeysMatchExactly: argument names match the schema's exactly,
+// as JSON does: a key that differs only in case is an unknown field. Go's
+// decoder matched them case-insensitively, so {"text":"a","TEXT":"b"}
+// recalled "b", and {"Text":"a"} passed for text.
+func TestArgumentKeysMatchExactly(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	for _, tt := range []struct{ tool, args, field string }{
+		{"recall", `{"text":"a","TEXT":"b"}`, `unknown field "TEXT"`},
+		{"remember", `{"Text":"a"}`, `unknown field "Text"`},
+		{"list_memories", `{"Limit":3}`, `unknown field "Limit"`},
+		{"forget", `{"ID":"x"}`, `unknown field "ID"`},
+		{"compact_context", `{"messages":[],"Query":"q"}`, `unknown field "Query"`},
+		{"compact_context", `{"messages":[],"mask":{"Keep_Recent":1}}`, `unknown field "Keep_Recent"`},
+	} {
+		_, err := a.callTool(t.Context(), tt.tool, json.RawMessage(tt.args))
+		var wire *jsonrpc.Error
+		require.ErrorAs(t, err, &wire, "%s %s", tt.tool, tt.args)
+		assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code)
+		assert.Contains(t, wire.Message, tt.field)
+	}
+}
