@@ -18,6 +18,10 @@ const pgTimeout = 30 * time.Second
 type pgMemory struct {
 	*pgstore.Store
 	where string // the URL with its password redacted
+	// ctx is the hook's (its deadline, a signal): the calls without a ctx
+	// of their own end with it, so that a server that stops answering
+	// cannot hold the hook past --timeout.
+	ctx context.Context
 }
 
 // openPG opens the PostgreSQL store of a postgres:// --store URL (see
@@ -27,7 +31,7 @@ func openPG(ctx context.Context, dsn string, dims int) (*pgMemory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", pgstore.Redact(dsn), err)
 	}
-	return &pgMemory{Store: s, where: pgstore.Redact(dsn)}, nil
+	return &pgMemory{Store: s, where: pgstore.Redact(dsn), ctx: ctx}, nil
 }
 
 // Add stores m as [pgstore.Store.Add] does, each NUL byte and invalid
@@ -44,7 +48,7 @@ func (p *pgMemory) Add(ctx context.Context, m chitta.Memory) error {
 
 // Get returns the memory with the given ID; a read error counts as absent.
 func (p *pgMemory) Get(id string) (chitta.Memory, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	ctx, cancel := context.WithTimeout(p.ctx, pgTimeout)
 	defer cancel()
 	m, ok, err := p.Store.Get(ctx, id)
 	return m, ok && err == nil
@@ -53,7 +57,7 @@ func (p *pgMemory) Get(id string) (chitta.Memory, bool) {
 // Len returns the number of memories in the namespace (-1 when the server
 // cannot say).
 func (p *pgMemory) Len() int {
-	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	ctx, cancel := context.WithTimeout(p.ctx, pgTimeout)
 	defer cancel()
 	n, err := p.Store.Len(ctx)
 	if err != nil {
