@@ -707,10 +707,18 @@ func TestOpenURLRefusesMalformedQuery(t *testing.T) {
 		"postgres://u:hunter2@127.0.0.1:1/db?chitta_table=team;chitta_namespace=a",
 		"postgres://u:hunter2@127.0.0.1:1/db?chitta_namespace=a%zz",
 		"postgres://u@127.0.0.1:1/db?password=hunter2;sslmode=disable",
+		// Given twice, a chitta parameter is ambiguous: url.Values.Get took
+		// the first, so a namespace appended to a URL that had one was
+		// ignored.
+		"postgres://u:hunter2@127.0.0.1:1/db?chitta_namespace=default&chitta_namespace=alice",
+		"postgres://u:hunter2@127.0.0.1:1/db?chitta_table=a&chitta_table=a",
 	} {
 		_, err := OpenURL(t.Context(), bad, 4)
 		require.ErrorIs(t, err, ErrBadDSN, bad)
 		assert.ErrorContains(t, err, "query", bad)
 		assert.NotContains(t, err.Error(), "hunter2")
+		if strings.Contains(bad, "&chitta_") {
+			assert.ErrorContains(t, err, "given 2 times", bad)
+		}
 	}
 }
