@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/brief"
 	"github.com/chitta-go/chitta/examples/internal/claudecode"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
 )
@@ -497,4 +498,28 @@ func TestHandRunSessionFromTranscript(t *testing.T) {
 	require.Equal(t, 0, start.code, start.stderr)
 	assert.Contains(t, start.stdout, "preservation brief from before the last compaction", start.stderr)
 	assert.Contains(t, start.stdout, strings.TrimSpace(strings.SplitN(pre.stdout, "\n", 2)[0]))
+}
+
+// TestSessionStartNoBriefHeaderAlone: when the memories leave room under
+// --brief-tokens for the brief's header but not for its first line, the
+// header is left out too; it was printed alone, with no brief under it.
+func TestSessionStartNoBriefHeaderAlone(t *testing.T) {
+	t.Parallel()
+	transcript := writeTranscript(t, 25) // its last prompt is about the release notes
+	store := filepath.Join(t.TempDir(), "memory.chitta")
+	emb := chitta.NewHashEmbedder(0)
+	seed, err := storepath.OpenShared(store, emb.Dimensions())
+	require.NoError(t, err)
+	fact := "Round 24: please look at the release notes and tell me what is wrong." + strings.Repeat(" release notes", 10)
+	vecs, err := emb.Embed(t.Context(), []string{fact})
+	require.NoError(t, err)
+	require.NoError(t, seed.Add(t.Context(), chitta.Memory{Text: fact, Kind: chitta.KindFact, Confidence: 1, Vector: vecs[0]}))
+	require.NoError(t, brief.Record(t.Context(), seed, emb, "s", "Preservation brief from chitta: keep the items below verbatim in the summary; they exist only in this conversation, not in memory.\n- go test ./..."))
+	require.NoError(t, seed.Save())
+
+	r := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", transcript, "s", "compact")), "--store", store, "--brief-tokens", "100")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "[fact] Round 24", "the memory is printed")
+	assert.NotContains(t, r.stdout, "preservation brief from before the last compaction", "no header without its brief")
+	assert.Contains(t, r.stderr, "1 memories, 0 brief lines")
 }

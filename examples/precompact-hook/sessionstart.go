@@ -94,8 +94,11 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 	}
 	briefLines := 0
 	if hasBrief {
-		if add("chitta's preservation brief from before the last compaction of this session:") {
-			for _, line := range strings.Split(last.Text, "\n") {
+		// The header goes in only with the brief's first line under it.
+		const header = "chitta's preservation brief from before the last compaction of this session:"
+		text := strings.Split(last.Text, "\n")
+		if used+chitta.CountWords(header)+chitta.CountWords(text[0]) <= capWords && add(header) {
+			for _, line := range text {
 				if !add(line) {
 					break
 				}
