@@ -523,3 +523,46 @@ func TestSessionStartNoBriefHeaderAlone(t *testing.T) {
 	assert.NotContains(t, r.stdout, "preservation brief from before the last compaction", "no header without its brief")
 	assert.Contains(t, r.stderr, "1 memories, 0 brief lines")
 }
+
+// TestSessionStartMemoryHeaderCountsPrinted: the memories' header counts
+// the memories printed under it, and is left out when none fits under
+// --brief-tokens; it claimed every relevant memory, and stood alone above
+// the brief when the first memory did not fit.
+func TestSessionStartMemoryHeaderCountsPrinted(t *testing.T) {
+	t.Parallel()
+	transcript := writeTranscript(t, 25) // its last prompt is about the release notes
+	emb := chitta.NewHashEmbedder(0)
+	for _, tt := range []struct {
+		name  string
+		words int // filler words per memory
+		want  string
+	}{
+		{"none fits", 60, ""},
+		{"one of two fits", 18, "(1 memories,"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			store := filepath.Join(t.TempDir(), "memory.chitta")
+			seed, err := storepath.OpenShared(store, emb.Dimensions())
+			require.NoError(t, err)
+			for i := range 2 {
+				fact := fmt.Sprintf("Round 24 (%d): please look at the release notes and tell me what is wrong.", i) + strings.Repeat(" release notes", tt.words/2)
+				vecs, err := emb.Embed(t.Context(), []string{fact})
+				require.NoError(t, err)
+				require.NoError(t, seed.Add(t.Context(), chitta.Memory{Text: fact, Kind: chitta.KindFact, Confidence: 1, Vector: vecs[0]}))
+			}
+			require.NoError(t, brief.Record(t.Context(), seed, emb, "s", "Preservation brief from chitta: keep these.\n- go test ./..."))
+			require.NoError(t, seed.Save())
+
+			r := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", transcript, "s", "compact")), "--store", store, "--brief-tokens", "100")
+			require.Equal(t, 0, r.code, r.stderr)
+			require.Contains(t, r.stdout, "- go test ./...", "the brief is printed")
+			if tt.want == "" {
+				assert.NotContains(t, r.stdout, "chitta memory:", "no header without a memory")
+				return
+			}
+			assert.Contains(t, r.stdout, tt.want)
+			assert.Equal(t, 1, strings.Count(r.stdout, "- [fact]"))
+		})
+	}
+}

@@ -82,14 +82,23 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 		lines, used = append(lines, line), used+n
 		return true
 	}
+	// The memories' header counts those printed under it (as many as fit
+	// below it), and goes in only with one.
 	memories := 0
-	if len(hits) > 0 {
-		add(fmt.Sprintf("chitta memory: what this project's memory store holds about the latest prompt (%d memories, most relevant first):", len(hits)))
+	memoryHeader := func(n int) string {
+		return fmt.Sprintf("chitta memory: what this project's memory store holds about the latest prompt (%d memories, most relevant first):", n)
+	}
+	if len(hits) > 0 && add(memoryHeader(len(hits))) {
 		for _, h := range hits {
 			if !add(fmt.Sprintf("- [%s] %s", h.Kind, clip(oneLine(h.Text), memoryWords))) {
 				break
 			}
 			memories++
+		}
+		if memories == 0 {
+			lines, used = lines[:0], 0
+		} else {
+			lines[0] = memoryHeader(memories) // no more words: the count is one
 		}
 	}
 	briefLines := 0
