@@ -506,16 +506,8 @@ func TestHandRunSessionFromTranscript(t *testing.T) {
 func TestSessionStartNoBriefHeaderAlone(t *testing.T) {
 	t.Parallel()
 	transcript := writeTranscript(t, 25) // its last prompt is about the release notes
-	store := filepath.Join(t.TempDir(), "memory.chitta")
-	emb := chitta.NewHashEmbedder(0)
-	seed, err := storepath.OpenShared(store, emb.Dimensions())
-	require.NoError(t, err)
-	fact := "Round 24: please look at the release notes and tell me what is wrong." + strings.Repeat(" release notes", 10)
-	vecs, err := emb.Embed(t.Context(), []string{fact})
-	require.NoError(t, err)
-	require.NoError(t, seed.Add(t.Context(), chitta.Memory{Text: fact, Kind: chitta.KindFact, Confidence: 1, Vector: vecs[0]}))
-	require.NoError(t, brief.Record(t.Context(), seed, emb, "s", "Preservation brief from chitta: keep the items below verbatim in the summary; they exist only in this conversation, not in memory.\n- go test ./..."))
-	require.NoError(t, seed.Save())
+	store := seedStore(t, "Preservation brief from chitta: keep the items below verbatim in the summary; they exist only in this conversation, not in memory.\n- go test ./...",
+		"Round 24: please look at the release notes and tell me what is wrong."+strings.Repeat(" release notes", 10))
 
 	r := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", transcript, "s", "compact")), "--store", store, "--brief-tokens", "100")
 	require.Equal(t, 0, r.code, r.stderr)
@@ -531,7 +523,6 @@ func TestSessionStartNoBriefHeaderAlone(t *testing.T) {
 func TestSessionStartMemoryHeaderCountsPrinted(t *testing.T) {
 	t.Parallel()
 	transcript := writeTranscript(t, 25) // its last prompt is about the release notes
-	emb := chitta.NewHashEmbedder(0)
 	for _, tt := range []struct {
 		name  string
 		words int // filler words per memory
@@ -542,17 +533,11 @@ func TestSessionStartMemoryHeaderCountsPrinted(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			store := filepath.Join(t.TempDir(), "memory.chitta")
-			seed, err := storepath.OpenShared(store, emb.Dimensions())
-			require.NoError(t, err)
+			var facts []string
 			for i := range 2 {
-				fact := fmt.Sprintf("Round 24 (%d): please look at the release notes and tell me what is wrong.", i) + strings.Repeat(" release notes", tt.words/2)
-				vecs, err := emb.Embed(t.Context(), []string{fact})
-				require.NoError(t, err)
-				require.NoError(t, seed.Add(t.Context(), chitta.Memory{Text: fact, Kind: chitta.KindFact, Confidence: 1, Vector: vecs[0]}))
+				facts = append(facts, fmt.Sprintf("Round 24 (%d): please look at the release notes and tell me what is wrong.", i)+strings.Repeat(" release notes", tt.words/2))
 			}
-			require.NoError(t, brief.Record(t.Context(), seed, emb, "s", "Preservation brief from chitta: keep these.\n- go test ./..."))
-			require.NoError(t, seed.Save())
+			store := seedStore(t, "Preservation brief from chitta: keep these.\n- go test ./...", facts...)
 
 			r := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", transcript, "s", "compact")), "--store", store, "--brief-tokens", "100")
 			require.Equal(t, 0, r.code, r.stderr)
@@ -565,4 +550,22 @@ func TestSessionStartMemoryHeaderCountsPrinted(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(r.stdout, "- [fact]"))
 		})
 	}
+}
+
+// seedStore returns a new store file holding facts (kind fact, the hash
+// embedder's vectors) and briefText as the brief of session "s".
+func seedStore(t *testing.T, briefText string, facts ...string) string {
+	t.Helper()
+	store := filepath.Join(t.TempDir(), "memory.chitta")
+	emb := chitta.NewHashEmbedder(0)
+	seed, err := storepath.OpenShared(store, emb.Dimensions())
+	require.NoError(t, err)
+	vecs, err := emb.Embed(t.Context(), facts)
+	require.NoError(t, err)
+	for i, fact := range facts {
+		require.NoError(t, seed.Add(t.Context(), chitta.Memory{Text: fact, Kind: chitta.KindFact, Confidence: 1, Vector: vecs[i]}))
+	}
+	require.NoError(t, brief.Record(t.Context(), seed, emb, "s", briefText))
+	require.NoError(t, seed.Save())
+	return store
 }
