@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/storepath"
 	"github.com/chitta-go/chitta/pgstore"
 )
 
@@ -35,15 +35,12 @@ func openPG(ctx context.Context, dsn string, dims int) (*pgMemory, error) {
 }
 
 // Add stores m as [pgstore.Store.Add] does, each NUL byte and invalid
-// UTF-8 sequence of its strings replaced by U+FFFD: PostgreSQL text cannot
-// hold them, and a transcript (a command, a tool result) or a session ID
-// may carry a NUL byte; refused, it would cost the hook its episode and
-// brief. (A store file keeps them.)
+// UTF-8 sequence of its strings replaced by U+FFFD
+// ([storepath.PostgresText]): a transcript (a command, a tool result) or a
+// session ID may carry a NUL byte; refused, it would cost the hook its
+// episode and brief. (A store file keeps them.)
 func (p *pgMemory) Add(ctx context.Context, m chitta.Memory) error {
-	for _, s := range []*string{&m.ID, &m.Text, &m.Kind, &m.Source} {
-		*s = strings.ReplaceAll(strings.ToValidUTF8(*s, "\uFFFD"), "\x00", "\uFFFD")
-	}
-	return p.Store.Add(ctx, m)
+	return p.Store.Add(ctx, storepath.PostgresText(m))
 }
 
 // Get returns the memory with the given ID; a read error counts as absent.
