@@ -198,6 +198,10 @@ func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
 		}
 		slices.SortFunc(defs, func(x, y *mcp.Tool) int { return strings.Compare(x.Name, y.Name) })
 		return &rpcResponse{JSONRPC: "2.0", ID: id, Result: &mcp.ListToolsResult{Tools: defs, Cacheable: mcp.Cacheable{CacheScope: "public"}}}
+	case "initialize", "server/discover":
+		// --mode auto opens a session for a handshake: this is --mode oneshot.
+		return rpcError(id, jsonrpc.CodeMethodNotFound,
+			"method not found: %q (--mode oneshot answers one tools/call or tools/list; run chitta with --mode auto or serve for an MCP session)", method)
 	default:
 		return rpcError(id, jsonrpc.CodeMethodNotFound,
 			"method not found: %q (one-shot mode answers tools/call and tools/list; send initialize first for an MCP session)", method)

@@ -287,3 +287,22 @@ func TestOneShotListParamsAsSession(t *testing.T) {
 		})
 	}
 }
+
+// TestOneShotHandshakeHint: a handshake that reaches one-shot mode can only
+// come with --mode oneshot (auto mode opens a session for it), so its
+// -32601 says to change the mode; it said "send initialize first", which
+// the client had just done.
+func TestOneShotHandshakeHint(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	for _, line := range []string{initializeLine, `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`} {
+		resp := a.answer(t.Context(), []byte(line))
+		require.NotNil(t, resp.Error)
+		assert.Equal(t, int64(jsonrpc.CodeMethodNotFound), resp.Error.Code)
+		assert.Contains(t, resp.Error.Message, "--mode")
+		assert.NotContains(t, resp.Error.Message, "send initialize first")
+	}
+	resp := a.answer(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"resources/list"}`))
+	require.NotNil(t, resp.Error)
+	assert.Contains(t, resp.Error.Message, "send initialize first", "another method still gets the hint to open a session")
+}
