@@ -322,13 +322,15 @@ func integerLiteral(lit string) (int64, bool) {
 	return n, true
 }
 
-// reply writes a response of the transport's own.
+// reply writes a response of the transport's own. Once the connection is
+// closed (the session over, chitta about to exit) it writes nothing and
+// says nothing.
 func (c *lineConn) reply(resp *rpcResponse) {
 	data, err := marshal(resp)
 	if err == nil {
 		err = c.writeLine(data)
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
 		c.log.Warn("write error response", "err", err)
 	}
 }

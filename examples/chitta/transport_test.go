@@ -476,3 +476,23 @@ func TestSessionDeepToolCallNotification(t *testing.T) {
 	defer stash.mu.Unlock()
 	assert.Zero(t, len(stash.args), "no arguments held for a notification")
 }
+
+// TestClosedSessionRepliesQuietly: a line read after the session has
+// closed (a client writing on while a stopped chitta saves before it
+// exits) gets no answer and no warning on stderr, which a signal's stop
+// leaves empty; it logged 'write error response: connection closed'.
+func TestClosedSessionRepliesQuietly(t *testing.T) {
+	t.Parallel()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	var logs syncBuffer
+	tr := &lineTransport{r: pr, w: io.Discard, maxLine: 1 << 20, drain: time.Hour, log: slog.New(slog.NewTextHandler(&logs, nil))}
+	conn, err := tr.Connect(t.Context())
+	require.NoError(t, err)
+	require.NoError(t, conn.Close())
+	_, err = io.WriteString(pw, "not json\n")
+	require.NoError(t, err)
+	_, err = io.WriteString(pw, "[]\n") // read once the line before it is handled
+	require.NoError(t, err)
+	assert.Empty(t, logs.String())
+}
