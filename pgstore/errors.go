@@ -103,7 +103,10 @@ var kvPassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[
 
 // Redact returns dsn with its password replaced by "xxxxx", for logs and
 // error messages; a dsn without a password is returned unchanged. It does
-// not need dsn to parse.
+// not need dsn to parse: a URL password holding an unescaped '/' or '?'
+// is hidden too, up to the last '@' (so a URL without userinfo but with
+// an '@' after its host:port, as in a query value, is hidden up to that
+// '@' as well).
 func Redact(dsn string) string {
 	if i := strings.Index(dsn, "://"); i >= 0 {
 		rest := dsn[i+3:]
@@ -111,7 +114,13 @@ func Redact(dsn string) string {
 		if j := strings.IndexAny(rest, "/?"); j >= 0 {
 			end = j
 		}
-		if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+		at := strings.LastIndex(rest[:end], "@")
+		if at < 0 {
+			// A password with an unescaped '/' or '?' ends the URL's
+			// authority early: its userinfo then runs to the last '@'.
+			at = strings.LastIndex(rest, "@")
+		}
+		if at >= 0 {
 			if c := strings.Index(rest[:at], ":"); c >= 0 {
 				dsn = dsn[:i+3] + rest[:c+1] + "xxxxx" + rest[at:]
 			}

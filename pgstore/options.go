@@ -108,14 +108,23 @@ const (
 // chitta_namespace query parameters, when present, are removed and become
 // Options.Table and Options.Namespace; dims is Options.Dims, and the
 // default index is used. The rest of the URL goes to [Open]. Errors are
-// Open's and ErrBadDSN for a URL that does not parse; none contains the
-// password.
+// Open's and ErrBadDSN for a URL or query string that does not parse (a
+// ';' separator, a bad escape) or that gives chitta_table or
+// chitta_namespace more than once; none contains the password.
 func OpenURL(ctx context.Context, rawURL string, dims int) (*Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		return nil, fmt.Errorf("%w: want a postgres:// URL", ErrBadDSN)
 	}
-	q := u.Query()
+	q, err := url.ParseQuery(u.RawQuery) // u.Query drops the pairs it cannot read
+	if err != nil {
+		return nil, fmt.Errorf("%w: query: %s", ErrBadDSN, redact(err.Error(), dsnSecrets(rawURL)...))
+	}
+	for _, k := range []string{URLTable, URLNamespace} {
+		if n := len(q[k]); n > 1 {
+			return nil, fmt.Errorf("%w: query: %s given %d times, want it once", ErrBadDSN, k, n)
+		}
+	}
 	opts := &Options{Dims: dims, Table: q.Get(URLTable), Namespace: q.Get(URLNamespace)}
 	q.Del(URLTable)
 	q.Del(URLNamespace)

@@ -606,6 +606,12 @@ func TestRedact(t *testing.T) {
 		{"host=h password=hunter2 user=u", "host=h password=xxxxx user=u"},
 		{"host=h password='hun ter2' user=u", "host=h password=xxxxx user=u"},
 		{"/path/to/store.chitta", "/path/to/store.chitta"},
+		// A password with an unescaped '/' or '?' (the URL then does not
+		// parse, and the driver reports it with the DSN) is still hidden.
+		{"postgres://u:pa/ss@h:5432/db", "postgres://u:xxxxx@h:5432/db"},
+		{"postgres://u:pa?ss@h/db?sslmode=disable", "postgres://u:xxxxx@h/db?sslmode=disable"},
+		{"postgres://u:12/ss@h/db", "postgres://u:xxxxx@h/db"},
+		{"postgres://u:hunter2@h/db?application_name=a@b", "postgres://u:xxxxx@h/db?application_name=a@b"},
 	} {
 		assert.Equal(t, tt.want, Redact(tt.in), tt.in)
 	}
@@ -688,4 +694,31 @@ func TestOpenURL(t *testing.T) {
 	}
 	_, err = OpenURL(ctx, "postgres://u:hunter2@127.0.0.1:1/db?chitta_table=Bad", 4)
 	require.ErrorIs(t, err, chitta.ErrInvalidOption)
+}
+
+// TestOpenURLRefusesMalformedQuery: a query string that does not parse (a
+// ';' separator, a bad escape) is ErrBadDSN naming the query, without the
+// password. url.Query dropped the pairs it could not read, so
+// chitta_table=team;chitta_namespace=a opened the default table and
+// namespace, and the memories went where the user had not asked.
+func TestOpenURLRefusesMalformedQuery(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []string{
+		"postgres://u:hunter2@127.0.0.1:1/db?chitta_table=team;chitta_namespace=a",
+		"postgres://u:hunter2@127.0.0.1:1/db?chitta_namespace=a%zz",
+		"postgres://u@127.0.0.1:1/db?password=hunter2;sslmode=disable",
+		// Given twice, a chitta parameter is ambiguous: url.Values.Get took
+		// the first, so a namespace appended to a URL that had one was
+		// ignored.
+		"postgres://u:hunter2@127.0.0.1:1/db?chitta_namespace=default&chitta_namespace=alice",
+		"postgres://u:hunter2@127.0.0.1:1/db?chitta_table=a&chitta_table=a",
+	} {
+		_, err := OpenURL(t.Context(), bad, 4)
+		require.ErrorIs(t, err, ErrBadDSN, bad)
+		assert.ErrorContains(t, err, "query", bad)
+		assert.NotContains(t, err.Error(), "hunter2")
+		if strings.Contains(bad, "&chitta_") {
+			assert.ErrorContains(t, err, "given 2 times", bad)
+		}
+	}
 }

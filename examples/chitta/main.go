@@ -30,7 +30,8 @@
 // --mode serve and --mode oneshot skip the detection.
 //
 // SIGTERM or SIGINT stops chitta cleanly, with exit status 0 and nothing on
-// stderr: an MCP session reads no new request, waits at most 5 s (or
+// stderr: an MCP session handles no new request (one read after the
+// signal gets -32603 at once), waits at most 5 s (or
 // --timeout, when shorter) for the calls in progress (a call still
 // unanswered then is logged as a warning) and exits; a chitta still waiting
 // for its first message exits at once. A one-shot request in progress
@@ -38,7 +39,9 @@
 // at once. Whatever ends it, chitta saves before it exits the memories
 // whose save failed (the call that stored them reported the failure, but
 // the session kept serving them), so that none is lost for want of a later
-// write; if that save fails too, the exit status is 1.
+// write; if that save fails too, the exit status is 1. After a signal, a
+// save waits for another process's store lock only until the 5 s (or
+// --timeout) are over.
 //
 // Tools: compact_context (messages, query, target_ratio, distill_novel,
 // novel_threshold, max_tokens, keep_last, relevance_reserve, lexical, mask,
@@ -46,7 +49,7 @@
 // remember (text, kind, confidence), recall (text, k, min_similarity), list_memories (kinds,
 // exclude_kinds, limit, offset; newest first) and forget (id). The memory
 // store (default: the working directory's project's, see --store) is
-// loaded from --store at start (a missing file is an empty store, a corrupt one stops
+// loaded from --store at start (a missing or empty file is an empty store, a corrupt one stops
 // chitta with an error and is never overwritten) and saved atomically after
 // every write. With --store postgres://… the memories live in PostgreSQL
 // with pgvector instead (package pgstore; chitta_table and chitta_namespace
@@ -181,7 +184,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return err
 		}
 		log.Debug("ready", "store", cfg.store, "memories", store.Len(), "embedder", emb.Name)
-		a = newApp(store, emb, store.Save, log)
+		// Once a signal has come, a save waits for another process's lock
+		// only until the stop's grace ends, as the calls in progress do.
+		grace := graceAfter(ctx, min(cfg.timeout, stopGrace))
+		a = newApp(store, emb, func() error { return store.SaveContext(grace) }, log)
 		a.refresh = store.Refresh
 		a.unsaved = store.Unsaved
 	}
@@ -189,6 +195,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	a.tokenizer = cfg.tokenizer
 	err = a.start(ctx, cfg, stdin, stdout, stderr)
 	return errors.Join(err, a.flush())
+}
+
+// graceAfter returns a context that is done d after ctx is (never, if ctx
+// never is); run calls it once, for the life of the process.
+func graceAfter(ctx context.Context, d time.Duration) context.Context {
+	grace, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	context.AfterFunc(ctx, func() { time.AfterFunc(d, cancel) })
+	return grace
 }
 
 // start answers stdin in the mode cfg asks for. A signal (ctx done) while

@@ -176,6 +176,20 @@ func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
 		}
 		return &rpcResponse{JSONRPC: "2.0", ID: id, Result: wireResult(res)}
 	case "tools/list":
+		// A cursor as a session judges it: the list has one page, so the
+		// only valid one is none.
+		var p struct {
+			Cursor json.RawMessage `json:"cursor"`
+		}
+		if len(params) > 0 && string(params) != "null" && json.Unmarshal(params, &p) == nil && len(p.Cursor) > 0 && string(p.Cursor) != "null" {
+			var cursor string
+			if json.Unmarshal(p.Cursor, &cursor) != nil {
+				return rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.cursor: want a string")
+			}
+			if cursor != "" {
+				return rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.cursor: %q is not a cursor of this server (its tool list has one page)", cursor)
+			}
+		}
 		// As an MCP session lists them: sorted by name, with the cache
 		// scope the protocol requires on the wire (the SDK's default).
 		defs := make([]*mcp.Tool, len(a.toolset))
@@ -184,6 +198,10 @@ func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
 		}
 		slices.SortFunc(defs, func(x, y *mcp.Tool) int { return strings.Compare(x.Name, y.Name) })
 		return &rpcResponse{JSONRPC: "2.0", ID: id, Result: &mcp.ListToolsResult{Tools: defs, Cacheable: mcp.Cacheable{CacheScope: "public"}}}
+	case "initialize", "server/discover":
+		// --mode auto opens a session for a handshake: this is --mode oneshot.
+		return rpcError(id, jsonrpc.CodeMethodNotFound,
+			"method not found: %q (--mode oneshot answers one tools/call or tools/list; run chitta with --mode auto or serve for an MCP session)", method)
 	default:
 		return rpcError(id, jsonrpc.CodeMethodNotFound,
 			"method not found: %q (one-shot mode answers tools/call and tools/list; send initialize first for an MCP session)", method)

@@ -86,7 +86,7 @@ func checkResponse(t *testing.T, data []byte) {
 	require.NotEmpty(t, r.ID)
 	require.NotEqual(t, r.Result == nil, r.Error == nil, "exactly one of result and error: %s", data)
 	if r.Error != nil {
-		require.Contains(t, []int64{jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams}, r.Error.Code)
+		require.Contains(t, []int64{jsonrpc.CodeParseError, jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams, jsonrpc.CodeInternalError}, r.Error.Code)
 		require.NotEmpty(t, r.Error.Message)
 		require.NotContains(t, r.Error.Message, "goroutine", "no stack traces")
 	}
@@ -262,4 +262,47 @@ func TestOneShotJudgesIDsAsSession(t *testing.T) {
 			assert.Equal(t, sessionID, oneShotID, "the same id")
 		})
 	}
+}
+
+// TestOneShotListParamsAsSession: tools/list params are judged as an MCP
+// session judges them: a cursor that is not a string, or one this server
+// never gave (its list has one page), is -32602 in both modes; one-shot
+// mode ignored them and listed the tools.
+func TestOneShotListParamsAsSession(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	for _, params := range []string{`{"cursor":5}`, `{"cursor":"abc"}`, `{"cursor":""}`, `{"_meta":{}}`, `{"x":1}`, `null`, `{"cursor":null}`} {
+		t.Run(params, func(t *testing.T) {
+			t.Parallel()
+			line := `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":` + params + `}`
+			session := byID(t, runSession(t, a, 64<<10, initializeLine, initializedLine, line), "7")
+			resp := a.answer(t.Context(), []byte(line))
+			if session.Error != nil {
+				require.NotNil(t, resp.Error, "the session refuses %s, one-shot lists the tools", params)
+				assert.Equal(t, session.Error.Code, resp.Error.Code)
+				assert.Contains(t, resp.Error.Message, "cursor")
+				return
+			}
+			assert.Nil(t, resp.Error, "the session lists the tools for %s, one-shot refuses: %v", params, resp.Error)
+		})
+	}
+}
+
+// TestOneShotHandshakeHint: a handshake that reaches one-shot mode can only
+// come with --mode oneshot (auto mode opens a session for it), so its
+// -32601 says to change the mode; it said "send initialize first", which
+// the client had just done.
+func TestOneShotHandshakeHint(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	for _, line := range []string{initializeLine, `{"jsonrpc":"2.0","id":1,"method":"server/discover"}`} {
+		resp := a.answer(t.Context(), []byte(line))
+		require.NotNil(t, resp.Error)
+		assert.Equal(t, int64(jsonrpc.CodeMethodNotFound), resp.Error.Code)
+		assert.Contains(t, resp.Error.Message, "--mode")
+		assert.NotContains(t, resp.Error.Message, "send initialize first")
+	}
+	resp := a.answer(t.Context(), []byte(`{"jsonrpc":"2.0","id":1,"method":"resources/list"}`))
+	require.NotNil(t, resp.Error)
+	assert.Contains(t, resp.Error.Message, "send initialize first", "another method still gets the hint to open a session")
 }

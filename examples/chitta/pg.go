@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/storepath"
 	"github.com/chitta-go/chitta/pgstore"
 )
 
@@ -33,6 +34,15 @@ func (p *pgMemory) Len() int {
 	}
 	p.last.Store(int64(n))
 	return n
+}
+
+// Add stores m as [pgstore.Store.Add] does, each NUL byte and invalid
+// UTF-8 sequence of its strings replaced by U+FFFD
+// ([storepath.PostgresText]), which pgstore would refuse: a remembered
+// text, or a distilled message (a tool's binary output), may hold one. A
+// store file keeps them.
+func (p *pgMemory) Add(ctx context.Context, m chitta.Memory) error {
+	return p.Store.Add(ctx, storepath.PostgresText(m))
 }
 
 // pgTimeout bounds the calls the tools make without a ctx.

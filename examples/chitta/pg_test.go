@@ -89,3 +89,28 @@ func TestPostgresStoreErrorsHidePassword(t *testing.T) {
 		})
 	}
 }
+
+// TestPostgresNULBytes: a NUL byte (a tool's binary output, a pasted
+// string) is one PostgreSQL text cannot hold; with --store postgres://…
+// chitta stores U+FFFD in its place, as the hook does and as a store file
+// keeps it, instead of refusing the memory: remember failed with a tool
+// error, and compact_context distilled nothing from such a message.
+func TestPostgresNULBytes(t *testing.T) {
+	dsn := pgURL(t)
+	home := t.TempDir()
+	r := runChitta(t, home, call(1, "remember", `{"text":"run go test\u0000 now"}`), "--store", dsn)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.NotContains(t, r.stdout, `"isError":true`)
+
+	msgs := `[{"role":"user","content":"the binary dump \u0000 shows the bootloader config at offset 0x7c00 and nothing else of use"},` +
+		`{"role":"assistant","content":"noted"},{"role":"user","content":"now what?"}]`
+	r = runChitta(t, home, call(2, "compact_context", `{"messages":`+msgs+`,"distill_novel":true,"target_ratio":0.1}`), "--store", dsn)
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "1 memories distilled")
+	assert.NotContains(t, r.stderr, "store write failed")
+
+	r = runChitta(t, home, call(3, "list_memories", `{}`), "--store", dsn)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "run go test\uFFFD now")
+	assert.Contains(t, r.stdout, "bootloader config")
+}

@@ -161,3 +161,27 @@ func TestSignalSavesUnsavedMemory(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, s.Len(), "saved at the end")
 }
+
+// TestSignalWithLockedStoreEndsInGrace: SIGTERM while a remember waits
+// for a store lock another process holds ends chitta within the stop's
+// grace (5 s), exit 1 naming the memory its save could not write: the save
+// gives up then. It waited its own 10 s for the lock, then the final save
+// of the unsaved memory 10 s more, about 20 s in all.
+func TestSignalWithLockedStoreEndsInGrace(t *testing.T) {
+	t.Parallel()
+	store := filepath.Join(t.TempDir(), "m.chitta")
+	lock, err := os.OpenFile(store+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	require.NoError(t, err)
+	defer lock.Close()
+	require.NoError(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB))
+	c := startChitta(t, "--store", store, "--mode", "serve")
+	c.send(t, initializeLine)
+	c.send(t, initializedLine)
+	c.response(t, "0")
+	c.send(t, rememberLine)
+	time.Sleep(time.Second) // let the remember reach the lock (one read after the signal is refused at once)
+
+	assert.Equal(t, 1, c.stop(t, syscall.SIGTERM), c.stderr.String())
+	assert.Contains(t, c.stderr.String(), "1 unsaved memory changes lost")
+	assert.Contains(t, c.stderr.String(), "store locked")
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"runtime/debug"
@@ -241,6 +242,48 @@ func decodeArgs(args json.RawMessage, dst any) error {
 			return invalidParams("arguments: %v", err)
 		}
 	}
+	return exactKeys(args, reflect.TypeOf(dst))
+}
+
+// rawRef is a JSON value as a slice of the text it was decoded from (no
+// copy); it is valid while that text is.
+type rawRef []byte
+
+// UnmarshalJSON implements [json.Unmarshaler].
+func (r *rawRef) UnmarshalJSON(b []byte) error { *r = b; return nil }
+
+// exactKeys checks that every key of the JSON object data names a field
+// of the struct t (or of the struct t points to) exactly, as JSON keys
+// match, nested objects of struct fields included: encoding/json matches
+// them case-insensitively, taking "TEXT" for text. data has decoded into
+// t already.
+func exactKeys(data json.RawMessage, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var fields map[string]rawRef // not RawMessage: a copy of the messages would double a big call's memory
+	if t.Kind() != reflect.Struct || json.Unmarshal(data, &fields) != nil {
+		return nil
+	}
+	byName := make(map[string]reflect.Type, t.NumField())
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+			byName[name] = f.Type
+		}
+	}
+	keys := slices.Sorted(maps.Keys(fields))
+	for _, k := range keys {
+		ft, ok := byName[k]
+		if !ok {
+			return invalidParams("arguments: unknown field %q", k)
+		}
+		if ft != reflect.TypeOf(json.RawMessage(nil)) {
+			if err := exactKeys(json.RawMessage(fields[k]), ft); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -450,6 +493,9 @@ func (a *app) remember(ctx context.Context, args json.RawMessage) (*mcp.CallTool
 	if err != nil {
 		return toolError("%v", err), nil
 	}
+	if isZero(vec) {
+		return nil, invalidParams("text: nothing to embed: the embedder gives %q a zero vector (the hash embedder reads letters and digits)", firstLine(text, 80))
+	}
 	m := chitta.Memory{
 		ID:         chitta.MemoryID(kind, text),
 		Text:       text,
@@ -499,9 +545,11 @@ func (a *app) recall(ctx context.Context, args json.RawMessage) (*mcp.CallToolRe
 	if err != nil {
 		return toolError("%v", err), nil
 	}
-	hits, err := a.store.Recall(ctx, vec, k)
-	if err != nil {
-		return toolError("recall: %v", err), nil
+	var hits []chitta.Hit
+	if !isZero(vec) { // a text with nothing to embed is similar to no memory
+		if hits, err = a.store.Recall(ctx, vec, k); err != nil {
+			return toolError("recall: %v", err), nil
+		}
 	}
 	// Most similar first: cut at the first hit below the floor.
 	if i := slices.IndexFunc(hits, func(h chitta.Hit) bool { return !(h.Similarity >= minSim) }); i >= 0 {
@@ -530,11 +578,22 @@ func (a *app) embedOne(ctx context.Context, text string) ([]float32, error) {
 	return vecs[0], nil
 }
 
+// isZero reports whether every element of v is 0: the hash embedder's
+// vector for a text without letters or digits, which no store accepts.
+func isZero(v []float32) bool {
+	return !slices.ContainsFunc(v, func(x float32) bool { return x != 0 })
+}
+
+// firstLine returns the first line of s, cut to at most n bytes (and
+// "…") at a character boundary.
 func firstLine(s string, n int) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
 	if len(s) > n {
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
 		s = s[:n] + "…"
 	}
 	return s

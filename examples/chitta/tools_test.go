@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -358,6 +359,7 @@ func TestMCPInvalidArguments(t *testing.T) {
 		{"recall without text", "recall", `{}`, "text: required"},
 		{"k zero", "recall", `{"text": "x", "k": 0}`, "k: 0 out of range"},
 		{"k too big", "recall", `{"text": "x", "k": 1000}`, "k: 1000 out of range"},
+		{"remember text without words", "remember", `{"text": "!!! 😀"}`, "text: nothing to embed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -453,4 +455,67 @@ func TestToolPanicIsAnError(t *testing.T) {
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "list_memories", Arguments: json.RawMessage(`{}`)})
 	require.NoError(t, err, "the session goes on")
 	assert.False(t, res.IsError)
+}
+
+// TestRecallTextWithoutWords: a recall whose text the embedder maps to a
+// zero vector (the hash embedder reads only letters and digits: "?", an
+// emoji) finds no memory, as a text similar to none; it was a tool error
+// ("invalid vector: query vector is a zero vector").
+func TestRecallTextWithoutWords(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	a, _ := newTestApp(t)
+	res, err := a.callTool(ctx, "remember", json.RawMessage(`{"text":"The CI runs on two cores."}`))
+	require.NoError(t, err)
+	require.False(t, res.IsError, textOf(t, res))
+	for _, text := range []string{"?", "😀 !!!"} {
+		res, err := a.callTool(ctx, "recall", json.RawMessage(`{"text":"`+text+`"}`))
+		require.NoError(t, err)
+		require.False(t, res.IsError, textOf(t, res))
+		var out recallOutput
+		require.NoError(t, json.Unmarshal(res.StructuredContent.(json.RawMessage), &out))
+		assert.Empty(t, out.Memories, text)
+		assert.Equal(t, "0 memories", textOf(t, res))
+	}
+}
+
+// TestRecallSummaryWholeRunes: the recall summary quotes the best memory's
+// first 80 bytes without cutting a character in two (a memory in Japanese
+// ended its summary with half a character, which JSON shows as U+FFFD).
+func TestRecallSummaryWholeRunes(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	a, _ := newTestApp(t)
+	text := strings.Repeat("日本語", 20) + " CI"
+	res, err := a.callTool(ctx, "remember", json.RawMessage(`{"text":"`+text+`"}`))
+	require.NoError(t, err)
+	require.False(t, res.IsError, textOf(t, res))
+	res, err = a.callTool(ctx, "recall", json.RawMessage(`{"text":"`+text+`"}`))
+	require.NoError(t, err)
+	summary := textOf(t, res)
+	assert.True(t, utf8.ValidString(summary), "%q", summary)
+	assert.Contains(t, summary, "日本語日本語")
+}
+
+// TestArgumentKeysMatchExactly: argument names match the schema's exactly,
+// as JSON does: a key that differs only in case is an unknown field. Go's
+// decoder matched them case-insensitively, so {"text":"a","TEXT":"b"}
+// recalled "b", and {"Text":"a"} passed for text.
+func TestArgumentKeysMatchExactly(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	for _, tt := range []struct{ tool, args, field string }{
+		{"recall", `{"text":"a","TEXT":"b"}`, `unknown field "TEXT"`},
+		{"remember", `{"Text":"a"}`, `unknown field "Text"`},
+		{"list_memories", `{"Limit":3}`, `unknown field "Limit"`},
+		{"forget", `{"ID":"x"}`, `unknown field "ID"`},
+		{"compact_context", `{"messages":[],"Query":"q"}`, `unknown field "Query"`},
+		{"compact_context", `{"messages":[],"mask":{"Keep_Recent":1}}`, `unknown field "Keep_Recent"`},
+	} {
+		_, err := a.callTool(t.Context(), tt.tool, json.RawMessage(tt.args))
+		var wire *jsonrpc.Error
+		require.ErrorAs(t, err, &wire, "%s %s", tt.tool, tt.args)
+		assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code)
+		assert.Contains(t, wire.Message, tt.field)
+	}
 }

@@ -51,8 +51,9 @@ type lineTransport struct {
 	conn    *lineConn // set by Connect
 
 	// stop, when closed (a signal), ends the session as the end of input
-	// does, but waits at most stopDrain for the calls already read; nil
-	// never stops it.
+	// does, but waits at most stopDrain for the calls already read; a
+	// request read after it is answered at once with -32603 and not
+	// waited for. nil never stops it.
 	stop      <-chan struct{}
 	stopDrain time.Duration
 }
@@ -111,6 +112,8 @@ func (c *lineConn) readLoop(r io.Reader, maxLine int) {
 			if msg := c.parse(line); msg != nil {
 				select {
 				case c.incoming <- msg:
+				case <-c.stop:
+					c.refuse(msg) // Read takes no new message once stopped
 				case <-c.closed:
 					return
 				}
@@ -185,6 +188,10 @@ func (c *lineConn) parse(line []byte) jsonrpc.Message {
 			c.reply(rpcError(nullID, jsonrpc.CodeInvalidRequest, "invalid request: id: %s", msg))
 			return nil
 		}
+		if c.stopped() {
+			c.reply(stoppingError(env.id))
+			return nil
+		}
 		c.mu.Lock()
 		_, dup := c.pending[id]
 		if !dup {
@@ -197,10 +204,42 @@ func (c *lineConn) parse(line []byte) jsonrpc.Message {
 		}
 	}
 	params := env.params
-	if env.method == "tools/call" && c.stash != nil && deeperThanSDK(params) {
+	// A notification's tool never runs (nothing would take its arguments
+	// back), so only a request's arguments are stashed.
+	if env.method == "tools/call" && id.IsValid() && c.stash != nil && deeperThanSDK(params) {
 		params = c.stash.put(id, params)
 	}
 	return &jsonrpc.Request{ID: id, Method: env.method, Params: params}
+}
+
+// stopped reports whether stop is closed.
+func (c *lineConn) stopped() bool {
+	select {
+	case <-c.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// stoppingError is the answer to a request read once the session is
+// stopping: it is never handled, and a client waiting for it learns so.
+func stoppingError(id json.RawMessage) *rpcResponse {
+	return rpcError(id, jsonrpc.CodeInternalError, "internal error: chitta is stopping (SIGTERM or SIGINT): request not handled")
+}
+
+// refuse answers the request msg, read but never handed to the SDK (the
+// session stopped first), with [stoppingError] and retires it, so that
+// the drain does not wait for it. A notification is dropped.
+func (c *lineConn) refuse(msg jsonrpc.Message) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.ID.IsValid() {
+		return
+	}
+	if id, err := json.Marshal(req.ID.Raw()); err == nil {
+		c.reply(stoppingError(id))
+	}
+	c.retire(req.ID)
 }
 
 // deeperThanSDK reports whether params nest deeper than the SDK decodes.
@@ -283,13 +322,15 @@ func integerLiteral(lit string) (int64, bool) {
 	return n, true
 }
 
-// reply writes a response of the transport's own.
+// reply writes a response of the transport's own. Once the connection is
+// closed (the session over, chitta about to exit) it writes nothing and
+// says nothing.
 func (c *lineConn) reply(resp *rpcResponse) {
 	data, err := marshal(resp)
 	if err == nil {
 		err = c.writeLine(data)
 	}
-	if err != nil {
+	if err != nil && !errors.Is(err, mcp.ErrConnectionClosed) {
 		c.log.Warn("write error response", "err", err)
 	}
 }
@@ -372,16 +413,21 @@ func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	}
 	err = c.writeLine(data)
 	if resp, ok := msg.(*jsonrpc.Response); ok {
-		c.stash.drop(resp.ID)
-		c.mu.Lock()
-		delete(c.pending, resp.ID)
-		if len(c.pending) == 0 && c.idle != nil {
-			close(c.idle)
-			c.idle = nil
-		}
-		c.mu.Unlock()
+		c.retire(resp.ID)
 	}
 	return err
+}
+
+// retire forgets the call id, answered.
+func (c *lineConn) retire(id jsonrpc.ID) {
+	c.stash.drop(id)
+	c.mu.Lock()
+	delete(c.pending, id)
+	if len(c.pending) == 0 && c.idle != nil {
+		close(c.idle)
+		c.idle = nil
+	}
+	c.mu.Unlock()
 }
 
 // Close implements [mcp.Connection]. It does not close the reader or the

@@ -389,3 +389,110 @@ func TestIntegerLiteral(t *testing.T) {
 		assert.Equal(t, tt.want, got, tt.lit)
 	}
 }
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader in
+// different goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestSessionStopRefusesLaterRequests: a request read once stop is closed
+// (a signal), while a call read before it is still running, is answered at
+// once with an error and is not waited for: the session ends as soon as
+// the earlier call is answered. (It was held as pending without ever
+// reaching the SDK, so the stop waited the whole stopDrain for it and
+// warned that a call went unanswered.)
+func TestSessionStopRefusesLaterRequests(t *testing.T) {
+	t.Parallel()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	var out syncBuffer
+	stop := make(chan struct{})
+	tr := &lineTransport{r: pr, w: &out, maxLine: 1 << 20, drain: time.Hour, stop: stop, stopDrain: time.Hour, log: slog.New(slog.DiscardHandler)}
+	conn, err := tr.Connect(t.Context())
+	require.NoError(t, err)
+	go func() { _, _ = io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`+"\n") }()
+	msg, err := conn.Read(t.Context())
+	require.NoError(t, err)
+	one, err := jsonrpc.MakeID(float64(1))
+	require.NoError(t, err)
+	require.Equal(t, one, msg.(*jsonrpc.Request).ID)
+
+	close(stop)
+	ended := make(chan error, 1)
+	go func() {
+		_, err := conn.Read(t.Context())
+		ended <- err
+	}()
+	_, err = io.WriteString(pw, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), `"id":2`) }, 10*time.Second, 5*time.Millisecond,
+		"request 2, read after the stop, gets no answer")
+	rs := responses(t, out.String())
+	r := byID(t, rs, "2")
+	require.NotNil(t, r.Error, r.raw)
+	assert.Equal(t, int64(jsonrpc.CodeInternalError), r.Error.Code)
+	assert.Contains(t, r.Error.Message, "stopping")
+
+	require.NoError(t, conn.Write(t.Context(), &jsonrpc.Response{ID: one, Result: json.RawMessage(`{}`)}))
+	select {
+	case err := <-ended:
+		require.ErrorIs(t, err, io.EOF)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session did not end once the call read before the stop was answered")
+	}
+	assert.Zero(t, tr.conn.Unanswered())
+}
+
+// TestSessionDeepToolCallNotification: a tools/call sent as a notification
+// (no id) with arguments nested deeper than the SDK decodes is not held:
+// the SDK never runs a notification's tool, so nothing would take the
+// stashed arguments back. Each one stayed in memory until the process
+// exited (150 of 2 MB took the session from 15 MB to 500 MB).
+func TestSessionDeepToolCallNotification(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	note := fmt.Sprintf(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"compact_context","arguments":{"messages":%s}}}`, deepInput(1500))
+	var out bytes.Buffer
+	stash := newArgStash()
+	lines := strings.Join([]string{initializeLine, initializedLine, note, note, `{"jsonrpc":"2.0","id":2,"method":"ping"}`}, "\n") + "\n"
+	tr := &lineTransport{r: strings.NewReader(lines), w: &out, maxLine: 1 << 20, drain: 30 * time.Second, stash: stash, log: a.log}
+	require.NoError(t, newSessionServer(a, stash).Run(t.Context(), tr))
+	byID(t, responses(t, out.String()), "2")
+	stash.mu.Lock()
+	defer stash.mu.Unlock()
+	assert.Zero(t, len(stash.args), "no arguments held for a notification")
+}
+
+// TestClosedSessionRepliesQuietly: a line read after the session has
+// closed (a client writing on while a stopped chitta saves before it
+// exits) gets no answer and no warning on stderr, which a signal's stop
+// leaves empty; it logged 'write error response: connection closed'.
+func TestClosedSessionRepliesQuietly(t *testing.T) {
+	t.Parallel()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	var logs syncBuffer
+	tr := &lineTransport{r: pr, w: io.Discard, maxLine: 1 << 20, drain: time.Hour, log: slog.New(slog.NewTextHandler(&logs, nil))}
+	conn, err := tr.Connect(t.Context())
+	require.NoError(t, err)
+	require.NoError(t, conn.Close())
+	_, err = io.WriteString(pw, "not json\n")
+	require.NoError(t, err)
+	_, err = io.WriteString(pw, "[]\n") // read once the line before it is handled
+	require.NoError(t, err)
+	assert.Empty(t, logs.String())
+}

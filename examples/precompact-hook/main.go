@@ -31,7 +31,8 @@
 // shows it and goes on: a non-blocking error). Claude Code uses stdout
 // only on exit 0, so a failure to write the store once PreCompact has made
 // its brief (recording the episode or the brief, saving; a PostgreSQL
-// server gone mid-run) is not a failure of the hook: the brief is printed,
+// server gone mid-run; a store lock another process holds, which the save
+// waits for until --timeout at most) is not a failure of the hook: the brief is printed,
 // the status is 0, and the summary line says "writing to store … failed"
 // and why. Never 2, which would block
 // the compaction: the hook runs itself as a worker process and maps any

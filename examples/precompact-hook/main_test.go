@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/brief"
 	"github.com/chitta-go/chitta/examples/internal/claudecode"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
 )
@@ -479,4 +480,92 @@ func FuzzReadInput(f *testing.F) {
 			t.Fatalf("event %q accepted", in.HookEventName)
 		}
 	})
+}
+
+// TestHandRunSessionFromTranscript: run by hand without a session_id, both
+// events take the session from the transcript: PreCompact records the
+// brief under it, and SessionStart prints that brief back. (SessionStart
+// looked for the brief of session "" and printed nothing.)
+func TestHandRunSessionFromTranscript(t *testing.T) {
+	t.Parallel()
+	store := filepath.Join(t.TempDir(), "memory.chitta")
+	transcript := writeTranscript(t, 10)
+	pre := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", transcript, "", "")), "--store", store)
+	require.Equal(t, 0, pre.code, pre.stderr)
+	require.NotEmpty(t, pre.stdout)
+
+	start := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", transcript, "", "compact")), "--store", store)
+	require.Equal(t, 0, start.code, start.stderr)
+	assert.Contains(t, start.stdout, "preservation brief from before the last compaction", start.stderr)
+	assert.Contains(t, start.stdout, strings.TrimSpace(strings.SplitN(pre.stdout, "\n", 2)[0]))
+}
+
+// TestSessionStartNoBriefHeaderAlone: when the memories leave room under
+// --brief-tokens for the brief's header but not for its first line, the
+// header is left out too; it was printed alone, with no brief under it.
+func TestSessionStartNoBriefHeaderAlone(t *testing.T) {
+	t.Parallel()
+	transcript := writeTranscript(t, 25) // its last prompt is about the release notes
+	store := seedStore(t, "Preservation brief from chitta: keep the items below verbatim in the summary; they exist only in this conversation, not in memory.\n- go test ./...",
+		"Round 24: please look at the release notes and tell me what is wrong."+strings.Repeat(" release notes", 10))
+
+	r := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", transcript, "s", "compact")), "--store", store, "--brief-tokens", "100")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "[fact] Round 24", "the memory is printed")
+	assert.NotContains(t, r.stdout, "preservation brief from before the last compaction", "no header without its brief")
+	assert.Contains(t, r.stderr, "1 memories, 0 brief lines")
+}
+
+// TestSessionStartMemoryHeaderCountsPrinted: the memories' header counts
+// the memories printed under it, and is left out when none fits under
+// --brief-tokens; it claimed every relevant memory, and stood alone above
+// the brief when the first memory did not fit.
+func TestSessionStartMemoryHeaderCountsPrinted(t *testing.T) {
+	t.Parallel()
+	transcript := writeTranscript(t, 25) // its last prompt is about the release notes
+	for _, tt := range []struct {
+		name  string
+		words int // filler words per memory
+		want  string
+	}{
+		{"none fits", 60, ""},
+		{"one of two fits", 18, "(1 memories,"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var facts []string
+			for i := range 2 {
+				facts = append(facts, fmt.Sprintf("Round 24 (%d): please look at the release notes and tell me what is wrong.", i)+strings.Repeat(" release notes", tt.words/2))
+			}
+			store := seedStore(t, "Preservation brief from chitta: keep these.\n- go test ./...", facts...)
+
+			r := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", transcript, "s", "compact")), "--store", store, "--brief-tokens", "100")
+			require.Equal(t, 0, r.code, r.stderr)
+			require.Contains(t, r.stdout, "- go test ./...", "the brief is printed")
+			if tt.want == "" {
+				assert.NotContains(t, r.stdout, "chitta memory:", "no header without a memory")
+				return
+			}
+			assert.Contains(t, r.stdout, tt.want)
+			assert.Equal(t, 1, strings.Count(r.stdout, "- [fact]"))
+		})
+	}
+}
+
+// seedStore returns a new store file holding facts (kind fact, the hash
+// embedder's vectors) and briefText as the brief of session "s".
+func seedStore(t *testing.T, briefText string, facts ...string) string {
+	t.Helper()
+	store := filepath.Join(t.TempDir(), "memory.chitta")
+	emb := chitta.NewHashEmbedder(0)
+	seed, err := storepath.OpenShared(store, emb.Dimensions())
+	require.NoError(t, err)
+	vecs, err := emb.Embed(t.Context(), facts)
+	require.NoError(t, err)
+	for i, fact := range facts {
+		require.NoError(t, seed.Add(t.Context(), chitta.Memory{Text: fact, Kind: chitta.KindFact, Confidence: 1, Vector: vecs[i]}))
+	}
+	require.NoError(t, brief.Record(t.Context(), seed, emb, "s", briefText))
+	require.NoError(t, seed.Save())
+	return store
 }

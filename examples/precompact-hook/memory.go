@@ -20,8 +20,8 @@ type hookStore interface {
 	brief.Store
 	Get(id string) (chitta.Memory, bool)
 	Len() int
-	Save() error  // persists the writes (a no-op in PostgreSQL)
-	Path() string // where the store is, for the summary (no password)
+	SaveContext(ctx context.Context) error // persists the writes by ctx's deadline (a no-op in PostgreSQL)
+	Path() string                          // where the store is, for the summary (no password)
 }
 
 // openMemory opens the embedder and the memory store: --store (a file or

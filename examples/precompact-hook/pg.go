@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/storepath"
 	"github.com/chitta-go/chitta/pgstore"
 )
 
@@ -18,6 +18,10 @@ const pgTimeout = 30 * time.Second
 type pgMemory struct {
 	*pgstore.Store
 	where string // the URL with its password redacted
+	// ctx is the hook's (its deadline, a signal): the calls without a ctx
+	// of their own end with it, so that a server that stops answering
+	// cannot hold the hook past --timeout.
+	ctx context.Context
 }
 
 // openPG opens the PostgreSQL store of a postgres:// --store URL (see
@@ -27,24 +31,21 @@ func openPG(ctx context.Context, dsn string, dims int) (*pgMemory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", pgstore.Redact(dsn), err)
 	}
-	return &pgMemory{Store: s, where: pgstore.Redact(dsn)}, nil
+	return &pgMemory{Store: s, where: pgstore.Redact(dsn), ctx: ctx}, nil
 }
 
 // Add stores m as [pgstore.Store.Add] does, each NUL byte and invalid
-// UTF-8 sequence of its strings replaced by U+FFFD: PostgreSQL text cannot
-// hold them, and a transcript (a command, a tool result) or a session ID
-// may carry a NUL byte; refused, it would cost the hook its episode and
-// brief. (A store file keeps them.)
+// UTF-8 sequence of its strings replaced by U+FFFD
+// ([storepath.PostgresText]): a transcript (a command, a tool result) or a
+// session ID may carry a NUL byte; refused, it would cost the hook its
+// episode and brief. (A store file keeps them.)
 func (p *pgMemory) Add(ctx context.Context, m chitta.Memory) error {
-	for _, s := range []*string{&m.ID, &m.Text, &m.Kind, &m.Source} {
-		*s = strings.ReplaceAll(strings.ToValidUTF8(*s, "\uFFFD"), "\x00", "\uFFFD")
-	}
-	return p.Store.Add(ctx, m)
+	return p.Store.Add(ctx, storepath.PostgresText(m))
 }
 
 // Get returns the memory with the given ID; a read error counts as absent.
 func (p *pgMemory) Get(id string) (chitta.Memory, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	ctx, cancel := context.WithTimeout(p.ctx, pgTimeout)
 	defer cancel()
 	m, ok, err := p.Store.Get(ctx, id)
 	return m, ok && err == nil
@@ -53,7 +54,7 @@ func (p *pgMemory) Get(id string) (chitta.Memory, bool) {
 // Len returns the number of memories in the namespace (-1 when the server
 // cannot say).
 func (p *pgMemory) Len() int {
-	ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
+	ctx, cancel := context.WithTimeout(p.ctx, pgTimeout)
 	defer cancel()
 	n, err := p.Store.Len(ctx)
 	if err != nil {
@@ -62,8 +63,8 @@ func (p *pgMemory) Len() int {
 	return n
 }
 
-// Save does nothing: every Add is already committed.
-func (p *pgMemory) Save() error { return nil }
+// SaveContext does nothing: every Add is already committed.
+func (p *pgMemory) SaveContext(context.Context) error { return nil }
 
 // Path returns the store's URL with its password redacted.
 func (p *pgMemory) Path() string { return p.where }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/brief"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
 	"github.com/chitta-go/chitta/pgstore"
 )
@@ -107,4 +109,27 @@ func TestPostgresStoreNULBytes(t *testing.T) {
 	}
 	assert.Contains(t, got[chitta.KindEpisode], "Session: sess\uFFFDnul")
 	assert.Contains(t, got[chitta.KindBrief], "go test ./pkg3\uFFFD")
+}
+
+// TestPostgresReadsStopAtDeadline: the hook's reads without a ctx of their
+// own (the count in the summary, the brief SessionStart prints) end with
+// the hook's context: once the deadline has passed they no longer query,
+// so a server that stops answering after the brief's write cannot hold the
+// hook past --timeout and cost it the brief. They used a context of their
+// own, 30 s from the call.
+func TestPostgresReadsStopAtDeadline(t *testing.T) {
+	url, _ := pgURL(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	p, err := openPG(ctx, url, chitta.NewHashEmbedder(0).Dimensions())
+	require.NoError(t, err)
+	defer p.Close()
+	require.NoError(t, brief.Record(ctx, p, chitta.NewHashEmbedder(0), "s", "the brief"))
+	require.Equal(t, 1, p.Len())
+	_, ok := p.Get(brief.ID("s"))
+	require.True(t, ok)
+
+	cancel() // the hook's deadline
+	assert.Equal(t, -1, p.Len(), "no count once the hook's context is done")
+	_, ok = p.Get(brief.ID("s"))
+	assert.False(t, ok, "no read once the hook's context is done")
 }

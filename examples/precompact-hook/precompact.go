@@ -65,7 +65,9 @@ func compactAndRecord(ctx context.Context, cfg *config, query string, window []c
 	if out.Brief.Text != "" {
 		briefErr = brief.Record(ctx, store, emb, session, out.Brief.Text)
 	}
-	storeErr := errors.Join(epErr, briefErr, store.Save())
+	// The save gives up at the deadline (a lock another process holds), so
+	// that the brief is still printed in time.
+	storeErr := errors.Join(epErr, briefErr, store.SaveContext(ctx))
 
 	st := out.Compact.Stats
 	summary := fmt.Sprintf("PreCompact: kept %d of %d turns, %d→%d tokens (%.1f%% dropped, %.1f%% of dropped tokens memory-covered); brief of %d tokens (%d items)",

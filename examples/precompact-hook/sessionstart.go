@@ -36,7 +36,9 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 	defer closeStore(store)
 
 	// The latest real prompt is the query. A transcript that cannot be
-	// read leaves only the brief to print.
+	// read leaves only the brief to print. Without a session_id (a hand
+	// run), the session is the transcript's, as PreCompact records it.
+	session := in.SessionID
 	query, note := "", ""
 	if in.TranscriptPath == "" {
 		note = "; no transcript_path, no query"
@@ -47,6 +49,9 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 		note = "; transcript unreadable (" + err.Error() + "), no query"
 	} else {
 		query = claudecode.LastPrompt(tr.Turns)
+		if session == "" {
+			session = tr.SessionID
+		}
 	}
 	var hits []chitta.Hit
 	if strings.TrimSpace(query) != "" {
@@ -64,7 +69,7 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 			}
 		}
 	}
-	last, hasBrief := store.Get(brief.ID(in.SessionID))
+	last, hasBrief := store.Get(brief.ID(session))
 
 	var lines []string
 	capWords := cfg.briefTokens * 10 / 13
@@ -77,20 +82,32 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 		lines, used = append(lines, line), used+n
 		return true
 	}
+	// The memories' header counts those printed under it (as many as fit
+	// below it), and goes in only with one.
 	memories := 0
-	if len(hits) > 0 {
-		add(fmt.Sprintf("chitta memory: what this project's memory store holds about the latest prompt (%d memories, most relevant first):", len(hits)))
+	memoryHeader := func(n int) string {
+		return fmt.Sprintf("chitta memory: what this project's memory store holds about the latest prompt (%d memories, most relevant first):", n)
+	}
+	if len(hits) > 0 && add(memoryHeader(len(hits))) {
 		for _, h := range hits {
 			if !add(fmt.Sprintf("- [%s] %s", h.Kind, clip(oneLine(h.Text), memoryWords))) {
 				break
 			}
 			memories++
 		}
+		if memories == 0 {
+			lines, used = lines[:0], 0
+		} else {
+			lines[0] = memoryHeader(memories) // no more words: the count is one
+		}
 	}
 	briefLines := 0
 	if hasBrief {
-		if add("chitta's preservation brief from before the last compaction of this session:") {
-			for _, line := range strings.Split(last.Text, "\n") {
+		// The header goes in only with the brief's first line under it.
+		const header = "chitta's preservation brief from before the last compaction of this session:"
+		text := strings.Split(last.Text, "\n")
+		if used+chitta.CountWords(header)+chitta.CountWords(text[0]) <= capWords && add(header) {
+			for _, line := range text {
 				if !add(line) {
 					break
 				}

@@ -58,7 +58,7 @@ func (f *failingStore) Add(ctx context.Context, m chitta.Memory) error {
 	return f.HNSWStore.Add(ctx, m)
 }
 
-func (f *failingStore) Save() error { f.saves++; return f.saveErr }
+func (f *failingStore) SaveContext(context.Context) error { f.saves++; return f.saveErr }
 
 func (f *failingStore) Path() string { return "postgres://agent:xxxxx@db/mem" }
 

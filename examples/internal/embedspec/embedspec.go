@@ -75,7 +75,14 @@ func Open(ctx context.Context, spec string) (*Embedder, error) {
 		}
 		return openLlama(ctx, arg)
 	case "openai":
-		url, model, ok := strings.Cut(arg, "#")
+		// The model follows the last '#': one in the URL can only be part
+		// of a password (a base URL has no fragment), which a split at the
+		// first would have printed as the URL.
+		i := strings.LastIndex(arg, "#")
+		url, model, ok := arg, "", i >= 0
+		if ok {
+			url, model = arg[:i], arg[i+1:]
+		}
 		if url == "" || !ok || model == "" {
 			return nil, fmt.Errorf("%w: %q: want openai:URL#MODEL, e.g. openai:https://api.openai.com/v1#text-embedding-3-small", ErrInvalidSpec, Redact(spec))
 		}

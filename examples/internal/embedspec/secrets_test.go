@@ -38,6 +38,7 @@ func TestSpecSecretsNeverPrinted(t *testing.T) {
 		"openai:ftp://user:PASSWORD@host?api-key=QUERYKEY#m",    // not http
 		"openia:http://user:PASSWORD@host?api-key=QUERYKEY#m",   // unknown kind
 		"openai:http://user:PASS WORD@host/?api-key=QUERYKEY#m", // does not parse
+		"openai:http://user:PASS#WORD@host/v1#m",                // a '#' in the password
 	} {
 		t.Run(spec, func(t *testing.T) {
 			t.Parallel()
@@ -45,6 +46,7 @@ func TestSpecSecretsNeverPrinted(t *testing.T) {
 			require.Error(t, err)
 			assert.NotContains(t, err.Error(), "PASSWORD")
 			assert.NotContains(t, err.Error(), "PASS WORD")
+			assert.NotContains(t, err.Error(), "PASS")
 			assert.NotContains(t, err.Error(), "QUERYKEY")
 		})
 	}

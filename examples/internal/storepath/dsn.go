@@ -3,6 +3,8 @@ package storepath
 import (
 	"slices"
 	"strings"
+
+	"github.com/chitta-go/chitta"
 )
 
 // IsDSN reports whether store names a PostgreSQL database rather than a
@@ -26,4 +28,16 @@ var keywordDSNKeys = []string{
 func isKeywordDSN(store string) bool {
 	key, _, ok := strings.Cut(strings.TrimSpace(store), "=")
 	return ok && slices.Contains(keywordDSNKeys, strings.ToLower(strings.TrimSpace(key)))
+}
+
+// PostgresText returns m with each NUL byte and invalid UTF-8 sequence of
+// its strings (ID, Text, Kind, Source) replaced by U+FFFD: PostgreSQL text
+// cannot hold them, and a transcript, a tool's output or a session ID may
+// carry one, which pgstore refuses (a store file keeps them). The
+// harnesses pass what they add to a postgres:// store through it.
+func PostgresText(m chitta.Memory) chitta.Memory {
+	for _, s := range []*string{&m.ID, &m.Text, &m.Kind, &m.Source} {
+		*s = strings.ReplaceAll(strings.ToValidUTF8(*s, "\uFFFD"), "\x00", "\uFFFD")
+	}
+	return m
 }

@@ -2,9 +2,12 @@
 
 package storepath
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // lockFile does nothing on systems without flock: concurrent saves from
 // two processes may then lose one's new memories (the file itself is
 // still replaced atomically).
-func lockFile(string, time.Duration) (func(), error) { return func() {}, nil }
+func lockFile(context.Context, string, time.Duration) (func(), error) { return func() {}, nil }

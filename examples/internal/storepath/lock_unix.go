@@ -3,6 +3,7 @@
 package storepath
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -12,12 +13,13 @@ import (
 
 // lockFile takes an exclusive advisory lock on path (created if needed) and
 // returns the function that releases it. It polls while another process
-// holds the lock and gives up after wait (at once when wait is 0, with an
-// error wrapping errLocked), so that a stuck process cannot block a hook
-// forever. A path that is a symbolic link is refused rather than followed
+// holds the lock and gives up after wait, or once ctx is done, whichever
+// comes first (at once when wait is 0, with an error wrapping errLocked),
+// so that a stuck process cannot block a hook forever nor past its
+// deadline. A path that is a symbolic link is refused rather than followed
 // (opening it with O_CREATE would create or truncate-lock whatever file
 // the link names).
-func lockFile(path string, wait time.Duration) (func(), error) {
+func lockFile(ctx context.Context, path string, wait time.Duration) (func(), error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if errors.Is(err, syscall.ELOOP) {
 		return nil, fmt.Errorf("%s is a symbolic link (a lock file must not be one): %w", path, err)
@@ -39,7 +41,14 @@ func lockFile(path string, wait time.Duration) (func(), error) {
 			f.Close()
 			return nil, fmt.Errorf("%w: %s held by another process for over %v", errLocked, path, wait)
 		}
-		time.Sleep(10 * time.Millisecond)
+		if err := ctx.Err(); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%w: %s held by another process: %w", errLocked, path, err)
+		}
+		select {
+		case <-time.After(10 * time.Millisecond):
+		case <-ctx.Done():
+		}
 	}
 	return func() {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)

@@ -15,11 +15,11 @@ import (
 func TestLockFileExcludes(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "x.lock")
-	unlock, err := lockFile(path, lockTimeout)
+	unlock, err := lockFile(t.Context(), path, lockTimeout)
 	require.NoError(t, err)
 	acquired := make(chan struct{})
 	go func() {
-		unlock2, err := lockFile(path, lockTimeout) // flock locks are per open file
+		unlock2, err := lockFile(t.Context(), path, lockTimeout) // flock locks are per open file
 		assert.NoError(t, err)
 		close(acquired)
 		if unlock2 != nil {
@@ -43,7 +43,7 @@ func TestLockFileRefusesSymlink(t *testing.T) {
 	victim := filepath.Join(dir, "victim")
 	path := filepath.Join(dir, "m.chitta.lock")
 	require.NoError(t, os.Symlink(victim, path))
-	unlock, err := lockFile(path, lockTimeout)
+	unlock, err := lockFile(t.Context(), path, lockTimeout)
 	require.Error(t, err)
 	assert.Nil(t, unlock)
 	assert.ErrorContains(t, err, "symbolic link")

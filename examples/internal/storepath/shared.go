@@ -97,7 +97,7 @@ func OpenShared(path string, dims int) (*Shared, error) {
 // once: a process holding it is saving, and cleans up itself. It is best
 // effort: a failure only leaves the files for the next save.
 func (s *Shared) removeStaleTemps() {
-	unlock, err := lockFile(s.path+".lock", 0)
+	unlock, err := lockFile(context.Background(), s.path+".lock", 0)
 	if err != nil {
 		return
 	}
@@ -197,12 +197,17 @@ func (s *Shared) RecallMatching(ctx context.Context, vector []float32, k int, f 
 // corrupt meanwhile is an error and is not overwritten. Save creates the
 // directory (mode 0700) on first use, and removes the temporary files of
 // saves killed more than [chitta.StaleTempAge] ago. Its errors start with
-// "save store".
-func (s *Shared) Save() error {
+// "save store". It is [Shared.SaveContext] without a deadline.
+func (s *Shared) Save() error { return s.SaveContext(context.Background()) }
+
+// SaveContext is [Shared.Save], but it waits for another process's lock
+// only until ctx is done (and 10 s at most, as Save does): a caller with a
+// deadline gets the lock error by then, and nothing is written.
+func (s *Shared) SaveContext(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return fmt.Errorf("save store: create directory: %w", err)
 	}
-	unlock, err := lockFile(s.path+".lock", lockTimeout)
+	unlock, err := lockFile(ctx, s.path+".lock", lockTimeout)
 	if err != nil {
 		return fmt.Errorf("save store: lock: %w", err)
 	}

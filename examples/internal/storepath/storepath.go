@@ -123,8 +123,9 @@ func checkPath(path string) error {
 	return nil
 }
 
-// Open loads the store at path. A missing file gives a new empty store of
-// dims dimensions (nothing is written). A file that cannot be
+// Open loads the store at path. A missing file, or an empty one (0 bytes:
+// created with touch, it holds no memory to lose), gives a new empty store
+// of dims dimensions (nothing is written). A file that cannot be
 // read, is corrupt, or holds vectors of another dimension is an error: the
 // caller must refuse to start and never overwrite it. A path that names a
 // directory (or ends in a slash), a device or other non-regular file, a
@@ -136,7 +137,7 @@ func Open(path string, dims int) (*chitta.HNSWStore, error) {
 	}
 	s, err := chitta.LoadHNSWStore(path)
 	switch {
-	case errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, os.ErrNotExist) || err != nil && isEmptyFile(path):
 		s, err = chitta.NewHNSWStore(dims, nil)
 		if err != nil {
 			return nil, fmt.Errorf("new store: %w", err)
@@ -150,4 +151,11 @@ func Open(path string, dims int) (*chitta.HNSWStore, error) {
 			path, s.Dims(), dims, chitta.ErrDimensionMismatch)
 	}
 	return s, nil
+}
+
+// isEmptyFile reports whether path names (through links) a regular file of
+// 0 bytes.
+func isEmptyFile(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular() && info.Size() == 0
 }

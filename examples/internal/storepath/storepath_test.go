@@ -112,6 +112,39 @@ func TestOpenRefusesCorruptFile(t *testing.T) {
 	}
 }
 
+// TestOpenEmptyFile: an empty file (the one a user creates, as the error
+// for a link to nothing advises, with touch) is an empty store, saved over
+// through the link: it holds no memory to lose. It was refused as a
+// truncated store ("refusing to start; move it away"), and moving it away
+// left the link to nothing again.
+func TestOpenEmptyFile(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dir := t.TempDir()
+	target := filepath.Join(dir, "real.chitta")
+	link := filepath.Join(dir, FileName)
+	require.NoError(t, os.Symlink(target, link))
+	_, err := Open(link, 4)
+	require.ErrorContains(t, err, "create the file")
+	require.NoError(t, os.WriteFile(target, nil, 0o600))
+
+	s, err := Open(link, 4)
+	require.NoError(t, err)
+	assert.Equal(t, 0, s.Len())
+	assert.Equal(t, 4, s.Dims())
+
+	sh, err := OpenShared(link, 4)
+	require.NoError(t, err)
+	require.NoError(t, sh.Add(ctx, chitta.Memory{Text: "tabs", Kind: chitta.KindPreference, Confidence: 1, Vector: []float32{1, 0, 0, 0}}))
+	require.NoError(t, sh.Save())
+	info, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.NotZero(t, info.Mode()&os.ModeSymlink, "the link stays a link")
+	saved, err := chitta.LoadHNSWStore(target)
+	require.NoError(t, err)
+	assert.Equal(t, 1, saved.Len())
+}
+
 func TestOpenRefusesDirectory(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
