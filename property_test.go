@@ -313,3 +313,373 @@ func FuzzParseMessages(f *testing.F) {
 		}
 	})
 }
+
+// wireFormats are the formats randomValidWire writes.
+var wireFormats = []string{"openai", "responses", "anthropic", "swe", "langchaingo", "genai", "mixed"}
+
+// randomValidWire writes a conversation that passes chitta.Validate in
+// format (one of wireFormats; "mixed" draws each step's format): system and
+// developer messages, prompts, replies, parallel tool calls and their
+// results, legacy function calls, Responses reasoning, *_call/_output pairs
+// and compaction items, Anthropic thinking, server tools and results in one
+// message, genai calls with and without IDs. Some IDs are reused. With
+// pending, the conversation ends in an assistant call with no result yet.
+func randomValidWire(r *rand.Rand, format string, pending bool) string {
+	vocab := []string{"deploy", "config", "parseConfig", "error", "the", "test", "fix", "user", "memory", "go", "build", "ok", "AB12", "<&>", "naïve", `"q"`}
+	say := func(lo, hi int) string {
+		n := lo + r.IntN(hi-lo+1)
+		w := make([]string, n)
+		for i := range w {
+			w[i] = vocab[r.IntN(len(vocab))]
+		}
+		return strings.Join(w, " ")
+	}
+	q := func(s string) string { return string(jsonQuote(s)) }
+	size := func() (int, int) { return []int{0, 1, 5, 30, 120}[r.IntN(5)], 1 + r.IntN(150) }
+	out := func() string { lo, hi := size(); return say(lo, max(lo, hi)) }
+	tools := []string{"read_file", "grep", "bash", "Read"}
+	tool := func() string { return tools[r.IntN(len(tools))] }
+	call := 0
+	newID := func() string {
+		call++
+		if r.IntN(8) == 0 {
+			return "reused"
+		}
+		return fmt.Sprintf("id%d", call)
+	}
+	var msgs []string
+	add := func(s ...string) { msgs = append(msgs, s...) }
+	pick := func() string {
+		if format == "mixed" {
+			return wireFormats[r.IntN(len(wireFormats)-1)]
+		}
+		return format
+	}
+	system := func(f string) {
+		switch f {
+		case "langchaingo":
+			add(`{"role":"system","parts":[{"type":"text","text":` + q(say(1, 8)) + `}]}`)
+		case "genai": // genai has no system role in contents; a user note instead
+			add(`{"role":"user","parts":[{"text":` + q(say(1, 8)) + `}]}`)
+		case "responses":
+			if r.IntN(2) == 0 {
+				add(`{"type":"compaction","id":"cmp` + fmt.Sprint(call) + `","encrypted_content":"gAAA"}`)
+				return
+			}
+			fallthrough
+		default:
+			add(`{"role":"` + []string{"system", "developer"}[r.IntN(2)] + `","content":` + q(say(1, 8)) + `}`)
+		}
+	}
+	prompt := func(f string) {
+		switch f {
+		case "anthropic":
+			add(`{"role":"user","content":[{"type":"text","text":` + q(say(1, 20)) + `}]}`)
+		case "langchaingo":
+			add(`{"role":"human","parts":[{"type":"text","text":` + q(say(1, 20)) + `}]}`)
+		case "genai":
+			add(`{"role":"user","parts":[{"text":` + q(say(1, 20)) + `}]}`)
+		case "responses":
+			if r.IntN(2) == 0 {
+				add(`{"type":"message","role":"user","content":[{"type":"input_text","text":` + q(say(1, 20)) + `}]}`)
+				return
+			}
+			fallthrough
+		default:
+			add(`{"role":"user","content":` + q(say(1, 20)) + `}`)
+		}
+	}
+	reply := func(f string) {
+		switch f {
+		case "anthropic":
+			th := ""
+			if r.IntN(2) == 0 {
+				th = `{"type":"thinking","thinking":` + q(say(1, 10)) + `,"signature":"sig"},`
+			}
+			add(`{"role":"assistant","content":[` + th + `{"type":"text","text":` + q(say(1, 30)) + `}]}`)
+		case "langchaingo":
+			add(`{"role":"ai","parts":[{"type":"text","text":` + q(say(1, 30)) + `}]}`)
+		case "genai":
+			add(`{"role":"model","parts":[{"text":` + q(say(1, 30)) + `}]}`)
+		case "responses":
+			if r.IntN(2) == 0 {
+				add(`{"type":"reasoning","id":"rs","summary":[{"type":"summary_text","text":` + q(say(1, 10)) + `}]}`)
+				if r.IntN(4) == 0 { // the item after it is pinned
+					system(f)
+				}
+			}
+			add(`{"type":"message","role":"assistant","content":[{"type":"output_text","text":` + q(say(1, 30)) + `}]}`)
+		default:
+			add(`{"role":"assistant","content":` + q(say(1, 30)) + `}`)
+		}
+	}
+	// step writes an assistant message issuing k calls and, unless
+	// pendingStep, the messages answering them.
+	step := func(f string, pendingStep bool) {
+		k := 1 + r.IntN(3)
+		ids := make([]string, k)
+		for j := range ids {
+			ids[j] = newID()
+			for j2 := range j {
+				if ids[j2] == ids[j] { // one message issues an ID once
+					ids[j] = fmt.Sprintf("id%d_%d", call, j)
+				}
+			}
+		}
+		var answers []string
+		switch f {
+		case "openai":
+			if r.IntN(5) == 0 { // legacy function call
+				add(`{"role":"assistant","content":null,"function_call":{"name":"` + tool() + `","arguments":"{\"p\":1}"}}`)
+				answers = append(answers, `{"role":"function","name":"f","content":`+q(out())+`}`)
+				break
+			}
+			var cs []string
+			for _, id := range ids {
+				cs = append(cs, `{"id":"`+id+`","type":"function","function":{"name":"`+tool()+`","arguments":"{\"path\":\"a.go\"}"}}`)
+			}
+			add(`{"role":"assistant","content":` + []string{"null", q(say(0, 5))}[r.IntN(2)] + `,"tool_calls":[` + strings.Join(cs, ",") + `]}`)
+			for _, id := range ids {
+				answers = append(answers, `{"role":"tool","tool_call_id":"`+id+`","content":`+q(out())+`}`)
+			}
+		case "swe":
+			var cs []string
+			for _, id := range ids {
+				cs = append(cs, `{"function":{"arguments":"{}","name":"`+tool()+`"},"id":"`+id+`","type":"function"}`)
+			}
+			add(`{"role":"assistant","content":` + q(say(1, 5)) + `,"agent":"main","tool_calls":[` + strings.Join(cs, ",") + `],"message_type":"action"}`)
+			answers = append(answers, `{"role":"tool","content":`+q(out())+`,"agent":"main","tool_call_ids":`+string(must(json.Marshal(ids)))+`,"message_type":"observation"}`)
+		case "responses":
+			if r.IntN(2) == 0 {
+				add(`{"type":"reasoning","id":"rs","summary":[{"type":"summary_text","text":` + q(say(1, 10)) + `}],"encrypted_content":"gAAA"}`)
+			}
+			for _, id := range ids {
+				if r.IntN(4) == 0 {
+					add(`{"type":"custom_tool_call","call_id":"` + id + `","name":"` + tool() + `","input":"x"}`)
+					answers = append(answers, `{"type":"custom_tool_call_output","call_id":"`+id+`","output":`+q(out())+`}`)
+					continue
+				}
+				add(`{"type":"function_call","call_id":"` + id + `","name":"` + tool() + `","arguments":"{}"}`)
+				answers = append(answers, `{"type":"function_call_output","call_id":"`+id+`","output":`+q(out())+`}`)
+			}
+		case "anthropic":
+			var uses, results []string
+			for _, id := range ids {
+				uses = append(uses, `{"type":"tool_use","id":"`+id+`","name":"`+tool()+`","input":{"q":"x"}}`)
+				results = append(results, `{"type":"tool_result","tool_use_id":"`+id+`","content":`+q(out())+`}`)
+			}
+			pre := ""
+			if r.IntN(3) == 0 { // a server tool answered in the same message
+				sid := "srv" + fmt.Sprint(call)
+				pre = `{"type":"server_tool_use","id":"` + sid + `","name":"web_search","input":{"query":"go"}},{"type":"web_search_tool_result","tool_use_id":"` + sid + `","content":[{"type":"web_search_result","title":"Go","url":"https://go.dev","encrypted_content":"x"}]},`
+			}
+			if r.IntN(3) == 0 {
+				pre = `{"type":"thinking","thinking":` + q(say(1, 8)) + `,"signature":"s"},` + pre
+			}
+			add(`{"role":"assistant","content":[` + pre + strings.Join(uses, ",") + `]}`)
+			if r.IntN(2) == 0 {
+				results = append(results, `{"type":"text","text":`+q(say(1, 3))+`}`)
+			}
+			answers = append(answers, `{"role":"user","content":[`+strings.Join(results, ",")+`]}`)
+		case "langchaingo":
+			var cs, rs []string
+			for _, id := range ids {
+				cs = append(cs, `{"type":"tool_call","tool_call":{"id":"`+id+`","type":"function","function":{"name":"`+tool()+`","arguments":"{}"}}}`)
+				rs = append(rs, `{"type":"tool_response","tool_response":{"tool_call_id":"`+id+`","name":"f","content":`+q(out())+`}}`)
+			}
+			add(`{"role":"ai","parts":[` + strings.Join(cs, ",") + `]}`)
+			if r.IntN(2) == 0 {
+				answers = append(answers, `{"role":"tool","parts":[`+strings.Join(rs, ",")+`]}`)
+			} else {
+				for _, p := range rs {
+					answers = append(answers, `{"role":"tool","parts":[`+p+`]}`)
+				}
+			}
+		case "genai":
+			withIDs := r.IntN(2) == 0
+			var cs, rs []string
+			for _, id := range ids {
+				idf := ""
+				if withIDs {
+					idf = `"id":"` + id + `",`
+				}
+				cs = append(cs, `{"functionCall":{`+idf+`"name":"f","args":{"a":1}}}`)
+				rs = append(rs, `{"functionResponse":{`+idf+`"name":"f","response":{"output":`+q(out())+`}}}`)
+			}
+			add(`{"role":"model","parts":[` + strings.Join(cs, ",") + `]}`)
+			answers = append(answers, `{"role":"user","parts":[`+strings.Join(rs, ",")+`]}`)
+		}
+		if !pendingStep {
+			add(answers...)
+		}
+	}
+	f := pick()
+	if r.IntN(2) == 0 {
+		system(f)
+	}
+	prompt(f)
+	for n := 1 + r.IntN(30); len(msgs) < n; {
+		f := pick()
+		switch r.IntN(9) {
+		case 0:
+			system(f)
+		case 1, 2:
+			prompt(f)
+		case 3, 4:
+			reply(f)
+		default:
+			step(f, false)
+		}
+	}
+	if pending {
+		f := pick()
+		if f == "genai" || f == "langchaingo" { // so that the last step is a call any format reads
+			f = "openai"
+		}
+		step(f, true)
+	}
+	return "[" + strings.Join(msgs, ",") + "]"
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// randomWireOptions draws Options for a wire conversation: every selection
+// and masking option, and several token counters.
+func randomWireOptions(r *rand.Rand) *chitta.Options {
+	o := randomOptions(r)
+	o.FreeSelection = r.IntN(8) == 0
+	switch r.IntN(6) {
+	case 0:
+		o.Tokens = words
+	case 1:
+		o.Tokens = chitta.NewCachedTokenCounter(words, 0)
+	case 2:
+		c := chitta.NewCalibratedCounter(words)
+		c.Observe([]chitta.Message{{Role: chitta.RoleUser, Content: "a b c"}}, 7)
+		o.Tokens = c
+	case 3:
+		o.Tokens = framed{}
+	}
+	if r.IntN(2) == 0 {
+		m := &chitta.MaskOptions{KeepRecent: r.IntN(4), MinTokens: []int{0, 1, 20, 101}[r.IntN(4)]}
+		if r.IntN(2) == 0 {
+			m.MaxResultTokens = []int{5, 30, 90}[r.IntN(3)]
+		}
+		if r.IntN(4) == 0 {
+			m.ExcludeTools = []string{"grep"}
+		}
+		m.Actions, m.Restore, m.ListValues = chitta.MaskActions(r.IntN(4)), r.IntN(3) == 0, []int{0, -1, 2}[r.IntN(3)]
+		if r.IntN(2) == 0 {
+			m.Cache = chitta.NewMaskCache()
+		}
+		o.Mask = m
+	}
+	return o
+}
+
+// checkWire checks a compaction of the wire conversation in: the invariants
+// of checkInvariants (order, verbatim survivors but for masked results,
+// pins, budget, tool groups, stats), Validate of the result whenever in
+// passes it (unless FreeSelection), and a byte-exact round trip of the
+// result through MarshalMessages and ParseMessages.
+func checkWire(t *testing.T, in []chitta.Message, opts *chitta.Options, res *chitta.Result, what string) {
+	t.Helper()
+	require.Len(t, res.Messages, len(res.Kept), what)
+	for k, i := range res.Kept {
+		if k > 0 {
+			require.Greater(t, i, res.Kept[k-1], "%s: kept indices ascend", what)
+		}
+		got, want := res.Messages[k], in[i]
+		require.Equal(t, want.Role, got.Role, what)
+		require.Equal(t, want.ToolCallIDs, got.ToolCallIDs, "%s: message %d", what, i)
+		require.Equal(t, want.ToolResultIDs, got.ToolResultIDs, "%s: message %d", what, i)
+		if res.Scores == nil || !res.Scores[i].Masked {
+			require.Equal(t, want, got, "%s: message %d is verbatim", what, i)
+		}
+	}
+	st := res.Stats
+	require.Equal(t, len(res.Kept), st.Kept, what)
+	require.Equal(t, len(in)-len(res.Kept), st.Dropped, what)
+	if res.Scores != nil {
+		require.Len(t, res.Scores, len(in))
+		after, before, pinned := 0, 0, 0
+		for _, s := range res.Scores {
+			before += s.OriginalTokens
+			if s.Kept {
+				after += s.Tokens
+			}
+			if s.Pinned {
+				pinned += s.Tokens
+			}
+		}
+		require.Equal(t, before, st.BeforeTokens, what)
+		require.Equal(t, after, st.AfterTokens, what)
+		require.Equal(t, pinned > st.TargetTokens, st.OverBudget, "%s: OverBudget iff the pinned messages (%d) exceed the budget (%d)", what, pinned, st.TargetTokens)
+		if !st.OverBudget {
+			require.LessOrEqual(t, after, st.TargetTokens, what)
+		}
+	}
+	for i, m := range in {
+		if m.Role.Pinned() {
+			require.Contains(t, res.Kept, i, "%s: system message %d kept", what, i)
+		}
+	}
+	if chitta.Validate(in) == nil && !opts.FreeSelection {
+		require.NoError(t, chitta.Validate(res.Messages), "%s: the result of a valid conversation is valid", what)
+	}
+	if len(res.Messages) > 0 {
+		require.NotEmpty(t, res.Kept)
+	}
+	b, err := chitta.MarshalMessages(res.Messages)
+	require.NoError(t, err, what)
+	back, err := chitta.ParseMessages(b)
+	require.NoError(t, err, "%s: %s", what, b)
+	require.Len(t, back, len(res.Messages), what)
+	again, err := chitta.MarshalMessages(back)
+	require.NoError(t, err)
+	require.Equal(t, string(b), string(again), "%s: MarshalMessages(ParseMessages(x)) is x", what)
+}
+
+// Compact of a random valid conversation in every format, under random
+// options, keeps it valid and every invariant true.
+func TestCompactWireProperties(t *testing.T) {
+	t.Parallel()
+	valid := 0
+	for seed := range uint64(600) {
+		r := rand.New(rand.NewPCG(seed, 77))
+		format := wireFormats[r.IntN(len(wireFormats))]
+		data := randomValidWire(r, format, r.IntN(6) == 0)
+		in, err := chitta.ParseMessages([]byte(data))
+		require.NoError(t, err, "seed %d: %s", seed, data)
+		out, err := chitta.MarshalMessages(in)
+		require.NoError(t, err)
+		require.Equal(t, data, string(out), "seed %d: byte-exact round trip", seed)
+		if chitta.Validate(in) == nil {
+			valid++
+		}
+		opts := randomWireOptions(r)
+		what := fmt.Sprintf("seed %d (%s)", seed, format)
+		func() {
+			defer logOnFailure(t, what, data)()
+			res, err := chitta.Compact(t.Context(), in, opts)
+			require.NoError(t, err, what)
+			checkWire(t, in, opts, res, what)
+		}()
+	}
+	require.Greater(t, valid, 400, "most drawn conversations are valid")
+}
+
+// logOnFailure returns a function that logs data when t has failed, to be
+// deferred (require's FailNow runs deferred calls).
+func logOnFailure(t *testing.T, what, data string) func() {
+	return func() {
+		if t.Failed() {
+			t.Logf("%s: %s", what, data)
+		}
+	}
+}

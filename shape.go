@@ -86,3 +86,41 @@ func (p *pass) promptBefore(i int) int {
 func isInput(m *Message) bool {
 	return m.Role == RoleUser || isToolRole(m.Role) || len(m.ToolResultIDs) > 0
 }
+
+// pinnedPartners returns the non-pinned messages that a tool-call ID links
+// to a system or developer message, which is always kept: the call a
+// pinned message's result answers, the results of a pinned message's
+// call (paired as Validate pairs them). Dropping one would leave the
+// pinned message's half unmatched. Such links are rare (a Responses
+// reasoning item followed by a developer message or a compaction item,
+// which ParseMessages links to it); without any, this reads no map.
+func (p *pass) pinnedPartners() []int {
+	linked := false
+	for i := range p.msgs {
+		m := &p.msgs[i]
+		if m.Role.Pinned() && (len(m.ToolCallIDs) > 0 || len(m.ToolResultIDs) > 0) {
+			linked = true
+			break
+		}
+	}
+	if !linked {
+		return nil
+	}
+	callers := callersOf(p.msgs)
+	var out []int
+	for i := range p.msgs {
+		for _, id := range p.msgs[i].ToolResultIDs {
+			c, ok := earlierCall(callers[id], i)
+			if !ok {
+				continue
+			}
+			switch pc, pi := p.msgs[c].Role.Pinned(), p.msgs[i].Role.Pinned(); {
+			case pc && !pi:
+				out = append(out, i)
+			case pi && !pc:
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
