@@ -460,3 +460,33 @@ func TestCompactorCalibratedCounter(t *testing.T) {
 	assert.Equal(t, totalTokens(cal, msgs), res.Stats.BeforeTokens)
 	assert.Equal(t, totalTokens(cal, msgs[:1])+500, res.Stats.BeforeTokens)
 }
+
+// OpenAI Responses items are one per call: a Compactor called between the
+// results of parallel calls keeps the calls still waiting for a result, so
+// that the result appended next answers a call it returned.
+func TestCompactorParallelCallsAnsweredOneByOne(t *testing.T) {
+	t.Parallel()
+	args := strings.Repeat("path ", 50)
+	items := []string{
+		`{"role":"user","content":"an old question"}`,
+		`{"role":"assistant","content":"` + strings.Repeat("answer ", 60) + `"}`,
+		`{"role":"user","content":"fix the build"}`,
+		`{"type":"function_call","call_id":"c1","name":"read","arguments":"{}"}`,
+		`{"type":"function_call","call_id":"c2","name":"grep","arguments":"` + args + `"}`,
+		`{"type":"function_call_output","call_id":"c1","output":"ok"}`,
+		`{"type":"function_call_output","call_id":"c2","output":"found it"}`,
+	}
+	msgs, err := chitta.ParseMessages([]byte("[" + strings.Join(items, ",") + "]"))
+	require.NoError(t, err)
+	require.NoError(t, chitta.Validate(msgs))
+	c, err := chitta.NewCompactor(&chitta.Options{Tokens: words}, chitta.Policy{MaxTokens: 100, TargetTokens: 10})
+	require.NoError(t, err)
+	res, err := c.Compact(t.Context(), msgs[:6]) // c2's output is still to come
+	require.NoError(t, err)
+	require.True(t, res.Stats.Compacted)
+	assert.Equal(t, []int{2, 3, 4, 5}, res.Kept, "the call waiting for its result is kept")
+	res, err = c.Compact(t.Context(), msgs)
+	require.NoError(t, err)
+	require.False(t, res.Stats.Compacted)
+	assert.NoError(t, chitta.Validate(res.Messages))
+}

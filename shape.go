@@ -11,6 +11,12 @@ package chitta
 // loop the prompt that started the loop stays, and so does the latest step
 // (its results, with their call through the unit, and what follows);
 // the steps in between compete for the budget like any other message.
+// The latest step's calls still waiting for a result are kept too (those
+// after the first message of the last result's unit): OpenAI Responses
+// items are one per call, so a conversation compacted between the results
+// of parallel calls has calls whose results are still to come, and
+// dropping one would leave its result, once appended (by a Compactor
+// between compactions), answering no call.
 func (p *pass) liveTurn() []int {
 	last, prompt := -1, -1
 	for j := len(p.free) - 1; j >= 0 && (last < 0 || prompt < 0); j-- {
@@ -25,13 +31,57 @@ func (p *pass) liveTurn() []int {
 	if last < 0 && len(p.free) > 0 {
 		last = p.free[len(p.free)-1]
 	}
-	var out []int
-	if prompt >= 0 && prompt < last {
-		out = append(out, prompt)
+	step := last // the latest step's first message
+	if last >= 0 && len(p.msgs[last].ToolResultIDs) > 0 {
+		step = p.scores[last].Unit
 	}
+	waiting := p.waitingCalls(step, last)
+	var out []int
 	for _, i := range p.free {
-		if last >= 0 && i >= last {
+		if i == prompt || (last >= 0 && i >= last) || waiting[i] {
 			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// waitingCalls returns the messages between from and to (exclusive) that
+// issue a call no later message answers, or nil when there are none.
+func (p *pass) waitingCalls(from, to int) map[int]bool {
+	var calls []int
+	for _, i := range p.free {
+		if i > from && i < to && len(p.msgs[i].ToolCallIDs) > 0 {
+			calls = append(calls, i)
+		}
+	}
+	if len(calls) == 0 {
+		return nil
+	}
+	type call struct {
+		index int
+		id    string
+	}
+	answered := make(map[call]bool)
+	for _, j := range p.free {
+		if j <= from {
+			continue
+		}
+		for _, id := range p.msgs[j].ToolResultIDs {
+			if c := p.callOf(id, j); c > from {
+				answered[call{c, id}] = true
+			}
+		}
+	}
+	var out map[int]bool
+	for _, i := range calls {
+		for _, id := range p.msgs[i].ToolCallIDs {
+			if !answered[call{i, id}] {
+				if out == nil {
+					out = make(map[int]bool)
+				}
+				out[i] = true
+				break
+			}
 		}
 	}
 	return out
