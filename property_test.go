@@ -13,6 +13,7 @@ import (
 
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/internal/testkit/wiregen"
 )
 
 // randomConversations returns n random conversations drawn from seed.
@@ -315,240 +316,6 @@ func FuzzParseMessages(f *testing.F) {
 	})
 }
 
-// wireFormats are the formats randomValidWire writes.
-var wireFormats = []string{"openai", "responses", "anthropic", "swe", "langchaingo", "genai", "mixed"}
-
-// randomValidWire writes a conversation that passes chitta.Validate in
-// format (one of wireFormats; "mixed" draws each step's format): system and
-// developer messages, prompts, replies, parallel tool calls and their
-// results, legacy function calls, Responses reasoning, *_call/_output pairs
-// and compaction items, Anthropic thinking, server tools and results in one
-// message, genai calls with and without IDs. Some IDs are reused. With
-// pending, the conversation ends in an assistant call with no result yet.
-func randomValidWire(r *rand.Rand, format string, pending bool) string {
-	vocab := []string{"deploy", "config", "parseConfig", "error", "the", "test", "fix", "user", "memory", "go", "build", "ok", "AB12", "<&>", "naïve", `"q"`}
-	say := func(lo, hi int) string {
-		n := lo + r.IntN(hi-lo+1)
-		w := make([]string, n)
-		for i := range w {
-			w[i] = vocab[r.IntN(len(vocab))]
-		}
-		return strings.Join(w, " ")
-	}
-	q := func(s string) string { return string(jsonQuote(s)) }
-	size := func() (int, int) { return []int{0, 1, 5, 30, 120}[r.IntN(5)], 1 + r.IntN(150) }
-	out := func() string { lo, hi := size(); return say(lo, max(lo, hi)) }
-	tools := []string{"read_file", "grep", "bash", "Read"}
-	tool := func() string { return tools[r.IntN(len(tools))] }
-	call := 0
-	newID := func() string {
-		call++
-		if r.IntN(8) == 0 {
-			return "reused"
-		}
-		return fmt.Sprintf("id%d", call)
-	}
-	var msgs []string
-	add := func(s ...string) { msgs = append(msgs, s...) }
-	pick := func() string {
-		if format == "mixed" {
-			return wireFormats[r.IntN(len(wireFormats)-1)]
-		}
-		return format
-	}
-	system := func(f string) {
-		switch f {
-		case "langchaingo":
-			add(`{"role":"system","parts":[{"type":"text","text":` + q(say(1, 8)) + `}]}`)
-		case "genai": // genai has no system role in contents; a user note instead
-			add(`{"role":"user","parts":[{"text":` + q(say(1, 8)) + `}]}`)
-		case "responses":
-			if r.IntN(2) == 0 {
-				add(`{"type":"compaction","id":"cmp` + fmt.Sprint(call) + `","encrypted_content":"gAAA"}`)
-				return
-			}
-			fallthrough
-		default:
-			add(`{"role":"` + []string{"system", "developer"}[r.IntN(2)] + `","content":` + q(say(1, 8)) + `}`)
-		}
-	}
-	prompt := func(f string) {
-		switch f {
-		case "anthropic":
-			add(`{"role":"user","content":[{"type":"text","text":` + q(say(1, 20)) + `}]}`)
-		case "langchaingo":
-			add(`{"role":"human","parts":[{"type":"text","text":` + q(say(1, 20)) + `}]}`)
-		case "genai":
-			add(`{"role":"user","parts":[{"text":` + q(say(1, 20)) + `}]}`)
-		case "responses":
-			if r.IntN(2) == 0 {
-				add(`{"type":"message","role":"user","content":[{"type":"input_text","text":` + q(say(1, 20)) + `}]}`)
-				return
-			}
-			fallthrough
-		default:
-			add(`{"role":"user","content":` + q(say(1, 20)) + `}`)
-		}
-	}
-	reply := func(f string) {
-		switch f {
-		case "anthropic":
-			th := ""
-			if r.IntN(2) == 0 {
-				th = `{"type":"thinking","thinking":` + q(say(1, 10)) + `,"signature":"sig"},`
-			}
-			add(`{"role":"assistant","content":[` + th + `{"type":"text","text":` + q(say(1, 30)) + `}]}`)
-		case "langchaingo":
-			add(`{"role":"ai","parts":[{"type":"text","text":` + q(say(1, 30)) + `}]}`)
-		case "genai":
-			add(`{"role":"model","parts":[{"text":` + q(say(1, 30)) + `}]}`)
-		case "responses":
-			if r.IntN(2) == 0 {
-				add(`{"type":"reasoning","id":"rs","summary":[{"type":"summary_text","text":` + q(say(1, 10)) + `}]}`)
-				if r.IntN(4) == 0 { // the item after it is pinned
-					system(f)
-				}
-			}
-			add(`{"type":"message","role":"assistant","content":[{"type":"output_text","text":` + q(say(1, 30)) + `}]}`)
-		default:
-			add(`{"role":"assistant","content":` + q(say(1, 30)) + `}`)
-		}
-	}
-	// step writes an assistant message issuing k calls and, unless
-	// pendingStep, the messages answering them.
-	step := func(f string, pendingStep bool) {
-		k := 1 + r.IntN(3)
-		ids := make([]string, k)
-		for j := range ids {
-			ids[j] = newID()
-			for j2 := range j {
-				if ids[j2] == ids[j] { // one message issues an ID once
-					ids[j] = fmt.Sprintf("id%d_%d", call, j)
-				}
-			}
-		}
-		var answers []string
-		switch f {
-		case "openai":
-			if r.IntN(5) == 0 { // legacy function call
-				add(`{"role":"assistant","content":null,"function_call":{"name":"` + tool() + `","arguments":"{\"p\":1}"}}`)
-				answers = append(answers, `{"role":"function","name":"f","content":`+q(out())+`}`)
-				break
-			}
-			var cs []string
-			for _, id := range ids {
-				cs = append(cs, `{"id":"`+id+`","type":"function","function":{"name":"`+tool()+`","arguments":"{\"path\":\"a.go\"}"}}`)
-			}
-			add(`{"role":"assistant","content":` + []string{"null", q(say(0, 5))}[r.IntN(2)] + `,"tool_calls":[` + strings.Join(cs, ",") + `]}`)
-			for _, id := range ids {
-				answers = append(answers, `{"role":"tool","tool_call_id":"`+id+`","content":`+q(out())+`}`)
-			}
-		case "swe":
-			var cs []string
-			for _, id := range ids {
-				cs = append(cs, `{"function":{"arguments":"{}","name":"`+tool()+`"},"id":"`+id+`","type":"function"}`)
-			}
-			add(`{"role":"assistant","content":` + q(say(1, 5)) + `,"agent":"main","tool_calls":[` + strings.Join(cs, ",") + `],"message_type":"action"}`)
-			answers = append(answers, `{"role":"tool","content":`+q(out())+`,"agent":"main","tool_call_ids":`+string(must(json.Marshal(ids)))+`,"message_type":"observation"}`)
-		case "responses":
-			if r.IntN(2) == 0 {
-				add(`{"type":"reasoning","id":"rs","summary":[{"type":"summary_text","text":` + q(say(1, 10)) + `}],"encrypted_content":"gAAA"}`)
-			}
-			for _, id := range ids {
-				if r.IntN(4) == 0 {
-					add(`{"type":"custom_tool_call","call_id":"` + id + `","name":"` + tool() + `","input":"x"}`)
-					answers = append(answers, `{"type":"custom_tool_call_output","call_id":"`+id+`","output":`+q(out())+`}`)
-					continue
-				}
-				add(`{"type":"function_call","call_id":"` + id + `","name":"` + tool() + `","arguments":"{}"}`)
-				answers = append(answers, `{"type":"function_call_output","call_id":"`+id+`","output":`+q(out())+`}`)
-			}
-		case "anthropic":
-			var uses, results []string
-			for _, id := range ids {
-				uses = append(uses, `{"type":"tool_use","id":"`+id+`","name":"`+tool()+`","input":{"q":"x"}}`)
-				results = append(results, `{"type":"tool_result","tool_use_id":"`+id+`","content":`+q(out())+`}`)
-			}
-			pre := ""
-			if r.IntN(3) == 0 { // a server tool answered in the same message
-				sid := "srv" + fmt.Sprint(call)
-				pre = `{"type":"server_tool_use","id":"` + sid + `","name":"web_search","input":{"query":"go"}},{"type":"web_search_tool_result","tool_use_id":"` + sid + `","content":[{"type":"web_search_result","title":"Go","url":"https://go.dev","encrypted_content":"x"}]},`
-			}
-			if r.IntN(3) == 0 {
-				pre = `{"type":"thinking","thinking":` + q(say(1, 8)) + `,"signature":"s"},` + pre
-			}
-			add(`{"role":"assistant","content":[` + pre + strings.Join(uses, ",") + `]}`)
-			if r.IntN(2) == 0 {
-				results = append(results, `{"type":"text","text":`+q(say(1, 3))+`}`)
-			}
-			answers = append(answers, `{"role":"user","content":[`+strings.Join(results, ",")+`]}`)
-		case "langchaingo":
-			var cs, rs []string
-			for _, id := range ids {
-				cs = append(cs, `{"type":"tool_call","tool_call":{"id":"`+id+`","type":"function","function":{"name":"`+tool()+`","arguments":"{}"}}}`)
-				rs = append(rs, `{"type":"tool_response","tool_response":{"tool_call_id":"`+id+`","name":"f","content":`+q(out())+`}}`)
-			}
-			add(`{"role":"ai","parts":[` + strings.Join(cs, ",") + `]}`)
-			if r.IntN(2) == 0 {
-				answers = append(answers, `{"role":"tool","parts":[`+strings.Join(rs, ",")+`]}`)
-			} else {
-				for _, p := range rs {
-					answers = append(answers, `{"role":"tool","parts":[`+p+`]}`)
-				}
-			}
-		case "genai":
-			withIDs := r.IntN(2) == 0
-			var cs, rs []string
-			for _, id := range ids {
-				idf := ""
-				if withIDs {
-					idf = `"id":"` + id + `",`
-				}
-				cs = append(cs, `{"functionCall":{`+idf+`"name":"f","args":{"a":1}}}`)
-				rs = append(rs, `{"functionResponse":{`+idf+`"name":"f","response":{"output":`+q(out())+`}}}`)
-			}
-			add(`{"role":"model","parts":[` + strings.Join(cs, ",") + `]}`)
-			answers = append(answers, `{"role":"user","parts":[`+strings.Join(rs, ",")+`]}`)
-		}
-		if !pendingStep {
-			add(answers...)
-		}
-	}
-	f := pick()
-	if r.IntN(2) == 0 {
-		system(f)
-	}
-	prompt(f)
-	for n := 1 + r.IntN(30); len(msgs) < n; {
-		f := pick()
-		switch r.IntN(9) {
-		case 0:
-			system(f)
-		case 1, 2:
-			prompt(f)
-		case 3, 4:
-			reply(f)
-		default:
-			step(f, false)
-		}
-	}
-	if pending {
-		f := pick()
-		if f == "genai" || f == "langchaingo" { // so that the last step is a call any format reads
-			f = "openai"
-		}
-		step(f, true)
-	}
-	return "[" + strings.Join(msgs, ",") + "]"
-}
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
 // randomWireOptions draws Options for a wire conversation: every selection
 // and masking option, and several token counters.
 func randomWireOptions(r *rand.Rand) *chitta.Options {
@@ -656,8 +423,8 @@ func TestCompactWireProperties(t *testing.T) {
 	valid := 0
 	for seed := range uint64(800) {
 		r := rand.New(rand.NewPCG(seed, 77))
-		format := wireFormats[r.IntN(len(wireFormats))]
-		data := randomValidWire(r, format, r.IntN(6) == 0)
+		format := wiregen.Formats[r.IntN(len(wiregen.Formats))]
+		data := wiregen.Conversation(r, format, wiregen.Options{Pending: r.IntN(6) == 0})
 		in, err := chitta.ParseMessages([]byte(data))
 		require.NoError(t, err, "seed %d: %s", seed, data)
 		out, err := chitta.MarshalMessages(in)
@@ -705,8 +472,8 @@ func TestCompactorWireProperties(t *testing.T) {
 	t.Parallel()
 	for seed := range uint64(700) {
 		r := rand.New(rand.NewPCG(seed, 91))
-		format := wireFormats[r.IntN(len(wireFormats))]
-		data := randomValidWire(r, format, false)
+		format := wiregen.Formats[r.IntN(len(wiregen.Formats))]
+		data := wiregen.Conversation(r, format, wiregen.Options{})
 		full, err := chitta.ParseMessages([]byte(data))
 		require.NoError(t, err)
 		opts := randomWireOptions(r)
