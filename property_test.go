@@ -400,6 +400,9 @@ func checkWire(t *testing.T, in []chitta.Message, opts *chitta.Options, res *chi
 			require.Contains(t, res.Kept, i, "%s: system message %d kept", what, i)
 		}
 	}
+	if last := lastFree(in); last >= 0 && !opts.FreeSelection && res.Scores != nil {
+		require.True(t, res.Scores[last].Kept, "%s: the last message (%d) is kept, a call waiting for its result too", what, last)
+	}
 	if chitta.Validate(in) == nil && !opts.FreeSelection {
 		require.NoError(t, chitta.Validate(res.Messages), "%s: the result of a valid conversation is valid", what)
 	}
@@ -411,6 +414,16 @@ func checkWire(t *testing.T, in []chitta.Message, opts *chitta.Options, res *chi
 	back, err := chitta.ParseMessages(b)
 	require.NoError(t, err, "%s: %s", what, b)
 	require.Len(t, back, len(res.Messages), what)
+	for k := range back {
+		if opts.FreeSelection { // a reasoning item may be dropped from before the item that carries it
+			break
+		}
+		require.Equal(t, wiregen.NamedIDs(res.Messages[k].ToolCallIDs), wiregen.NamedIDs(back[k].ToolCallIDs), "%s: message %d's calls read back", what, res.Kept[k])
+		// A Responses reasoning item's run of calls may extend over a
+		// dropped item that ended it: a call after it then reads back
+		// with the reasoning too.
+		require.Subset(t, wiregen.NamedIDs(back[k].ToolResultIDs), wiregen.NamedIDs(res.Messages[k].ToolResultIDs), "%s: message %d's results read back", what, res.Kept[k])
+	}
 	again, err := chitta.MarshalMessages(back)
 	require.NoError(t, err)
 	require.Equal(t, string(b), string(again), "%s: MarshalMessages(ParseMessages(x)) is x", what)
@@ -507,6 +520,7 @@ func TestCompactorWireProperties(t *testing.T) {
 				require.Equal(t, totalTokens(counter(opts), res.Messages), res.Stats.AfterTokens, "%s: AfterTokens counts what is returned", step)
 				if prev != nil {
 					require.LessOrEqual(t, res.Stats.StablePrefix, min(len(prev.Messages), len(res.Messages)), step)
+					require.Equal(t, totalTokens(counter(opts), res.Messages[:res.Stats.StablePrefix]), res.Stats.CachedTokens, "%s: CachedTokens counts the stable prefix", step)
 					for k := range res.Stats.StablePrefix {
 						require.Equal(t, prev.Messages[k], res.Messages[k], "%s: StablePrefix %d claims message %d unchanged", step, res.Stats.StablePrefix, k)
 					}
@@ -519,4 +533,14 @@ func TestCompactorWireProperties(t *testing.T) {
 			}
 		}()
 	}
+}
+
+// lastFree is the index of the last non-system message of msgs, or -1.
+func lastFree(msgs []chitta.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if !msgs[i].Role.Pinned() {
+			return i
+		}
+	}
+	return -1
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -118,8 +117,10 @@ func wireCheck[T any](t *testing.T, in, out []T, res *chitta.Result, valid bool,
 		if j > 0 {
 			require.Greater(t, i, res.Kept[j-1], what)
 		}
-		assert.Equal(t, namedIDs(cm[i].ToolCallIDs), namedIDs(got[j].ToolCallIDs), "%s: message %d", what, i)
-		assert.Equal(t, namedIDs(cm[i].ToolResultIDs), namedIDs(got[j].ToolResultIDs), "%s: message %d", what, i)
+		assert.Equal(t, wiregen.NamedIDs(cm[i].ToolCallIDs), wiregen.NamedIDs(got[j].ToolCallIDs), "%s: message %d", what, i)
+		// A Responses reasoning item's run of calls may extend over a
+		// dropped item that ended it.
+		assert.Subset(t, wiregen.NamedIDs(got[j].ToolResultIDs), wiregen.NamedIDs(cm[i].ToolResultIDs), "%s: message %d", what, i)
 		if !reflect.DeepEqual(in[i], out[j]) {
 			assert.Contains(t, got[j].Content, chitta.MaskPrefix, "%s: message %d, not the caller's value, is masked", what, i)
 		}
@@ -129,18 +130,4 @@ func wireCheck[T any](t *testing.T, in, out []T, res *chitta.Result, valid bool,
 			t.Fatalf("%s: the result of a valid conversation is invalid: %v\nkept %v of %s", what, err, res.Kept, data)
 		}
 	}
-}
-
-// namedIDs returns ids with the IDs named after message indices
-// ("function_call@4", "reasoning@2", "functionCall@3.0") as "@": those
-// of the returned values are numbered in the returned slice.
-func namedIDs(ids []string) []string {
-	out := make([]string, len(ids))
-	for k, id := range ids {
-		out[k] = id
-		if strings.Contains(id, "@") {
-			out[k] = "@"
-		}
-	}
-	return out
 }

@@ -298,3 +298,17 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// NamedIDs returns ids with each ID named after a message index
+// ("function_call@4", "reasoning@2", "functionCall@3.0") as "@": read
+// back from a compacted conversation, such IDs are numbered anew.
+func NamedIDs(ids []string) []string {
+	out := make([]string, len(ids))
+	for k, id := range ids {
+		out[k] = id
+		if strings.Contains(id, "@") {
+			out[k] = "@"
+		}
+	}
+	return out
+}
