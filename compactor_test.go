@@ -490,3 +490,31 @@ func TestCompactorParallelCallsAnsweredOneByOne(t *testing.T) {
 	require.False(t, res.Stats.Compacted)
 	assert.NoError(t, chitta.Validate(res.Messages))
 }
+
+// A compaction counts every message again, which a CalibratedCounter that
+// observed a call since counts otherwise than when the Compactor first
+// saw it: the cache figures use the compaction's counts (and so do the
+// calls appending to it).
+func TestCompactorCalibratedCounterCompaction(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	cal := chitta.NewCalibratedCounter(words)
+	c, err := chitta.NewCompactor(&chitta.Options{Tokens: cal}, chitta.Policy{MaxTokens: 21, TargetTokens: 20})
+	require.NoError(t, err)
+	sys := chitta.Message{Role: chitta.RoleSystem, Content: text("rule", 20)}
+	first, err := c.Compact(ctx, []chitta.Message{sys})
+	require.NoError(t, err)
+	require.False(t, first.Stats.Compacted)
+	require.Equal(t, 20, first.Stats.AfterTokens)
+	cal.Observe([]chitta.Message{sys}, 200) // the provider bills it 200 tokens
+	msgs := []chitta.Message{sys, msg(chitta.RoleUser, "hi"), msg(chitta.RoleAssistant, "ok"), msg(chitta.RoleUser, "thanks")}
+	res, err := c.Compact(ctx, msgs)
+	require.NoError(t, err)
+	require.True(t, res.Stats.Compacted)
+	require.Equal(t, 1, res.Stats.StablePrefix)
+	assert.Equal(t, res.Scores[0].Tokens, res.Stats.CachedTokens, "the stable prefix as this compaction counts it")
+	assert.Equal(t, totalTokens(cal, msgs), res.Stats.BeforeTokens)
+	pr := chitta.Pricing{Input: chitta.DefaultInputPrice, CacheWrite: chitta.DefaultCacheWritePrice, CacheRead: chitta.DefaultCacheReadPrice}
+	hit := float64(res.Scores[0].Tokens) // the previous call sent sys
+	assert.InDelta(t, pr.CacheRead*hit+pr.CacheWrite*(float64(res.Stats.BeforeTokens)-hit), res.Stats.BilledFull, 1e-9)
+}
