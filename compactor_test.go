@@ -463,32 +463,50 @@ func TestCompactorCalibratedCounter(t *testing.T) {
 
 // OpenAI Responses items are one per call: a Compactor called between the
 // results of parallel calls keeps the calls still waiting for a result, so
-// that the result appended next answers a call it returned.
+// that the result appended next answers a call it returned, whichever of
+// the calls was answered first.
 func TestCompactorParallelCallsAnsweredOneByOne(t *testing.T) {
 	t.Parallel()
-	args := strings.Repeat("path ", 50)
-	items := []string{
-		`{"role":"user","content":"an old question"}`,
-		`{"role":"assistant","content":"` + strings.Repeat("answer ", 60) + `"}`,
-		`{"role":"user","content":"fix the build"}`,
-		`{"type":"function_call","call_id":"c1","name":"read","arguments":"{}"}`,
-		`{"type":"function_call","call_id":"c2","name":"grep","arguments":"` + args + `"}`,
-		`{"type":"function_call_output","call_id":"c1","output":"ok"}`,
-		`{"type":"function_call_output","call_id":"c2","output":"found it"}`,
+	call := func(id string, words int) string {
+		return `{"type":"function_call","call_id":"` + id + `","name":"read","arguments":"` + strings.Repeat("path ", words) + `"}`
 	}
-	msgs, err := chitta.ParseMessages([]byte("[" + strings.Join(items, ",") + "]"))
-	require.NoError(t, err)
-	require.NoError(t, chitta.Validate(msgs))
-	c, err := chitta.NewCompactor(&chitta.Options{Tokens: words}, chitta.Policy{MaxTokens: 100, TargetTokens: 10})
-	require.NoError(t, err)
-	res, err := c.Compact(t.Context(), msgs[:6]) // c2's output is still to come
-	require.NoError(t, err)
-	require.True(t, res.Stats.Compacted)
-	assert.Equal(t, []int{2, 3, 4, 5}, res.Kept, "the call waiting for its result is kept")
-	res, err = c.Compact(t.Context(), msgs)
-	require.NoError(t, err)
-	require.False(t, res.Stats.Compacted)
-	assert.NoError(t, chitta.Validate(res.Messages))
+	output := func(id string) string {
+		return `{"type":"function_call_output","call_id":"` + id + `","output":"found it"}`
+	}
+	for _, tt := range []struct {
+		name  string
+		calls []string // the second one waits
+		first string   // the output before the compaction
+		later string   // the output after it
+	}{
+		{"in order", []string{call("c1", 1), call("c2", 50)}, output("c1"), output("c2")},
+		{"out of order", []string{call("c1", 50), call("c2", 1)}, output("c2"), output("c1")},
+		{"a web search between the calls", []string{call("c1", 50), `{"type":"web_search_call","id":"ws","status":"completed","action":{"type":"search","query":"go"}}`, call("c2", 1)}, output("c2"), output("c1")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			items := append([]string{
+				`{"role":"user","content":"an old question"}`,
+				`{"role":"assistant","content":"` + strings.Repeat("answer ", 60) + `"}`,
+				`{"role":"user","content":"fix the build"}`,
+			}, append(tt.calls, tt.first, tt.later)...)
+			msgs, err := chitta.ParseMessages([]byte("[" + strings.Join(items, ",") + "]"))
+			require.NoError(t, err)
+			require.NoError(t, chitta.Validate(msgs))
+			c, err := chitta.NewCompactor(&chitta.Options{Tokens: words}, chitta.Policy{MaxTokens: 100, TargetTokens: 10})
+			require.NoError(t, err)
+			n := len(msgs) - 1
+			res, err := c.Compact(t.Context(), msgs[:n]) // the later output is still to come
+			require.NoError(t, err)
+			require.True(t, res.Stats.Compacted)
+			assert.Contains(t, res.Kept, 3, "the call waiting for its result is kept")
+			assert.Equal(t, []int{n - 2, n - 1}, res.Kept[len(res.Kept)-2:], "with the other call and its result")
+			res, err = c.Compact(t.Context(), msgs)
+			require.NoError(t, err)
+			require.False(t, res.Stats.Compacted)
+			assert.NoError(t, chitta.Validate(res.Messages))
+		})
+	}
 }
 
 // A compaction counts every message again, which a CalibratedCounter that

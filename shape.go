@@ -1,5 +1,7 @@
 package chitta
 
+import "slices"
+
 // The rules that keep Compact's result a conversation providers accept
 // (see Validate): the live turn and the first user turn.
 
@@ -11,12 +13,12 @@ package chitta
 // loop the prompt that started the loop stays, and so does the latest step
 // (its results, with their call through the unit, and what follows);
 // the steps in between compete for the budget like any other message.
-// The latest step's calls still waiting for a result are kept too (those
-// after the first message of the last result's unit): OpenAI Responses
-// items are one per call, so a conversation compacted between the results
-// of parallel calls has calls whose results are still to come, and
-// dropping one would leave its result, once appended (by a Compactor
-// between compactions), answering no call.
+// The latest step's calls still waiting for a result are kept too (from
+// the run of assistant messages that the last result's unit starts in):
+// OpenAI Responses items are one per call, so a conversation compacted
+// between the results of parallel calls has calls whose results are still
+// to come, and dropping one would leave its result, once appended (by a
+// Compactor between compactions), answering no call.
 func (p *pass) liveTurn() []int {
 	last, prompt := -1, -1
 	for j := len(p.free) - 1; j >= 0 && (last < 0 || prompt < 0); j-- {
@@ -34,6 +36,14 @@ func (p *pass) liveTurn() []int {
 	step := last // the latest step's first message
 	if last >= 0 && len(p.msgs[last].ToolResultIDs) > 0 {
 		step = p.scores[last].Unit
+		// and the model's output right before it (parallel calls
+		// answered out of order: the last result's call is not the
+		// first; items without a call, such as a web_search_call, may
+		// come between them)
+		k, _ := slices.BinarySearch(p.free, step)
+		for ; k > 0 && p.msgs[p.free[k-1]].Role == RoleAssistant; k-- {
+			step = p.free[k-1]
+		}
 	}
 	waiting := p.waitingCalls(step, last)
 	var out []int
@@ -45,12 +55,12 @@ func (p *pass) liveTurn() []int {
 	return out
 }
 
-// waitingCalls returns the messages between from and to (exclusive) that
+// waitingCalls returns the messages from from to to (exclusive) that
 // issue a call no later message answers, or nil when there are none.
 func (p *pass) waitingCalls(from, to int) map[int]bool {
 	var calls []int
 	for _, i := range p.free {
-		if i > from && i < to && len(p.msgs[i].ToolCallIDs) > 0 {
+		if i >= from && i < to && len(p.msgs[i].ToolCallIDs) > 0 {
 			calls = append(calls, i)
 		}
 	}
@@ -63,11 +73,11 @@ func (p *pass) waitingCalls(from, to int) map[int]bool {
 	}
 	answered := make(map[call]bool)
 	for _, j := range p.free {
-		if j <= from {
+		if j < from {
 			continue
 		}
 		for _, id := range p.msgs[j].ToolResultIDs {
-			if c := p.callOf(id, j); c > from {
+			if c := p.callOf(id, j); c >= from {
 				answered[call{c, id}] = true
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -37,7 +38,7 @@ type Options struct {
 // results, legacy function calls, Responses reasoning, *_call/_output pairs
 // and compaction items, Anthropic thinking, server tools and results in one
 // message or the next, MCP blocks, genai calls with and without IDs. Some
-// IDs are reused.
+// IDs are reused, some parallel calls answered out of order.
 func Conversation(r *rand.Rand, format string, o Options) string {
 	vocab := []string{"deploy", "config", "parseConfig", "error", "the", "test", "fix", "user", "memory", "go", "build", "ok", "AB12", "<&>", "naïve", `"q"`}
 	say := func(lo, hi int) string {
@@ -263,6 +264,9 @@ func Conversation(r *rand.Rand, format string, o Options) string {
 			}
 			add(`{"role":"model","parts":[` + strings.Join(cs, ",") + `]}`)
 			answers = append(answers, `{"role":"user","parts":[`+strings.Join(rs, ",")+`]}`)
+		}
+		if (f == "openai" || f == "responses" || f == "langchaingo") && r.IntN(3) == 0 {
+			slices.Reverse(answers) // parallel calls answered out of order
 		}
 		if !pendingStep {
 			add(answers...)
