@@ -435,28 +435,46 @@ func TestCompactWireProperties(t *testing.T) {
 	t.Parallel()
 	valid := 0
 	for seed := range uint64(800) {
-		r := rand.New(rand.NewPCG(seed, 77))
-		format := wiregen.Formats[r.IntN(len(wiregen.Formats))]
-		data := wiregen.Conversation(r, format, wiregen.Options{Pending: r.IntN(6) == 0})
-		in, err := chitta.ParseMessages([]byte(data))
-		require.NoError(t, err, "seed %d: %s", seed, data)
-		out, err := chitta.MarshalMessages(in)
-		require.NoError(t, err)
-		require.Equal(t, data, string(out), "seed %d: byte-exact round trip", seed)
-		if chitta.Validate(in) == nil {
+		if compactWireTrial(t, seed) {
 			valid++
 		}
-		opts := randomWireOptions(r)
-		what := fmt.Sprintf("seed %d (%s)", seed, format)
-		func() {
-			defer logOnFailure(t, what, data)()
-			res, err := chitta.Compact(t.Context(), in, opts)
-			require.NoError(t, err, what)
-			checkWire(t, in, opts, res, what)
-			require.Equal(t, totalTokens(counter(opts), res.Messages), res.Stats.AfterTokens, "%s: AfterTokens counts what is returned", what)
-		}()
 	}
 	require.Greater(t, valid, 400, "most drawn conversations are valid")
+}
+
+// compactWireTrial compacts the conversation and options that seed draws
+// and checks the result (checkWire); it reports whether the conversation
+// is valid.
+func compactWireTrial(t *testing.T, seed uint64) bool {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 77))
+	format := wiregen.Formats[r.IntN(len(wiregen.Formats))]
+	data := wiregen.Conversation(r, format, wiregen.Options{Pending: r.IntN(6) == 0})
+	in, err := chitta.ParseMessages([]byte(data))
+	require.NoError(t, err, "seed %d: %s", seed, data)
+	out, err := chitta.MarshalMessages(in)
+	require.NoError(t, err)
+	require.Equal(t, data, string(out), "seed %d: byte-exact round trip", seed)
+	opts := randomWireOptions(r)
+	what := fmt.Sprintf("seed %d (%s)", seed, format)
+	defer logOnFailure(t, what, data)()
+	res, err := chitta.Compact(t.Context(), in, opts)
+	require.NoError(t, err, what)
+	checkWire(t, in, opts, res, what)
+	require.Equal(t, totalTokens(counter(opts), res.Messages), res.Stats.AfterTokens, "%s: AfterTokens counts what is returned", what)
+	return chitta.Validate(in) == nil
+}
+
+// FuzzCompactWire runs the trials of TestCompactWireProperties and
+// TestCompactorWireProperties on the seeds the fuzzer draws.
+func FuzzCompactWire(f *testing.F) {
+	for _, seed := range []uint64{0, 335, 1512, 1924} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		compactWireTrial(t, seed)
+		compactorWireTrial(t, seed)
+	})
 }
 
 // logOnFailure returns a function that logs data when t has failed, to be
@@ -484,64 +502,71 @@ func counter(opts *chitta.Options) chitta.TokenCounter {
 func TestCompactorWireProperties(t *testing.T) {
 	t.Parallel()
 	for seed := range uint64(1600) {
-		r := rand.New(rand.NewPCG(seed, 91))
-		format := wiregen.Formats[r.IntN(len(wiregen.Formats))]
-		data := wiregen.Conversation(r, format, wiregen.Options{})
-		full, err := chitta.ParseMessages([]byte(data))
-		require.NoError(t, err)
-		opts := randomWireOptions(r)
-		opts.FreeSelection = false
-		cal, _ := opts.Tokens.(*chitta.CalibratedCounter)
-		total := totalTokens(counter(opts), full)
-		maxTok := 2 + r.IntN(max(2, total/2))
-		policy := chitta.Policy{MaxTokens: maxTok}
-		if r.IntN(3) == 0 {
-			policy.Horizon = 1 + r.IntN(20)
-		}
-		c, err := chitta.NewCompactor(opts, policy)
-		require.NoError(t, err)
-		what := fmt.Sprintf("seed %d (%s)", seed, format)
-		func() {
-			defer logOnFailure(t, what, data)()
-			var prev *chitta.Result
-			for end := 0; end < len(full); {
-				end = min(len(full), end+1+r.IntN(4)*int(seed%2))
-				in := full[:end]
-				if r.IntN(10) == 0 && end > 2 { // an edited history starts afresh
-					in = slices.Clone(in)
-					in[end-2].Content += " edited"
-				}
-				res, err := c.Compact(t.Context(), in)
-				require.NoError(t, err, what)
-				step := fmt.Sprintf("%s, %d messages", what, end)
-				checkWire(t, in, opts, res, step)
-				// A CalibratedCounter's counts change as it observes; the
-				// Compactor keeps those of the last compaction.
-				counted := cal == nil || res.Stats.Compacted
+		compactorWireTrial(t, seed)
+	}
+}
+
+// compactorWireTrial feeds a Compactor the conversation that seed draws,
+// cut anywhere (at every message for even seeds), and checks every result.
+func compactorWireTrial(t *testing.T, seed uint64) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 91))
+	format := wiregen.Formats[r.IntN(len(wiregen.Formats))]
+	data := wiregen.Conversation(r, format, wiregen.Options{})
+	full, err := chitta.ParseMessages([]byte(data))
+	require.NoError(t, err)
+	opts := randomWireOptions(r)
+	opts.FreeSelection = false
+	cal, _ := opts.Tokens.(*chitta.CalibratedCounter)
+	total := totalTokens(counter(opts), full)
+	maxTok := 2 + r.IntN(max(2, total/2))
+	policy := chitta.Policy{MaxTokens: maxTok}
+	if r.IntN(3) == 0 {
+		policy.Horizon = 1 + r.IntN(20)
+	}
+	c, err := chitta.NewCompactor(opts, policy)
+	require.NoError(t, err)
+	what := fmt.Sprintf("seed %d (%s)", seed, format)
+	func() {
+		defer logOnFailure(t, what, data)()
+		var prev *chitta.Result
+		for end := 0; end < len(full); {
+			end = min(len(full), end+1+r.IntN(4)*int(seed%2))
+			in := full[:end]
+			if r.IntN(10) == 0 && end > 2 { // an edited history starts afresh
+				in = slices.Clone(in)
+				in[end-2].Content += " edited"
+			}
+			res, err := c.Compact(t.Context(), in)
+			require.NoError(t, err, what)
+			step := fmt.Sprintf("%s, %d messages", what, end)
+			checkWire(t, in, opts, res, step)
+			// A CalibratedCounter's counts change as it observes; the
+			// Compactor keeps those of the last compaction.
+			counted := cal == nil || res.Stats.Compacted
+			if counted {
+				require.Equal(t, totalTokens(counter(opts), res.Messages), res.Stats.AfterTokens, "%s: AfterTokens counts what is returned", step)
+			}
+			require.LessOrEqual(t, res.Stats.CachedTokens, res.Stats.AfterTokens, step)
+			if prev != nil {
+				require.LessOrEqual(t, res.Stats.StablePrefix, min(len(prev.Messages), len(res.Messages)), step)
 				if counted {
-					require.Equal(t, totalTokens(counter(opts), res.Messages), res.Stats.AfterTokens, "%s: AfterTokens counts what is returned", step)
+					require.Equal(t, totalTokens(counter(opts), res.Messages[:res.Stats.StablePrefix]), res.Stats.CachedTokens, "%s: CachedTokens counts the stable prefix", step)
 				}
-				require.LessOrEqual(t, res.Stats.CachedTokens, res.Stats.AfterTokens, step)
-				if prev != nil {
-					require.LessOrEqual(t, res.Stats.StablePrefix, min(len(prev.Messages), len(res.Messages)), step)
-					if counted {
-						require.Equal(t, totalTokens(counter(opts), res.Messages[:res.Stats.StablePrefix]), res.Stats.CachedTokens, "%s: CachedTokens counts the stable prefix", step)
-					}
-					for k := range res.Stats.StablePrefix {
-						require.Equal(t, prev.Messages[k], res.Messages[k], "%s: StablePrefix %d claims message %d unchanged", step, res.Stats.StablePrefix, k)
-					}
-					if res.Stats.StablePrefix < min(len(prev.Messages), len(res.Messages)) {
-						k := res.Stats.StablePrefix
-						require.NotEqual(t, prev.Messages[k], res.Messages[k], "%s: StablePrefix is the longest", step)
-					}
+				for k := range res.Stats.StablePrefix {
+					require.Equal(t, prev.Messages[k], res.Messages[k], "%s: StablePrefix %d claims message %d unchanged", step, res.Stats.StablePrefix, k)
 				}
-				prev = res
-				if cal != nil { // the provider bills half a token more per word, and 30 of its own
-					cal.Observe(res.Messages, 30+totalTokens(words, res.Messages)*3/2)
+				if res.Stats.StablePrefix < min(len(prev.Messages), len(res.Messages)) {
+					k := res.Stats.StablePrefix
+					require.NotEqual(t, prev.Messages[k], res.Messages[k], "%s: StablePrefix is the longest", step)
 				}
 			}
-		}()
-	}
+			prev = res
+			if cal != nil { // the provider bills half a token more per word, and 30 of its own
+				cal.Observe(res.Messages, 30+totalTokens(words, res.Messages)*3/2)
+			}
+		}
+	}()
 }
 
 // lastFree is the index of the last non-system message of msgs, or -1.
