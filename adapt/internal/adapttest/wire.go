@@ -56,6 +56,7 @@ func Wire[T any, C Looper[T]](t *testing.T, format string, gen wiregen.Options, 
 		require.NoError(t, json.Unmarshal([]byte(data), &in), "trial %d: %s", trial, data)
 		what := fmt.Sprintf("trial %d", trial)
 		wireRead(t, data, in, what)
+		wireMatches(t, in, messages, what)
 		ok := wireValid(t, in, what) == nil
 		if ok {
 			valid++
@@ -92,6 +93,25 @@ func wireRead[T any](t *testing.T, data string, vals []T, what string) {
 	for i := range want {
 		require.Equal(t, want[i].ToolCallIDs, got[i].ToolCallIDs, "%s: the SDK reads message %d's calls: %s", what, i, want[i].Raw)
 		require.Equal(t, want[i].ToolResultIDs, got[i].ToolResultIDs, "%s: the SDK reads message %d's results: %s", what, i, want[i].Raw)
+	}
+}
+
+// wireMatches checks that messages converts vals with the roles and tool
+// linkage chitta.ParseMessages reads from their SDK JSON, so that the
+// adapter groups the calls and results Validate pairs.
+func wireMatches[T any](t *testing.T, vals []T, messages MessagesFunc[T], what string) {
+	t.Helper()
+	cm, err := messages(vals)
+	require.NoError(t, err, what)
+	b, err := json.Marshal(vals)
+	require.NoError(t, err, what)
+	parsed, err := chitta.ParseMessages(b)
+	require.NoError(t, err, what)
+	require.Len(t, cm, len(parsed), what)
+	for i := range cm {
+		require.Equal(t, parsed[i].Role, cm[i].Role, "%s: message %d: %s", what, i, parsed[i].Raw)
+		require.Equal(t, parsed[i].ToolCallIDs, cm[i].ToolCallIDs, "%s: message %d: %s", what, i, parsed[i].Raw)
+		require.Equal(t, parsed[i].ToolResultIDs, cm[i].ToolResultIDs, "%s: message %d: %s", what, i, parsed[i].Raw)
 	}
 }
 
