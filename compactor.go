@@ -146,6 +146,11 @@ func NewCompactor(opts *Options, p Policy) (*Compactor, error) {
 	}
 	c := &Compactor{policy: p, sem: make(chan struct{}, 1)}
 	if opts != nil {
+		// Replaced below, but out of range they are a caller's mistake,
+		// which Compact would report.
+		if _, err := resolve(&Options{TargetRatio: opts.TargetRatio, MaxTokens: opts.MaxTokens}); err != nil {
+			return nil, err
+		}
 		c.opts = *opts
 	}
 	c.opts.TargetRatio, c.opts.MaxTokens = 0, p.TargetTokens

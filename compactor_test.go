@@ -408,6 +408,18 @@ func TestCompactorErrors(t *testing.T) {
 	}
 	_, err := chitta.NewCompactor(&chitta.Options{KeepLast: -1}, chitta.Policy{MaxTokens: 10})
 	require.ErrorIs(t, err, chitta.ErrInvalidOption)
+	// The budget options the Compactor replaces are still checked, as
+	// Compact checks them.
+	for _, o := range []chitta.Options{{TargetRatio: math.NaN()}, {TargetRatio: math.Inf(1)}, {TargetRatio: -0.5}} {
+		_, err = chitta.NewCompactor(&o, chitta.Policy{MaxTokens: 10})
+		require.ErrorIs(t, err, chitta.ErrInvalidTargetRatio, "%v", o.TargetRatio)
+		assert.Contains(t, err.Error(), "TargetRatio")
+	}
+	_, err = chitta.NewCompactor(&chitta.Options{MaxTokens: -1}, chitta.Policy{MaxTokens: 10})
+	require.ErrorIs(t, err, chitta.ErrInvalidOption)
+	assert.Contains(t, err.Error(), "MaxTokens -1")
+	_, err = chitta.NewCompactor(&chitta.Options{TargetRatio: 0.3, MaxTokens: 7}, chitta.Policy{MaxTokens: 10})
+	require.NoError(t, err, "valid ones are replaced")
 
 	var zero chitta.Compactor
 	_, err = zero.Compact(ctx, nil)
