@@ -38,13 +38,16 @@ func wireOptions(r *rand.Rand) *chitta.Options {
 }
 
 // Wire checks an adapter on trials random conversations in format (see
-// wiregen.Formats; gen.Pending is drawn), each read into SDK values by encoding/json: its
-// Compact under random options, and its Compactor (newCompactor) fed the
-// conversation cut anywhere, growing. For every result it checks that the
-// returned values are the input values at Result.Kept (masked ones aside,
-// which carry chitta's placeholder and keep their tool IDs), that they
-// convert to the linkage of the input messages, and that their SDK JSON
-// passes chitta.Validate whenever the input's does.
+// wiregen.Formats; gen.Pending is drawn), each read into SDK values by
+// encoding/json (which must keep every call and result) and converted by
+// messages with the linkage chitta.ParseMessages reads from their SDK
+// JSON. It runs the adapter's Compact under random options, and its
+// Compactor (newCompactor) fed the conversation cut anywhere, growing.
+// For every result it checks that the returned values are the input
+// values at Result.Kept (masked ones aside, which carry chitta's
+// placeholder), that they convert to the linkage of the input messages,
+// and that their SDK JSON passes chitta.Validate whenever the input's
+// does.
 func Wire[T any, C Looper[T]](t *testing.T, format string, gen wiregen.Options, trials int, compact CompactFunc[T], newCompactor func(*chitta.Options, chitta.Policy) (C, error), messages MessagesFunc[T]) {
 	t.Helper()
 	valid := 0
