@@ -190,7 +190,7 @@ type TurnScore struct {
 	Coverage   float64 `json:"coverage"`   // best cosine to a memory passing CoverageFilter, in [0, 1] (see Options.Store)
 	Tokens     int     `json:"tokens"`
 	Unit       int     `json:"unit"`   // index of the first message of its tool-call group (Index when alone)
-	Pinned     bool    `json:"pinned"` // kept regardless of budget: system, developer, KeepLast, live turn or first user turn
+	Pinned     bool    `json:"pinned"` // kept regardless of budget: system, developer, KeepLast, live turn, first user turn, or tied by a tool-call ID to a system or developer message
 	Kept       bool    `json:"kept"`
 
 	// Masked reports that [Options.Mask] rewrote the message (a result
@@ -550,6 +550,9 @@ func (p *pass) selectUnits(o *resolved) {
 	}
 	if !o.FreeSelection {
 		for _, i := range p.liveTurn() {
+			pinned[p.scores[i].Unit] = true
+		}
+		for _, i := range p.pinnedPartners() {
 			pinned[p.scores[i].Unit] = true
 		}
 	}

@@ -129,8 +129,10 @@ type Compactor struct {
 // [*CachedTokenCounter], so that each compaction embeds and counts only
 // the messages added since the last one; a [*CalibratedCounter] is not
 // wrapped, since its counts change as it observes (wrap its base instead).
-// Either way, a message's count is the one taken when a call first saw it,
-// for as long as later calls extend that conversation. With a Store and no
+// Between compactions, a message's count is the one taken when a call first
+// saw it, or by the last compaction, which counts every message again
+// (giving a CalibratedCounter's current counts), for as long as later
+// calls extend that conversation. With a Store and no
 // CoverageCache it creates a [CoverageCache], so that a compaction against
 // an unchanged store queries it only for new messages. With Mask and no
 // Mask.Cache it uses a copy of Mask with a new [MaskCache], so that
@@ -144,6 +146,11 @@ func NewCompactor(opts *Options, p Policy) (*Compactor, error) {
 	}
 	c := &Compactor{policy: p, sem: make(chan struct{}, 1)}
 	if opts != nil {
+		// Replaced below, but out of range they are a caller's mistake,
+		// which Compact would report.
+		if _, err := resolve(&Options{TargetRatio: opts.TargetRatio, MaxTokens: opts.MaxTokens}); err != nil {
+			return nil, err
+		}
 		c.opts = *opts
 	}
 	c.opts.TargetRatio, c.opts.MaxTokens = 0, p.TargetTokens
@@ -283,8 +290,17 @@ func (c *Compactor) Compact(ctx context.Context, msgs []Message) (*Result, error
 		c.reset()
 	}
 	c.input = append(c.input, msgs[n0:]...)
-	c.tokens = append(c.tokens, added...)
-	c.total += addedTok
+	// Compact counted every message again, which a CalibratedCounter
+	// (not cached) may now count otherwise: the Compactor takes those
+	// counts, so that the cache figures below and of the calls until the
+	// next compaction agree with this result's.
+	c.tokens, c.total, fullHit = c.tokens[:0], res.Stats.BeforeTokens, 0
+	for i := range res.Scores {
+		c.tokens = append(c.tokens, res.Scores[i].OriginalTokens)
+		if i < k {
+			fullHit += res.Scores[i].OriginalTokens
+		}
+	}
 	c.kept = slices.Clone(res.Kept)
 	c.result = slices.Clone(res.Messages)
 	c.keptTok = res.Stats.AfterTokens

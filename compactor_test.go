@@ -408,6 +408,18 @@ func TestCompactorErrors(t *testing.T) {
 	}
 	_, err := chitta.NewCompactor(&chitta.Options{KeepLast: -1}, chitta.Policy{MaxTokens: 10})
 	require.ErrorIs(t, err, chitta.ErrInvalidOption)
+	// The budget options the Compactor replaces are still checked, as
+	// Compact checks them.
+	for _, o := range []chitta.Options{{TargetRatio: math.NaN()}, {TargetRatio: math.Inf(1)}, {TargetRatio: -0.5}} {
+		_, err = chitta.NewCompactor(&o, chitta.Policy{MaxTokens: 10})
+		require.ErrorIs(t, err, chitta.ErrInvalidTargetRatio, "%v", o.TargetRatio)
+		assert.Contains(t, err.Error(), "TargetRatio")
+	}
+	_, err = chitta.NewCompactor(&chitta.Options{MaxTokens: -1}, chitta.Policy{MaxTokens: 10})
+	require.ErrorIs(t, err, chitta.ErrInvalidOption)
+	assert.Contains(t, err.Error(), "MaxTokens -1")
+	_, err = chitta.NewCompactor(&chitta.Options{TargetRatio: 0.3, MaxTokens: 7}, chitta.Policy{MaxTokens: 10})
+	require.NoError(t, err, "valid ones are replaced")
 
 	var zero chitta.Compactor
 	_, err = zero.Compact(ctx, nil)
@@ -459,4 +471,80 @@ func TestCompactorCalibratedCounter(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, totalTokens(cal, msgs), res.Stats.BeforeTokens)
 	assert.Equal(t, totalTokens(cal, msgs[:1])+500, res.Stats.BeforeTokens)
+}
+
+// OpenAI Responses items are one per call: a Compactor called between the
+// results of parallel calls keeps the calls still waiting for a result, so
+// that the result appended next answers a call it returned, whichever of
+// the calls was answered first.
+func TestCompactorParallelCallsAnsweredOneByOne(t *testing.T) {
+	t.Parallel()
+	call := func(id string, words int) string {
+		return `{"type":"function_call","call_id":"` + id + `","name":"read","arguments":"` + strings.Repeat("path ", words) + `"}`
+	}
+	output := func(id string) string {
+		return `{"type":"function_call_output","call_id":"` + id + `","output":"found it"}`
+	}
+	for _, tt := range []struct {
+		name  string
+		calls []string // the second one waits
+		first string   // the output before the compaction
+		later string   // the output after it
+	}{
+		{"in order", []string{call("c1", 1), call("c2", 50)}, output("c1"), output("c2")},
+		{"out of order", []string{call("c1", 50), call("c2", 1)}, output("c2"), output("c1")},
+		{"a web search between the calls", []string{call("c1", 50), `{"type":"web_search_call","id":"ws","status":"completed","action":{"type":"search","query":"go"}}`, call("c2", 1)}, output("c2"), output("c1")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			items := append([]string{
+				`{"role":"user","content":"an old question"}`,
+				`{"role":"assistant","content":"` + strings.Repeat("answer ", 60) + `"}`,
+				`{"role":"user","content":"fix the build"}`,
+			}, append(tt.calls, tt.first, tt.later)...)
+			msgs, err := chitta.ParseMessages([]byte("[" + strings.Join(items, ",") + "]"))
+			require.NoError(t, err)
+			require.NoError(t, chitta.Validate(msgs))
+			c, err := chitta.NewCompactor(&chitta.Options{Tokens: words}, chitta.Policy{MaxTokens: 100, TargetTokens: 10})
+			require.NoError(t, err)
+			n := len(msgs) - 1
+			res, err := c.Compact(t.Context(), msgs[:n]) // the later output is still to come
+			require.NoError(t, err)
+			require.True(t, res.Stats.Compacted)
+			assert.Contains(t, res.Kept, 3, "the call waiting for its result is kept")
+			assert.Equal(t, []int{n - 2, n - 1}, res.Kept[len(res.Kept)-2:], "with the other call and its result")
+			res, err = c.Compact(t.Context(), msgs)
+			require.NoError(t, err)
+			require.False(t, res.Stats.Compacted)
+			assert.NoError(t, chitta.Validate(res.Messages))
+		})
+	}
+}
+
+// A compaction counts every message again, which a CalibratedCounter that
+// observed a call since counts otherwise than when the Compactor first
+// saw it: the cache figures use the compaction's counts (and so do the
+// calls appending to it).
+func TestCompactorCalibratedCounterCompaction(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	cal := chitta.NewCalibratedCounter(words)
+	c, err := chitta.NewCompactor(&chitta.Options{Tokens: cal}, chitta.Policy{MaxTokens: 21, TargetTokens: 20})
+	require.NoError(t, err)
+	sys := chitta.Message{Role: chitta.RoleSystem, Content: text("rule", 20)}
+	first, err := c.Compact(ctx, []chitta.Message{sys})
+	require.NoError(t, err)
+	require.False(t, first.Stats.Compacted)
+	require.Equal(t, 20, first.Stats.AfterTokens)
+	cal.Observe([]chitta.Message{sys}, 200) // the provider bills it 200 tokens
+	msgs := []chitta.Message{sys, msg(chitta.RoleUser, "hi"), msg(chitta.RoleAssistant, "ok"), msg(chitta.RoleUser, "thanks")}
+	res, err := c.Compact(ctx, msgs)
+	require.NoError(t, err)
+	require.True(t, res.Stats.Compacted)
+	require.Equal(t, 1, res.Stats.StablePrefix)
+	assert.Equal(t, res.Scores[0].Tokens, res.Stats.CachedTokens, "the stable prefix as this compaction counts it")
+	assert.Equal(t, totalTokens(cal, msgs), res.Stats.BeforeTokens)
+	pr := chitta.Pricing{Input: chitta.DefaultInputPrice, CacheWrite: chitta.DefaultCacheWritePrice, CacheRead: chitta.DefaultCacheReadPrice}
+	hit := float64(res.Scores[0].Tokens) // the previous call sent sys
+	assert.InDelta(t, pr.CacheRead*hit+pr.CacheWrite*(float64(res.Stats.BeforeTokens)-hit), res.Stats.BilledFull, 1e-9)
 }

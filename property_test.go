@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/internal/testkit/wiregen"
 )
 
 // randomConversations returns n random conversations drawn from seed.
@@ -312,4 +314,267 @@ func FuzzParseMessages(f *testing.F) {
 			require.Equal(t, msgs[i].ToolResultIDs, back[i].ToolResultIDs)
 		}
 	})
+}
+
+// randomWireOptions draws Options for a wire conversation: every selection
+// and masking option, and several token counters.
+func randomWireOptions(r *rand.Rand) *chitta.Options {
+	o := randomOptions(r)
+	o.FreeSelection = r.IntN(8) == 0
+	switch r.IntN(6) {
+	case 0:
+		o.Tokens = words
+	case 1:
+		o.Tokens = chitta.NewCachedTokenCounter(words, 0)
+	case 2:
+		c := chitta.NewCalibratedCounter(words)
+		c.Observe([]chitta.Message{{Role: chitta.RoleUser, Content: "a b c"}}, 7)
+		o.Tokens = c
+	case 3:
+		o.Tokens = framed{}
+	}
+	if r.IntN(2) == 0 {
+		m := &chitta.MaskOptions{KeepRecent: r.IntN(4), MinTokens: []int{0, 1, 20, 101}[r.IntN(4)]}
+		if r.IntN(2) == 0 {
+			m.MaxResultTokens = []int{5, 30, 90}[r.IntN(3)]
+		}
+		if r.IntN(4) == 0 {
+			m.ExcludeTools = []string{"grep"}
+		}
+		m.Actions, m.Restore, m.ListValues = chitta.MaskActions(r.IntN(4)), r.IntN(3) == 0, []int{0, -1, 2}[r.IntN(3)]
+		if r.IntN(2) == 0 {
+			m.Cache = chitta.NewMaskCache()
+		}
+		o.Mask = m
+	}
+	return o
+}
+
+// checkWire checks a compaction of the wire conversation in: the invariants
+// of checkInvariants (order, verbatim survivors but for masked results,
+// pins, budget, tool groups, stats), Validate of the result whenever in
+// passes it (unless FreeSelection), and a byte-exact round trip of the
+// result through MarshalMessages and ParseMessages.
+func checkWire(t *testing.T, in []chitta.Message, opts *chitta.Options, res *chitta.Result, what string) {
+	t.Helper()
+	require.Len(t, res.Messages, len(res.Kept), what)
+	for k, i := range res.Kept {
+		if k > 0 {
+			require.Greater(t, i, res.Kept[k-1], "%s: kept indices ascend", what)
+		}
+		got, want := res.Messages[k], in[i]
+		require.Equal(t, want.Role, got.Role, what)
+		require.Equal(t, want.ToolCallIDs, got.ToolCallIDs, "%s: message %d", what, i)
+		require.Equal(t, want.ToolResultIDs, got.ToolResultIDs, "%s: message %d", what, i)
+		// A Compactor's result between compactions has no Scores: its
+		// first StablePrefix messages are the previous result's (the
+		// caller checks them), the others are new and verbatim.
+		if masked := res.Scores != nil && res.Scores[i].Masked; !masked && (res.Scores != nil || k >= res.Stats.StablePrefix) {
+			require.Equal(t, want, got, "%s: message %d is verbatim", what, i)
+		}
+	}
+	st := res.Stats
+	require.Equal(t, len(res.Kept), st.Kept, what)
+	require.Equal(t, len(in)-len(res.Kept), st.Dropped, what)
+	if res.Scores != nil {
+		require.Len(t, res.Scores, len(in))
+		after, before, pinned := 0, 0, 0
+		for _, s := range res.Scores {
+			before += s.OriginalTokens
+			if s.Kept {
+				after += s.Tokens
+			}
+			if s.Pinned {
+				pinned += s.Tokens
+			}
+		}
+		require.Equal(t, before, st.BeforeTokens, what)
+		require.Equal(t, after, st.AfterTokens, what)
+		require.Equal(t, pinned > st.TargetTokens, st.OverBudget, "%s: OverBudget iff the pinned messages (%d) exceed the budget (%d)", what, pinned, st.TargetTokens)
+		if !st.OverBudget {
+			require.LessOrEqual(t, after, st.TargetTokens, what)
+		}
+	}
+	for i, m := range in {
+		if m.Role.Pinned() {
+			require.Contains(t, res.Kept, i, "%s: system message %d kept", what, i)
+		}
+	}
+	if last := lastFree(in); last >= 0 && !opts.FreeSelection && res.Scores != nil {
+		require.True(t, res.Scores[last].Kept, "%s: the last message (%d) is kept, a call waiting for its result too", what, last)
+	}
+	if chitta.Validate(in) == nil && !opts.FreeSelection {
+		require.NoError(t, chitta.Validate(res.Messages), "%s: the result of a valid conversation is valid", what)
+	}
+	if len(res.Messages) > 0 {
+		require.NotEmpty(t, res.Kept)
+	}
+	b, err := chitta.MarshalMessages(res.Messages)
+	require.NoError(t, err, what)
+	back, err := chitta.ParseMessages(b)
+	require.NoError(t, err, "%s: %s", what, b)
+	require.Len(t, back, len(res.Messages), what)
+	for k := range back {
+		if opts.FreeSelection { // a reasoning item may be dropped from before the item that carries it
+			break
+		}
+		require.Equal(t, wiregen.NamedIDs(res.Messages[k].ToolCallIDs), wiregen.NamedIDs(back[k].ToolCallIDs), "%s: message %d's calls read back", what, res.Kept[k])
+		// A Responses reasoning item's run of calls may extend over a
+		// dropped item that ended it: a call after it then reads back
+		// with the reasoning too.
+		require.Subset(t, wiregen.NamedIDs(back[k].ToolResultIDs), wiregen.NamedIDs(res.Messages[k].ToolResultIDs), "%s: message %d's results read back", what, res.Kept[k])
+	}
+	again, err := chitta.MarshalMessages(back)
+	require.NoError(t, err)
+	require.Equal(t, string(b), string(again), "%s: MarshalMessages(ParseMessages(x)) is x", what)
+}
+
+// Compact of a random valid conversation in every format, under random
+// options, keeps it valid and every invariant true.
+func TestCompactWireProperties(t *testing.T) {
+	t.Parallel()
+	valid := 0
+	for seed := range uint64(800) {
+		if compactWireTrial(t, seed) {
+			valid++
+		}
+	}
+	require.Greater(t, valid, 400, "most drawn conversations are valid")
+}
+
+// compactWireTrial compacts the conversation and options that seed draws
+// and checks the result (checkWire); it reports whether the conversation
+// is valid.
+func compactWireTrial(t *testing.T, seed uint64) bool {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 77))
+	format := wiregen.Formats[r.IntN(len(wiregen.Formats))]
+	data := wiregen.Conversation(r, format, wiregen.Options{Pending: r.IntN(6) == 0})
+	in, err := chitta.ParseMessages([]byte(data))
+	require.NoError(t, err, "seed %d: %s", seed, data)
+	out, err := chitta.MarshalMessages(in)
+	require.NoError(t, err)
+	require.Equal(t, data, string(out), "seed %d: byte-exact round trip", seed)
+	opts := randomWireOptions(r)
+	what := fmt.Sprintf("seed %d (%s)", seed, format)
+	defer logOnFailure(t, what, data)()
+	res, err := chitta.Compact(t.Context(), in, opts)
+	require.NoError(t, err, what)
+	checkWire(t, in, opts, res, what)
+	require.Equal(t, totalTokens(counter(opts), res.Messages), res.Stats.AfterTokens, "%s: AfterTokens counts what is returned", what)
+	return chitta.Validate(in) == nil
+}
+
+// FuzzCompactWire runs the trials of TestCompactWireProperties and
+// TestCompactorWireProperties on the seeds the fuzzer draws.
+func FuzzCompactWire(f *testing.F) {
+	for _, seed := range []uint64{0, 335, 1512, 1924} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, seed uint64) {
+		compactWireTrial(t, seed)
+		compactorWireTrial(t, seed)
+	})
+}
+
+// logOnFailure returns a function that logs data when t has failed, to be
+// deferred (require's FailNow runs deferred calls).
+func logOnFailure(t *testing.T, what, data string) func() {
+	return func() {
+		if t.Failed() {
+			t.Logf("%s: %s", what, data)
+		}
+	}
+}
+
+// counter is the counter Compact uses for opts.
+func counter(opts *chitta.Options) chitta.TokenCounter {
+	if opts.Tokens == nil {
+		return chitta.TokenCounterFunc(chitta.EstimateTokens)
+	}
+	return opts.Tokens
+}
+
+// A Compactor fed a growing random valid conversation, step by step,
+// returns a valid conversation every time, made of the input's messages
+// in order (verbatim but for masked results), with stats that count what
+// it returns and a StablePrefix that really is the previous result's.
+func TestCompactorWireProperties(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(1600) {
+		compactorWireTrial(t, seed)
+	}
+}
+
+// compactorWireTrial feeds a Compactor the conversation that seed draws,
+// cut anywhere (at every message for even seeds), and checks every result.
+func compactorWireTrial(t *testing.T, seed uint64) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 91))
+	format := wiregen.Formats[r.IntN(len(wiregen.Formats))]
+	data := wiregen.Conversation(r, format, wiregen.Options{})
+	full, err := chitta.ParseMessages([]byte(data))
+	require.NoError(t, err)
+	opts := randomWireOptions(r)
+	opts.FreeSelection = false
+	cal, _ := opts.Tokens.(*chitta.CalibratedCounter)
+	total := totalTokens(counter(opts), full)
+	maxTok := 2 + r.IntN(max(2, total/2))
+	policy := chitta.Policy{MaxTokens: maxTok}
+	if r.IntN(3) == 0 {
+		policy.Horizon = 1 + r.IntN(20)
+	}
+	c, err := chitta.NewCompactor(opts, policy)
+	require.NoError(t, err)
+	what := fmt.Sprintf("seed %d (%s)", seed, format)
+	func() {
+		defer logOnFailure(t, what, data)()
+		var prev *chitta.Result
+		for end := 0; end < len(full); {
+			end = min(len(full), end+1+r.IntN(4)*int(seed%2))
+			in := full[:end]
+			if r.IntN(10) == 0 && end > 2 { // an edited history starts afresh
+				in = slices.Clone(in)
+				in[end-2].Content += " edited"
+			}
+			res, err := c.Compact(t.Context(), in)
+			require.NoError(t, err, what)
+			step := fmt.Sprintf("%s, %d messages", what, end)
+			checkWire(t, in, opts, res, step)
+			// A CalibratedCounter's counts change as it observes; the
+			// Compactor keeps those of the last compaction.
+			counted := cal == nil || res.Stats.Compacted
+			if counted {
+				require.Equal(t, totalTokens(counter(opts), res.Messages), res.Stats.AfterTokens, "%s: AfterTokens counts what is returned", step)
+			}
+			require.LessOrEqual(t, res.Stats.CachedTokens, res.Stats.AfterTokens, step)
+			if prev != nil {
+				require.LessOrEqual(t, res.Stats.StablePrefix, min(len(prev.Messages), len(res.Messages)), step)
+				if counted {
+					require.Equal(t, totalTokens(counter(opts), res.Messages[:res.Stats.StablePrefix]), res.Stats.CachedTokens, "%s: CachedTokens counts the stable prefix", step)
+				}
+				for k := range res.Stats.StablePrefix {
+					require.Equal(t, prev.Messages[k], res.Messages[k], "%s: StablePrefix %d claims message %d unchanged", step, res.Stats.StablePrefix, k)
+				}
+				if res.Stats.StablePrefix < min(len(prev.Messages), len(res.Messages)) {
+					k := res.Stats.StablePrefix
+					require.NotEqual(t, prev.Messages[k], res.Messages[k], "%s: StablePrefix is the longest", step)
+				}
+			}
+			prev = res
+			if cal != nil { // the provider bills half a token more per word, and 30 of its own
+				cal.Observe(res.Messages, 30+totalTokens(words, res.Messages)*3/2)
+			}
+		}
+	}()
+}
+
+// lastFree is the index of the last non-system message of msgs, or -1.
+func lastFree(msgs []chitta.Message) int {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if !msgs[i].Role.Pinned() {
+			return i
+		}
+	}
+	return -1
 }

@@ -1,5 +1,7 @@
 package chitta
 
+import "slices"
+
 // The rules that keep Compact's result a conversation providers accept
 // (see Validate): the live turn and the first user turn.
 
@@ -11,6 +13,12 @@ package chitta
 // loop the prompt that started the loop stays, and so does the latest step
 // (its results, with their call through the unit, and what follows);
 // the steps in between compete for the budget like any other message.
+// The latest step's calls still waiting for a result are kept too (from
+// the run of assistant messages that the last result's unit starts in):
+// OpenAI Responses items are one per call, so a conversation compacted
+// between the results of parallel calls has calls whose results are still
+// to come, and dropping one would leave its result, once appended (by a
+// Compactor between compactions), answering no call.
 func (p *pass) liveTurn() []int {
 	last, prompt := -1, -1
 	for j := len(p.free) - 1; j >= 0 && (last < 0 || prompt < 0); j-- {
@@ -25,13 +33,65 @@ func (p *pass) liveTurn() []int {
 	if last < 0 && len(p.free) > 0 {
 		last = p.free[len(p.free)-1]
 	}
-	var out []int
-	if prompt >= 0 && prompt < last {
-		out = append(out, prompt)
+	step := last // the latest step's first message
+	if last >= 0 && len(p.msgs[last].ToolResultIDs) > 0 {
+		step = p.scores[last].Unit
+		// and the model's output right before it (parallel calls
+		// answered out of order: the last result's call is not the
+		// first; items without a call, such as a web_search_call, may
+		// come between them)
+		k, _ := slices.BinarySearch(p.free, step)
+		for ; k > 0 && p.msgs[p.free[k-1]].Role == RoleAssistant; k-- {
+			step = p.free[k-1]
+		}
 	}
+	waiting := p.waitingCalls(step, last)
+	var out []int
 	for _, i := range p.free {
-		if last >= 0 && i >= last {
+		if i == prompt || (last >= 0 && i >= last) || waiting[i] {
 			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// waitingCalls returns the messages from from to to (exclusive) that
+// issue a call no later message answers, or nil when there are none.
+func (p *pass) waitingCalls(from, to int) map[int]bool {
+	var calls []int
+	for _, i := range p.free {
+		if i >= from && i < to && len(p.msgs[i].ToolCallIDs) > 0 {
+			calls = append(calls, i)
+		}
+	}
+	if len(calls) == 0 {
+		return nil
+	}
+	type call struct {
+		index int
+		id    string
+	}
+	answered := make(map[call]bool)
+	for _, j := range p.free {
+		if j < from {
+			continue
+		}
+		for _, id := range p.msgs[j].ToolResultIDs {
+			if c := p.callOf(id, j); c >= from {
+				answered[call{c, id}] = true
+			}
+		}
+	}
+	var out map[int]bool
+	for _, i := range calls {
+		for _, id := range p.msgs[i].ToolCallIDs {
+			if !answered[call{i, id}] {
+				if out == nil {
+					out = make(map[int]bool)
+				}
+				out[i] = true
+				break
+			}
 		}
 	}
 	return out
@@ -85,4 +145,42 @@ func (p *pass) promptBefore(i int) int {
 // a user message (with or without tool results) or a tool result.
 func isInput(m *Message) bool {
 	return m.Role == RoleUser || isToolRole(m.Role) || len(m.ToolResultIDs) > 0
+}
+
+// pinnedPartners returns the non-pinned messages that a tool-call ID links
+// to a system or developer message, which is always kept: the call a
+// pinned message's result answers, the results of a pinned message's
+// call (paired as Validate pairs them). Dropping one would leave the
+// pinned message's half unmatched. Such links are rare (a Responses
+// reasoning item followed by a developer message or a compaction item,
+// which ParseMessages links to it); without any, this reads no map.
+func (p *pass) pinnedPartners() []int {
+	linked := false
+	for i := range p.msgs {
+		m := &p.msgs[i]
+		if m.Role.Pinned() && (len(m.ToolCallIDs) > 0 || len(m.ToolResultIDs) > 0) {
+			linked = true
+			break
+		}
+	}
+	if !linked {
+		return nil
+	}
+	callers := callersOf(p.msgs)
+	var out []int
+	for i := range p.msgs {
+		for _, id := range p.msgs[i].ToolResultIDs {
+			c, ok := earlierCall(callers[id], i)
+			if !ok {
+				continue
+			}
+			switch pc, pi := p.msgs[c].Role.Pinned(), p.msgs[i].Role.Pinned(); {
+			case pc && !pi:
+				out = append(out, i)
+			case pi && !pc:
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }

@@ -114,6 +114,28 @@ func TestCompactProviderValidRules(t *testing.T) {
 			kept:     []int{0, 1, 3, 4},
 			freeKept: []int{0, 2, 3, 4},
 		},
+		{
+			// A Responses reasoning item followed by a developer message
+			// (or a compaction item): ParseMessages links the item after
+			// the reasoning to it, so the developer message carries its
+			// result, and the reasoning must stay with it.
+			name: "a call whose result a system message carries is kept",
+			msgs: []chitta.Message{u("q", 3), {Role: chitta.RoleAssistant, Content: text("plan", 5), ToolCallIDs: []string{"reasoning@1"}},
+				{Role: chitta.RoleDeveloper, Content: text("d", 2), ToolResultIDs: []string{"reasoning@1"}}, u("q2", 2), a("r2", 2)},
+			opts:     chitta.Options{MaxTokens: 8},
+			kept:     []int{0, 1, 2, 3, 4},
+			freeKept: []int{2, 3, 4},
+			over:     true,
+		},
+		{
+			name: "a result of a call a system message issues is kept",
+			msgs: []chitta.Message{{Role: chitta.RoleSystem, Content: text("s", 2), ToolCallIDs: []string{"c"}}, u("q", 3),
+				{Role: chitta.RoleTool, Content: text("res", 5), ToolResultIDs: []string{"c"}}, u("q2", 2), a("r2", 2)},
+			opts:     chitta.Options{MaxTokens: 8},
+			kept:     []int{0, 1, 2, 3, 4},
+			freeKept: []int{0, 3, 4},
+			over:     true,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

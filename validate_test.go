@@ -3,6 +3,7 @@ package chitta_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,18 +99,28 @@ func fuzzConversation(data []byte) []chitta.Message {
 }
 
 // naiveValidate is a quadratic reading of Validate's rules, returning the
-// index of the first message at fault or -1.
+// index of the first message at fault or -1. (The messages have no Raw, so
+// an assistant message's result for an ID it issues answers its own call,
+// as an Anthropic server tool's does.)
 func naiveValidate(msgs []chitta.Message) int {
-	// answers[i][id]: message i's call id is answered by a later result
-	// whose nearest earlier call with that ID is i.
+	// self reports whether message r's result for id answers r's own call.
+	self := func(r int, id string) bool {
+		return msgs[r].Role == chitta.RoleAssistant && slices.Contains(msgs[r].ToolCallIDs, id)
+	}
+	// answers[i][id]: message i's call id is answered by a result (later,
+	// or its own) whose nearest call with that ID up to it is i.
 	answered := func(i int, id string) bool {
-		for r := i + 1; r < len(msgs); r++ {
+		for r := i; r < len(msgs); r++ {
 			for _, rid := range msgs[r].ToolResultIDs {
 				if rid != id {
 					continue
 				}
+				from := r - 1
+				if self(r, id) {
+					from = r
+				}
 				nearest := -1
-				for c := r - 1; c >= 0 && nearest < 0; c-- {
+				for c := from; c >= 0 && nearest < 0; c-- {
 					for _, cid := range msgs[c].ToolCallIDs {
 						if cid == id {
 							nearest = c
@@ -130,7 +141,7 @@ func naiveValidate(msgs []chitta.Message) int {
 			return i
 		}
 		for _, id := range m.ToolResultIDs {
-			found := false
+			found := self(i, id)
 			for c := range i {
 				for _, cid := range msgs[c].ToolCallIDs {
 					found = found || cid == id

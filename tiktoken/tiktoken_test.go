@@ -2,6 +2,7 @@ package tiktoken_test
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/internal/testkit/wiregen"
 	"github.com/chitta-go/chitta/tiktoken"
 )
 
@@ -215,5 +217,46 @@ func TestInvalidUTF8CountsAsSent(t *testing.T) {
 		require.NoError(t, json.Unmarshal(data, &sent))
 		require.NotEqual(t, s, sent)
 		assert.Equal(t, c.CountTokens(sent), c.CountTokens(s), "%q", s)
+	}
+}
+
+// Compact and a Compactor counting with tiktoken, masks included, keep
+// random valid conversations valid, and their AfterTokens is what the
+// Counter counts of what they return, framing included.
+func TestWireProperties(t *testing.T) {
+	t.Parallel()
+	c, err := tiktoken.New(tiktoken.O200kBase)
+	require.NoError(t, err)
+	count := func(msgs []chitta.Message) int {
+		n := 0
+		for i := range msgs {
+			n += c.CountTokens(msgs[i].Content) + c.FramingTokens(&msgs[i])
+		}
+		return n
+	}
+	for seed := range uint64(150) {
+		r := rand.New(rand.NewPCG(seed, 3))
+		data := wiregen.Conversation(r, wiregen.Formats[r.IntN(len(wiregen.Formats))], wiregen.Options{})
+		in, err := chitta.ParseMessages([]byte(data))
+		require.NoError(t, err)
+		require.NoError(t, chitta.Validate(in), "seed %d", seed)
+		opts := &chitta.Options{Tokens: c, TargetRatio: 0.05 + 0.95*r.Float64(), KeepLast: r.IntN(3)}
+		if r.IntN(2) == 0 {
+			opts.Mask = &chitta.MaskOptions{MinTokens: 1 + r.IntN(40), MaxResultTokens: r.IntN(60)}
+		}
+		res, err := chitta.Compact(t.Context(), in, opts)
+		require.NoError(t, err, "seed %d", seed)
+		require.NoError(t, chitta.Validate(res.Messages), "seed %d", seed)
+		assert.Equal(t, count(res.Messages), res.Stats.AfterTokens, "seed %d", seed)
+		cp, err := chitta.NewCompactor(opts, chitta.Policy{MaxTokens: 2 + r.IntN(1000)})
+		require.NoError(t, err)
+		for end := 1; end <= len(in); end++ {
+			res, err := cp.Compact(t.Context(), in[:end])
+			require.NoError(t, err, "seed %d", seed)
+			if chitta.Validate(in[:end]) == nil {
+				require.NoError(t, chitta.Validate(res.Messages), "seed %d, %d messages", seed, end)
+			}
+			assert.Equal(t, count(res.Messages), res.Stats.AfterTokens, "seed %d, %d messages", seed, end)
+		}
 	}
 }

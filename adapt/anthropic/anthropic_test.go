@@ -14,6 +14,7 @@ import (
 
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/adapt/anthropic"
+	"github.com/chitta-go/chitta/internal/testkit/wiregen"
 )
 
 func conversation() []sdk.MessageParam {
@@ -219,4 +220,11 @@ func TestMessagesToolReference(t *testing.T) {
 	cm := adapttest.MatchesParse(t, msgs, anthropic.Messages)
 	assert.Equal(t, "TaskCreate\nTaskList", cm[2].Content)
 	assert.Equal(t, []string{"toolu_s"}, cm[2].ToolResultIDs)
+}
+
+// Random valid Anthropic conversations (parallel calls, thinking, server
+// tools answered in their message or by the next response, reused IDs) stay valid through Compact and the Compactor.
+func TestWireProperties(t *testing.T) {
+	t.Parallel()
+	adapttest.Wire(t, "anthropic", wiregen.Options{NoMCP: true}, 150, anthropic.Compact, anthropic.NewCompactor, anthropic.Messages)
 }

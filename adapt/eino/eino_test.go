@@ -14,6 +14,8 @@ import (
 
 	"github.com/chitta-go/chitta"
 	adapter "github.com/chitta-go/chitta/adapt/eino"
+	"github.com/chitta-go/chitta/adapt/internal/adapttest"
+	"github.com/chitta-go/chitta/internal/testkit/wiregen"
 )
 
 func conversation() []*schema.Message {
@@ -100,4 +102,11 @@ func Example() {
 	// assistant ""
 	// tool "port: 8080"
 	// user "Thanks. Now open the README."
+}
+
+// Random valid OpenAI-shaped conversations (parallel calls, reused IDs)
+// stay valid through Compact and the Compactor.
+func TestWireProperties(t *testing.T) {
+	t.Parallel()
+	adapttest.Wire(t, "openai", wiregen.Options{NoLegacy: true}, 150, adapter.Compact, adapter.NewCompactor, adapter.Messages)
 }

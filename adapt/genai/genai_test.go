@@ -13,6 +13,7 @@ import (
 
 	"github.com/chitta-go/chitta"
 	adapter "github.com/chitta-go/chitta/adapt/genai"
+	"github.com/chitta-go/chitta/internal/testkit/wiregen"
 )
 
 func conversation() []*genai.Content {
@@ -77,4 +78,12 @@ func Example() {
 	}
 	fmt.Println(len(out), res.Kept)
 	// Output: 4 [0 1 2 4]
+}
+
+// Random valid genai conversations (parallel calls with and without IDs,
+// code execution parts, reused IDs) stay valid through Compact and the
+// Compactor.
+func TestWireProperties(t *testing.T) {
+	t.Parallel()
+	adapttest.Wire(t, "genai", wiregen.Options{}, 150, adapter.Compact, adapter.NewCompactor, adapter.Messages)
 }

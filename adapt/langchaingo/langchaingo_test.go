@@ -13,6 +13,7 @@ import (
 
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/adapt/langchaingo"
+	"github.com/chitta-go/chitta/internal/testkit/wiregen"
 )
 
 // unknownPart is a part type the adapter does not know (the embedded
@@ -117,4 +118,12 @@ func TestMessagesNilPartAsParsed(t *testing.T) {
 	cm := adapttest.MatchesParse(t, msgs, langchaingo.Messages)
 	assert.Equal(t, "list the files", cm[0].Content)
 	assert.Equal(t, "done", cm[1].Content)
+}
+
+// Random valid langchaingo conversations (parallel calls answered in one
+// tool message or one each, reused IDs) stay valid through Compact and the
+// Compactor.
+func TestWireProperties(t *testing.T) {
+	t.Parallel()
+	adapttest.Wire(t, "langchaingo", wiregen.Options{}, 150, langchaingo.Compact, langchaingo.NewCompactor, langchaingo.Messages)
 }

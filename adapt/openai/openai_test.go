@@ -16,6 +16,7 @@ import (
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/adapt/internal/adapttest"
 	adapter "github.com/chitta-go/chitta/adapt/openai"
+	"github.com/chitta-go/chitta/internal/testkit/wiregen"
 )
 
 func chat() []openai.ChatCompletionMessageParamUnion {
@@ -209,4 +210,14 @@ func TestResponsesParallelCallsReasoning(t *testing.T) {
 		assert.Equal(t, parsed[i].ToolCallIDs, msgs[i].ToolCallIDs, "item %d", i)
 		assert.Equal(t, parsed[i].ToolResultIDs, msgs[i].ToolResultIDs, "item %d", i)
 	}
+}
+
+// Random valid chat conversations (parallel calls, legacy function calls,
+// reused IDs) and Responses items (reasoning, parallel and custom calls,
+// computer, shell and MCP approval items, compaction items) stay valid
+// through Compact and the Compactors.
+func TestWireProperties(t *testing.T) {
+	t.Parallel()
+	adapttest.Wire(t, "openai", wiregen.Options{}, 150, adapter.Compact, adapter.NewCompactor, adapter.Messages)
+	adapttest.Wire(t, "responses", wiregen.Options{Typed: true}, 150, adapter.CompactResponses, adapter.NewResponsesCompactor, adapter.ResponsesMessages)
 }
