@@ -36,7 +36,8 @@
 // the status is 0, and the summary line says "writing to store … failed"
 // and why. Nor is a store that cannot be opened (a corrupt store file, no
 // data directory, a path that can never be a store file, a store of another
-// dimension, a PostgreSQL server down): the brief does not need the store's
+// dimension, a PostgreSQL server down or not answering within half of
+// --timeout): the brief does not need the store's
 // memories, so PreCompact makes it against an empty in-memory store,
 // prints it, records nothing, leaves the store (a corrupt file too) as it
 // is, exits 0, and its summary line says "opening the store failed" and

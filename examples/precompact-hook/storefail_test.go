@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -175,4 +176,33 @@ func TestStoreOpenFailureKeepsBrief(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Len(t, entries, 3, "nothing created beside the stores: %v", entries)
+}
+
+// TestStoreOpenNoAnswerKeepsBrief: a PostgreSQL server that accepts the
+// connection and never answers (as a host that drops the packets would
+// leave it) holds the store's open for half of --timeout at most, so that
+// PreCompact still has the time to print its brief; the open used to wait
+// for the whole --timeout, leaving no time for the brief (exit 1).
+func TestStoreOpenNoAnswerKeepsBrief(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer conn.Close() // held open, never answered
+		}
+	}()
+	transcript := writeTranscript(t, 4)
+	r := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", transcript, "s", "")),
+		"--timeout", "4s", "--store", "postgres://agent:hunter2@"+ln.Addr().String()+"/db?sslmode=disable")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.True(t, strings.HasPrefix(r.stdout, "Preservation brief from chitta"), r.stdout)
+	assert.Contains(t, r.stderr, "opening the store failed")
+	assert.Contains(t, r.stderr, "half the time left (--timeout)")
+	assert.NotContains(t, r.stderr, "hunter2")
 }
