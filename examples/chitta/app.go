@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -17,6 +18,34 @@ type memoryStore interface {
 	Len() int
 	Delete(id string) error
 	AllMatching(f chitta.KindFilter) iter.Seq[chitta.Memory]
+}
+
+// fallibleLister is a memoryStore whose listing can fail part way (a
+// PostgreSQL store): AllMatchingContext yields the read error, once, with a
+// zero Memory, and stops. A store in memory cannot fail, and has only
+// AllMatching.
+type fallibleLister interface {
+	AllMatchingContext(ctx context.Context, f chitta.KindFilter) iter.Seq2[chitta.Memory, error]
+}
+
+// allMatching returns every memory of the store whose kind passes f, or
+// the error that stopped the listing (never a part of the list as if it
+// were the whole).
+func (a *app) allMatching(ctx context.Context, f chitta.KindFilter) ([]chitta.Memory, error) {
+	var all []chitta.Memory
+	if l, ok := a.store.(fallibleLister); ok {
+		for m, err := range l.AllMatchingContext(ctx, f) {
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, m)
+		}
+		return all, nil
+	}
+	for m := range a.store.AllMatching(f) {
+		all = append(all, m)
+	}
+	return all, nil
 }
 
 // app holds what the tools share: the store, the embedder and the way to

@@ -9,6 +9,7 @@ require (
 	github.com/chitta-go/chitta/pgstore v0.0.0-00010101000000-000000000000
 	github.com/chitta-go/chitta/tiktoken v0.0.0-00010101000000-000000000000
 	github.com/google/jsonschema-go v0.4.3
+	github.com/jackc/pgx/v5 v5.13.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/stretchr/testify v1.12.1
 )
@@ -20,7 +21,6 @@ require (
 	github.com/google/renameio v1.0.1 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
-	github.com/jackc/pgx/v5 v5.13.0 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/pgvector/pgvector-go v0.3.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect

@@ -88,7 +88,7 @@ func (a *app) manageTools() []tool {
 }
 
 // listMemories implements the list_memories tool.
-func (a *app) listMemories(_ context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
+func (a *app) listMemories(ctx context.Context, args json.RawMessage) (*mcp.CallToolResult, error) {
 	var in listInput
 	if err := decodeArgs(args, &in); err != nil {
 		return nil, err
@@ -110,10 +110,12 @@ func (a *app) listMemories(_ context.Context, args json.RawMessage) (*mcp.CallTo
 			}
 		}
 	}
-	var all []chitta.Memory
-	for m := range a.store.AllMatching(chitta.KindFilter{Include: in.Kinds, Exclude: in.ExcludeKinds}) {
-		m.Vector = nil // not returned: keep only what is listed
-		all = append(all, m)
+	all, err := a.allMatching(ctx, chitta.KindFilter{Include: in.Kinds, Exclude: in.ExcludeKinds})
+	if err != nil {
+		return toolError("list memories: %v", err), nil
+	}
+	for i := range all {
+		all[i].Vector = nil // not returned: keep only what is listed
 	}
 	slices.SortFunc(all, func(x, y chitta.Memory) int {
 		if c := y.CreatedAt.Compare(x.CreatedAt); c != 0 {

@@ -138,7 +138,9 @@ var errParse = errors.New("parse error")
 // have fractional parts, and most clients read numbers as float64, which
 // cannot match such an id exactly; above all, the same request gets the
 // same answer in both modes (--mode auto picks the mode by the first
-// message, so a client may meet either).
+// message, so a client may meet either). Its params are judged as a
+// session judges them too (see [paramFields]): a tools/call without params
+// is -32600.
 func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
 	env, bad := readEnvelope(data, false)
 	if bad != nil {
@@ -150,23 +152,20 @@ func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
 	id, method, params := env.id, env.method, env.params
 	switch method {
 	case "tools/call":
-		var p struct {
-			Name      json.RawMessage `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
+		if len(params) == 0 || string(params) == "null" {
+			return rpcError(id, jsonrpc.CodeInvalidRequest, "invalid request: params: required (an object with the name of the tool to call and its arguments)")
 		}
-		if len(params) > 0 && string(params) != "null" {
-			if err := json.Unmarshal(params, &p); err != nil {
-				return rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: %v", err)
-			}
+		fields, bad := paramFields(id, params)
+		if bad != nil {
+			return bad
 		}
 		var name string
-		if len(p.Name) == 0 || string(p.Name) == "null" {
+		if raw := fields["name"]; len(raw) == 0 || string(raw) == "null" {
 			return rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.name: required (the tool to call)")
-		}
-		if json.Unmarshal(p.Name, &name) != nil {
+		} else if json.Unmarshal(raw, &name) != nil {
 			return rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.name: want a string")
 		}
-		res, err := a.callTool(ctx, name, p.Arguments)
+		res, err := a.callTool(ctx, name, fields["arguments"])
 		if err != nil {
 			var wire *jsonrpc.Error
 			if errors.As(err, &wire) {
@@ -178,12 +177,13 @@ func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
 	case "tools/list":
 		// A cursor as a session judges it: the list has one page, so the
 		// only valid one is none.
-		var p struct {
-			Cursor json.RawMessage `json:"cursor"`
+		fields, bad := paramFields(id, params)
+		if bad != nil {
+			return bad
 		}
-		if len(params) > 0 && string(params) != "null" && json.Unmarshal(params, &p) == nil && len(p.Cursor) > 0 && string(p.Cursor) != "null" {
+		if raw := fields["cursor"]; len(raw) > 0 && string(raw) != "null" {
 			var cursor string
-			if json.Unmarshal(p.Cursor, &cursor) != nil {
+			if json.Unmarshal(raw, &cursor) != nil {
 				return rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.cursor: want a string")
 			}
 			if cursor != "" {
@@ -206,6 +206,24 @@ func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
 		return rpcError(id, jsonrpc.CodeMethodNotFound,
 			"method not found: %q (one-shot mode answers tools/call and tools/list; send initialize first for an MCP session)", method)
 	}
+}
+
+// paramFields returns the members of a request's params (an object, or
+// absent or null: none) by their exact names, as an MCP session matches
+// them (case-sensitively: "NAME" is not "name"), or the response refusing
+// them: a params._meta that is neither null nor an object is -32602, as a
+// session refuses it.
+func paramFields(id, params json.RawMessage) (map[string]json.RawMessage, *rpcResponse) {
+	fields := map[string]json.RawMessage{}
+	if len(params) > 0 && string(params) != "null" {
+		if err := json.Unmarshal(params, &fields); err != nil {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: %v", err)
+		}
+	}
+	if meta, ok := fields["_meta"]; ok && string(meta) != "null" && !bytes.HasPrefix(meta, []byte("{")) {
+		return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params._meta: want an object")
+	}
+	return fields, nil
 }
 
 // errRequestFailed is returned by run when one-shot mode answered with an

@@ -57,17 +57,37 @@ func (p *pgMemory) Delete(id string) error {
 }
 
 // AllMatching iterates over the memories whose kind passes f. A read
-// error is logged and ends the iteration.
+// error is logged and ends the iteration; list_memories uses
+// [pgMemory.AllMatchingContext], which yields it.
 func (p *pgMemory) AllMatching(f chitta.KindFilter) iter.Seq[chitta.Memory] {
 	return func(yield func(chitta.Memory) bool) {
-		ctx, cancel := context.WithTimeout(context.Background(), pgTimeout)
-		defer cancel()
-		for m, err := range p.Store.All(ctx) {
+		for m, err := range p.AllMatchingContext(context.Background(), f) {
 			if err != nil {
 				p.log.Warn("list memories", "err", err)
 				return
 			}
-			if f.Match(m.Kind) && !yield(m) {
+			if !yield(m) {
+				return
+			}
+		}
+	}
+}
+
+// AllMatchingContext iterates over the memories whose kind passes f, by
+// ctx's deadline and at most pgTimeout. A read error (the server gone, a
+// row that cannot be read) is yielded once, with a zero Memory, and ends
+// the iteration, so that the caller knows that what it has seen is not
+// the whole namespace.
+func (p *pgMemory) AllMatchingContext(ctx context.Context, f chitta.KindFilter) iter.Seq2[chitta.Memory, error] {
+	return func(yield func(chitta.Memory, error) bool) {
+		ctx, cancel := context.WithTimeout(ctx, pgTimeout)
+		defer cancel()
+		for m, err := range p.Store.All(ctx) {
+			if err != nil {
+				yield(chitta.Memory{}, err)
+				return
+			}
+			if f.Match(m.Kind) && !yield(m, nil) {
 				return
 			}
 		}

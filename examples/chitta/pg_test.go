@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -113,4 +116,37 @@ func TestPostgresNULBytes(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "run go test\uFFFD now")
 	assert.Contains(t, r.stdout, "bootloader config")
+}
+
+// TestPostgresListReadError: a read that fails part way through
+// list_memories (here the second page of 256 holds a row pgx cannot scan, a
+// created_at of infinity) is a tool error naming it; list_memories used to
+// answer with what it had read as the whole list ("50 of 256 memories" of
+// 261).
+func TestPostgresListReadError(t *testing.T) {
+	dsn := pgURL(t)
+	home := t.TempDir()
+	r := runChitta(t, home, call(1, "remember", `{"text":"the seed memory","kind":"fact"}`), "--store", dsn)
+	require.Equal(t, 0, r.code, r.stderr)
+
+	u, err := url.Parse(dsn)
+	require.NoError(t, err)
+	namespace := u.Query().Get("chitta_namespace")
+	conn, err := pgx.Connect(t.Context(), os.Getenv("CHITTA_TEST_DSN"))
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(t.Context(), `INSERT INTO chitta_harness_test (namespace, id, text, kind, confidence, source, created_at, created_nanos, embedding)
+		SELECT namespace, 'a' || lpad(g::text, 3, '0'), 'memory ' || g, 'fact', 1, 'test', now(), 0, embedding
+		FROM chitta_harness_test, generate_series(1, 260) g WHERE namespace = $1`, namespace)
+	require.NoError(t, err)
+	_, err = conn.Exec(t.Context(), `UPDATE chitta_harness_test SET created_at = 'infinity' WHERE namespace = $1 AND id = 'a258'`, namespace)
+	require.NoError(t, err)
+
+	r = runChitta(t, home, call(2, "list_memories", `{}`), "--store", dsn)
+	assert.Equal(t, 1, r.code, "one-shot mode exits 1 on a tool error: %s", r.stderr)
+	head := r.stdout[:min(len(r.stdout), 400)]
+	assert.True(t, strings.Contains(r.stdout, `"isError":true`), "a tool error: %s", head)
+	assert.True(t, strings.Contains(r.stdout, "list memories: "), "naming the read: %s", head)
+	assert.True(t, strings.Contains(strings.ToLower(r.stdout), "infinity"), "and why: %s", head)
+	assert.False(t, strings.Contains(r.stdout, `"total"`), "no total: %s", head)
 }

@@ -34,7 +34,15 @@
 // server gone mid-run; a store lock another process holds, which the save
 // waits for until --timeout at most) is not a failure of the hook: the brief is printed,
 // the status is 0, and the summary line says "writing to store … failed"
-// and why. Never 2, which would block
+// and why. Nor is a store that cannot be opened (a corrupt store file, no
+// data directory, a path that can never be a store file, a store of another
+// dimension, a PostgreSQL server down or not answering within half of
+// --timeout): the brief does not need the store's
+// memories, so PreCompact makes it against an empty in-memory store,
+// prints it, records nothing, leaves the store (a corrupt file too) as it
+// is, exits 0, and its summary line says "opening the store failed" and
+// why. (SessionStart, which has nothing to print without its store, exits
+// 1.) Never 2, which would block
 // the compaction: the hook runs itself as a worker process and maps any
 // other exit of the worker (a Go runtime fatal error such as running out
 // of memory exits 2) to 1, panics are recovered, only regular transcript files are

@@ -24,23 +24,29 @@ type hookStore interface {
 	Path() string                          // where the store is, for the summary (no password)
 }
 
-// openMemory opens the embedder and the memory store: --store (a file or
+// openMemory opens the embedder and the memory store (see [openStore]).
+// The caller closes the embedder and then the store.
+func openMemory(ctx context.Context, cfg *config, in *hookInput) (*embedspec.Embedder, hookStore, error) {
+	emb, err := embedspec.Open(ctx, cfg.embedder)
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err := openStore(ctx, cfg, in, emb.Dims)
+	if err != nil {
+		emb.Close()
+		return nil, nil, err
+	}
+	return emb, store, nil
+}
+
+// openStore opens the memory store of dims dimensions: --store (a file or
 // a postgres:// URL), else the store of the project the hook's cwd belongs
 // to (Claude Code's cwd field, else the process's working directory). The
-// store is the one place the hook opens one. The caller closes the
-// embedder and then the store.
-func openMemory(ctx context.Context, cfg *config, in *hookInput) (*embedspec.Embedder, hookStore, error) {
+// store is the one place the hook opens one; errors name a URL with its
+// password redacted. A store file that cannot be read is left as it is.
+func openStore(ctx context.Context, cfg *config, in *hookInput, dims int) (hookStore, error) {
 	if storepath.IsDSN(cfg.store) {
-		emb, err := embedspec.Open(ctx, cfg.embedder)
-		if err != nil {
-			return nil, nil, err
-		}
-		store, err := openPG(ctx, cfg.store, emb.Dims)
-		if err != nil {
-			emb.Close()
-			return nil, nil, err
-		}
-		return emb, store, nil
+		return openPG(ctx, cfg.store, dims)
 	}
 	dir := in.CWD
 	if dir == "" {
@@ -48,19 +54,26 @@ func openMemory(ctx context.Context, cfg *config, in *hookInput) (*embedspec.Emb
 	}
 	path, err := storepath.ResolveFor(cfg.store, dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	emb, err := embedspec.Open(ctx, cfg.embedder)
-	if err != nil {
-		return nil, nil, err
-	}
-	store, err := storepath.OpenShared(path, emb.Dims)
-	if err != nil {
-		emb.Close()
-		return nil, nil, err
-	}
-	return emb, store, nil
+	return storepath.OpenShared(path, dims)
 }
+
+// memStore is the empty in-memory store PreCompact makes its brief against
+// when its store cannot be opened; nothing in it is saved.
+type memStore struct{ *chitta.HNSWStore }
+
+// newMemStore returns an empty memStore of dims dimensions.
+func newMemStore(dims int) (memStore, error) {
+	s, err := chitta.NewHNSWStore(dims, nil)
+	return memStore{s}, err
+}
+
+// SaveContext does nothing: a memStore is never saved.
+func (memStore) SaveContext(context.Context) error { return nil }
+
+// Path says that the store is in memory.
+func (memStore) Path() string { return "(in memory)" }
 
 // readTranscript reads the transcript at path (a leading ~/ is the home
 // directory): only a regular file, at most its last 32 MiB. A sub-agent's

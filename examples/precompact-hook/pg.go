@@ -26,9 +26,23 @@ type pgMemory struct {
 
 // openPG opens the PostgreSQL store of a postgres:// --store URL (see
 // pgstore.OpenURL). Errors show the URL with its password redacted.
+//
+// The open may take half the time left before ctx's deadline, no more: a
+// server that does not answer (a host that drops the packets) then leaves
+// PreCompact the other half to make its brief without the store.
 func openPG(ctx context.Context, dsn string, dims int) (*pgMemory, error) {
-	s, err := pgstore.OpenURL(ctx, dsn, dims)
+	octx, cancel := ctx, context.CancelFunc(func() {})
+	var within time.Duration
+	if d, ok := ctx.Deadline(); ok {
+		within = time.Until(d) / 2
+		octx, cancel = context.WithTimeout(ctx, within)
+	}
+	defer cancel()
+	s, err := pgstore.OpenURL(octx, dsn, dims)
 	if err != nil {
+		if ctx.Err() == nil && octx.Err() != nil {
+			return nil, fmt.Errorf("open store %s: no answer within %v, half the time left (--timeout): %w", pgstore.Redact(dsn), within.Round(time.Millisecond), err)
+		}
 		return nil, fmt.Errorf("open store %s: %w", pgstore.Redact(dsn), err)
 	}
 	return &pgMemory{Store: s, where: pgstore.Redact(dsn), ctx: ctx}, nil

@@ -65,11 +65,12 @@ func TestPostgresStore(t *testing.T) {
 }
 
 // TestPostgresStoreErrorsHidePassword needs no server: nothing listens on
-// port 1.
+// port 1. SessionStart fails without its store (PreCompact makes its brief
+// anyway: TestStoreOpenFailureKeepsBrief, which checks its line too).
 func TestPostgresStoreErrorsHidePassword(t *testing.T) {
 	t.Parallel()
 	transcript := writeTranscript(t, 3)
-	r := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", transcript, "s", "")),
+	r := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", transcript, "s", "compact")),
 		"--store", "postgres://agent:hunter2@127.0.0.1:1/db?sslmode=disable&connect_timeout=5")
 	assert.NotEqual(t, 0, r.code)
 	assert.Contains(t, r.stderr, "cannot connect")

@@ -9,10 +9,17 @@ import (
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/examples/internal/brief"
 	"github.com/chitta-go/chitta/examples/internal/claudecode"
+	"github.com/chitta-go/chitta/examples/internal/embedspec"
 )
 
 // preCompact compacts the transcript's last turns, records the episode and
 // the brief, saves the store, and returns the brief for stdout.
+//
+// A store that cannot be opened (a corrupt file, no data directory, a
+// PostgreSQL server down) does not cost the brief either: the brief is made
+// against an empty in-memory store, nothing is recorded, the store (a
+// corrupt file too) is left as it is, and the outcome is a success whose
+// summary line says that the store could not be opened and why.
 func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 	tr, err := readTranscript(ctx, in.TranscriptPath)
 	if err != nil {
@@ -26,17 +33,30 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 	if session == "" {
 		session = tr.SessionID
 	}
-	emb, store, err := openMemory(ctx, cfg, in)
+	emb, err := embedspec.Open(ctx, cfg.embedder)
 	if err != nil {
 		return outcome{err: err}
 	}
 	defer emb.Close()
+	store, openErr := openStore(ctx, cfg, in, emb.Dims)
+	if openErr != nil {
+		if ctx.Err() != nil {
+			// Out of time or interrupted: there is none left for a brief.
+			return outcome{err: openErr}
+		}
+		store, err = newMemStore(emb.Dims)
+		if err != nil {
+			return outcome{err: errors.Join(openErr, err)}
+		}
+	}
 	defer closeStore(store)
-	return compactAndRecord(ctx, cfg, queryFor(in, tr.Turns), window, session, emb, store)
+	return compactAndRecord(ctx, cfg, queryFor(in, tr.Turns), window, session, emb, store, openErr)
 }
 
 // compactAndRecord makes the brief of window against store, then records
-// the episode and the brief in store and saves it.
+// the episode and the brief in store and saves it. A non-nil openErr says
+// that the hook's store could not be opened and store is an empty stand-in:
+// nothing is recorded, and the summary line says so and why.
 //
 // Once the brief is made, a store failure does not cost it: Claude Code
 // uses a hook's stdout only when it exits 0, and the brief is what the
@@ -46,7 +66,7 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 // stderr says that writing to the store failed and why. Each write is still
 // tried after another fails, and the save always is, so that what can be
 // kept (the memories distilled on the way, the brief) is.
-func compactAndRecord(ctx context.Context, cfg *config, query string, window []claudecode.Turn, session string, emb chitta.Embedder, store hookStore) outcome {
+func compactAndRecord(ctx context.Context, cfg *config, query string, window []claudecode.Turn, session string, emb chitta.Embedder, store hookStore, openErr error) outcome {
 	out, err := brief.Run(ctx, window, emb, store, &brief.RunOptions{
 		Query:      query,
 		MaxTokens:  cfg.briefTokens,
@@ -60,14 +80,18 @@ func compactAndRecord(ctx context.Context, cfg *config, query string, window []c
 	if err != nil {
 		return outcome{err: err}
 	}
-	ep, epErr := chitta.RecordEpisode(ctx, store, emb, out.Compact.Stats, session) // "store episode: …"
-	var briefErr error
-	if out.Brief.Text != "" {
-		briefErr = brief.Record(ctx, store, emb, session, out.Brief.Text)
+	var ep chitta.Memory
+	var storeErr error
+	if openErr == nil {
+		var epErr, briefErr error
+		ep, epErr = chitta.RecordEpisode(ctx, store, emb, out.Compact.Stats, session) // "store episode: …"
+		if out.Brief.Text != "" {
+			briefErr = brief.Record(ctx, store, emb, session, out.Brief.Text)
+		}
+		// The save gives up at the deadline (a lock another process holds), so
+		// that the brief is still printed in time.
+		storeErr = errors.Join(epErr, briefErr, store.SaveContext(ctx))
 	}
-	// The save gives up at the deadline (a lock another process holds), so
-	// that the brief is still printed in time.
-	storeErr := errors.Join(epErr, briefErr, store.SaveContext(ctx))
 
 	st := out.Compact.Stats
 	summary := fmt.Sprintf("PreCompact: kept %d of %d turns, %d→%d tokens (%.1f%% dropped, %.1f%% of dropped tokens memory-covered); brief of %d tokens (%d items)",
@@ -81,9 +105,12 @@ func compactAndRecord(ctx context.Context, cfg *config, query string, window []c
 			summary += fmt.Sprintf(" (distill error: %v)", out.Compact.DistillErr)
 		}
 	}
-	if storeErr != nil {
+	switch {
+	case openErr != nil:
+		summary += fmt.Sprintf("; opening the store failed, so the brief was made without its memories and nothing was recorded (the brief is printed anyway): %v", openErr)
+	case storeErr != nil:
 		summary += fmt.Sprintf("; writing to store %s failed (the brief is printed anyway): %v", store.Path(), storeErr)
-	} else {
+	default:
 		summary += fmt.Sprintf("; episode %s saved to %s (%d memories)", ep.ID, store.Path(), store.Len())
 	}
 	return outcome{stdout: out.Brief.Text, summary: summary}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -91,7 +93,7 @@ func TestStoreWriteFailureKeepsBrief(t *testing.T) {
 			hs, err := chitta.NewHNSWStore(emb.Dimensions(), nil)
 			require.NoError(t, err)
 			store := &failingStore{HNSWStore: hs, failKinds: tt.failKinds, saveErr: tt.saveErr}
-			o := compactAndRecord(t.Context(), cfg, "the HTTP timeout", window, "sess", emb, store)
+			o := compactAndRecord(t.Context(), cfg, "the HTTP timeout", window, "sess", emb, store, nil)
 			require.NoError(t, o.err)
 			assert.True(t, strings.HasPrefix(o.stdout, "Preservation brief from chitta"), o.stdout)
 			assert.Contains(t, o.summary, "writing to store postgres://agent:xxxxx@db/mem failed")
@@ -101,4 +103,106 @@ func TestStoreWriteFailureKeepsBrief(t *testing.T) {
 			assert.Equal(t, tt.briefKept, ok, "the brief is recorded when its Add works")
 		})
 	}
+}
+
+// TestStoreOpenFailureKeepsBrief: a PreCompact whose store cannot be
+// opened (a corrupt file, a file of another dimension, a path that can
+// never be a store file, no data directory, a PostgreSQL server that does
+// not answer) still prints the brief, made without the store's memories,
+// and exits 0, its one stderr line saying that the store could not be
+// opened and why (no password); a store file that was there is left byte
+// for byte as it was. It used to exit 1 with no brief.
+func TestStoreOpenFailureKeepsBrief(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	transcript := writeTranscript(t, 6)
+	corrupt := filepath.Join(dir, "corrupt.chitta")
+	require.NoError(t, os.WriteFile(corrupt, []byte("definitely not a store"), 0o600))
+	small := filepath.Join(dir, "small.chitta")
+	s, err := chitta.NewHNSWStore(8, nil)
+	require.NoError(t, err)
+	require.NoError(t, s.Add(t.Context(), chitta.Memory{Text: "x", Kind: chitta.KindFact, Confidence: 1, Vector: []float32{1, 0, 0, 0, 0, 0, 0, 0}}))
+	require.NoError(t, s.SaveFile(small))
+	notDir := filepath.Join(dir, "plain")
+	require.NoError(t, os.WriteFile(notDir, []byte("x"), 0o600))
+	noHome := []string{"PATH=" + os.Getenv("PATH"), "HOME=", "XDG_DATA_HOME="}
+
+	tests := []struct {
+		name   string
+		args   []string
+		env    []string // the whole environment; nil: runHook's
+		file   string   // a store file that must be left as it was
+		stderr string
+	}{
+		{name: "corrupt store", args: []string{"--store", corrupt}, file: corrupt, stderr: "refusing to start"},
+		{name: "dimension mismatch", args: []string{"--store", small}, file: small, stderr: "8-dimensional"},
+		{name: "store names a directory", args: []string{"--store", filepath.Join(dir, "newdir") + "/"}, stderr: "names a directory"},
+		{name: "store under a file", args: []string{"--store", filepath.Join(notDir, "memory.chitta")}, stderr: "not a directory"},
+		{name: "no home", env: noHome, stderr: "pass --store"},
+		{name: "postgres down", args: []string{"--store", "postgres://agent:hunter2@127.0.0.1:1/db?sslmode=disable&connect_timeout=5"}, stderr: "postgres://agent:xxxxx@127.0.0.1:1/db"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var before []byte
+			if tt.file != "" {
+				before, err = os.ReadFile(tt.file)
+				require.NoError(t, err)
+			}
+			cmd := exec.CommandContext(t.Context(), binary, tt.args...)
+			cmd.Env = tt.env
+			if cmd.Env == nil {
+				cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+t.TempDir())
+			}
+			cmd.Dir = t.TempDir()
+			cmd.Stdin = strings.NewReader(`{"session_id":"s","hook_event_name":"PreCompact","transcript_path":"` + transcript + `"}`)
+			var out, errb strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			require.NoError(t, cmd.Run(), "exit 0; stderr: %s", errb.String())
+			assert.True(t, strings.HasPrefix(out.String(), "Preservation brief from chitta"), out.String())
+			stderr := errb.String()
+			assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+			assert.True(t, strings.HasPrefix(stderr, prefix+"PreCompact: kept"), stderr)
+			assert.Contains(t, stderr, "opening the store failed, so the brief was made without its memories and nothing was recorded")
+			assert.Contains(t, stderr, tt.stderr)
+			assert.NotContains(t, stderr, "hunter2")
+			if tt.file != "" {
+				after, err := os.ReadFile(tt.file)
+				require.NoError(t, err)
+				assert.Equal(t, before, after, "a store that cannot be opened is left as it was")
+			}
+		})
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 3, "nothing created beside the stores: %v", entries)
+}
+
+// TestStoreOpenNoAnswerKeepsBrief: a PostgreSQL server that accepts the
+// connection and never answers (as a host that drops the packets would
+// leave it) holds the store's open for half of --timeout at most, so that
+// PreCompact still has the time to print its brief; the open used to wait
+// for the whole --timeout, leaving no time for the brief (exit 1).
+func TestStoreOpenNoAnswerKeepsBrief(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer conn.Close() // held open, never answered
+		}
+	}()
+	transcript := writeTranscript(t, 4)
+	r := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", transcript, "s", "")),
+		"--timeout", "4s", "--store", "postgres://agent:hunter2@"+ln.Addr().String()+"/db?sslmode=disable")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.True(t, strings.HasPrefix(r.stdout, "Preservation brief from chitta"), r.stdout)
+	assert.Contains(t, r.stderr, "opening the store failed")
+	assert.Contains(t, r.stderr, "half the time left (--timeout)")
+	assert.NotContains(t, r.stderr, "hunter2")
 }
