@@ -51,6 +51,19 @@ type Options struct {
 	// input does (see the package documentation).
 	FreeSelection bool
 
+	// GeminiTurns, when true, applies the Gemini API's rule for function
+	// calls to every message: an assistant message issuing tool calls must
+	// come right after a user turn or a tool result, not after another
+	// assistant message. When a kept call would follow a kept assistant
+	// message because the prompt between them was dropped, that prompt is
+	// pinned too, and so is the call's tool-call group (charged to the
+	// budget like every pin; see Stats.OverBudget). Messages read from
+	// genai Content JSON (a Raw with role "model" and parts) follow the
+	// rule without it; set it for messages built in Go from genai values
+	// (adapt/genai does). false (the default) applies it to genai JSON
+	// only; FreeSelection turns it off.
+	GeminiTurns bool
+
 	// Embedder embeds messages and the query. nil means recency +
 	// structural scoring only (Stats.Embedding is false).
 	Embedder Embedder
@@ -190,7 +203,7 @@ type TurnScore struct {
 	Coverage   float64 `json:"coverage"`   // best cosine to a memory passing CoverageFilter, in [0, 1] (see Options.Store)
 	Tokens     int     `json:"tokens"`
 	Unit       int     `json:"unit"`   // index of the first message of its tool-call group (Index when alone)
-	Pinned     bool    `json:"pinned"` // kept regardless of budget: system, developer, KeepLast, live turn, first user turn, or tied by a tool-call ID to a system or developer message
+	Pinned     bool    `json:"pinned"` // kept regardless of budget: system, developer, KeepLast, live turn, first user turn, a Gemini function-call turn and the prompt before it (Options.GeminiTurns), or tied by a tool-call ID to a system or developer message
 	Kept       bool    `json:"kept"`
 
 	// Masked reports that [Options.Mask] rewrote the message (a result
@@ -540,8 +553,9 @@ func (o *resolved) prepare(msgs []Message) (*pass, error) {
 }
 
 // selectUnits groups tool calls with their results, pins the units that
-// must stay (KeepLast and, unless FreeSelection, the live turn and the
-// first user turn) and fills the rest of the budget greedily.
+// must stay (KeepLast and, unless FreeSelection, the live turn, the first
+// user turn and the prompt a Gemini function-call turn needs, see
+// promptToPin) and fills the rest of the budget greedily.
 func (p *pass) selectUnits(o *resolved) {
 	units := p.groupUnits()
 	pinned := make(map[int]bool) // first member of a unit → pinned
@@ -581,12 +595,15 @@ func (p *pass) selectUnits(o *resolved) {
 		if o.FreeSelection {
 			return
 		}
-		// Each round pins an earlier prompt, so this ends.
-		q := p.promptToPin()
+		// Each round pins a prompt not pinned before, so this ends.
+		q, call := p.promptToPin(o.GeminiTurns)
 		if q < 0 || pinned[p.scores[q].Unit] {
 			return
 		}
 		pinned[p.scores[q].Unit] = true
+		if call >= 0 { // the call turn that needs it stays too
+			pinned[p.scores[call].Unit] = true
+		}
 	}
 }
 

@@ -3,7 +3,8 @@ package chitta
 import "slices"
 
 // The rules that keep Compact's result a conversation providers accept
-// (see Validate): the live turn and the first user turn.
+// (see Validate): the live turn, the first user turn and, for Gemini, the
+// prompt before a function-call turn.
 
 // liveTurn returns the messages of the live turn, ascending: the last
 // prompt (a user message without tool results), and every message from
@@ -97,13 +98,43 @@ func (p *pass) waitingCalls(from, to int) map[int]bool {
 	return out
 }
 
-// promptToPin returns the prompt to pin so that the kept messages start
-// with a user turn, or -1 when they already do (or cannot). When the first
-// kept non-system message is not a prompt, that is the nearest prompt
+// promptToPin returns the prompt to pin, or -1 when none is needed (or
+// none would help), and, when the prompt is for a function-call turn, that
+// turn (else -1), whose unit is pinned with it.
+//
+// First, the kept messages must start with a user turn: when the first
+// kept non-system message is not a prompt, the prompt is the nearest one
 // before it. When the input has none before it (a custom role first), it
 // is the nearest prompt before the first kept assistant message that no
 // kept prompt precedes, as Validate requires.
-func (p *pass) promptToPin() int {
+//
+// Then, with gemini (Options.GeminiTurns) or in genai Content JSON, a
+// kept function-call turn must follow a user turn or a function response,
+// not a model turn, as Validate requires of genai JSON: when the kept
+// message before it is an assistant message and a prompt lies between
+// them, the prompt is the nearest one before the call.
+func (p *pass) promptToPin(gemini bool) (int, int) {
+	if q := p.firstPrompt(); q >= 0 {
+		return q, -1
+	}
+	prev := -1 // the last kept message before i
+	for _, i := range p.free {
+		if !p.scores[i].Kept {
+			continue
+		}
+		if m := &p.msgs[i]; prev >= 0 && p.msgs[prev].Role == RoleAssistant && m.Role == RoleAssistant && len(m.ToolCallIDs) > 0 && (gemini || isGeminiCall(m)) {
+			if q := p.promptBefore(i); q > prev {
+				return q, i
+			}
+		}
+		prev = i
+	}
+	return -1, -1
+}
+
+// firstPrompt returns the prompt to pin so that the kept messages start
+// with a user turn, or -1 (see promptToPin).
+func (p *pass) firstPrompt() int {
 	first := -1
 	for _, i := range p.free {
 		if p.scores[i].Kept {

@@ -1,6 +1,7 @@
 package chitta
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -25,7 +26,12 @@ import (
 //   - an assistant message before the first user turn. A user turn is a
 //     user message that carries no tool results: an Anthropic user message
 //     holding only tool_result blocks answers a call, it does not open a
-//     turn.
+//     turn;
+//   - in genai Content JSON (a Raw with role "model" and parts, as
+//     [ParseMessages] reads it), a function-call turn right after a model
+//     turn: the Gemini API wants a function call immediately after a user
+//     turn or a function response (system and developer messages in
+//     between do not count).
 //
 // System and developer messages may appear anywhere; roles outside the
 // built-in ones are not checked. Validate does not check what only some
@@ -81,7 +87,7 @@ func Validate(msgs []Message) error {
 	fail := func(i int, field, format string, args ...any) error {
 		return &MessageError{Index: i, Field: field, Msg: fmt.Sprintf(format, args...), Err: ErrInvalidConversation}
 	}
-	userTurn := false
+	userTurn, afterModel := false, false
 	for i := range msgs {
 		m := &msgs[i]
 		if isToolRole(m.Role) && len(m.ToolResultIDs) == 0 {
@@ -97,6 +103,12 @@ func Validate(msgs []Message) error {
 		}
 		if m.Role == RoleAssistant && !userTurn {
 			return fail(i, "role", "assistant message before the first user turn")
+		}
+		if afterModel && isGeminiCall(m) {
+			return fail(i, "role", "function call turn right after a model turn, not after a user turn or a function response")
+		}
+		if !m.Role.Pinned() {
+			afterModel = m.Role == RoleAssistant
 		}
 		for _, id := range m.ToolCallIDs {
 			if answered[call{i, id}] {
@@ -174,6 +186,21 @@ func readCallBlocks(raw []byte) *callBlocks {
 // tool results.
 func isPrompt(m *Message) bool {
 	return m.Role == RoleUser && len(m.ToolResultIDs) == 0
+}
+
+// isGeminiCall reports whether m is a function-call turn in genai Content
+// JSON: an assistant message issuing calls whose Raw has role "model" and
+// parts (and no content, as ParseMessages tells the shapes apart).
+func isGeminiCall(m *Message) bool {
+	if m.Role != RoleAssistant || len(m.ToolCallIDs) == 0 || !bytes.Contains(m.Raw, []byte(`"parts"`)) {
+		return false
+	}
+	var w struct {
+		Role    string          `json:"role"`
+		Parts   json.RawMessage `json:"parts"`
+		Content json.RawMessage `json:"content"`
+	}
+	return json.Unmarshal(m.Raw, &w) == nil && w.Role == "model" && !isNull(w.Parts) && isNull(w.Content)
 }
 
 // isToolRole reports whether r is a tool-result role.

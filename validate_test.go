@@ -66,14 +66,21 @@ func TestValidate(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			require.ErrorIs(t, err, chitta.ErrInvalidConversation)
-			var me *chitta.MessageError
-			require.ErrorAs(t, err, &me)
-			assert.Equal(t, tc.index, me.Index)
-			assert.Equal(t, tc.field, me.Field)
-			assert.Contains(t, err.Error(), fmt.Sprintf("message %d", tc.index))
+			requireFault(t, err, tc.index, tc.field)
 		})
 	}
+}
+
+// requireFault checks that err is Validate's error naming message index
+// and field.
+func requireFault(t *testing.T, err error, index int, field string) {
+	t.Helper()
+	require.ErrorIs(t, err, chitta.ErrInvalidConversation)
+	var me *chitta.MessageError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, index, me.Index)
+	assert.Equal(t, field, me.Field)
+	assert.Contains(t, err.Error(), fmt.Sprintf("message %d", index))
 }
 
 // fuzzConversation decodes data, two bytes a message, into a conversation

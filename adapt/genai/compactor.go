@@ -43,9 +43,10 @@ type Compactor struct {
 }
 
 // NewCompactor returns a Compactor compacting with opts (nil means the defaults)
-// under policy p, as [chitta.NewCompactor] does, whose errors it returns.
+// under policy p, as [chitta.NewCompactor] does, whose errors it returns,
+// with the Gemini API's turn rule as [Compact] applies it.
 func NewCompactor(opts *chitta.Options, p chitta.Policy) (*Compactor, error) {
-	c, err := adaptkit.NewCompactor(opts, p, build, rewrite)
+	c, err := adaptkit.NewCompactor(geminiTurns(opts), p, build, rewrite)
 	if err != nil {
 		return nil, err
 	}

@@ -278,6 +278,25 @@ func media(mime string) string {
 // Result.Kept), in order, with the Result. msgs is not modified.
 // With opts.Mask set, a value with a masked or cut tool result is a new
 // value instead (see Masking in the package doc).
+//
+// Compact applies the Gemini API's turn rule ([chitta.Options.GeminiTurns]
+// set on a copy of opts): a kept function-call content comes right after
+// a user content (a prompt or a function response), never right after a
+// model content.
 func Compact(ctx context.Context, msgs []*genai.Content, opts *chitta.Options) ([]*genai.Content, *chitta.Result, error) {
-	return adaptkit.CompactBuilt(ctx, msgs, opts, build, rewrite)
+	return adaptkit.CompactBuilt(ctx, msgs, geminiTurns(opts), build, rewrite)
+}
+
+// geminiTurns returns a copy of opts (nil means the defaults) with
+// GeminiTurns set, unless opts already has it.
+func geminiTurns(opts *chitta.Options) *chitta.Options {
+	if opts != nil && opts.GeminiTurns {
+		return opts
+	}
+	o := chitta.Options{}
+	if opts != nil {
+		o = *opts
+	}
+	o.GeminiTurns = true
+	return &o
 }

@@ -64,6 +64,11 @@ func Conversation(r *rand.Rand, format string, o Options) string {
 	}
 	var msgs []string
 	add := func(s ...string) { msgs = append(msgs, s...) }
+	// callable is whether the last message other than a system or
+	// developer message is a genai prompt or function response, which a
+	// genai function call may follow (the Gemini API wants one of them
+	// right before it; after anything else a step writes a prompt first).
+	callable := false
 	pick := func() string {
 		if format == "mixed" {
 			return Formats[r.IntN(len(Formats)-1)]
@@ -71,6 +76,7 @@ func Conversation(r *rand.Rand, format string, o Options) string {
 		return format
 	}
 	prompt := func(f string) {
+		callable = f == "genai"
 		switch f {
 		case "anthropic":
 			add(`{"role":"user","content":[{"type":"text","text":` + q(say(1, 20)) + `}]}`)
@@ -99,6 +105,7 @@ func Conversation(r *rand.Rand, format string, o Options) string {
 		case "langchaingo":
 			add(`{"role":"system","parts":[{"type":"text","text":` + q(say(1, 8)) + `}]}`)
 		case "genai": // genai has no system role in contents; a user note instead
+			callable = true
 			add(`{"role":"user","parts":[{"text":` + q(say(1, 8)) + `}]}`)
 		case "responses":
 			switch {
@@ -115,6 +122,7 @@ func Conversation(r *rand.Rand, format string, o Options) string {
 		}
 	}
 	reply := func(f string) {
+		defer func() { callable = false }()
 		switch f {
 		case "anthropic":
 			th := ""
@@ -262,14 +270,19 @@ func Conversation(r *rand.Rand, format string, o Options) string {
 			if r.IntN(4) == 0 {
 				cs = append(cs, `{"executableCode":{"language":"PYTHON","code":"print(1)"}}`, `{"codeExecutionResult":{"outcome":"OUTCOME_OK","output":"1"}}`)
 			}
+			if !callable {
+				prompt(f)
+			}
 			add(`{"role":"model","parts":[` + strings.Join(cs, ",") + `]}`)
 			answers = append(answers, `{"role":"user","parts":[`+strings.Join(rs, ",")+`]}`)
 		}
 		if (f == "openai" || f == "responses" || f == "langchaingo") && r.IntN(3) == 0 {
 			slices.Reverse(answers) // parallel calls answered out of order
 		}
+		callable = false
 		if !pendingStep {
 			add(answers...)
+			callable = f == "genai"
 		}
 	}
 	f := pick()
