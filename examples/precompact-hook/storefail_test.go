@@ -194,3 +194,22 @@ func TestStoreOpenNoAnswerKeepsBrief(t *testing.T) {
 	assert.Contains(t, r.stderr, "half the time left (--timeout)")
 	assert.NotContains(t, r.stderr, "hunter2")
 }
+
+// TestSessionStartNoAnswer: SessionStart, which has nothing to print
+// without its store, exits 1 when the PostgreSQL server does not answer
+// within half of --timeout, with one line that names the store (password
+// redacted) and says how long it waited; the line used to begin "timed
+// out after 4s (--timeout)", a --timeout that had not run out.
+func TestSessionStartNoAnswer(t *testing.T) {
+	t.Parallel()
+	r := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", "", "s", "compact")),
+		"--timeout", "4s", "--store", silentpg.URL(t))
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Empty(t, r.stdout)
+	assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
+	assert.Contains(t, r.stderr, "failed: open store postgres://agent:xxxxx@127.0.0.1:")
+	assert.Contains(t, r.stderr, "no answer within ")
+	assert.Contains(t, r.stderr, ", half the time left (--timeout): ")
+	assert.NotContains(t, r.stderr, "timed out after")
+	assert.NotContains(t, r.stderr, "hunter2")
+}
