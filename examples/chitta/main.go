@@ -34,7 +34,8 @@
 // signal gets -32603 at once), waits at most 5 s (or
 // --timeout, when shorter) for the calls in progress (a call still
 // unanswered then is logged as a warning) and exits; a chitta still waiting
-// for its first message exits at once. A one-shot request in progress
+// for its first message (or for its postgres:// store to open) exits at
+// once. A one-shot request in progress
 // ends as its call does (its context is cancelled). A second signal kills
 // at once. Whatever ends it, chitta saves before it exits the memories
 // whose save failed (the call that stored them reported the failure, but
@@ -55,7 +56,10 @@
 // with pgvector instead (package pgstore; chitta_table and chitta_namespace
 // query parameters choose the table and namespace), shared by every
 // process and machine that opens the same URL; the password is never
-// printed. Logs go to stderr; stdout carries only JSON-RPC.
+// printed. Opening it at start waits at most --timeout for the server to
+// answer (a URL's connect_timeout, when shorter, bounds each connection
+// attempt); a server that does not answer by then stops chitta before it
+// reads stdin, with exit status 1 and an error naming the store. Logs go to stderr; stdout carries only JSON-RPC.
 //
 // compact_context counts its budget and stats with the tokenizer a call
 // names, else --tokenizer: estimate (the default, chitta.EstimateTokens:
@@ -119,7 +123,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.mode, "mode", "auto", "auto (choose by the first message), serve (MCP session) or oneshot (answer one request)")
 	fs.BoolVar(&c.verbose, "verbose", false, "log debug messages (and the MCP SDK's) to stderr")
 	fs.StringVar(&c.tokenizer, "tokenizer", tokenizerEstimate, "how compact_context counts tokens when a call names no tokenizer: "+strings.Join(tokenizerNames, ", ")+" (exact OpenAI encodings; estimate is words × 1.3)")
-	fs.DurationVar(&c.timeout, "timeout", defaultDrain, "in an MCP session, how long to wait once stdin closes for the requests already read to be answered")
+	fs.DurationVar(&c.timeout, "timeout", defaultDrain, "how long to wait for a postgres:// --store to answer at start and, in an MCP session, once stdin closes for the requests already read to be answered")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: chitta [flags] < requests\n\n"+
 			"Serves compact_context, remember, recall, list_memories and forget as an MCP server\n"+
@@ -171,8 +175,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer emb.Close()
 	var a *app
 	if storepath.IsDSN(cfg.store) {
-		store, err := openPG(ctx, cfg.store, emb.Dims, log)
+		store, err := openPG(ctx, cfg.store, emb.Dims, cfg.timeout, log)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil // a signal before the first message: nothing was asked
+			}
 			return err
 		}
 		defer store.Close()

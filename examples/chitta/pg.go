@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -94,11 +95,19 @@ func (p *pgMemory) AllMatchingContext(ctx context.Context, f chitta.KindFilter) 
 	}
 }
 
-// openPG opens the PostgreSQL store of a postgres:// --store URL. Errors
-// and logs show the URL with its password redacted.
-func openPG(ctx context.Context, dsn string, dims int, log *slog.Logger) (*pgMemory, error) {
-	s, err := pgstore.OpenURL(ctx, dsn, dims)
+// openPG opens the PostgreSQL store of a postgres:// --store URL, waiting
+// at most within (--timeout) for it: a server that accepts the connection
+// and never answers (a host that drops the packets) would otherwise hold
+// chitta before its first message for good. Errors and logs show the URL
+// with its password redacted.
+func openPG(ctx context.Context, dsn string, dims int, within time.Duration, log *slog.Logger) (*pgMemory, error) {
+	octx, cancel := context.WithTimeout(ctx, within)
+	defer cancel()
+	s, err := pgstore.OpenURL(octx, dsn, dims)
 	if err != nil {
+		if ctx.Err() == nil && errors.Is(octx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("open store %s: no answer within %v (--timeout): %w", pgstore.Redact(dsn), within, err)
+		}
 		return nil, fmt.Errorf("open store %s: %w", pgstore.Redact(dsn), err)
 	}
 	return &pgMemory{Store: s, log: log}, nil

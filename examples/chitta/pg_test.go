@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/chitta-go/chitta/examples/internal/silentpg"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
 )
 
@@ -89,6 +92,38 @@ func TestPostgresStoreErrorsHidePassword(t *testing.T) {
 			assert.Contains(t, r.stderr, tt.want)
 			assert.NotContains(t, r.stderr, "hunter2")
 			assert.NotContains(t, r.stdout, "hunter2")
+		})
+	}
+}
+
+// TestPostgresNoAnswer: a PostgreSQL server that accepts the connection
+// and never answers stops chitta after --timeout, in every mode, with exit
+// status 1 and an error naming the store without its password; chitta
+// used to wait for it for good, before reading stdin (an MCP client's
+// initialize was never answered).
+func TestPostgresNoAnswer(t *testing.T) {
+	t.Parallel()
+	dsn := silentpg.URL(t)
+	for _, tt := range []struct{ name, stdin, mode string }{
+		{"oneshot remember", call(1, "remember", `{"text":"x"}`), "oneshot"},
+		{"oneshot compact_context", call(1, "compact_context", `{"messages":[{"role":"user","content":"hi"}]}`), "oneshot"},
+		{"auto session", initializeLine + "\n" + initializedLine + "\n", "auto"},
+		{"serve", initializeLine + "\n", "serve"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			// A guard against the old hang, not a measure: --timeout is 2s.
+			ctx, cancel := context.WithTimeout(t.Context(), 45*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, binary, "--store", dsn, "--mode", tt.mode, "--timeout", "2s")
+			cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+t.TempDir())
+			cmd.Stdin = strings.NewReader(tt.stdin)
+			r := runCmd(t, cmd)
+			assert.Equal(t, 1, r.code, r.stderr)
+			assert.Empty(t, r.stdout)
+			assert.Contains(t, r.stderr, "open store postgres://agent:xxxxx@127.0.0.1:")
+			assert.Contains(t, r.stderr, "no answer within 2s (--timeout)")
+			assert.NotContains(t, r.stderr, "hunter2")
 		})
 	}
 }

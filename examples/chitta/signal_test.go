@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/silentpg"
 )
 
 // liveChitta is a running chitta binary with a pipe on its stdin and its
@@ -134,6 +135,19 @@ func TestWaitingStopsOnSignal(t *testing.T) {
 	t.Parallel()
 	c := startChitta(t, "--store", filepath.Join(t.TempDir(), "m.chitta"))
 	time.Sleep(time.Second) // let it install its handler (a loaded machine starts slowly)
+	assert.Equal(t, 0, c.stop(t, syscall.SIGTERM), c.stderr.String())
+	assert.Empty(t, c.stderr.String())
+}
+
+// TestSignalWhileStoreOpens: a chitta still opening a postgres:// store
+// whose server does not answer exits 0 at once on SIGTERM, nothing on
+// stderr, as one waiting for its first message does (it exited 1 with
+// "open store …: context canceled").
+func TestSignalWhileStoreOpens(t *testing.T) {
+	t.Parallel()
+	c := startChitta(t, "--store", silentpg.URL(t))
+	c.send(t, initializeLine)
+	time.Sleep(time.Second) // let it install its handler and start the open
 	assert.Equal(t, 0, c.stop(t, syscall.SIGTERM), c.stderr.String())
 	assert.Empty(t, c.stderr.String())
 }

@@ -150,7 +150,9 @@ func hookMain(args []string, stdin io.Reader, stdout, stderr io.Writer) (code in
 	if o.err != nil {
 		msg := o.err.Error()
 		switch {
-		case errors.Is(o.err, context.DeadlineExceeded):
+		case errors.Is(o.err, context.DeadlineExceeded) && errors.Is(ctx.Err(), context.DeadlineExceeded):
+			// Only when --timeout ran out: an open that gave up at half
+			// of it says so itself.
 			msg = fmt.Sprintf("timed out after %v (--timeout): %s", cfg.timeout, msg)
 		case errors.Is(o.err, context.Canceled):
 			msg = "interrupted by a signal: " + msg

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/examples/internal/brief"
 	"github.com/chitta-go/chitta/examples/internal/claudecode"
+	"github.com/chitta-go/chitta/examples/internal/silentpg"
 )
 
 // TestStoreFailureKeepsBrief: when the store cannot be written (here the
@@ -185,24 +185,31 @@ func TestStoreOpenFailureKeepsBrief(t *testing.T) {
 // for the whole --timeout, leaving no time for the brief (exit 1).
 func TestStoreOpenNoAnswerKeepsBrief(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer conn.Close() // held open, never answered
-		}
-	}()
 	transcript := writeTranscript(t, 4)
 	r := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", transcript, "s", "")),
-		"--timeout", "4s", "--store", "postgres://agent:hunter2@"+ln.Addr().String()+"/db?sslmode=disable")
+		"--timeout", "4s", "--store", silentpg.URL(t))
 	assert.Equal(t, 0, r.code, r.stderr)
 	assert.True(t, strings.HasPrefix(r.stdout, "Preservation brief from chitta"), r.stdout)
 	assert.Contains(t, r.stderr, "opening the store failed")
 	assert.Contains(t, r.stderr, "half the time left (--timeout)")
+	assert.NotContains(t, r.stderr, "hunter2")
+}
+
+// TestSessionStartNoAnswer: SessionStart, which has nothing to print
+// without its store, exits 1 when the PostgreSQL server does not answer
+// within half of --timeout, with one line that names the store (password
+// redacted) and says how long it waited; the line used to begin "timed
+// out after 4s (--timeout)", a --timeout that had not run out.
+func TestSessionStartNoAnswer(t *testing.T) {
+	t.Parallel()
+	r := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", "", "s", "compact")),
+		"--timeout", "4s", "--store", silentpg.URL(t))
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Empty(t, r.stdout)
+	assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
+	assert.Contains(t, r.stderr, "failed: open store postgres://agent:xxxxx@127.0.0.1:")
+	assert.Contains(t, r.stderr, "no answer within ")
+	assert.Contains(t, r.stderr, ", half the time left (--timeout): ")
+	assert.NotContains(t, r.stderr, "timed out after")
 	assert.NotContains(t, r.stderr, "hunter2")
 }
