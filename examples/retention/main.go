@@ -101,8 +101,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 }
 
 // methods returns the compared methods for a dataset: the four of the
-// issue, then the variants (chitta-plan only for the agent datasets, whose
-// assistant turns state the agent's plan), and one line describing each.
+// issue, the preset, recency-live for tau and claude, then the variants
+// (chitta-plan only for the agent datasets, whose assistant turns state
+// the agent's plan), and one line describing each.
 func methods(c *config, dataset string) ([]retention.Method, []string) {
 	ms := []retention.Method{
 		retention.Chitta{},
@@ -119,6 +120,10 @@ func methods(c *config, dataset string) ([]retention.Method, []string) {
 		"`recency`: newest tool-call groups first, first fit (truncation)",
 		"`random`: tool-call groups in seeded random order, first fit; mean of 5 seeds",
 		"`chitta-reserve`: chitta.Compact with the relevance-reserve preset, Options.RelevanceReserve 0.5 and Options.Lexical 0.3 (half the free budget to the groups most similar to the query and least held by memory, the rest least covered first, newest first among equals), with the memory store",
+	}
+	if dataset == retention.Tau || dataset == retention.Claude {
+		ms = append(ms, retention.RecencyLive{})
+		desc = append(desc, "`recency-live` (extra baseline, tau and claude only): `recency` that keeps what chitta's default pins at any budget (system messages and the live turn: the last user prompt and the latest step with its results; the pins of a one-token compaction, as the label ceiling's), charged to the budget first, then the newest tool-call groups that fit, first fit; truncation as an agent can use it, which cannot drop the live turn")
 	}
 	if !c.variants {
 		return ms, desc

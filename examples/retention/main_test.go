@@ -95,6 +95,7 @@ func TestRunAllDatasets(t *testing.T) {
 	for _, r := range rows {
 		seen[r["dataset"].(string)+"/"+r["metric"].(string)] = true
 		seen["method/"+r["method"].(string)] = true
+		seen[r["dataset"].(string)+"/method/"+r["method"].(string)] = true
 		if r["metric"] == "pair_integrity" {
 			assert.InDelta(t, 1, r["value"], 1e-12, "%v", r)
 		}
@@ -110,6 +111,12 @@ func TestRunAllDatasets(t *testing.T) {
 		"method/chitta", "method/chitta-nomem", "method/recency", "method/random", "method/chitta-reserve",
 	} {
 		assert.True(t, seen[k], k)
+	}
+	for _, d := range []string{"tau", "tau-nonsystem", "claude"} {
+		assert.True(t, seen[d+"/method/recency-live"], "%s has recency-live", d)
+	}
+	for _, d := range []string{"locomo", "locomo-blind", "swe"} {
+		assert.False(t, seen[d+"/method/recency-live"], "%s has no recency-live", d)
 	}
 	assert.Contains(t, md, "## LoCoMo")
 	assert.Contains(t, md, "| method | 0.3 | 0.5 |", "ratios sorted")

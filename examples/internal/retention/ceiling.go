@@ -1,11 +1,6 @@
 package retention
 
-import (
-	"context"
-	"fmt"
-
-	"github.com/chitta-go/chitta"
-)
+import "context"
 
 // NeededCeiling returns the most needed messages any selection can keep
 // within the task's budget, keeping tool-call groups whole, and with
@@ -20,18 +15,9 @@ func NeededCeiling(ctx context.Context, env Env, t Task, needed []int, pinned bo
 	if err != nil {
 		return 0, err
 	}
-	pins := make([]bool, len(scores))
-	for i, s := range scores {
-		pins[i] = s.Pinned // system and developer messages
-	}
 	if pinned {
-		// At a one-token budget nothing but the pins is kept.
-		res, err := chitta.Compact(ctx, t.Messages, &chitta.Options{MaxTokens: 1, Tokens: env.Tokens})
-		if err != nil {
-			return 0, fmt.Errorf("ceiling pins: %w", err)
-		}
-		for i, s := range res.Scores {
-			pins[i] = pins[i] || s.Pinned
+		if err := pinLive(ctx, env, t, scores); err != nil {
+			return 0, err
 		}
 	}
 	isNeeded := make([]bool, len(scores))
@@ -42,8 +28,8 @@ func NeededCeiling(ctx context.Context, env Env, t Task, needed []int, pinned bo
 	}
 	// A group is pinned when any member is (chitta pins whole groups).
 	pinnedUnit := map[int]bool{}
-	for i, s := range scores {
-		if pins[i] {
+	for _, s := range scores {
+		if s.Pinned {
 			pinnedUnit[s.Unit] = true
 		}
 	}

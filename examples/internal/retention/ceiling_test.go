@@ -1,7 +1,6 @@
 package retention
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/chitta-go/chitta"
@@ -11,20 +10,19 @@ import (
 
 func TestNeededCeiling(t *testing.T) {
 	t.Parallel()
-	words := func(n int) string { return strings.TrimSpace(strings.Repeat("w ", n)) }
 	// Groups (tokens, needed messages): the prompt 0 (4, 0); A = 1–2 (4, 2);
 	// B = 3–4 (20, 1); C = 5 (3, 1); D = 6 (3, 1); the latest step E = 7–8
 	// (8, 1). 42 tokens. chitta pins the prompt and E (12 tokens, 1 needed).
 	msgs := []chitta.Message{
-		{Role: chitta.RoleUser, Content: words(4)},
-		{Role: chitta.RoleAssistant, Content: words(2), ToolCallIDs: []string{"a"}},
-		{Role: chitta.RoleTool, Content: words(2), ToolResultIDs: []string{"a"}},
-		{Role: chitta.RoleAssistant, Content: words(2), ToolCallIDs: []string{"b"}},
-		{Role: chitta.RoleTool, Content: words(18), ToolResultIDs: []string{"b"}},
-		{Role: chitta.RoleAssistant, Content: words(3)},
-		{Role: chitta.RoleAssistant, Content: words(3)},
-		{Role: chitta.RoleAssistant, Content: words(2), ToolCallIDs: []string{"c"}},
-		{Role: chitta.RoleTool, Content: words(6), ToolResultIDs: []string{"c"}},
+		{Role: chitta.RoleUser, Content: wordText(4)},
+		{Role: chitta.RoleAssistant, Content: wordText(2), ToolCallIDs: []string{"a"}},
+		{Role: chitta.RoleTool, Content: wordText(2), ToolResultIDs: []string{"a"}},
+		{Role: chitta.RoleAssistant, Content: wordText(2), ToolCallIDs: []string{"b"}},
+		{Role: chitta.RoleTool, Content: wordText(18), ToolResultIDs: []string{"b"}},
+		{Role: chitta.RoleAssistant, Content: wordText(3)},
+		{Role: chitta.RoleAssistant, Content: wordText(3)},
+		{Role: chitta.RoleAssistant, Content: wordText(2), ToolCallIDs: []string{"c"}},
+		{Role: chitta.RoleTool, Content: wordText(6), ToolResultIDs: []string{"c"}},
 	}
 	needed := []int{1, 2, 3, 5, 6, 8}
 	tests := []struct {

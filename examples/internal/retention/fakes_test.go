@@ -57,3 +57,6 @@ func newSliceStore(int) (chitta.MemoryStore, error) { return &fakes.Store{}, nil
 // wordTokens counts one token per word, which keeps budgets easy to work
 // out by hand.
 var wordTokens = chitta.TokenCounterFunc(chitta.CountWords)
+
+// wordText returns n words, n tokens by wordTokens.
+func wordText(n int) string { return strings.TrimSpace(strings.Repeat("w ", n)) }

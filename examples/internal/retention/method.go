@@ -171,9 +171,45 @@ func (Recency) Select(ctx context.Context, env Env, t Task, _ int) (Outcome, err
 	if err != nil {
 		return Outcome{}, err
 	}
+	return newestFirst(scores, budget), nil
+}
+
+// newestFirst keeps the pinned messages of scores, then the newest groups
+// that fit in budget, first fit.
+func newestFirst(scores []chitta.TurnScore, budget int) Outcome {
 	us := units(scores)
 	slices.SortFunc(us, func(a, b unit) int { return cmp.Compare(b.last, a.last) })
-	return Outcome{Kept: pack(scores, budget, us), Tokens: tokensOf(scores)}, nil
+	return Outcome{Kept: pack(scores, budget, us), Tokens: tokensOf(scores)}
+}
+
+// RecencyLive is truncation that keeps what chitta's default pins at any
+// budget: system messages and the live turn (the last user prompt and the
+// latest step with its results), the pins of a one-token compaction, as
+// [NeededCeiling] pins them. They are charged to the budget first
+// (possibly exceeding it, as chitta's pins do); then the newest tool-call
+// groups that fit are kept, first fit, as by [Recency]. It is the
+// truncation an agent can use: [Recency] may drop the live turn, which an
+// agent cannot (it would lose the output it is working on and issue the
+// call again). chitta may pin an earlier prompt too when its own selection
+// starts after one (Options.FreeSelection); RecencyLive does not.
+type RecencyLive struct{}
+
+// Name returns "recency-live".
+func (RecencyLive) Name() string { return "recency-live" }
+
+// Runs returns 1.
+func (RecencyLive) Runs() int { return 1 }
+
+// Select keeps chitta's pins, then the newest groups that fit.
+func (RecencyLive) Select(ctx context.Context, env Env, t Task, _ int) (Outcome, error) {
+	scores, budget, err := layout(ctx, env, t)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if err := pinLive(ctx, env, t, scores); err != nil {
+		return Outcome{}, err
+	}
+	return newestFirst(scores, budget), nil
 }
 
 // Random keeps tool-call groups in a seeded random order, first fit. Run r
@@ -217,6 +253,30 @@ func layout(ctx context.Context, env Env, t Task) ([]chitta.TurnScore, int, erro
 		return nil, 0, fmt.Errorf("layout: %w", err)
 	}
 	return res.Scores, res.Stats.TargetTokens, nil
+}
+
+// pinLive marks as pinned, in scores (from layout), every message of each
+// tool-call group that chitta's default configuration pins whatever the
+// budget: the pins of a one-token compaction, where nothing but the pins
+// is kept (system and developer messages and the live turn with its
+// prompt; see [chitta.Options.FreeSelection]).
+func pinLive(ctx context.Context, env Env, t Task, scores []chitta.TurnScore) error {
+	res, err := chitta.Compact(ctx, t.Messages, &chitta.Options{MaxTokens: 1, Tokens: env.Tokens})
+	if err != nil {
+		return fmt.Errorf("live pins: %w", err)
+	}
+	pinnedUnit := map[int]bool{} // chitta pins whole groups
+	for i, s := range res.Scores {
+		if s.Pinned {
+			pinnedUnit[scores[i].Unit] = true
+		}
+	}
+	for i := range scores {
+		if pinnedUnit[scores[i].Unit] {
+			scores[i].Pinned = true
+		}
+	}
+	return nil
 }
 
 func tokensOf(scores []chitta.TurnScore) []int {

@@ -211,3 +211,65 @@ func TestLastAssistantText(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, plan.Result.Scores[0].Semantic, plain.Result.Scores[0].Semantic)
 }
+
+// TestRecencyLiveKeepsLiveTurn checks that recency-live keeps the live
+// turn chitta pins, charged first, where recency drops it.
+func TestRecencyLiveKeepsLiveTurn(t *testing.T) {
+	t.Parallel()
+	// Groups (tokens): the prompt 0 (4); A = 1–2 (4); C = 3–4 (3); the
+	// latest step B = 5–6 (32). 43 tokens. chitta pins the prompt and B
+	// (the live turn, 36 tokens).
+	msgs := []chitta.Message{
+		{Role: chitta.RoleUser, Content: wordText(4)},
+		{Role: chitta.RoleAssistant, Content: wordText(2), ToolCallIDs: []string{"a"}},
+		{Role: chitta.RoleTool, Content: wordText(2), ToolResultIDs: []string{"a"}},
+		{Role: chitta.RoleAssistant, Content: wordText(1), ToolCallIDs: []string{"c"}},
+		{Role: chitta.RoleTool, Content: wordText(2), ToolResultIDs: []string{"c"}},
+		{Role: chitta.RoleAssistant, Content: wordText(2), ToolCallIDs: []string{"b"}},
+		{Role: chitta.RoleTool, Content: wordText(30), ToolResultIDs: []string{"b"}},
+	}
+	tests := []struct {
+		name          string
+		ratio         float64
+		recency, live []int
+	}{
+		// Budget 12: B does not fit, so recency keeps C, A and the prompt;
+		// the live turn alone exceeds the budget and is all recency-live keeps.
+		{"live turn over budget", 0.3, []int{0, 1, 2, 3, 4}, []int{0, 5, 6}},
+		// Budget 40: recency keeps B, C and A and drops the prompt;
+		// recency-live keeps the pins (36), then C; A no longer fits.
+		{"live turn within budget", 0.95, []int{1, 2, 3, 4, 5, 6}, []int{0, 3, 4, 5, 6}},
+		{"everything", 1, []int{0, 1, 2, 3, 4, 5, 6}, []int{0, 1, 2, 3, 4, 5, 6}},
+	}
+	keptOf := func(out Outcome) []int {
+		var kept []int
+		for i, k := range out.Kept {
+			if k {
+				kept = append(kept, i)
+			}
+		}
+		return kept
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			env := Env{Tokens: wordTokens}
+			task := Task{Messages: msgs, Query: "fix", Ratio: tt.ratio}
+			rec, err := Recency{}.Select(ctx, env, task, 0)
+			require.NoError(t, err)
+			assert.Equal(t, tt.recency, keptOf(rec), "recency")
+			live, err := RecencyLive{}.Select(ctx, env, task, 0)
+			require.NoError(t, err)
+			assert.Equal(t, tt.live, keptOf(live), "recency-live")
+			// Here it keeps every message the default chitta compaction pins.
+			def, err := Chitta{}.Select(ctx, env, task, 0)
+			require.NoError(t, err)
+			for i, s := range def.Result.Scores {
+				if s.Pinned {
+					assert.True(t, live.Kept[i], "message %d, pinned by chitta", i)
+				}
+			}
+		})
+	}
+}
