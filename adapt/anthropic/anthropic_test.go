@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/chitta-go/chitta/adapt/internal/adapttest"
 	"strings"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/adapt/anthropic"
+	"github.com/chitta-go/chitta/adapt/internal/adapttest"
 	"github.com/chitta-go/chitta/internal/testkit/wiregen"
 )
 

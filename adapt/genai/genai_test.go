@@ -3,7 +3,6 @@ package genai_test
 import (
 	"context"
 	"fmt"
-	"github.com/chitta-go/chitta/adapt/internal/adapttest"
 	"strings"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/chitta-go/chitta"
 	adapter "github.com/chitta-go/chitta/adapt/genai"
+	"github.com/chitta-go/chitta/adapt/internal/adapttest"
 	"github.com/chitta-go/chitta/internal/testkit/wiregen"
 )
 

@@ -3,7 +3,6 @@ package langchaingo_test
 import (
 	"context"
 	"fmt"
-	"github.com/chitta-go/chitta/adapt/internal/adapttest"
 	"strings"
 	"testing"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/adapt/internal/adapttest"
 	"github.com/chitta-go/chitta/adapt/langchaingo"
 	"github.com/chitta-go/chitta/internal/testkit/wiregen"
 )
