@@ -183,14 +183,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return err
 		}
 		defer store.Close()
-		log.Debug("ready", "store", pgstore.Redact(cfg.store), "memories", store.Len(), "embedder", emb.Name)
+		logReady(ctx, log, pgstore.Redact(cfg.store), store.Len, emb.Name)
 		a = newApp(store, emb, nil, log) // every write is already in the database
 	} else {
 		store, err := storepath.OpenShared(cfg.store, emb.Dims)
 		if err != nil {
 			return err
 		}
-		log.Debug("ready", "store", cfg.store, "memories", store.Len(), "embedder", emb.Name)
+		logReady(ctx, log, cfg.store, store.Len, emb.Name)
 		// Once a signal has come, a save waits for another process's lock
 		// only until the stop's grace ends, as the calls in progress do.
 		grace := graceAfter(ctx, min(cfg.timeout, stopGrace))
@@ -202,6 +202,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	a.tokenizer = cfg.tokenizer
 	err = a.start(ctx, cfg, stdin, stdout, stderr)
 	return errors.Join(err, a.flush())
+}
+
+// logReady logs, at debug level only, that chitta is ready, with the
+// store's memory count: memories is called only when the line is logged,
+// since with a postgres:// store it asks the server (which may be slow to
+// answer) and without --verbose nobody reads it.
+func logReady(ctx context.Context, log *slog.Logger, store string, memories func() int, embedder string) {
+	if log.Enabled(ctx, slog.LevelDebug) {
+		log.Debug("ready", "store", store, "memories", memories(), "embedder", embedder)
+	}
 }
 
 // graceAfter returns a context that is done d after ctx is (never, if ctx
