@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 )
 
 // countingTokens counts the texts it is asked to count.
@@ -29,7 +29,7 @@ func TestCachesGrowToTheConversation(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	msgs, refill := growingTurns(6000)
-	embedder := &fakes.CountingEmbedder{Next: chitta.NewHashEmbedder(64)}
+	embedder := &chittatest.CountingEmbedder{Next: chitta.NewHashEmbedder(64)}
 	tokens := &countingTokens{}
 	cached := chitta.NewCachedEmbedder(embedder, 0)
 	counter := chitta.NewCachedTokenCounter(tokens, 0)

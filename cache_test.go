@@ -13,11 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 )
 
-func newCounting() *fakes.CountingEmbedder {
-	return &fakes.CountingEmbedder{Next: chitta.NewHashEmbedder(64)}
+func newCounting() *chittatest.CountingEmbedder {
+	return &chittatest.CountingEmbedder{Next: chitta.NewHashEmbedder(64)}
 }
 
 func TestCachedEmbedderBatchesMissesOnce(t *testing.T) {
@@ -178,7 +178,7 @@ func TestCachedEmbedderBadAnswers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
-			f := &fakes.CountingEmbedder{Next: chitta.NewHashEmbedder(8), Err: tt.err, Corrupt: tt.corrupt}
+			f := &chittatest.CountingEmbedder{Next: chitta.NewHashEmbedder(8), Err: tt.err, Corrupt: tt.corrupt}
 			c := chitta.NewCachedEmbedder(f, 0)
 			got, err := c.Embed(ctx, []string{"one", "two"})
 			require.ErrorIs(t, err, tt.want)
@@ -350,7 +350,7 @@ func TestCachedEmbedderProperty(t *testing.T) {
 	direct := chitta.NewHashEmbedder(32)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, capacity := range []int{1, 7, 64} {
-		f := &fakes.CountingEmbedder{Next: direct}
+		f := &chittatest.CountingEmbedder{Next: direct}
 		c := chitta.NewCachedEmbedder(f, capacity)
 		bound := capacity // grows to the largest batch
 		for range 40 {

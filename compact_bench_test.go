@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 )
 
 // benchConversation is a deterministic conversation of n messages with tool
@@ -62,10 +62,10 @@ func BenchmarkCompact(b *testing.B) {
 		msgs := benchConversation(n)
 		table := precomputed{}
 		for _, m := range msgs {
-			table[m.Content] = fakes.SeededVector(m.Content, dims)
+			table[m.Content] = chittatest.SeededVector(m.Content, dims)
 		}
 		query := "why did parseConfig fail"
-		table[query] = fakes.SeededVector(query, dims)
+		table[query] = chittatest.SeededVector(query, dims)
 		run := func(name string, opts *chitta.Options) {
 			b.Run(fmt.Sprintf("msgs=%d/%s", n, name), func(b *testing.B) {
 				b.ReportAllocs()

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 )
 
 // words counts whitespace-separated words: a token counter that makes
@@ -85,7 +85,7 @@ func TestCompactLoneMessageRecency(t *testing.T) {
 func TestCompactSemanticAndCoverage(t *testing.T) {
 	t.Parallel()
 	s2 := float32(math.Sqrt2 / 2)
-	emb := &fakes.TableEmbedder{Vectors: map[string][]float32{
+	emb := &chittatest.TableEmbedder{Vectors: map[string][]float32{
 		"query":    {1, 0, 0},
 		"same":     {2, 0, 0},  // cosine 1
 		"diagonal": {1, 1, 0},  // cosine √2/2
@@ -93,7 +93,7 @@ func TestCompactSemanticAndCoverage(t *testing.T) {
 		"ortho":    {0, 0, 5},  // cosine 0
 		"zero":     {0, 0, 0},  // no direction → neutral, no coverage
 	}}
-	store := &fakes.Store{Memories: []chitta.Memory{
+	store := &chittatest.Store{Memories: []chitta.Memory{
 		{ID: "m1", Vector: []float32{0, 0, 1}},   // covers "ortho" fully
 		{ID: "m2", Vector: []float32{s2, s2, 0}}, // covers "diagonal" fully, "same" at √2/2
 		{ID: "m3", Vector: []float32{-1, 0, 0}},  // covers "opposite"
@@ -130,7 +130,7 @@ func TestCompactSemanticAndCoverage(t *testing.T) {
 
 // batchStore implements BatchRecaller and counts calls.
 type batchStore struct {
-	fakes.Store
+	chittatest.Store
 	batches int
 	k       int
 }
@@ -151,10 +151,10 @@ func (b *batchStore) RecallBatch(ctx context.Context, vecs [][]float32, k int) (
 
 func TestCompactUsesBatchRecall(t *testing.T) {
 	t.Parallel()
-	emb := fakes.SeededEmbedder{Dims: 8}
+	emb := chittatest.SeededEmbedder{Dims: 8}
 	msgs := []chitta.Message{msg(chitta.RoleUser, "a b c"), msg(chitta.RoleAssistant, "d e f")}
 	st := &batchStore{}
-	v := fakes.SeededVector("a b c", 8)
+	v := chittatest.SeededVector("a b c", 8)
 	require.NoError(t, st.Add(t.Context(), chitta.Memory{ID: "x", Vector: v}))
 	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: emb, Store: st})
 	require.NoError(t, err)
@@ -422,7 +422,7 @@ func TestCompactInvalidOptions(t *testing.T) {
 func TestCompactEmptyInput(t *testing.T) {
 	t.Parallel()
 	for _, in := range [][]chitta.Message{nil, {}} {
-		res, err := chitta.Compact(t.Context(), in, &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 4}})
+		res, err := chitta.Compact(t.Context(), in, &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: 4}})
 		require.NoError(t, err)
 		assert.Empty(t, res.Messages)
 		assert.Empty(t, res.Kept)
@@ -457,7 +457,7 @@ func TestCompactDegradesOnBadEmbedder(t *testing.T) {
 			t.Parallel()
 			var buf bytes.Buffer
 			logger := slog.New(slog.NewTextHandler(&buf, nil))
-			store := &fakes.Store{}
+			store := &chittatest.Store{}
 			res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Query: "q", Embedder: tt.emb, Store: store, Logger: logger})
 			require.NoError(t, err)
 			assert.False(t, res.Stats.Embedding)
@@ -477,9 +477,9 @@ func TestCompactDegradesOnBadEmbedder(t *testing.T) {
 func TestCompactRecallErrorIsLogged(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	store := &fakes.Store{Err: errors.New("disk on fire")}
+	store := &chittatest.Store{Err: errors.New("disk on fire")}
 	res, err := chitta.Compact(t.Context(), []chitta.Message{msg(chitta.RoleUser, "x")},
-		&chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 4}, Store: store, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+		&chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: 4}, Store: store, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
 	require.NoError(t, err)
 	assert.True(t, res.Stats.Embedding)
 	assert.Zero(t, res.Scores[0].Coverage)
@@ -557,7 +557,7 @@ func TestCompactLargeInputs(t *testing.T) {
 	t.Parallel()
 	big := strings.Repeat("word ", 2<<20) // 10 MB
 	msgs := []chitta.Message{msg(chitta.RoleUser, big), msg(chitta.RoleUser, "\xff\xfe invalid \xc3"), msg(chitta.RoleAssistant, "ok")}
-	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 16}})
+	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: 16}})
 	require.NoError(t, err)
 	assert.Equal(t, (2<<20)*13/10, res.Scores[0].Tokens)
 	assert.Equal(t, []int{1, 2}, res.Kept)
@@ -578,10 +578,10 @@ func TestCompactLargeInputs(t *testing.T) {
 
 func TestCompactRescale(t *testing.T) {
 	t.Parallel()
-	emb := &fakes.TableEmbedder{Vectors: map[string][]float32{
+	emb := &chittatest.TableEmbedder{Vectors: map[string][]float32{
 		"q": {1, 0}, "a": {1, 3}, "b": {1, 1}, "c": {0, 1},
 	}}
-	store := &fakes.Store{Memories: []chitta.Memory{{ID: "m", Vector: []float32{0, 1}}}}
+	store := &chittatest.Store{Memories: []chitta.Memory{{ID: "m", Vector: []float32{0, 1}}}}
 	msgs := []chitta.Message{msg(chitta.RoleUser, "a"), msg(chitta.RoleUser, "b"), msg(chitta.RoleUser, "c")}
 	plain, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Query: "q", Embedder: emb, Store: store})
 	require.NoError(t, err)
@@ -613,11 +613,11 @@ func TestCompactRescale(t *testing.T) {
 
 func TestCompactCoverageFilter(t *testing.T) {
 	t.Parallel()
-	emb := &fakes.TableEmbedder{Vectors: map[string][]float32{
+	emb := &chittatest.TableEmbedder{Vectors: map[string][]float32{
 		"deploy": {1, 0},
 		"tests":  {0, 1},
 	}}
-	store := &fakes.Store{Memories: []chitta.Memory{
+	store := &chittatest.Store{Memories: []chitta.Memory{
 		{ID: "e", Kind: chitta.KindEpisode, Vector: []float32{1, 0}}, // covers "deploy", but is an episode
 		{ID: "b", Kind: chitta.KindBrief, Vector: []float32{0, 1}},   // covers "tests", but is a brief
 	}}

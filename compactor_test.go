@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 )
 
 // agentStep returns the messages one step of an agent loop appends: a user
@@ -53,11 +53,11 @@ func agentStep(r *rand.Rand, step int) []chitta.Message {
 }
 
 func compactorOptions() *chitta.Options {
-	store := &fakes.Store{}
+	store := &chittatest.Store{}
 	for i := range 4 {
-		store.Memories = append(store.Memories, chitta.Memory{ID: fmt.Sprint(i), Vector: fakes.SeededVector(fmt.Sprint("mem", i), 8)})
+		store.Memories = append(store.Memories, chitta.Memory{ID: fmt.Sprint(i), Vector: chittatest.SeededVector(fmt.Sprint("mem", i), 8)})
 	}
-	return &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 8}, Store: store, Query: "fix the config error", Tokens: words}
+	return &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: 8}, Store: store, Query: "fix the config error", Tokens: words}
 }
 
 func TestCompactorAppendOnlySession(t *testing.T) {
@@ -309,7 +309,7 @@ func TestCompactorHorizonGate(t *testing.T) {
 func TestCompactorSharesCaches(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	emb := &fakes.CountingEmbedder{Next: fakes.SeededEmbedder{Dims: 8}}
+	emb := &chittatest.CountingEmbedder{Next: chittatest.SeededEmbedder{Dims: 8}}
 	counted := 0
 	var mu sync.Mutex
 	tokens := chitta.TokenCounterFunc(func(s string) int {

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 )
 
 const covDims = 16
@@ -29,7 +29,7 @@ func covTurns(n int) []chitta.Message {
 // covMemory is a memory whose vector is the embedding of text (so it
 // covers the message with that text), of a kind chosen by i.
 func covMemory(t testing.TB, i int, text string) chitta.Memory {
-	v, err := fakes.SeededEmbedder{Dims: covDims}.Embed(context.Background(), []string{text})
+	v, err := chittatest.SeededEmbedder{Dims: covDims}.Embed(context.Background(), []string{text})
 	require.NoError(t, err)
 	return chitta.Memory{ID: fmt.Sprint("m", i), Text: text, Kind: []string{chitta.KindFact, chitta.KindEpisode, chitta.KindWisdom}[i%3], Vector: v[0]}
 }
@@ -70,7 +70,7 @@ func TestCoverageCacheMatchesUncached(t *testing.T) {
 				if r.IntN(4) == 0 {
 					filter = &chitta.KindFilter{Include: []string{chitta.KindFact}}
 				}
-				opts := &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: covDims}, Store: s, Query: "topic 3", CoverageFilter: filter}
+				opts := &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: covDims}, Store: s, Query: "topic 3", CoverageFilter: filter}
 				want, err := chitta.Compact(ctx, covTurns(n), opts)
 				require.NoError(t, err)
 				opts.CoverageCache = cache
@@ -113,7 +113,7 @@ func TestCoverageCacheReuse(t *testing.T) {
 		require.NoError(t, s.Add(ctx, covMemory(t, i, fmt.Sprintf("turn %d about topic %d", i, i%7))))
 	}
 	cache := chitta.NewCoverageCache()
-	opts := &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: covDims}, Store: s, CoverageCache: cache}
+	opts := &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: covDims}, Store: s, CoverageCache: cache}
 	compact := func(n int) *chitta.Result {
 		res, err := chitta.Compact(ctx, covTurns(n), opts)
 		require.NoError(t, err)
@@ -151,10 +151,10 @@ func TestCoverageCacheReuse(t *testing.T) {
 func TestCoverageCacheUnusedWithoutGeneration(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	s := &fakes.Store{}
+	s := &chittatest.Store{}
 	require.NoError(t, s.Add(ctx, covMemory(t, 3, "turn 3 about topic 3")))
 	cache := chitta.NewCoverageCache()
-	opts := &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: covDims}, Store: s, CoverageCache: cache}
+	opts := &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: covDims}, Store: s, CoverageCache: cache}
 	for range 2 {
 		res, err := chitta.Compact(ctx, covTurns(10), opts)
 		require.NoError(t, err)
@@ -185,13 +185,13 @@ func TestCoverageCacheConcurrentAdd(t *testing.T) {
 	for w := range 2 {
 		wg.Go(func() {
 			for i := range 20 {
-				_, err := chitta.Compact(ctx, covTurns(30+w+i), &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: covDims}, Store: s, CoverageCache: cache})
+				_, err := chitta.Compact(ctx, covTurns(30+w+i), &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: covDims}, Store: s, CoverageCache: cache})
 				assert.NoError(t, err)
 			}
 		})
 	}
 	wg.Wait()
-	opts := &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: covDims}, Store: s}
+	opts := &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: covDims}, Store: s}
 	want, err := chitta.Compact(ctx, covTurns(60), opts)
 	require.NoError(t, err)
 	opts.CoverageCache = cache
@@ -229,7 +229,7 @@ func TestCoverageCacheUncomparableStore(t *testing.T) {
 	require.NoError(t, hs.Add(ctx, covMemory(t, 3, "turn 3 about topic 3")))
 	cache := chitta.NewCoverageCache()
 	for i := range 3 {
-		opts := &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: covDims}, Store: valueStore{tag: []int{i}, s: hs}, CoverageCache: cache}
+		opts := &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: covDims}, Store: valueStore{tag: []int{i}, s: hs}, CoverageCache: cache}
 		var res *chitta.Result
 		require.NotPanics(t, func() { res, err = chitta.Compact(ctx, covTurns(10), opts) })
 		require.NoError(t, err)
@@ -277,7 +277,7 @@ func TestCoverageCacheConcurrentFilters(t *testing.T) {
 	msgs := covTurns(6)
 	opts := func(kind string, cache *chitta.CoverageCache) *chitta.Options {
 		return &chitta.Options{
-			Embedder: fakes.SeededEmbedder{Dims: covDims}, Store: st, CoverageCache: cache,
+			Embedder: chittatest.SeededEmbedder{Dims: covDims}, Store: st, CoverageCache: cache,
 			CoverageFilter: &chitta.KindFilter{Include: []string{kind}},
 		}
 	}

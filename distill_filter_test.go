@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 )
 
 func TestIsFiller(t *testing.T) {
@@ -43,7 +43,7 @@ func TestIsFiller(t *testing.T) {
 func distillCase(t *testing.T, msgs []chitta.Message, store chitta.MemoryStore, opts chitta.Options) []int {
 	t.Helper()
 	if opts.Embedder == nil {
-		opts.Embedder = fakes.SeededEmbedder{Dims: 32}
+		opts.Embedder = chittatest.SeededEmbedder{Dims: 32}
 	}
 	opts.Store, opts.DistillNovel, opts.MaxTokens, opts.KeepLast = store, true, 1, 1
 	res, err := chitta.Compact(t.Context(), msgs, &opts)
@@ -68,11 +68,11 @@ func TestDistillFilters(t *testing.T) {
 			msg(chitta.RoleAssistant, fact(1)),
 			msg(chitta.RoleUser, "next"),
 		}
-		assert.Equal(t, []int{1}, distillCase(t, msgs, &fakes.Store{}, chitta.Options{}))
+		assert.Equal(t, []int{1}, distillCase(t, msgs, &chittatest.Store{}, chitta.Options{}))
 	})
 	t.Run("near-duplicate of a stored memory of any kind", func(t *testing.T) {
 		t.Parallel()
-		store := &fakes.Store{Memories: []chitta.Memory{{ID: "ep", Kind: chitta.KindEpisode, Vector: fakes.SeededVector(fact(1), 32)}}}
+		store := &chittatest.Store{Memories: []chitta.Memory{{ID: "ep", Kind: chitta.KindEpisode, Vector: chittatest.SeededVector(fact(1), 32)}}}
 		msgs := []chitta.Message{msg(chitta.RoleAssistant, fact(1)), msg(chitta.RoleAssistant, fact(2)), msg(chitta.RoleUser, "next")}
 		assert.Equal(t, []int{1}, distillCase(t, msgs, store, chitta.Options{}),
 			"an episode does not count as coverage, but a duplicate of it is not distilled")
@@ -80,9 +80,9 @@ func TestDistillFilters(t *testing.T) {
 	t.Run("near-duplicates within one call", func(t *testing.T) {
 		t.Parallel()
 		msgs := []chitta.Message{msg(chitta.RoleAssistant, fact(1)), msg(chitta.RoleUser, fact(1)+" again"), msg(chitta.RoleUser, "next")}
-		got := distillCase(t, msgs, &fakes.Store{}, chitta.Options{Embedder: chitta.NewHashEmbedder(256)})
+		got := distillCase(t, msgs, &chittatest.Store{}, chitta.Options{Embedder: chitta.NewHashEmbedder(256)})
 		assert.Equal(t, []int{1}, got, "the later of two near-duplicates is kept")
-		got = distillCase(t, msgs[1:], &fakes.Store{}, chitta.Options{Embedder: chitta.NewHashEmbedder(256)})
+		got = distillCase(t, msgs[1:], &chittatest.Store{}, chitta.Options{Embedder: chitta.NewHashEmbedder(256)})
 		assert.Equal(t, []int{0}, got, "alone it is distilled")
 	})
 	t.Run("DistillMax keeps the most novel", func(t *testing.T) {
@@ -92,9 +92,9 @@ func TestDistillFilters(t *testing.T) {
 			msgs = append(msgs, msg(chitta.RoleUser, fact(i)+strings.Repeat(" extra", i)))
 		}
 		msgs = append(msgs, msg(chitta.RoleUser, "next"))
-		all := distillCase(t, msgs, &fakes.Store{}, chitta.Options{})
+		all := distillCase(t, msgs, &chittatest.Store{}, chitta.Options{})
 		require.Len(t, all, 6)
-		got := distillCase(t, msgs, &fakes.Store{}, chitta.Options{DistillMax: 2})
+		got := distillCase(t, msgs, &chittatest.Store{}, chitta.Options{DistillMax: 2})
 		assert.Len(t, got, 2)
 		assert.Equal(t, []int{4, 5}, got, "equal coverage: the later messages first, stored in message order")
 	})
@@ -102,7 +102,7 @@ func TestDistillFilters(t *testing.T) {
 		t.Parallel()
 		msgs := []chitta.Message{msg(chitta.RoleUser, fact(1)), msg(chitta.RoleUser, fact(2)), msg(chitta.RoleUser, "next")}
 		var asked []int
-		got := distillCase(t, msgs, &fakes.Store{}, chitta.Options{DistillSkip: func(i int, m chitta.Message) bool {
+		got := distillCase(t, msgs, &chittatest.Store{}, chitta.Options{DistillSkip: func(i int, m chitta.Message) bool {
 			asked = append(asked, i)
 			return strings.Contains(m.Content, "cluster 1 ")
 		}})

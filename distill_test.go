@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 )
 
 func TestClassifyNovel(t *testing.T) {
@@ -68,9 +68,9 @@ func TestDistillNovel(t *testing.T) {
 		msg(chitta.RoleAssistant, long("We ran the deployment script and it printed ok")),
 		msg(chitta.RoleUser, "what next? "+strings.Repeat("x", 30)),
 	}
-	store := &fakes.Store{Memories: []chitta.Memory{{ID: "known", Vector: fakes.SeededVector(covered, 16)}}}
+	store := &chittatest.Store{Memories: []chitta.Memory{{ID: "known", Vector: chittatest.SeededVector(covered, 16)}}}
 	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{
-		Embedder: fakes.SeededEmbedder{Dims: 16}, Store: store, DistillNovel: true, MaxTokens: 1, KeepLast: 1, Tokens: words,
+		Embedder: chittatest.SeededEmbedder{Dims: 16}, Store: store, DistillNovel: true, MaxTokens: 1, KeepLast: 1, Tokens: words,
 	})
 	require.NoError(t, err)
 	require.NoError(t, res.DistillErr)
@@ -92,12 +92,12 @@ func TestDistillNovel(t *testing.T) {
 	assert.Equal(t, "[distill-on-drop:user] "+strings.TrimSpace(msgs[1].Content), m.Text)
 	assert.Equal(t, chitta.KindCorrection, m.Kind)
 	assert.InDelta(t, 0.5+0.25*(1-res.Scores[1].Coverage), m.Confidence, 1e-12)
-	assert.Equal(t, fakes.SeededVector(msgs[1].Content, 16), m.Vector)
+	assert.Equal(t, chittatest.SeededVector(msgs[1].Content, 16), m.Vector)
 	assert.Contains(t, m.Source, "message 1")
 	assert.False(t, m.CreatedAt.IsZero())
 
 	// Selection never changes because of distillation.
-	plain, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 16}, Store: &fakes.Store{Memories: store.Memories[:1]}, MaxTokens: 1, KeepLast: 1, Tokens: words})
+	plain, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: 16}, Store: &chittatest.Store{Memories: store.Memories[:1]}, MaxTokens: 1, KeepLast: 1, Tokens: words})
 	require.NoError(t, err)
 	assert.Equal(t, plain.Kept, res.Kept)
 }
@@ -108,8 +108,8 @@ func TestDistillThresholdAndRequirements(t *testing.T) {
 	other := "the newest message, kept by KeepLast, also long enough to matter"
 	msgs := []chitta.Message{msg(chitta.RoleUser, text), msg(chitta.RoleUser, other)}
 	// A memory at cosine ~0.6 to the dropped message.
-	v := fakes.SeededVector(text, 8)
-	w := fakes.SeededVector("unrelated", 8)
+	v := chittatest.SeededVector(text, 8)
+	w := chittatest.SeededVector("unrelated", 8)
 	mix := make([]float32, 8)
 	for i := range mix {
 		mix[i] = 0.75*v[i] + 0.5*w[i]
@@ -121,8 +121,8 @@ func TestDistillThresholdAndRequirements(t *testing.T) {
 	}{{"default 0.5: covered", 0, 0}, {"0.99: novel", 0.99, 1}} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			store := &fakes.Store{Memories: []chitta.Memory{{ID: "m", Vector: mix}}}
-			res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 8}, Store: store,
+			store := &chittatest.Store{Memories: []chitta.Memory{{ID: "m", Vector: mix}}}
+			res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: 8}, Store: store,
 				DistillNovel: true, NovelThreshold: tt.threshold, KeepLast: 1, MaxTokens: 1})
 			require.NoError(t, err)
 			cov := res.Scores[0].Coverage
@@ -132,10 +132,10 @@ func TestDistillThresholdAndRequirements(t *testing.T) {
 		})
 	}
 	// No store or no embedder: nothing happens, no error.
-	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 8}, DistillNovel: true, KeepLast: 1, MaxTokens: 1})
+	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: 8}, DistillNovel: true, KeepLast: 1, MaxTokens: 1})
 	require.NoError(t, err)
 	assert.Empty(t, res.Distilled)
-	store := &fakes.Store{}
+	store := &chittatest.Store{}
 	res, err = chitta.Compact(t.Context(), msgs, &chitta.Options{Store: store, DistillNovel: true, KeepLast: 1, MaxTokens: 1})
 	require.NoError(t, err)
 	assert.Empty(t, res.Distilled)
@@ -146,8 +146,8 @@ func TestDistillStoreErrorIsReported(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("read-only store")
 	msgs := []chitta.Message{msg(chitta.RoleUser, strings.Repeat("novel words ", 10)), msg(chitta.RoleUser, "kept")}
-	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 8},
-		Store: &fakes.Store{AddErr: boom}, DistillNovel: true, KeepLast: 1, MaxTokens: 1})
+	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: 8},
+		Store: &chittatest.Store{AddErr: boom}, DistillNovel: true, KeepLast: 1, MaxTokens: 1})
 	require.NoError(t, err, "distillation failures are not fatal")
 	require.ErrorIs(t, res.DistillErr, boom)
 	assert.Contains(t, res.DistillErr.Error(), "distill message 0")
@@ -159,8 +159,8 @@ func TestDistillTextCutsOnRuneBoundary(t *testing.T) {
 	t.Parallel()
 	content := strings.Repeat("é", 599) + "日本語" + "\xff tail"
 	msgs := []chitta.Message{msg(chitta.RoleAssistant, content), msg(chitta.RoleUser, "kept")}
-	store := &fakes.Store{}
-	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 8},
+	store := &chittatest.Store{}
+	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: 8},
 		Store: store, DistillNovel: true, KeepLast: 1, MaxTokens: 1})
 	require.NoError(t, err)
 	require.Len(t, res.Distilled, 1)
@@ -177,19 +177,19 @@ func TestRecordEpisode(t *testing.T) {
 	want := "[pre-compact] Memory-aware compaction: 48200→18600 tokens (61.4% dropped, 38.0% of dropped tokens memory-covered). Session: abc"
 	assert.Equal(t, want, chitta.EpisodeText(st, "abc"))
 
-	store := &fakes.Store{}
-	m, err := chitta.RecordEpisode(t.Context(), store, fakes.SeededEmbedder{Dims: 8}, st, "abc")
+	store := &chittatest.Store{}
+	m, err := chitta.RecordEpisode(t.Context(), store, chittatest.SeededEmbedder{Dims: 8}, st, "abc")
 	require.NoError(t, err)
 	assert.Equal(t, want, m.Text)
 	assert.Equal(t, chitta.KindEpisode, m.Kind)
 	assert.InDelta(t, 0.7, m.Confidence, 0)
-	assert.Equal(t, fakes.SeededVector(want, 8), m.Vector)
+	assert.Equal(t, chittatest.SeededVector(want, 8), m.Vector)
 	require.Len(t, store.Memories, 1)
 	assert.Equal(t, m.ID, store.Memories[0].ID)
 	m.Vector[0]++ // the caller owns the returned Memory; the store keeps its own
-	assert.Equal(t, fakes.SeededVector(want, 8), store.Memories[0].Vector)
+	assert.Equal(t, chittatest.SeededVector(want, 8), store.Memories[0].Vector)
 
-	_, err = chitta.RecordEpisode(t.Context(), nil, fakes.SeededEmbedder{Dims: 8}, st, "abc")
+	_, err = chitta.RecordEpisode(t.Context(), nil, chittatest.SeededEmbedder{Dims: 8}, st, "abc")
 	require.ErrorIs(t, err, chitta.ErrInvalidOption)
 	_, err = chitta.RecordEpisode(t.Context(), store, chitta.EmbedderFunc(func(ctx context.Context, s []string) ([][]float32, error) {
 		return nil, errors.New("offline")
@@ -200,9 +200,9 @@ func TestRecordEpisode(t *testing.T) {
 func TestCoveredDroppedPct(t *testing.T) {
 	t.Parallel()
 	a, b, c := text("a", 10), text("b", 30), text("c", 5)
-	store := &fakes.Store{Memories: []chitta.Memory{{ID: "a", Vector: fakes.SeededVector(a, 8)}}}
+	store := &chittatest.Store{Memories: []chitta.Memory{{ID: "a", Vector: chittatest.SeededVector(a, 8)}}}
 	msgs := []chitta.Message{msg(chitta.RoleUser, a), msg(chitta.RoleUser, b), msg(chitta.RoleUser, c)}
-	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 8}, Store: store, KeepLast: 1, MaxTokens: 1, Tokens: words})
+	res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: 8}, Store: store, KeepLast: 1, MaxTokens: 1, Tokens: words})
 	require.NoError(t, err)
 	// Dropped: a (10 tokens, covered) and b (30 tokens, novel).
 	assert.InDelta(t, 25.0, res.Stats.CoveredDroppedPct, 1e-9)
@@ -223,7 +223,7 @@ func TestRecordEpisodeBadEmbedding(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			store := &fakes.Store{}
+			store := &chittatest.Store{}
 			emb := chitta.EmbedderFunc(func(context.Context, []string) ([][]float32, error) { return tt.vecs, nil })
 			_, err := chitta.RecordEpisode(t.Context(), store, emb, chitta.Stats{}, "s")
 			require.ErrorIs(t, err, chitta.ErrInvalidEmbedding, "an unusable embedder answer is ErrInvalidEmbedding, as for CachedEmbedder")

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 )
 
 // benchSay returns a function that draws k words from r.
@@ -56,10 +56,10 @@ func BenchmarkCompactMask(b *testing.B) {
 		msgs := benchWire(n)
 		table := precomputed{}
 		for _, m := range msgs {
-			table[m.Content] = fakes.SeededVector(m.Content, dims)
+			table[m.Content] = chittatest.SeededVector(m.Content, dims)
 		}
 		query := "why did parseConfig fail"
-		table[query] = fakes.SeededVector(query, dims)
+		table[query] = chittatest.SeededVector(query, dims)
 		for _, mask := range []*chitta.MaskOptions{nil, {}} {
 			name := "mask=off"
 			if mask != nil {

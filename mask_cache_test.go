@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 )
 
 // jsonLookups appends OpenAI tool exchanges whose results are JSON objects
@@ -66,7 +66,7 @@ func TestMaskCacheSameOutput(t *testing.T) {
 		}
 		opts := chitta.Options{TargetRatio: 0.05 + 0.9*r.Float64(), Tokens: words, KeepLast: r.IntN(3)}
 		if r.IntN(2) == 0 {
-			opts.Embedder, opts.Store, opts.DistillNovel = fakes.SeededEmbedder{Dims: 8}, &fakes.Store{}, true
+			opts.Embedder, opts.Store, opts.DistillNovel = chittatest.SeededEmbedder{Dims: 8}, &chittatest.Store{}, true
 		}
 		if r.IntN(3) == 0 {
 			opts.Tokens = chitta.NewCachedTokenCounter(nil, 0)
@@ -81,7 +81,7 @@ func TestMaskCacheSameOutput(t *testing.T) {
 			plain, cached := opts, opts
 			plain.Mask, cached.Mask = &plainMask, &cachedMask
 			if opts.Store != nil { // the same store state for both
-				plain.Store, cached.Store = &fakes.Store{}, &fakes.Store{}
+				plain.Store, cached.Store = &chittatest.Store{}, &chittatest.Store{}
 			}
 			want, err := chitta.Compact(t.Context(), in[:n], &plain)
 			require.NoError(t, err)
@@ -269,7 +269,7 @@ func TestMaskCacheFormsFollowChanges(t *testing.T) {
 			for k, c := range []*chitta.MaskCache{nil, cache} {
 				opts := chitta.Options{TargetRatio: v.ratio, Tokens: v.counter, Mask: &chitta.MaskOptions{MinTokens: 1, KeepRecent: 1, ListValues: v.values, Cache: c}}
 				if v.distill {
-					opts.Embedder, opts.Store, opts.DistillNovel = fakes.SeededEmbedder{Dims: 8}, &fakes.Store{}, true
+					opts.Embedder, opts.Store, opts.DistillNovel = chittatest.SeededEmbedder{Dims: 8}, &chittatest.Store{}, true
 				}
 				res, err := chitta.Compact(t.Context(), convs[v.conv], &opts)
 				require.NoError(t, err)
@@ -298,16 +298,16 @@ func TestMaskCacheBuiltForms(t *testing.T) {
 			in, err := chitta.ParseMessages([]byte(f.data))
 			require.NoError(t, err)
 			cache := chitta.NewMaskCache()
-			stores := [2][]*fakes.Store{} // per side: one that works, one that fails
+			stores := [2][]*chittatest.Store{} // per side: one that works, one that fails
 			for k := range stores {
-				stores[k] = []*fakes.Store{{}, {AddErr: errors.New("disk full")}}
+				stores[k] = []*chittatest.Store{{}, {AddErr: errors.New("disk full")}}
 			}
 			for call := range 6 {
 				var got [2]*chitta.Result
 				for k, c := range []*chitta.MaskCache{nil, cache} {
 					opts := &chitta.Options{TargetRatio: 1, Tokens: charCounter{4}, Mask: &chitta.MaskOptions{KeepRecent: 1, Cache: c}}
 					if call >= 2 { // the memory named, then not (a store error)
-						opts.Embedder, opts.Store, opts.DistillNovel = fakes.SeededEmbedder{Dims: 16}, stores[k][call%2], true
+						opts.Embedder, opts.Store, opts.DistillNovel = chittatest.SeededEmbedder{Dims: 16}, stores[k][call%2], true
 					}
 					got[k], err = chitta.Compact(t.Context(), in, opts)
 					require.NoError(t, err)

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 )
 
 // randomWireConversation writes a conversation as a JSON array mixing
@@ -121,7 +121,7 @@ func TestMaskProperties(t *testing.T) {
 		mask.ListValues = []int{0, -1, 2}[r.IntN(3)]
 		opts := &chitta.Options{TargetRatio: 0.05 + 0.95*r.Float64(), Tokens: words, Mask: mask, KeepLast: r.IntN(3)}
 		if r.IntN(2) == 0 {
-			opts.Embedder, opts.Store, opts.DistillNovel = fakes.SeededEmbedder{Dims: 8}, &fakes.Store{}, true
+			opts.Embedder, opts.Store, opts.DistillNovel = chittatest.SeededEmbedder{Dims: 8}, &chittatest.Store{}, true
 		}
 		res, err := chitta.Compact(t.Context(), in, opts)
 		require.NoError(t, err, "seed %d", seed)
@@ -269,7 +269,7 @@ func TestMaskEstimateCount(t *testing.T) {
 		mask := chitta.MaskOptions{KeepRecent: r.IntN(4), MinTokens: []int{0, 1, 30}[r.IntN(3)], Actions: chitta.MaskActions(r.IntN(4)), ListValues: []int{0, 3}[r.IntN(2)]}
 		opts := chitta.Options{TargetRatio: 0.1 + 0.8*r.Float64(), Tokens: chitta.TokenCounterFunc(chitta.EstimateTokens), Mask: &mask}
 		if r.IntN(2) == 0 {
-			opts.Embedder, opts.Store, opts.DistillNovel = fakes.SeededEmbedder{Dims: 8}, &fakes.Store{}, true
+			opts.Embedder, opts.Store, opts.DistillNovel = chittatest.SeededEmbedder{Dims: 8}, &chittatest.Store{}, true
 		}
 		want, err := chitta.Compact(t.Context(), in, &opts)
 		require.NoError(t, err)
@@ -277,7 +277,7 @@ func TestMaskEstimateCount(t *testing.T) {
 			o := opts
 			o.Tokens = tc
 			if o.Store != nil {
-				o.Store = &fakes.Store{}
+				o.Store = &chittatest.Store{}
 			}
 			got, err := chitta.Compact(t.Context(), in, &o)
 			require.NoError(t, err)

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 )
 
 // output is a tool result of n distinct words, so that a cut keeps a
@@ -254,8 +254,8 @@ func TestMaskNamesDistilledMemory(t *testing.T) {
 			t.Parallel()
 			in, err := chitta.ParseMessages([]byte(f.data))
 			require.NoError(t, err)
-			store := &fakes.Store{}
-			opts := &chitta.Options{TargetRatio: 1, Tokens: words, Embedder: fakes.SeededEmbedder{Dims: 16}, Store: store, DistillNovel: true, Mask: &chitta.MaskOptions{KeepRecent: 1}}
+			store := &chittatest.Store{}
+			opts := &chitta.Options{TargetRatio: 1, Tokens: words, Embedder: chittatest.SeededEmbedder{Dims: 16}, Store: store, DistillNovel: true, Mask: &chitta.MaskOptions{KeepRecent: 1}}
 			res, err := chitta.Compact(t.Context(), in, opts)
 			require.NoError(t, err)
 			require.NoError(t, res.DistillErr)
@@ -271,7 +271,7 @@ func TestMaskNamesDistilledMemory(t *testing.T) {
 			assert.Equal(t, chitta.MemoryID(d.Kind, d.Text), d.ID)
 
 			// A store that fails: the placeholders name no memory.
-			opts.Store = &fakes.Store{AddErr: errors.New("disk full")}
+			opts.Store = &chittatest.Store{AddErr: errors.New("disk full")}
 			res, err = chitta.Compact(t.Context(), in, opts)
 			require.NoError(t, err)
 			require.Error(t, res.DistillErr)

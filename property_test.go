@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 	"github.com/chitta-go/chitta/internal/testkit/wiregen"
 )
 
@@ -101,13 +101,13 @@ func randomOptions(r *rand.Rand) *chitta.Options {
 		o.Lexical = r.Float64()
 	}
 	if r.IntN(3) > 0 {
-		o.Embedder = fakes.SeededEmbedder{Dims: 8}
+		o.Embedder = chittatest.SeededEmbedder{Dims: 8}
 		o.Query = "fix the config error"
 	}
 	if r.IntN(2) == 0 {
-		st := &fakes.Store{}
+		st := &chittatest.Store{}
 		for i := range r.IntN(5) {
-			st.Memories = append(st.Memories, chitta.Memory{ID: fmt.Sprint(i), Vector: fakes.SeededVector(fmt.Sprint("mem", i), 8)})
+			st.Memories = append(st.Memories, chitta.Memory{ID: fmt.Sprint(i), Vector: chittatest.SeededVector(fmt.Sprint("mem", i), 8)})
 		}
 		o.Store = st
 	}
@@ -255,7 +255,7 @@ func FuzzCompact(f *testing.F) {
 		if err != nil {
 			return
 		}
-		opts := &chitta.Options{TargetRatio: ratio, KeepLast: int(keep % 8), Embedder: fakes.SeededEmbedder{Dims: 4}, Query: "q", Store: &fakes.Store{}}
+		opts := &chitta.Options{TargetRatio: ratio, KeepLast: int(keep % 8), Embedder: chittatest.SeededEmbedder{Dims: 4}, Query: "q", Store: &chittatest.Store{}}
 		res, err := chitta.Compact(t.Context(), msgs, opts)
 		if err != nil {
 			valid := ratio == 0 || (ratio >= chitta.MinTargetRatio && ratio <= chitta.MaxTargetRatio)

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 )
 
 // growingTurns returns a conversation of base turns plus 10 slots and a
@@ -122,7 +122,7 @@ func (r recallOnly) RecallBatch(ctx context.Context, vs [][]float32, k int) ([][
 }
 
 // BenchmarkCompactHeap reports the bytes Compact allocates per message for
-// a 100 000-message request (384-d vectors from fakes.SeededEmbedder) with
+// a 100 000-message request (384-d vectors from chittatest.SeededEmbedder) with
 // no store (baseline), with a 1 000-memory HNSWStore through
 // BestSimilarities (what Compact uses), and with the same store seen only
 // as a BatchRecaller (the path before it).
@@ -135,7 +135,7 @@ func BenchmarkCompactHeap(b *testing.B) {
 		store chitta.MemoryStore
 	}{{"store=none", nil}, {"store=best-similarities", store}, {"store=recall-batch", recallOnly{store}}} {
 		b.Run(fmt.Sprintf("msgs=%d/%s", n, c.name), func(b *testing.B) {
-			opts := &chitta.Options{Query: "why did parseConfig fail", Embedder: fakes.SeededEmbedder{Dims: benchDims}, Store: c.store}
+			opts := &chitta.Options{Query: "why did parseConfig fail", Embedder: chittatest.SeededEmbedder{Dims: benchDims}, Store: c.store}
 			b.ReportAllocs()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)

@@ -16,7 +16,7 @@ import (
 	"github.com/coder/hnsw"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 	"github.com/chitta-go/chitta/internal/testkit/synth"
 	"github.com/chitta-go/chitta/internal/vecmath"
 )
@@ -307,11 +307,11 @@ func BenchmarkStoreHeap(b *testing.B) {
 }
 
 // BenchmarkCompactStore compacts a 60-turn conversation (embedded by the
-// deterministic fakes.SeededEmbedder) with coverage from a store of
+// deterministic chittatest.SeededEmbedder) with coverage from a store of
 // 100 000 memories; memories=0 is the baseline with an empty store.
 func BenchmarkCompactStore(b *testing.B) {
 	msgs := benchConversation(61) // a system prompt and 60 turns
-	embedder := fakes.SeededEmbedder{Dims: benchDims}
+	embedder := chittatest.SeededEmbedder{Dims: benchDims}
 	empty, err := chitta.NewHNSWStore(benchDims, nil)
 	if err != nil {
 		b.Fatal(err)

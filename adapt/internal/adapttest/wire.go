@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 	"github.com/chitta-go/chitta/internal/testkit/wiregen"
 )
 
@@ -24,11 +24,11 @@ func wireOptions(r *rand.Rand) *chitta.Options {
 		o.MaxTokens = 1 + r.IntN(150)
 	}
 	if r.IntN(2) == 0 {
-		o.Embedder, o.Query = fakes.SeededEmbedder{Dims: 8}, "fix the config error"
+		o.Embedder, o.Query = chittatest.SeededEmbedder{Dims: 8}, "fix the config error"
 		o.RelevanceReserve, o.Lexical = []float64{0, 0.5}[r.IntN(2)], []float64{0, 0.3}[r.IntN(2)]
 	}
 	if r.IntN(3) == 0 {
-		o.Store = &fakes.Store{Memories: []chitta.Memory{{ID: "m", Vector: fakes.SeededVector("mem", 8)}}}
+		o.Store = &chittatest.Store{Memories: []chitta.Memory{{ID: "m", Vector: chittatest.SeededVector("mem", 8)}}}
 	}
 	if r.IntN(2) == 0 {
 		o.Mask = &chitta.MaskOptions{KeepRecent: r.IntN(3), MinTokens: []int{0, 1, 20}[r.IntN(3)], MaxResultTokens: []int{0, 5, 40}[r.IntN(3)],

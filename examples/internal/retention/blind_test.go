@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 )
 
 // blindConversation has two sessions of four 4-word turns. Observations
@@ -47,13 +47,13 @@ func TestConversationBoundaries(t *testing.T) {
 
 func TestEvaluatorLoCoMoBlind(t *testing.T) {
 	t.Parallel()
-	var stores []*fakes.Store
+	var stores []*chittatest.Store
 	e := &Evaluator{
 		Env:     Env{Embedder: &bagEmbedder{dims: 1024}, Tokens: wordTokens},
 		Methods: []Method{Recency{}},
 		Ratios:  []float64{0.5},
 		NewStore: func(int) (chitta.MemoryStore, error) {
-			s := &fakes.Store{}
+			s := &chittatest.Store{}
 			stores = append(stores, s)
 			return s, nil
 		},

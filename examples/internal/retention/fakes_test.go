@@ -9,7 +9,7 @@ import (
 	"unicode"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/fakes"
+	"github.com/chitta-go/chitta/chittatest"
 )
 
 // bagEmbedder is a fake embedder: a bag of lower-cased words hashed into
@@ -52,7 +52,7 @@ func (b *bagEmbedder) Embed(_ context.Context, texts []string) ([][]float32, err
 func (b *bagEmbedder) Dimensions() int { return b.dims }
 
 // newSliceStore returns the lead's exact-scan fake store.
-func newSliceStore(int) (chitta.MemoryStore, error) { return &fakes.Store{}, nil }
+func newSliceStore(int) (chitta.MemoryStore, error) { return &chittatest.Store{}, nil }
 
 // wordTokens counts one token per word, which keeps budgets easy to work
 // out by hand.

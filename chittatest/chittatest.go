@@ -1,8 +1,16 @@
-// Package fakes holds hand-written test doubles for chitta's interfaces:
-// embedders whose vectors a test controls, and an in-memory store whose
-// answers a test controls. They are deliberately simple and exact so that
-// tests can compute expected scores by hand.
-package fakes
+// Package chittatest holds test doubles for chitta's interfaces, for the
+// tests of code that calls chitta (the way net/http/httptest serves
+// net/http): embedders whose vectors a test controls and an in-memory store
+// whose answers a test controls. They are deliberately simple and exact, so
+// that a test can compute expected scores by hand; they are not fast and not
+// meant for production. chitta's own tests, its adapters' and its
+// evaluation's use them too.
+//
+// Every double is safe for concurrent use by Compact and Compactor (which
+// may call an embedder from several goroutines). Their exported fields are
+// the test's to set before the first call and to read after the last one;
+// reading or writing them while a call runs is a data race.
+package chittatest
 
 import (
 	"context"
@@ -16,12 +24,14 @@ import (
 )
 
 // TableEmbedder returns the vector its table holds for each text and fails
-// for a text it does not know. It records every call.
+// for a text it does not know. It records every call. The zero value has no
+// vectors and fails every text. Embed returns copies: the table stays the
+// test's.
 type TableEmbedder struct {
-	Vectors map[string][]float32
+	Vectors map[string][]float32 // text → vector; read, never written, by Embed
 
 	mu    sync.Mutex
-	Calls [][]string // texts of each Embed call, in order
+	Calls [][]string // texts of each Embed call, in order (copies)
 }
 
 // Embed implements chitta.Embedder.
@@ -36,7 +46,7 @@ func (e *TableEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 	for i, t := range texts {
 		v, ok := e.Vectors[t]
 		if !ok {
-			return nil, fmt.Errorf("fakes: no vector for %q", t)
+			return nil, fmt.Errorf("chittatest: no vector for %q", t)
 		}
 		out[i] = append([]float32(nil), v...)
 	}
@@ -50,10 +60,13 @@ func (e *TableEmbedder) CallCount() int {
 	return len(e.Calls)
 }
 
-// SeededEmbedder maps every text to a deterministic pseudo-random unit-ish
-// vector of Dims components derived from an FNV hash of the text. Equal texts
-// give equal vectors; different texts give nearly orthogonal ones. It is
-// cheap and has no state, for benchmarks and property tests.
+// SeededEmbedder maps every text to a deterministic pseudo-random vector
+// of Dims components (each in [-1, 1]) derived from an FNV hash of the text.
+// Equal texts give equal vectors; different texts give nearly orthogonal
+// ones. It is cheap and has no state, for benchmarks and property tests.
+// The zero value gives empty vectors, which Compact takes for a failed
+// embedder (it scores without embeddings; Stats.Embedding is false): set
+// Dims.
 type SeededEmbedder struct{ Dims int }
 
 // Embed implements chitta.Embedder.
@@ -83,12 +96,15 @@ func SeededVector(text string, dims int) []float32 {
 	return v
 }
 
-// FuncEmbedder adapts a function for misbehaving-embedder tests.
+// FuncEmbedder adapts a function for misbehaving-embedder tests (an alias
+// of chitta.EmbedderFunc).
 type FuncEmbedder = chitta.EmbedderFunc
 
 // Store is an in-memory chitta.MemoryStore with an exact cosine scan. It
 // does not implement chitta.BatchRecaller, so Compact calls Recall once per
-// message. Err and AddErr make Recall and Add fail.
+// message. Err and AddErr make Recall and Add fail. The zero value is an
+// empty store. Add keeps the Memory it is given (its Vector is not copied);
+// Recall's hits share the stored vectors: do not modify them.
 type Store struct {
 	mu       sync.Mutex
 	Memories []chitta.Memory

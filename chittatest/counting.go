@@ -1,7 +1,8 @@
-package fakes
+package chittatest
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 
@@ -12,7 +13,8 @@ import (
 // it is asked to embed. Err, when set, is returned instead of calling Next;
 // Corrupt, when set, rewrites Next's answer (to inject wrong counts or
 // dimensions). Set the fields before use; the methods are safe for
-// concurrent use.
+// concurrent use. Next must be set unless Err is: the zero value's Embed
+// fails.
 type CountingEmbedder struct {
 	Next    chitta.Embedder
 	Err     error
@@ -32,6 +34,9 @@ func (c *CountingEmbedder) Embed(ctx context.Context, texts []string) ([][]float
 	c.mu.Unlock()
 	if c.Err != nil {
 		return nil, c.Err
+	}
+	if c.Next == nil {
+		return nil, errors.New("chittatest: CountingEmbedder.Next is nil")
 	}
 	vecs, err := c.Next.Embed(ctx, texts)
 	if err != nil || c.Corrupt == nil {
