@@ -188,7 +188,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	} else {
 		store, err := storepath.OpenShared(cfg.store, emb.Dims)
 		if err != nil {
-			return err
+			return fmt.Errorf("refusing to start: %w", err)
 		}
 		logReady(ctx, log, cfg.store, store.Len, emb.Name)
 		// Once a signal has come, a save waits for another process's lock
