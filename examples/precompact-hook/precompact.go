@@ -38,7 +38,7 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 		return outcome{err: err}
 	}
 	defer emb.Close()
-	store, openErr := openStore(ctx, cfg, in, emb.Dims)
+	store, openErr := openStore(ctx, cfg, in, emb.Dims, true)
 	if openErr != nil {
 		if ctx.Err() != nil {
 			// Out of time or interrupted: there is none left for a brief.

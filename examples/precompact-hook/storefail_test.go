@@ -197,10 +197,12 @@ func TestStoreOpenNoAnswerKeepsBrief(t *testing.T) {
 }
 
 // TestSessionStartNoAnswer: SessionStart, which has nothing to print
-// without its store, exits 1 when the PostgreSQL server does not answer
-// within half of --timeout, with one line that names the store (password
-// redacted) and says how long it waited; the line used to begin "timed
-// out after 4s (--timeout)", a --timeout that had not run out.
+// without its store, waits for a PostgreSQL server that does not answer
+// until --timeout runs out (all of it: there is no brief to make with what
+// would be left), then exits 1 with one line that says so and names the
+// store (password redacted). It used to give up at half of --timeout
+// ("no answer within 2s, half the time left"), half the wait the user
+// allowed spent on nothing.
 func TestSessionStartNoAnswer(t *testing.T) {
 	t.Parallel()
 	r := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", "", "s", "compact")),
@@ -208,9 +210,7 @@ func TestSessionStartNoAnswer(t *testing.T) {
 	assert.Equal(t, 1, r.code, r.stderr)
 	assert.Empty(t, r.stdout)
 	assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
-	assert.Contains(t, r.stderr, "failed: open store postgres://agent:xxxxx@127.0.0.1:")
-	assert.Contains(t, r.stderr, "no answer within ")
-	assert.Contains(t, r.stderr, ", half the time left (--timeout): ")
-	assert.NotContains(t, r.stderr, "timed out after")
+	assert.Contains(t, r.stderr, "failed: timed out after 4s (--timeout): open store postgres://agent:xxxxx@127.0.0.1:")
+	assert.NotContains(t, r.stderr, "half")
 	assert.NotContains(t, r.stderr, "hunter2")
 }
