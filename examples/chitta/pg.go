@@ -90,7 +90,7 @@ func openPG(ctx context.Context, dsn string, dims int, within time.Duration, log
 	s, err := pgstore.OpenURL(octx, dsn, dims)
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(octx.Err(), context.DeadlineExceeded) {
-			return nil, fmt.Errorf("open store %s: no answer within %v (--timeout): %w", pgstore.Redact(dsn), within, err)
+			return nil, fmt.Errorf("open store %s: no answer within %v (--store-timeout): %w", pgstore.Redact(dsn), within, err)
 		}
 		return nil, fmt.Errorf("open store %s: %w", pgstore.Redact(dsn), err)
 	}
