@@ -11,6 +11,12 @@
 // it (by ID), and a server_tool_use block and its result, are kept or
 // dropped together.
 //
+// A user or assistant message with no content blocks is an error wrapping
+// [ErrNoContent] and chitta.ErrInvalidMessages: the SDK's MessageParam
+// reads JSON holding a block type it does not know (the MCP connector's
+// mcp_tool_use and mcp_tool_result) as a message without any, and
+// compacting it would pass on that loss unnoticed.
+//
 // For an agent loop that compacts before every model call, [NewCompactor]
 // returns a Compactor: [chitta.Compactor] over the same values, which
 // returns the previous call's values plus the new ones between
@@ -53,15 +59,27 @@ import (
 
 // Messages converts msgs to chitta messages, index for index, with Content
 // and tool linkage set and Raw nil. A message that is none of user,
-// assistant or system is an error naming its index.
+// assistant or system is an error naming its index, and so is a user or
+// assistant message with no content blocks (see [ErrNoContent]).
 func Messages(msgs []anthropic.MessageParam) ([]chitta.Message, error) {
 	return adaptkit.Messages(msgs, build)
+}
+
+// noContent returns the error for message i, of role, with no content
+// blocks.
+func noContent(i int, role string) error {
+	return fmt.Errorf("%w: %w: message %d: %s message with no content blocks (a MessageParam read from JSON whose content holds a block type anthropic-sdk-go's MessageParam does not know, such as mcp_tool_use or mcp_tool_result, loses the whole content: read it as BetaMessageParam, or compact the JSON with chitta.ParseMessages)",
+		chitta.ErrInvalidMessages, ErrNoContent, i, role)
 }
 
 func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 	for i := range msgs {
 		m := &msgs[i]
 		switch {
+		case m.OfUser != nil && len(m.OfUser.Content) == 0:
+			return noContent(i, "user")
+		case m.OfAssistant != nil && len(m.OfAssistant.Content) == 0:
+			return noContent(i, "assistant")
 		case m.OfUser != nil:
 			if text, ok := onlyText(m.OfUser.Content); ok {
 				b.Message(chitta.RoleUser, text)

@@ -9,41 +9,56 @@ import (
 	"time"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/storepath"
 )
 
 // memoryStore is what the chitta command needs of its memory store
-// (chitta.HNSWStore and storepath.Shared have it all).
+// (chitta.HNSWStore and storepath.Shared have it all, and pgMemory), and
+// one of the listings, [lister] or [fallibleLister].
 type memoryStore interface {
 	chitta.MemoryStore
 	Len() int
 	Delete(id string) error
+}
+
+// lister is a memoryStore held in memory (chitta.HNSWStore,
+// storepath.Shared), whose listing cannot fail.
+type lister interface {
 	AllMatching(f chitta.KindFilter) iter.Seq[chitta.Memory]
 }
 
 // fallibleLister is a memoryStore whose listing can fail part way (a
 // PostgreSQL store): AllMatchingContext yields the read error, once, with a
-// zero Memory, and stops. A store in memory cannot fail, and has only
-// AllMatching.
+// zero Memory, and stops.
 type fallibleLister interface {
 	AllMatchingContext(ctx context.Context, f chitta.KindFilter) iter.Seq2[chitta.Memory, error]
 }
+
+var (
+	_ lister         = (*chitta.HNSWStore)(nil)
+	_ lister         = (*storepath.Shared)(nil)
+	_ fallibleLister = (*pgMemory)(nil)
+)
 
 // allMatching returns every memory of the store whose kind passes f, or
 // the error that stopped the listing (never a part of the list as if it
 // were the whole).
 func (a *app) allMatching(ctx context.Context, f chitta.KindFilter) ([]chitta.Memory, error) {
 	var all []chitta.Memory
-	if l, ok := a.store.(fallibleLister); ok {
+	switch l := a.store.(type) {
+	case fallibleLister:
 		for m, err := range l.AllMatchingContext(ctx, f) {
 			if err != nil {
 				return nil, err
 			}
 			all = append(all, m)
 		}
-		return all, nil
-	}
-	for m := range a.store.AllMatching(f) {
-		all = append(all, m)
+	case lister:
+		for m := range l.AllMatching(f) {
+			all = append(all, m)
+		}
+	default:
+		return nil, fmt.Errorf("store %T cannot list its memories", a.store)
 	}
 	return all, nil
 }

@@ -5,7 +5,7 @@
 //
 //	chitta [--store PATH|postgres://URL] [--embedder hash|hash:DIMS|llamacpp:PATH|openai:URL#MODEL]
 //	       [--mode auto|serve|oneshot] [--tokenizer estimate|o200k_base|cl100k_base]
-//	       [--timeout 60s] [--verbose]
+//	       [--timeout 60s] [--store-timeout 20s] [--verbose]
 //
 // With --mode auto (the default) chitta reads the first JSON value on stdin
 // to choose its mode:
@@ -56,10 +56,14 @@
 // with pgvector instead (package pgstore; chitta_table and chitta_namespace
 // query parameters choose the table and namespace), shared by every
 // process and machine that opens the same URL; the password is never
-// printed. Opening it at start waits at most --timeout for the server to
-// answer (a URL's connect_timeout, when shorter, bounds each connection
-// attempt); a server that does not answer by then stops chitta before it
-// reads stdin, with exit status 1 and an error naming the store. Logs go to stderr; stdout carries only JSON-RPC.
+// printed. Opening it at start waits at most --store-timeout (default 20
+// s) for the server to answer (a URL's connect_timeout, when shorter,
+// bounds each connection attempt); a server that does not answer by then
+// stops chitta before it reads stdin, with exit status 1 and an error
+// naming the store. The default is under the wait of an MCP client that
+// starts chitta (Claude Code gives a server 30 s to answer initialize
+// unless MCP_TIMEOUT says otherwise), so that the client is still
+// listening when chitta says why it stopped. Logs go to stderr; stdout carries only JSON-RPC.
 //
 // compact_context counts its budget and stats with the tokenizer a call
 // names, else --tokenizer: estimate (the default, chitta.EstimateTokens:
@@ -109,7 +113,9 @@ type config struct {
 	embedder string
 	mode     string
 	verbose  bool
-	timeout  time.Duration
+	timeout  time.Duration // the drain at the end of input (--timeout)
+
+	storeTimeout time.Duration // the wait for a postgres:// store at start (--store-timeout)
 
 	tokenizer string
 }
@@ -123,7 +129,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.mode, "mode", "auto", "auto (choose by the first message), serve (MCP session) or oneshot (answer one request)")
 	fs.BoolVar(&c.verbose, "verbose", false, "log debug messages (and the MCP SDK's) to stderr")
 	fs.StringVar(&c.tokenizer, "tokenizer", tokenizerEstimate, "how compact_context counts tokens when a call names no tokenizer: "+strings.Join(tokenizerNames, ", ")+" (exact OpenAI encodings; estimate is words × 1.3)")
-	fs.DurationVar(&c.timeout, "timeout", defaultDrain, "how long to wait for a postgres:// --store to answer at start and, in an MCP session, once stdin closes for the requests already read to be answered")
+	fs.DurationVar(&c.timeout, "timeout", defaultDrain, "in an MCP session, how long to wait once stdin closes for the requests already read to be answered")
+	fs.DurationVar(&c.storeTimeout, "store-timeout", defaultStoreWait, "how long to wait at start for a postgres:// --store to answer; keep it under the MCP client's start-up wait (Claude Code's MCP_TIMEOUT, 30s by default)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: chitta [flags] < requests\n\n"+
 			"Serves compact_context, remember, recall, list_memories and forget as an MCP server\n"+
@@ -147,6 +154,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if c.timeout <= 0 {
 		return nil, fmt.Errorf("--timeout %v: want > 0", c.timeout)
+	}
+	if c.storeTimeout <= 0 {
+		return nil, fmt.Errorf("--store-timeout %v: want > 0", c.storeTimeout)
 	}
 	store, err := storepath.Resolve(c.store)
 	if err != nil {
@@ -175,7 +185,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer emb.Close()
 	var a *app
 	if storepath.IsDSN(cfg.store) {
-		store, err := openPG(ctx, cfg.store, emb.Dims, cfg.timeout, log)
+		store, err := openPG(ctx, cfg.store, emb.Dims, cfg.storeTimeout, log)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil // a signal before the first message: nothing was asked
@@ -188,7 +198,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	} else {
 		store, err := storepath.OpenShared(cfg.store, emb.Dims)
 		if err != nil {
-			return err
+			return fmt.Errorf("refusing to start: %w", err)
 		}
 		logReady(ctx, log, cfg.store, store.Len, emb.Name)
 		// Once a signal has come, a save waits for another process's lock

@@ -195,7 +195,7 @@ func TestRefusesToStart(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{name: "corrupt store", args: []string{"--store", corrupt}, stderr: "refusing to start"},
+		{name: "corrupt store", args: []string{"--store", corrupt}, stderr: "refusing to start: load store " + corrupt + ": "},
 		{name: "dims mismatch", args: []string{"--store", small, "--embedder", "hash:128"}, stderr: "64-dimensional"},
 		{name: "bad embedder", args: []string{"--embedder", "word2vec"}, stderr: "want hash"},
 		{name: "bad hash dims", args: []string{"--embedder", "hash:0"}, stderr: "hash:DIMS"},

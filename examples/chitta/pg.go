@@ -14,9 +14,10 @@ import (
 	"github.com/chitta-go/chitta/pgstore"
 )
 
-// pgMemory is a pgstore.Store as the tools need it: Len, Delete and
-// AllMatching without ctx. Every other method (Recall, Add, RecallBatch,
-// BestSimilarities, Generation) is the Store's.
+// pgMemory is a pgstore.Store as the tools need it: Len and Delete
+// without ctx, and AllMatchingContext, a listing that says when it failed
+// part way. Every other method (Recall, Add, RecallBatch, BestSimilarities,
+// Generation) is the Store's.
 type pgMemory struct {
 	*pgstore.Store
 	log  *slog.Logger
@@ -57,23 +58,6 @@ func (p *pgMemory) Delete(id string) error {
 	return p.Store.Delete(ctx, id)
 }
 
-// AllMatching iterates over the memories whose kind passes f. A read
-// error is logged and ends the iteration; list_memories uses
-// [pgMemory.AllMatchingContext], which yields it.
-func (p *pgMemory) AllMatching(f chitta.KindFilter) iter.Seq[chitta.Memory] {
-	return func(yield func(chitta.Memory) bool) {
-		for m, err := range p.AllMatchingContext(context.Background(), f) {
-			if err != nil {
-				p.log.Warn("list memories", "err", err)
-				return
-			}
-			if !yield(m) {
-				return
-			}
-		}
-	}
-}
-
 // AllMatchingContext iterates over the memories whose kind passes f, by
 // ctx's deadline and at most pgTimeout. A read error (the server gone, a
 // row that cannot be read) is yielded once, with a zero Memory, and ends
@@ -106,7 +90,7 @@ func openPG(ctx context.Context, dsn string, dims int, within time.Duration, log
 	s, err := pgstore.OpenURL(octx, dsn, dims)
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(octx.Err(), context.DeadlineExceeded) {
-			return nil, fmt.Errorf("open store %s: no answer within %v (--timeout): %w", pgstore.Redact(dsn), within, err)
+			return nil, fmt.Errorf("open store %s: no answer within %v (--store-timeout): %w", pgstore.Redact(dsn), within, err)
 		}
 		return nil, fmt.Errorf("open store %s: %w", pgstore.Redact(dsn), err)
 	}

@@ -97,10 +97,12 @@ func TestPostgresStoreErrorsHidePassword(t *testing.T) {
 }
 
 // TestPostgresNoAnswer: a PostgreSQL server that accepts the connection
-// and never answers stops chitta after --timeout, in every mode, with exit
-// status 1 and an error naming the store without its password; chitta
-// used to wait for it for good, before reading stdin (an MCP client's
-// initialize was never answered).
+// and never answers stops chitta after --store-timeout (not --timeout, the
+// drain at the end of input), in every mode, with exit status 1 and an
+// error naming the store without its password; chitta used to wait for it
+// for good, before reading stdin (an MCP client's initialize was never
+// answered), and then for --timeout, 60 s by default, twice what Claude
+// Code waits for an MCP server to start.
 func TestPostgresNoAnswer(t *testing.T) {
 	t.Parallel()
 	dsn := silentpg.URL(t)
@@ -112,17 +114,17 @@ func TestPostgresNoAnswer(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			// A guard against the old hang, not a measure: --timeout is 2s.
+			// A guard against the old hang, not a measure: --store-timeout is 2s.
 			ctx, cancel := context.WithTimeout(t.Context(), 45*time.Second)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, binary, "--store", dsn, "--mode", tt.mode, "--timeout", "2s")
+			cmd := exec.CommandContext(ctx, binary, "--store", dsn, "--mode", tt.mode, "--store-timeout", "2s", "--timeout", "1h")
 			cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+t.TempDir())
 			cmd.Stdin = strings.NewReader(tt.stdin)
 			r := runCmd(t, cmd)
 			assert.Equal(t, 1, r.code, r.stderr)
 			assert.Empty(t, r.stdout)
 			assert.Contains(t, r.stderr, "open store postgres://agent:xxxxx@127.0.0.1:")
-			assert.Contains(t, r.stderr, "no answer within 2s (--timeout)")
+			assert.Contains(t, r.stderr, "no answer within 2s (--store-timeout)")
 			assert.NotContains(t, r.stderr, "hunter2")
 		})
 	}

@@ -23,6 +23,14 @@ const maxLineLength = 64 << 20
 // for the requests it read to be answered (the --timeout flag).
 const defaultDrain = 60 * time.Second
 
+// defaultStoreWait is how long chitta waits at start for a postgres://
+// store to answer (the --store-timeout flag): less than the 30 s Claude
+// Code waits for an MCP server's answer to initialize by default
+// (MCP_TIMEOUT), so that a server that never answers is reported on
+// stderr while the client is still listening, rather than chitta being
+// stopped by the client with nothing said.
+const defaultStoreWait = 20 * time.Second
+
 // newServer returns an MCP server exposing a's tools. The tools are added
 // with the low-level Server.AddTool so that compact_context sees its
 // arguments exactly as the client sent them (the typed mcp.AddTool

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestRefusesUnsavableStore: a --store that can never be saved to stops
@@ -29,7 +32,27 @@ func TestRefusesUnsavableStore(t *testing.T) {
 	assert.NoDirExists(t, filepath.Join(dir, "newdir"))
 	r := runChitta(t, dir, "", "--timeout", "0s")
 	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stderr, "--timeout")
+	assert.Contains(t, r.stderr, "--timeout 0s: want > 0")
+	r = runChitta(t, dir, "", "--store-timeout", "-1s")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "--store-timeout -1s: want > 0")
+}
+
+// claudeCodeStartWait is how long Claude Code waits by default for an MCP
+// server it starts to answer initialize (MCP_TIMEOUT, 30 000 ms).
+const claudeCodeStartWait = 30 * time.Second
+
+// TestStoreWaitUnderClientWait: by default chitta gives a postgres://
+// store less time to answer at start than Claude Code gives chitta, so
+// that a store that never answers is reported while the client still
+// listens; the wait was --timeout, 60 s by default, and the drain at the
+// end of input keeps that default.
+func TestStoreWaitUnderClientWait(t *testing.T) {
+	t.Parallel()
+	cfg, err := parseFlags([]string{"--store", filepath.Join(t.TempDir(), "m.chitta")}, io.Discard)
+	require.NoError(t, err)
+	assert.Less(t, cfg.storeTimeout, claudeCodeStartWait)
+	assert.Equal(t, 60*time.Second, cfg.timeout)
 }
 
 // TestLogReadyCountsOnlyWhenLogged: the start-up line's memory count (a

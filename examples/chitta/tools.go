@@ -297,13 +297,14 @@ func jsonType(t reflect.Type) string {
 		return "a string"
 	case reflect.Bool:
 		return "a boolean"
-	case reflect.Int, reflect.Int64:
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		return "an integer"
-	case reflect.Float64:
+	case reflect.Float32, reflect.Float64:
 		return "a number"
 	case reflect.Struct, reflect.Map:
 		return "an object"
-	case reflect.Slice:
+	case reflect.Slice, reflect.Array:
 		if e := jsonType(t.Elem()); e != "a JSON value" {
 			return "an array of " + strings.TrimPrefix(strings.TrimPrefix(e, "an "), "a ") + "s"
 		}

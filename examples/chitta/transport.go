@@ -405,8 +405,16 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 // Write implements [mcp.Connection]. A response retires its call once
-// written.
+// written. The SDK's refusal of params it cannot decode is worded as
+// chitta's own (see [sdkParamsError]).
 func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error != nil {
+		if e := sdkParamsError(resp.Error); e != nil {
+			r := *resp
+			r.Error = e
+			msg = &r
+		}
+	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return err
@@ -521,5 +529,53 @@ func (s *argStash) drop(id jsonrpc.ID) {
 	if tok, ok := s.token[id]; ok {
 		delete(s.args, tok)
 		delete(s.token, id)
+	}
+}
+
+// sdkParamsError returns chitta's own error for err when err is the SDK's
+// refusal of request params it cannot decode, else nil. The SDK's message
+// ("handling 'tools/call': invalid params: unmarshaling \"{…}\" into a
+// *mcp.CallToolParamsRaw: json: cannot unmarshal … into Go struct field
+// mcp.CallToolParamsRaw._meta of type map[string]interface {}") echoes the
+// whole params, a tool's arguments too, and names the SDK's Go types, and
+// for initialize its code is 0; chitta's is -32602 naming the field and
+// the JSON type it takes, as one-shot mode words it ("invalid params:
+// params._meta: want an object").
+func sdkParamsError(err error) error {
+	if !strings.Contains(err.Error(), "unmarshaling \"") {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" && te.Type != nil {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("invalid params: params.%s: want %s", te.Field, jsonType(te.Type))}
+	}
+	// Another decoding error (params nested too deep): its own words when
+	// they name no Go type and echo nothing.
+	msg := "params do not match the method's MCP schema"
+	if inner := innermost(err).Error(); !strings.ContainsAny(inner, `"*`) && !strings.Contains(inner, "Go ") && !strings.Contains(inner, "mcp.") {
+		msg = "params: " + strings.TrimPrefix(inner, "json: ")
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + msg}
+}
+
+// innermost returns the error err wraps last, at the end of its chain.
+func innermost(err error) error {
+	for {
+		switch u := err.(type) {
+		case interface{ Unwrap() []error }:
+			errs := u.Unwrap()
+			if len(errs) == 0 {
+				return err
+			}
+			err = errs[len(errs)-1]
+		case interface{ Unwrap() error }:
+			next := u.Unwrap()
+			if next == nil {
+				return err
+			}
+			err = next
+		default:
+			return err
+		}
 	}
 }

@@ -39,10 +39,12 @@
 // dimension, a PostgreSQL server down or not answering within half of
 // --timeout): the brief does not need the store's
 // memories, so PreCompact makes it against an empty in-memory store,
-// prints it, records nothing, leaves the store (a corrupt file too) as it
-// is, exits 0, and its summary line says "opening the store failed" and
-// why. (SessionStart, which has nothing to print without its store, exits
-// 1.) Never 2, which would block
+// prints it, records nothing (with --distill it distils nothing either,
+// and says so: there is nowhere to keep it), leaves the store (a corrupt
+// file too) as it is, exits 0, and its summary line says "opening the
+// store failed" and why. (SessionStart, which has nothing to print
+// without its store, exits 1; it gives a PostgreSQL server all the time
+// until --timeout to answer.) Never 2, which would block
 // the compaction: the hook runs itself as a worker process and maps any
 // other exit of the worker (a Go runtime fatal error such as running out
 // of memory exits 2) to 1, panics are recovered, only regular transcript files are

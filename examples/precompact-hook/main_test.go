@@ -263,7 +263,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "reserve above 1", args: []string{"--relevance-reserve", "1.5"}, code: 1, stderr: "--relevance-reserve 1.5: want 0 to 1"},
 		{name: "lexical NaN", args: []string{"--lexical", "NaN"}, code: 1, stderr: "--lexical NaN: want 0 to 1"},
 		{name: "relevance-reserve preset", args: []string{"--relevance-reserve", "0.5", "--lexical", "0.3"}, stdin: hookJSON(t, "PreCompact", transcript, "s", "focus on the HTTP timeout"), code: 0, stderr: "PreCompact: kept"},
-		{name: "session start corrupt store", args: []string{"--store", corrupt}, stdin: hookJSON(t, "SessionStart", transcript, "s", "compact"), code: 1, stderr: "refusing to start"},
+		{name: "session start corrupt store", args: []string{"--store", corrupt}, stdin: hookJSON(t, "SessionStart", transcript, "s", "compact"), code: 1, stderr: "(the file is left as it is; move it away to start with an empty store)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -277,6 +277,7 @@ func TestExitCodes(t *testing.T) {
 			}
 			assert.NotContains(t, r.stderr, "hunter2secret")
 			assert.NotContains(t, r.stderr, "qwerty123")
+			assert.NotContains(t, r.stderr, "refusing to start", "the chitta command's words, not the hook's")
 			if tt.code != 0 {
 				assert.Empty(t, r.stdout, "nothing for Claude Code on failure")
 				assert.True(t, strings.HasPrefix(r.stderr, prefix+"failed: "), r.stderr)

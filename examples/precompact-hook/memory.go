@@ -24,14 +24,15 @@ type hookStore interface {
 	Path() string                          // where the store is, for the summary (no password)
 }
 
-// openMemory opens the embedder and the memory store (see [openStore]).
-// The caller closes the embedder and then the store.
+// openMemory opens the embedder and the memory store (see [openStore]),
+// a PostgreSQL store with all the time left before --timeout. The caller
+// closes the embedder and then the store.
 func openMemory(ctx context.Context, cfg *config, in *hookInput) (*embedspec.Embedder, hookStore, error) {
 	emb, err := embedspec.Open(ctx, cfg.embedder)
 	if err != nil {
 		return nil, nil, err
 	}
-	store, err := openStore(ctx, cfg, in, emb.Dims)
+	store, err := openStore(ctx, cfg, in, emb.Dims, false)
 	if err != nil {
 		emb.Close()
 		return nil, nil, err
@@ -44,9 +45,11 @@ func openMemory(ctx context.Context, cfg *config, in *hookInput) (*embedspec.Emb
 // to (Claude Code's cwd field, else the process's working directory). The
 // store is the one place the hook opens one; errors name a URL with its
 // password redacted. A store file that cannot be read is left as it is.
-func openStore(ctx context.Context, cfg *config, in *hookInput, dims int) (hookStore, error) {
+// With halfTime, opening a PostgreSQL store may take half the time left
+// before --timeout, no more (see [openPG]).
+func openStore(ctx context.Context, cfg *config, in *hookInput, dims int, halfTime bool) (hookStore, error) {
 	if storepath.IsDSN(cfg.store) {
-		return openPG(ctx, cfg.store, dims)
+		return openPG(ctx, cfg.store, dims, halfTime)
 	}
 	dir := in.CWD
 	if dir == "" {

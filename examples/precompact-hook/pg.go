@@ -27,13 +27,16 @@ type pgMemory struct {
 // openPG opens the PostgreSQL store of a postgres:// --store URL (see
 // pgstore.OpenURL). Errors show the URL with its password redacted.
 //
-// The open may take half the time left before ctx's deadline, no more: a
-// server that does not answer (a host that drops the packets) then leaves
-// PreCompact the other half to make its brief without the store.
-func openPG(ctx context.Context, dsn string, dims int) (*pgMemory, error) {
+// With halfTime the open may take half the time left before ctx's
+// deadline, no more: a server that does not answer (a host that drops the
+// packets) then leaves PreCompact the other half to make its brief without
+// the store. Without it (SessionStart, which has nothing to print without
+// its store) the open may take all the time left, and a server that does
+// not answer ends the run at --timeout.
+func openPG(ctx context.Context, dsn string, dims int, halfTime bool) (*pgMemory, error) {
 	octx, cancel := ctx, context.CancelFunc(func() {})
 	var within time.Duration
-	if d, ok := ctx.Deadline(); ok {
+	if d, ok := ctx.Deadline(); ok && halfTime {
 		within = time.Until(d) / 2
 		octx, cancel = context.WithTimeout(ctx, within)
 	}

@@ -121,7 +121,7 @@ func TestPostgresStoreNULBytes(t *testing.T) {
 func TestPostgresReadsStopAtDeadline(t *testing.T) {
 	url, _ := pgURL(t)
 	ctx, cancel := context.WithCancel(t.Context())
-	p, err := openPG(ctx, url, chitta.NewHashEmbedder(0).Dimensions())
+	p, err := openPG(ctx, url, chitta.NewHashEmbedder(0).Dimensions(), false)
 	require.NoError(t, err)
 	defer p.Close()
 	require.NoError(t, brief.Record(ctx, p, chitta.NewHashEmbedder(0), "s", "the brief"))

@@ -17,7 +17,7 @@ import (
 //
 // A store that cannot be opened (a corrupt file, no data directory, a
 // PostgreSQL server down) does not cost the brief either: the brief is made
-// against an empty in-memory store, nothing is recorded, the store (a
+// against an empty in-memory store, nothing is distilled or recorded, the store (a
 // corrupt file too) is left as it is, and the outcome is a success whose
 // summary line says that the store could not be opened and why.
 func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
@@ -38,7 +38,7 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 		return outcome{err: err}
 	}
 	defer emb.Close()
-	store, openErr := openStore(ctx, cfg, in, emb.Dims)
+	store, openErr := openStore(ctx, cfg, in, emb.Dims, true)
 	if openErr != nil {
 		if ctx.Err() != nil {
 			// Out of time or interrupted: there is none left for a brief.
@@ -56,7 +56,8 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 // compactAndRecord makes the brief of window against store, then records
 // the episode and the brief in store and saves it. A non-nil openErr says
 // that the hook's store could not be opened and store is an empty stand-in:
-// nothing is recorded, and the summary line says so and why.
+// nothing is distilled (--distill has nowhere to keep it) or recorded, and
+// the summary line says so and why.
 //
 // Once the brief is made, a store failure does not cost it: Claude Code
 // uses a hook's stdout only when it exits 0, and the brief is what the
@@ -67,10 +68,15 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 // tried after another fails, and the save always is, so that what can be
 // kept (the memories distilled on the way, the brief) is.
 func compactAndRecord(ctx context.Context, cfg *config, query string, window []claudecode.Turn, session string, emb chitta.Embedder, store hookStore, openErr error) outcome {
+	// Without the store, --distill has nowhere to keep what it would
+	// distil: distilling into the stand-in would report memories that are
+	// thrown away and, with --mask, name in the brief memory IDs that
+	// recall can never find.
+	distill := cfg.distill && openErr == nil
 	out, err := brief.Run(ctx, window, emb, store, &brief.RunOptions{
 		Query:      query,
 		MaxTokens:  cfg.briefTokens,
-		Distill:    cfg.distill,
+		Distill:    distill,
 		DistillMax: cfg.distillMax,
 		Mask:       maskOptions(cfg),
 
@@ -99,7 +105,10 @@ func compactAndRecord(ctx context.Context, cfg *config, query string, window []c
 	if cfg.mask {
 		summary += fmt.Sprintf(", %d tool results masked (%d listed)", st.Masked, out.Brief.Masked)
 	}
-	if cfg.distill {
+	switch {
+	case cfg.distill && !distill:
+		summary += ", no memories distilled (--distill: no store to keep them in)"
+	case distill:
 		summary += fmt.Sprintf(", %d memories distilled", st.Distilled)
 		if out.Compact.DistillErr != nil {
 			summary += fmt.Sprintf(" (distill error: %v)", out.Compact.DistillErr)

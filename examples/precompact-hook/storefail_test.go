@@ -134,7 +134,7 @@ func TestStoreOpenFailureKeepsBrief(t *testing.T) {
 		file   string   // a store file that must be left as it was
 		stderr string
 	}{
-		{name: "corrupt store", args: []string{"--store", corrupt}, file: corrupt, stderr: "refusing to start"},
+		{name: "corrupt store", args: []string{"--store", corrupt}, file: corrupt, stderr: "load store " + corrupt + ": chitta: unsupported store file: bad magic number (the file is left as it is; move it away to start with an empty store)"},
 		{name: "dimension mismatch", args: []string{"--store", small}, file: small, stderr: "8-dimensional"},
 		{name: "store names a directory", args: []string{"--store", filepath.Join(dir, "newdir") + "/"}, stderr: "names a directory"},
 		{name: "store under a file", args: []string{"--store", filepath.Join(notDir, "memory.chitta")}, stderr: "not a directory"},
@@ -166,6 +166,7 @@ func TestStoreOpenFailureKeepsBrief(t *testing.T) {
 			assert.Contains(t, stderr, "opening the store failed, so the brief was made without its memories and nothing was recorded")
 			assert.Contains(t, stderr, tt.stderr)
 			assert.NotContains(t, stderr, "hunter2")
+			assert.NotContains(t, stderr, "refusing to start", "the hook goes on without the store")
 			if tt.file != "" {
 				after, err := os.ReadFile(tt.file)
 				require.NoError(t, err)
@@ -196,10 +197,12 @@ func TestStoreOpenNoAnswerKeepsBrief(t *testing.T) {
 }
 
 // TestSessionStartNoAnswer: SessionStart, which has nothing to print
-// without its store, exits 1 when the PostgreSQL server does not answer
-// within half of --timeout, with one line that names the store (password
-// redacted) and says how long it waited; the line used to begin "timed
-// out after 4s (--timeout)", a --timeout that had not run out.
+// without its store, waits for a PostgreSQL server that does not answer
+// until --timeout runs out (all of it: there is no brief to make with what
+// would be left), then exits 1 with one line that says so and names the
+// store (password redacted). It used to give up at half of --timeout
+// ("no answer within 2s, half the time left"), half the wait the user
+// allowed spent on nothing.
 func TestSessionStartNoAnswer(t *testing.T) {
 	t.Parallel()
 	r := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", "", "s", "compact")),
@@ -207,9 +210,7 @@ func TestSessionStartNoAnswer(t *testing.T) {
 	assert.Equal(t, 1, r.code, r.stderr)
 	assert.Empty(t, r.stdout)
 	assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
-	assert.Contains(t, r.stderr, "failed: open store postgres://agent:xxxxx@127.0.0.1:")
-	assert.Contains(t, r.stderr, "no answer within ")
-	assert.Contains(t, r.stderr, ", half the time left (--timeout): ")
-	assert.NotContains(t, r.stderr, "timed out after")
+	assert.Contains(t, r.stderr, "failed: timed out after 4s (--timeout): open store postgres://agent:xxxxx@127.0.0.1:")
+	assert.NotContains(t, r.stderr, "half")
 	assert.NotContains(t, r.stderr, "hunter2")
 }

@@ -127,7 +127,10 @@ func checkPath(path string) error {
 // created with touch, it holds no memory to lose), gives a new empty store
 // of dims dimensions (nothing is written). A file that cannot be
 // read, is corrupt, or holds vectors of another dimension is an error: the
-// caller must refuse to start and never overwrite it. A path that names a
+// caller must never overwrite it. The error says what Open did (nothing to
+// the file) and how to start afresh, not what the caller does next: the
+// chitta command refuses to start, the hook's PreCompact makes its brief
+// without the store. A path that names a
 // directory (or ends in a slash), a device or other non-regular file, a
 // symbolic link to nothing, or lies under a non-directory is an error
 // wrapping [ErrNotFile].
@@ -144,7 +147,7 @@ func Open(path string, dims int) (*chitta.HNSWStore, error) {
 		}
 		return s, nil
 	case err != nil:
-		return nil, fmt.Errorf("%w (refusing to start; move %s away to start with an empty store)", err, path)
+		return nil, fmt.Errorf("%w (the file is left as it is; move it away to start with an empty store)", err)
 	}
 	if s.Dims() != dims {
 		return nil, fmt.Errorf("store %s holds %d-dimensional vectors but the embedder makes %d: %w (use the embedder the store was built with, or another --store)",

@@ -1,0 +1,69 @@
+package anthropic_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/adapt/anthropic"
+)
+
+// mcpJSON is a conversation through the MCP connector: the assistant's
+// text, mcp_tool_use and mcp_tool_result blocks in one message (message 1).
+const mcpJSON = `[
+{"role":"user","content":"List the files in the repository root."},
+{"role":"assistant","content":[{"type":"text","text":"Listing them."},{"type":"mcp_tool_use","id":"mcptoolu_1","name":"ls","server_name":"fs","input":{"path":"/"}},{"type":"mcp_tool_result","tool_use_id":"mcptoolu_1","is_error":false,"content":[{"type":"text","text":"go.mod main.go README.md"}]},{"type":"text","text":"Three files: go.mod, main.go, README.md."}]},
+{"role":"user","content":"Open main.go."}]`
+
+// TestNoContentRefused: a user or assistant message with no content blocks
+// is an error naming it, never compacted as if nothing were missing. It is
+// what anthropic-sdk-go's MessageParam reads from JSON with an MCP
+// connector block (the whole content array goes, the text blocks beside
+// the MCP ones too, without an error): Compact returned the conversation
+// with that message empty, and Messages read it as an empty message.
+func TestNoContentRefused(t *testing.T) {
+	t.Parallel()
+	var fromJSON []sdk.MessageParam
+	require.NoError(t, json.Unmarshal([]byte(mcpJSON), &fromJSON))
+	require.NotNil(t, fromJSON[1].OfAssistant)
+	require.Empty(t, fromJSON[1].OfAssistant.Content, "the SDK dropped the content (if it reads MCP blocks now, this test needs another case)")
+
+	tests := []struct {
+		name string
+		msgs []sdk.MessageParam
+		msg  string
+	}{
+		{name: "MCP blocks read by the SDK", msgs: fromJSON, msg: "message 1: assistant message with no content blocks"},
+		{name: "empty user message", msgs: []sdk.MessageParam{sdk.NewUserMessage()}, msg: "message 0: user message with no content blocks"},
+		{name: "empty final assistant message", msgs: []sdk.MessageParam{sdk.NewUserMessage(sdk.NewTextBlock("hi")), sdk.NewAssistantMessage()}, msg: "message 1: assistant message with no content blocks"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := anthropic.Messages(tt.msgs)
+			require.ErrorIs(t, err, anthropic.ErrNoContent)
+			require.ErrorIs(t, err, chitta.ErrInvalidMessages)
+			assert.ErrorContains(t, err, tt.msg)
+			assert.ErrorContains(t, err, "mcp_tool_use")
+
+			out, _, err := anthropic.Compact(t.Context(), tt.msgs, &chitta.Options{TargetRatio: 0.5})
+			require.ErrorIs(t, err, anthropic.ErrNoContent)
+			assert.Nil(t, out)
+
+			c, err := anthropic.NewCompactor(nil, chitta.Policy{MaxTokens: 1000})
+			require.NoError(t, err)
+			_, _, err = c.Compact(t.Context(), tt.msgs)
+			require.ErrorIs(t, err, anthropic.ErrNoContent)
+		})
+	}
+
+	// The JSON itself compacts with chitta, every block read.
+	msgs, err := chitta.ParseMessages([]byte(mcpJSON))
+	require.NoError(t, err)
+	assert.Contains(t, msgs[1].Content, "Three files")
+	assert.Equal(t, []string{"mcptoolu_1"}, msgs[1].ToolCallIDs)
+}

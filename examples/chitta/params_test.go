@@ -1,0 +1,70 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSessionParamsErrors: params the SDK cannot decode (a _meta that is
+// not an object, a name or cursor that is not a string, a clientInfo.name
+// that is a number, params nested too deep) get chitta's own -32602,
+// naming the field and the JSON type it takes, in the words one-shot mode
+// uses. The SDK's message went out as it was: "handling 'tools/call':
+// invalid params: unmarshaling \"{…}\" into a *mcp.CallToolParamsRaw:
+// json: cannot unmarshal … into Go struct field mcp.CallToolParamsRaw._meta
+// of type map[string]interface {}", the whole params echoed (a tool's
+// arguments too) and the SDK's Go types named, and for initialize with
+// code 0.
+func TestSessionParamsErrors(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	request := func(method, params string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":` + params + `}`
+	}
+	initialize := func(extra string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{` + extra + `"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"0"}}}`
+	}
+	deep := strings.Repeat("[", 1001) + strings.Repeat("]", 1001)
+	tests := []struct {
+		name    string
+		lines   []string // after the handshake, unless handshake is false
+		bare    bool     // no handshake first
+		msg     string
+		oneShot bool // one-shot mode answers the same
+	}{
+		{name: "call _meta a number", lines: []string{request("tools/call", `{"name":"recall","arguments":{"text":"hunter2 secret"},"_meta":5}`)}, msg: "invalid params: params._meta: want an object", oneShot: true},
+		{name: "call _meta an array", lines: []string{request("tools/call", `{"name":"recall","arguments":{"text":"hunter2 secret"},"_meta":[]}`)}, msg: "invalid params: params._meta: want an object", oneShot: true},
+		{name: "list _meta a string", lines: []string{request("tools/list", `{"_meta":"x"}`)}, msg: "invalid params: params._meta: want an object", oneShot: true},
+		{name: "ping _meta an array", lines: []string{request("ping", `{"_meta":[]}`)}, msg: "invalid params: params._meta: want an object"},
+		{name: "call name a number", lines: []string{request("tools/call", `{"name":5,"arguments":{"text":"hunter2 secret"}}`)}, msg: "invalid params: params.name: want a string", oneShot: true},
+		{name: "list cursor a number", lines: []string{request("tools/list", `{"cursor":5}`)}, msg: "invalid params: params.cursor: want a string", oneShot: true},
+		{name: "params too deep", lines: []string{request("ping", `{"x":`+deep+`}`)}, msg: "invalid params: params: exceeded maximum nesting depth of 1000"},
+		{name: "initialize _meta a number", bare: true, lines: []string{initialize(`"_meta":5,`)}, msg: "invalid params: params._meta: want an object"},
+		{name: "initialize clientInfo.name a number", bare: true, lines: []string{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":5,"version":"0"}}}`}, msg: "invalid params: params.clientInfo.name: want a string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			lines := tt.lines
+			if !tt.bare {
+				lines = append([]string{initializeLine, initializedLine}, lines...)
+			}
+			r := byID(t, runSession(t, a, 64<<10, lines...), "7")
+			require.NotNil(t, r.Error, r.raw)
+			assert.Equal(t, int64(jsonrpc.CodeInvalidParams), r.Error.Code, r.raw)
+			assert.Equal(t, tt.msg, r.Error.Message)
+			for _, leak := range []string{"mcp.", "Go struct", "unmarshal", "hunter2", "[[["} {
+				assert.NotContains(t, r.raw, leak)
+			}
+			if tt.oneShot {
+				resp := a.answer(t.Context(), []byte(tt.lines[0]))
+				require.NotNil(t, resp.Error)
+				assert.Equal(t, tt.msg, resp.Error.Message, "one-shot mode says the same")
+			}
+		})
+	}
+}
