@@ -114,9 +114,16 @@ func MarshalMessages(msgs []Message) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// UnmarshalJSON reads one OpenAI- or Anthropic-format message object, as
-// [ParseMessages] does for each element of an array (legacy function_call
-// linkage, which spans two messages, needs ParseMessages).
+// UnmarshalJSON reads one message object of any shape [ParseMessages]
+// reads, as ParseMessages does for each element of an array, but alone:
+// linkage that spans messages needs ParseMessages. json.Unmarshal into a
+// []Message reads each element alone too, so a legacy function_call and
+// the "function" message answering it, a Responses reasoning item and the
+// item after it, and genai function calls without IDs and their responses
+// are not linked: the call is left without a result (an ID holding "@-1",
+// the same in every message read alone), which [Validate] reports, and
+// [Compact] may keep the call apart from the message that answers it. Decode a
+// conversation with ParseMessages.
 func (m *Message) UnmarshalJSON(data []byte) error {
 	var p parser
 	msg, err := p.parse(-1, data)
