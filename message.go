@@ -96,7 +96,9 @@ func (m Message) MarshalJSON() ([]byte, error) {
 // what each message's MarshalJSON returns: for parsed messages, their
 // original JSON objects byte for byte (white space, key order, escapes and
 // number spellings included). [json.Marshal] on a []Message gives the same
-// JSON values but compacts each object and escapes <, > and &.
+// JSON values but compacts each object and escapes <, > and &. A Raw that
+// is not valid JSON is an error (a [*MessageError] wrapping
+// [ErrInvalidMessages] naming the message), as it is for json.Marshal.
 func MarshalMessages(msgs []Message) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('[')
@@ -107,6 +109,9 @@ func MarshalMessages(msgs []Message) ([]byte, error) {
 		raw, err := msgs[i].MarshalJSON()
 		if err != nil {
 			return nil, fmt.Errorf("message %d: %w", i, err)
+		}
+		if len(msgs[i].Raw) > 0 && !json.Valid(raw) {
+			return nil, &MessageError{Index: i, Field: "Raw", Msg: "not valid JSON", Err: ErrInvalidMessages}
 		}
 		b.Write(raw)
 	}

@@ -243,6 +243,28 @@ func TestMarshalMessagesIsByteExact(t *testing.T) {
 	assert.Contains(t, string(std), `\u003c`)
 }
 
+// TestMarshalMessagesInvalidRaw: a Raw that is not valid JSON (cut short,
+// edited by hand) is an error naming the message, as json.Marshal's is,
+// never an array the provider cannot read.
+func TestMarshalMessagesInvalidRaw(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []string{`{"role":"user","content":"hi"`, `{"role":"user"} {"role":"user"}`, `{"role":"user","content":"hi"},{"role":"assistant"}`, ` `} {
+		msgs := []chitta.Message{
+			{Role: chitta.RoleUser, Content: "fine"},
+			{Role: chitta.RoleUser, Content: "hi", Raw: json.RawMessage(raw)},
+		}
+		_, stdErr := json.Marshal(msgs)
+		require.Error(t, stdErr, "json.Marshal refuses %q", raw)
+		out, err := chitta.MarshalMessages(msgs)
+		require.ErrorIs(t, err, chitta.ErrInvalidMessages, "%q gave %s", raw, out)
+		var me *chitta.MessageError
+		require.ErrorAs(t, err, &me)
+		assert.Equal(t, 1, me.Index)
+		assert.Equal(t, "Raw", me.Field)
+		assert.Nil(t, out)
+	}
+}
+
 // TestUnmarshalJSONReadsAlone: json.Unmarshal into a []Message reads each
 // element alone, so linkage that spans messages is missing (and Validate
 // says so), while ParseMessages links it; Message.UnmarshalJSON's doc
