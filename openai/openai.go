@@ -191,7 +191,7 @@ func New(opts *Options) (*Embedder, error) {
 	if e.minBackoff > e.maxBackoff {
 		return nil, fmt.Errorf("%w: MinBackoff %v > MaxBackoff %v", ErrInvalidOption, e.minBackoff, e.maxBackoff)
 	}
-	e.client = guardRedirects(e.client, e.key != "")
+	e.client = guardRedirects(e.client, e.key != "", e.scrub)
 	return e, nil
 }
 
@@ -200,8 +200,9 @@ func New(opts *Options) (*Embedder, error) {
 // redirect to another origin (scheme, host and port): net/http keeps the
 // Authorization header on a redirect to the same host name on another
 // port, which may be another program. c's own CheckRedirect still runs for
-// the redirects allowed.
-func guardRedirects(c *http.Client, withKey bool) *http.Client {
+// the redirects allowed. scrub removes the key from the refusal's text (a
+// server may echo it into the redirect's URL).
+func guardRedirects(c *http.Client, withKey bool, scrub func(string) string) *http.Client {
 	if c == nil {
 		c = http.DefaultClient
 	}
@@ -209,7 +210,7 @@ func guardRedirects(c *http.Client, withKey bool) *http.Client {
 	next := c.CheckRedirect
 	guarded.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if withKey && len(via) > 0 && origin(req.URL) != origin(via[0].URL) {
-			return fmt.Errorf("%w: %s to %s", ErrCrossOriginRedirect, origin(via[0].URL), redactURL(req.URL.String()))
+			return fmt.Errorf("%w: %s to %s", ErrCrossOriginRedirect, scrub(origin(via[0].URL)), scrub(redactURL(req.URL.String())))
 		}
 		if next != nil {
 			return next(req, via)
@@ -469,7 +470,7 @@ func (e *Embedder) post(ctx context.Context, body []byte) ([]byte, time.Duration
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
-			ue.URL = redactURL(ue.URL)
+			ue.URL = e.scrub(redactURL(ue.URL)) // the URL of a redirect may carry an echo of the key
 		}
 		if errors.Is(err, ErrCrossOriginRedirect) {
 			return nil, -1, err // not worth retrying
