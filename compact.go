@@ -229,6 +229,8 @@ type Stats struct {
 
 	// CoveredDroppedPct is the share of dropped tokens whose message had
 	// coverage >= NovelThreshold, in percent (0 when nothing was dropped).
+	// From a [Compactor] between compactions it is the last compaction's,
+	// whose dropped messages are the ones dropped.
 	CoveredDroppedPct float64        `json:"covered_dropped_pct"`
 	Distilled         int            `json:"distilled"`
 	DistilledKinds    map[string]int `json:"distilled_kinds,omitempty"`

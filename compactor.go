@@ -115,6 +115,9 @@ type Compactor struct {
 	// masked and maskedTok are the Stats.Masked and MaskedTokens of its
 	// result: those of the last compaction, whose survivors it holds.
 	masked, maskedTok int
+	// covered is the last compaction's Stats.CoveredDroppedPct: the calls
+	// until the next one drop the messages it dropped.
+	covered float64
 	// saved holds, for the leading messages of result (the last
 	// compaction's survivors), the tokens masking saved on each (0 for a
 	// message returned as given); nil when none was masked.
@@ -305,6 +308,7 @@ func (c *Compactor) Compact(ctx context.Context, msgs []Message) (*Result, error
 	c.result = slices.Clone(res.Messages)
 	c.keptTok = res.Stats.AfterTokens
 	c.masked, c.maskedTok, c.saved = res.Stats.Masked, res.Stats.MaskedTokens, nil
+	c.covered = res.Stats.CoveredDroppedPct
 	if res.Stats.Masked > 0 {
 		c.saved = make([]int, len(res.Kept))
 		for j, i := range res.Kept {
@@ -333,7 +337,7 @@ func (c *Compactor) Reset() {
 // reset forgets the previous call.
 func (c *Compactor) reset() {
 	c.input, c.tokens, c.total, c.kept, c.result, c.keptTok = nil, nil, 0, nil, nil, 0
-	c.masked, c.maskedTok, c.saved = 0, 0, nil
+	c.masked, c.maskedTok, c.saved, c.covered = 0, 0, nil, 0
 }
 
 // shouldCompact decides whether the previous survivors plus the new
@@ -385,6 +389,7 @@ func (c *Compactor) appendNew(msgs []Message, added []int, addedTok int) *Result
 	st.Kept, st.Dropped = len(c.kept), len(msgs)-len(c.kept)
 	st.TargetTokens = c.policy.MaxTokens
 	st.Masked, st.MaskedTokens = c.masked, c.maskedTok // new messages are never masked
+	st.CoveredDroppedPct = c.covered                   // nor dropped
 	if st.BeforeTokens > 0 {
 		st.DroppedPct = 100 * float64(st.BeforeTokens-st.AfterTokens) / float64(st.BeforeTokens)
 	}

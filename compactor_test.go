@@ -548,3 +548,36 @@ func TestCompactorCalibratedCounterCompaction(t *testing.T) {
 	hit := float64(res.Scores[0].Tokens) // the previous call sent sys
 	assert.InDelta(t, pr.CacheRead*hit+pr.CacheWrite*(float64(res.Stats.BeforeTokens)-hit), res.Stats.BilledFull, 1e-9)
 }
+
+// TestCompactorCoveredDroppedPctBetweenCompactions: a call between
+// compactions returns the last compaction's survivors, so the messages it
+// drops are that compaction's, and so is the covered share of their tokens.
+func TestCompactorCoveredDroppedPctBetweenCompactions(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	a, b, c := text("a", 10), text("b", 30), text("c", 5)
+	store := &fakes.Store{Memories: []chitta.Memory{{ID: "a", Vector: fakes.SeededVector(a, 8)}}}
+	opts := &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 8}, Store: store, KeepLast: 1, Tokens: words}
+	comp, err := chitta.NewCompactor(opts, chitta.Policy{MaxTokens: 44, TargetTokens: 1})
+	require.NoError(t, err)
+	msgs := []chitta.Message{msg(chitta.RoleUser, a), msg(chitta.RoleUser, b), msg(chitta.RoleUser, c)}
+	res, err := comp.Compact(ctx, msgs)
+	require.NoError(t, err)
+	require.True(t, res.Stats.Compacted)
+	require.Equal(t, 2, res.Stats.Dropped)
+	assert.InDelta(t, 25.0, res.Stats.CoveredDroppedPct, 1e-9, "a (10 tokens, covered) and b (30, novel) dropped")
+
+	msgs = append(msgs, msg(chitta.RoleAssistant, text("d", 2)))
+	res, err = comp.Compact(ctx, msgs)
+	require.NoError(t, err)
+	require.False(t, res.Stats.Compacted)
+	require.Equal(t, 2, res.Stats.Dropped, "a and b are still dropped")
+	assert.InDelta(t, 25.0, res.Stats.CoveredDroppedPct, 1e-9, "the same tokens are dropped, as covered as they were")
+
+	comp.Reset()
+	res, err = comp.Compact(ctx, msgs[2:])
+	require.NoError(t, err)
+	require.False(t, res.Stats.Compacted)
+	require.Zero(t, res.Stats.Dropped)
+	assert.Zero(t, res.Stats.CoveredDroppedPct, "nothing dropped")
+}

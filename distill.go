@@ -256,9 +256,10 @@ var fillerOpeners = []string{
 
 // IsFiller reports whether an assistant message's text is filler that is
 // not worth remembering: it starts with an acknowledgement or an
-// announcement ("Great!", "Perfect.", "Let me …", "I'll …") and carries no
-// artifact — no digit, no path or URL, no code span, no identifier with an
-// underscore, a dot or an inner capital (snake_case, pkg.Func, camelCase).
+// announcement ("Great!", "Perfect.", "OK, let me …", "I'll …") and carries
+// no artifact — no digit, no path or URL, no code span, no identifier with
+// an underscore, a dot or an inner capital (snake_case, pkg.Func,
+// camelCase; a word in capitals alone, such as OK or API, is none).
 // Messages of other roles are never filler. [Options.DistillNovel] skips
 // filler.
 func IsFiller(role Role, text string) bool {
@@ -280,7 +281,7 @@ func IsFiller(role Role, text string) bool {
 
 // hasArtifact reports whether text holds something worth keeping verbatim:
 // a digit, a slash, a backquote, or a word with an underscore, an inner dot
-// or an inner capital letter.
+// or an inner capital letter (see innerCapital).
 func hasArtifact(text string) bool {
 	if strings.ContainsAny(text, "0123456789/`\\") {
 		return true
@@ -293,13 +294,23 @@ func hasArtifact(text string) bool {
 		if i := strings.IndexByte(w, '.'); i > 0 && i < len(w)-1 {
 			return true
 		}
-		for j, r := range w {
-			if j > 0 && unicode.IsUpper(r) {
-				return true
-			}
+		if innerCapital(w) {
+			return true
 		}
 	}
 	return false
+}
+
+// innerCapital reports whether w has a capital letter after its first
+// character and a lower-case letter somewhere (camelCase, HTTPServer): a
+// word in capitals alone (OK, API) is not an identifier.
+func innerCapital(w string) bool {
+	inner, lower := false, false
+	for j, r := range w {
+		inner = inner || (j > 0 && unicode.IsUpper(r))
+		lower = lower || unicode.IsLower(r)
+	}
+	return inner && lower
 }
 
 // EpisodeConfidence is the confidence of a compaction episode memory.

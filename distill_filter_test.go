@@ -24,6 +24,10 @@ func TestIsFiller(t *testing.T) {
 		{chitta.RoleAssistant, "Let me check the configuration loader once more.", true},
 		{chitta.RoleAssistant, "You’re right, let me take another look at that.", true},
 		{chitta.RoleAssistant, "Okay", true},
+		{chitta.RoleAssistant, "OK, I'll take care of that for you right away.", true}, // an opener in capitals
+		{chitta.RoleAssistant, "OK.", true},
+		{chitta.RoleAssistant, "Sure! Let me check the API docs again.", true},                 // an acronym is no identifier
+		{chitta.RoleAssistant, "Let me look at HTTPServer in the hook.", false},                // mixed case
 		{chitta.RoleAssistant, "Let me run `go test ./...` first.", false},                     // a code span
 		{chitta.RoleAssistant, "Let me open internal/scan/dots.go and read it.", false},        // a path
 		{chitta.RoleAssistant, "Great, the p99 latency dropped to 40 ms.", false},              // a number

@@ -29,8 +29,9 @@ var (
 
 	// ErrInvalidMessages reports input that [ParseMessages] cannot read:
 	// malformed JSON, a non-array, a message without a role, or content of
-	// the wrong type. The error is a [*MessageError] when one message is at
-	// fault.
+	// the wrong type; and a [Message.Raw] that is not valid JSON, which
+	// [MarshalMessages] cannot write. The error is a [*MessageError] when
+	// one message is at fault.
 	ErrInvalidMessages = errors.New("chitta: invalid messages")
 
 	// ErrInvalidConversation reports a conversation that chat providers

@@ -96,7 +96,9 @@ func (m Message) MarshalJSON() ([]byte, error) {
 // what each message's MarshalJSON returns: for parsed messages, their
 // original JSON objects byte for byte (white space, key order, escapes and
 // number spellings included). [json.Marshal] on a []Message gives the same
-// JSON values but compacts each object and escapes <, > and &.
+// JSON values but compacts each object and escapes <, > and &. A Raw that
+// is not valid JSON is an error (a [*MessageError] wrapping
+// [ErrInvalidMessages] naming the message), as it is for json.Marshal.
 func MarshalMessages(msgs []Message) ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('[')
@@ -108,15 +110,25 @@ func MarshalMessages(msgs []Message) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("message %d: %w", i, err)
 		}
+		if len(msgs[i].Raw) > 0 && !json.Valid(raw) {
+			return nil, &MessageError{Index: i, Field: "Raw", Msg: "not valid JSON", Err: ErrInvalidMessages}
+		}
 		b.Write(raw)
 	}
 	b.WriteByte(']')
 	return b.Bytes(), nil
 }
 
-// UnmarshalJSON reads one OpenAI- or Anthropic-format message object, as
-// [ParseMessages] does for each element of an array (legacy function_call
-// linkage, which spans two messages, needs ParseMessages).
+// UnmarshalJSON reads one message object of any shape [ParseMessages]
+// reads, as ParseMessages does for each element of an array, but alone:
+// linkage that spans messages needs ParseMessages. json.Unmarshal into a
+// []Message reads each element alone too, so a legacy function_call and
+// the "function" message answering it, a Responses reasoning item and the
+// item after it, and genai function calls without IDs and their responses
+// are not linked: the call is left without a result (an ID holding "@-1",
+// the same in every message read alone), which [Validate] reports, and
+// [Compact] may keep the call apart from the message that answers it. Decode a
+// conversation with ParseMessages.
 func (m *Message) UnmarshalJSON(data []byte) error {
 	var p parser
 	msg, err := p.parse(-1, data)

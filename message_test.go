@@ -242,3 +242,60 @@ func TestMarshalMessagesIsByteExact(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(std), `\u003c`)
 }
+
+// TestMarshalMessagesInvalidRaw: a Raw that is not valid JSON (cut short,
+// edited by hand) is an error naming the message, as json.Marshal's is,
+// never an array the provider cannot read.
+func TestMarshalMessagesInvalidRaw(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []string{`{"role":"user","content":"hi"`, `{"role":"user"} {"role":"user"}`, `{"role":"user","content":"hi"},{"role":"assistant"}`, ` `} {
+		msgs := []chitta.Message{
+			{Role: chitta.RoleUser, Content: "fine"},
+			{Role: chitta.RoleUser, Content: "hi", Raw: json.RawMessage(raw)},
+		}
+		_, stdErr := json.Marshal(msgs)
+		require.Error(t, stdErr, "json.Marshal refuses %q", raw)
+		out, err := chitta.MarshalMessages(msgs)
+		require.ErrorIs(t, err, chitta.ErrInvalidMessages, "%q gave %s", raw, out)
+		var me *chitta.MessageError
+		require.ErrorAs(t, err, &me)
+		assert.Equal(t, 1, me.Index)
+		assert.Equal(t, "Raw", me.Field)
+		assert.Nil(t, out)
+	}
+}
+
+// TestUnmarshalJSONReadsAlone: json.Unmarshal into a []Message reads each
+// element alone, so linkage that spans messages is missing (and Validate
+// says so), while ParseMessages links it; Message.UnmarshalJSON's doc
+// says so.
+func TestUnmarshalJSONReadsAlone(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, data string }{
+		{"legacy function_call", `[{"role":"user","content":"hi"},{"role":"assistant","content":null,"function_call":{"name":"f","arguments":"{}"}},{"role":"function","name":"f","content":"ok"}]`},
+		{"responses reasoning", `[{"role":"user","content":"hi"},{"type":"reasoning","id":"rs_1","summary":[]},{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c1","output":"ok"}]`},
+		{"genai call without id", `[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{}}}]}]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			parsed, err := chitta.ParseMessages([]byte(tt.data))
+			require.NoError(t, err)
+			require.NoError(t, chitta.Validate(parsed), "ParseMessages links the messages")
+			var alone []chitta.Message
+			require.NoError(t, json.Unmarshal([]byte(tt.data), &alone))
+			require.Len(t, alone, len(parsed))
+			err = chitta.Validate(alone)
+			require.ErrorIs(t, err, chitta.ErrInvalidConversation, "read alone, the call has no result")
+			var synthetic []string
+			for _, m := range alone {
+				for _, id := range m.ToolCallIDs {
+					if strings.Contains(id, "@-1") {
+						synthetic = append(synthetic, id)
+					}
+				}
+			}
+			assert.Len(t, synthetic, 1, "the unanswered call's ID ends in @-1")
+		})
+	}
+}

@@ -32,6 +32,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -102,7 +103,11 @@ type Options struct {
 
 	// MaxInputBytes truncates each text (at a UTF-8 boundary) before
 	// sending it, so that a huge tool output does not exceed the model's
-	// context and fail the whole batch. 0 means DefaultMaxInputBytes
+	// context and fail the whole batch. A text that starts with more white
+	// space than that is cut after its white space instead (servers reject
+	// a blank input); one whose first character after it is longer than
+	// MaxInputBytes is not sent and gets a zero vector, as an empty text
+	// does. 0 means DefaultMaxInputBytes
 	// (16 KiB, roughly 4 000 tokens); negative means no truncation. Servers
 	// with short contexts (512-token BERT models) should truncate
 	// themselves (TEI --auto-truncate; Ollama truncates by default).
@@ -186,7 +191,7 @@ func New(opts *Options) (*Embedder, error) {
 	if e.minBackoff > e.maxBackoff {
 		return nil, fmt.Errorf("%w: MinBackoff %v > MaxBackoff %v", ErrInvalidOption, e.minBackoff, e.maxBackoff)
 	}
-	e.client = guardRedirects(e.client, e.key != "")
+	e.client = guardRedirects(e.client, e.key != "", e.scrub)
 	return e, nil
 }
 
@@ -195,8 +200,9 @@ func New(opts *Options) (*Embedder, error) {
 // redirect to another origin (scheme, host and port): net/http keeps the
 // Authorization header on a redirect to the same host name on another
 // port, which may be another program. c's own CheckRedirect still runs for
-// the redirects allowed.
-func guardRedirects(c *http.Client, withKey bool) *http.Client {
+// the redirects allowed. scrub removes the key from the refusal's text (a
+// server may echo it into the redirect's URL).
+func guardRedirects(c *http.Client, withKey bool, scrub func(string) string) *http.Client {
 	if c == nil {
 		c = http.DefaultClient
 	}
@@ -204,7 +210,7 @@ func guardRedirects(c *http.Client, withKey bool) *http.Client {
 	next := c.CheckRedirect
 	guarded.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if withKey && len(via) > 0 && origin(req.URL) != origin(via[0].URL) {
-			return fmt.Errorf("%w: %s to %s", ErrCrossOriginRedirect, origin(via[0].URL), redactURL(req.URL.String()))
+			return fmt.Errorf("%w: %s to %s", ErrCrossOriginRedirect, scrub(origin(via[0].URL)), scrub(redactURL(req.URL.String())))
 		}
 		if next != nil {
 			return next(req, via)
@@ -312,7 +318,8 @@ func (e *Embedder) Dimensions() int {
 
 // Embed returns one vector per text, in order, sending the texts in
 // batches of at most [Options.MaxBatch] per request. Texts that are empty
-// or white space are not sent (servers reject them): they get a zero
+// or white space, or that [Options.MaxInputBytes] cuts to nothing, are
+// not sent (servers reject them): they get a zero
 // vector, which chitta treats as "no embedding"; if every text is empty and
 // the dimension is not yet known, Embed returns [ErrNoInput].
 //
@@ -332,10 +339,11 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	var send []string
 	var owner []int
 	for i, t := range texts {
+		t = cut(t, e.maxInput)
 		if strings.TrimSpace(t) == "" {
 			continue
 		}
-		send = append(send, truncate(t, e.maxInput))
+		send = append(send, t)
 		owner = append(owner, i)
 	}
 	for lo := 0; lo < len(send); lo += e.maxBatch {
@@ -363,6 +371,19 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 		}
 	}
 	return out, nil
+}
+
+// cut returns the text sent for t under MaxInputBytes n: t cut to n bytes,
+// or, when that keeps only white space (t starts with more than n bytes of
+// it), t without its leading white space cut to n bytes, so that a text
+// with something to embed is never sent blank (servers reject a blank
+// input and the whole batch with it). The result is blank when t is, or
+// when n is smaller than the first character after the white space.
+func cut(t string, n int) string {
+	if c := truncate(t, n); strings.TrimSpace(c) != "" || c == t {
+		return c
+	}
+	return truncate(strings.TrimLeftFunc(t, unicode.IsSpace), n)
 }
 
 // truncate cuts t to at most n bytes at a UTF-8 boundary; n < 0 means no
@@ -449,7 +470,7 @@ func (e *Embedder) post(ctx context.Context, body []byte) ([]byte, time.Duration
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {
-			ue.URL = redactURL(ue.URL)
+			ue.URL = e.scrub(redactURL(ue.URL)) // the URL of a redirect may carry an echo of the key
 		}
 		if errors.Is(err, ErrCrossOriginRedirect) {
 			return nil, -1, err // not worth retrying

@@ -289,6 +289,35 @@ func TestEmbedTruncates(t *testing.T) {
 	assert.Equal(t, []string{"héll", "abc"}, srv.requests[0].Input, "cut at a rune boundary within 5 bytes")
 }
 
+// TestEmbedTruncatesNeverBlank: a cut that keeps only white space is not
+// sent as it is, since servers reject a blank input and the whole batch
+// with it (OpenAI: 400 "'$.input' is invalid").
+func TestEmbedTruncatesNeverBlank(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, func(_ int, req request, w http.ResponseWriter) {
+		for _, in := range req.Input {
+			if strings.TrimSpace(in) == "" {
+				w.WriteHeader(http.StatusBadRequest)
+				io.WriteString(w, `{"error":{"message":"'$.input' is invalid"}}`)
+				return
+			}
+		}
+		openAIAnswer(w, req, 2, nil)
+	})
+	e, _ := newTest(t, srv, Options{MaxInputBytes: 8})
+	vecs, err := e.Embed(t.Context(), []string{strings.Repeat(" ", 20) + "\n\tcontent after blanks", "abc", "é" + strings.Repeat("x", 20)})
+	require.NoError(t, err)
+	require.Len(t, vecs, 3)
+	assert.Equal(t, []string{"content ", "abc", "éxxxxxx"}, srv.requests[0].Input,
+		"a text cut to white space is cut after its leading white space instead")
+
+	e1, _ := newTest(t, srv, Options{MaxInputBytes: 1, Dimensions: 2})
+	vecs, err = e1.Embed(t.Context(), []string{"éa", "b"})
+	require.NoError(t, err, "a text whose first character is longer than MaxInputBytes is not sent")
+	assert.Equal(t, [][]float32{{0, 0}, vectorFor("b", 2)}, vecs, "it gets a zero vector, as an empty text does")
+	assert.Equal(t, []string{"b"}, srv.requests[len(srv.requests)-1].Input)
+}
+
 func TestEmbedBadAnswers(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

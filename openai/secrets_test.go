@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -206,4 +207,31 @@ func TestSecretForms(t *testing.T) {
 		assert.GreaterOrEqual(t, len(forms[i-1]), len(forms[i]), "longest first")
 		assert.NotEqual(t, forms[i-1], forms[i])
 	}
+}
+
+// TestRedirectErrorChainHasNoKey: a server that puts the key in the path
+// of a redirect (an echo, as servers echo it in error bodies) gets no
+// error in the chain Embed returns that carries it: not the outer text,
+// nor the *url.Error or the refusal it wraps.
+func TestRedirectErrorChainHasNoKey(t *testing.T) {
+	t.Parallel()
+	const key = "sk-redirect-ECHO-0123456789"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		http.Redirect(w, r, "http://other.invalid/echo/"+token, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(srv.Close)
+	e, err := New(&Options{BaseURL: srv.URL, Model: "m", APIKey: key})
+	require.NoError(t, err)
+	_, err = e.Embed(t.Context(), []string{"x"})
+	require.ErrorIs(t, err, ErrCrossOriginRedirect)
+	depth := 0
+	for u := err; u != nil; u = errors.Unwrap(u) {
+		assert.NotContains(t, u.Error(), key, "error %d of the chain (%T)", depth, u)
+		depth++
+	}
+	assert.GreaterOrEqual(t, depth, 3, "the redaction, the *url.Error and the refusal")
+	var ue *url.Error
+	require.ErrorAs(t, err, &ue)
+	assert.NotContains(t, ue.URL, key)
 }
