@@ -556,8 +556,8 @@ func TestCompactorCoveredDroppedPctBetweenCompactions(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	a, b, c := text("a", 10), text("b", 30), text("c", 5)
-	store := &fakes.Store{Memories: []chitta.Memory{{ID: "a", Vector: fakes.SeededVector(a, 8)}}}
-	opts := &chitta.Options{Embedder: fakes.SeededEmbedder{Dims: 8}, Store: store, KeepLast: 1, Tokens: words}
+	store := &chittatest.Store{Memories: []chitta.Memory{{ID: "a", Vector: chittatest.SeededVector(a, 8)}}}
+	opts := &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: 8}, Store: store, KeepLast: 1, Tokens: words}
 	comp, err := chitta.NewCompactor(opts, chitta.Policy{MaxTokens: 44, TargetTokens: 1})
 	require.NoError(t, err)
 	msgs := []chitta.Message{msg(chitta.RoleUser, a), msg(chitta.RoleUser, b), msg(chitta.RoleUser, c)}
