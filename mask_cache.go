@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // MaskCache remembers, across [Compact] calls, what observation masking
@@ -19,12 +20,21 @@ import (
 // long-lived owner (an agent loop, a [Compactor]) creates one and passes
 // it to every call. Results equal an uncached Compact's.
 //
-// Entries are keyed by the message's content, never by its address: a
-// 64-bit [maphash] hash (per-cache random seed) of its Raw (of its Content
-// when Raw is nil) with its role, its tool call and result IDs and the
-// lengths of its Raw and Content, like [CachedTokenCounter]'s key (a wrong
-// entry needs two messages with the same lengths, role and IDs whose
-// hashes collide, ~2⁻⁶⁴ per pair). The values listed from a message's
+// Entries are keyed by the message's content, never by its address alone:
+// a 64-bit [maphash] hash (per-cache random seed) of its Raw (of its
+// Content when Raw is nil) with its role, its tool call and result IDs and
+// the lengths of its Raw and Content, like [CachedTokenCounter]'s key (a
+// wrong entry needs two messages with the same lengths, role and IDs whose
+// hashes collide, ~2⁻⁶⁴ per pair). Raw is hashed on every call, since its
+// bytes may change in place; a Content of 512 bytes or more of a message
+// without Raw is hashed once for as long as the cache holds that string:
+// Go strings never change, so the cache keeps its hash under the address
+// and length of its bytes, and holding that address keeps the string
+// alive, so that no other string can take it (a string made with
+// [unsafe.String] over bytes written again later breaks that, as it breaks
+// Go's rules). The strings so held are long Contents of messages of the
+// last two calls (a loop holds them anyway), at most about twice as many
+// as the current call meets. The values listed from a message's
 // Content are reused only while a hash of the part of the Content they
 // were read from (at most 32 KiB) is unchanged; the words of a kept
 // message are keyed by a hash of those 32 KiB of its Content with their
@@ -49,8 +59,10 @@ import (
 // result position, up to 32 listed values of at most 40 bytes each, and,
 // for a message holding several tool results, a copy of their text; the
 // words of a message, kept on the same terms, take 8 bytes each (a
-// hash), a form's count about 40 bytes, and a returned form its
-// rewritten Raw and Content besides. The
+// hash), a form's count about 40 bytes, a returned form its
+// rewritten Raw and Content besides, and a long Content held by its
+// identity about 50 bytes (and the string itself, while the cache holds
+// it). The
 // zero value is ready to use; a nil *MaskCache caches nothing. A MaskCache
 // is safe for concurrent use by any number of calls.
 type MaskCache struct {
@@ -64,10 +76,14 @@ type MaskCache struct {
 
 	words        map[cacheKey]wordsSlot // by the text they were read from
 	touchedWords int
-	forms        map[formKey]formSlot // token counts of placeholder forms (mask_forms.go), under counter
-	counter      any
-	touchedForms int
-	stats        MaskCacheStats
+	// idents holds the hashes of long Contents of messages without Raw
+	// by the strings' identities (contentHash).
+	idents        map[strIdent]identSlot
+	touchedIdents int
+	forms         map[formKey]formSlot // token counts of placeholder forms (mask_forms.go), under counter
+	counter       any
+	touchedForms  int
+	stats         MaskCacheStats
 }
 
 // MaskCacheStats counts the work of a [MaskCache].
@@ -119,9 +135,43 @@ func (c *MaskCache) init() {
 	})
 }
 
-// key returns the cache key of m.
-func (c *MaskCache) key(m *Message) cacheKey {
+// lookup returns the cache key of m and its entry (nil when none).
+func (c *MaskCache) lookup(m *Message) (cacheKey, *maskEntry) {
 	c.init()
+	hdr := c.header(m)
+	if len(m.Raw) > 0 {
+		k := cacheKey{maphash.Bytes(c.seeds[0], m.Raw), hdr}
+		return k, c.get(k)
+	}
+	if len(m.Content) < minIdent {
+		k := cacheKey{maphash.String(c.seeds[0], m.Content), hdr}
+		return k, c.get(k)
+	}
+	// A long Content met at the same address: its hash under the same
+	// lock as the entry.
+	id := strIdent{unsafe.StringData(m.Content), len(m.Content)}
+	c.mu.Lock()
+	slot, ok := c.idents[id]
+	if ok {
+		c.stampIdent(id, slot)
+		k := cacheKey{slot.hash, hdr}
+		e := c.getLocked(k)
+		c.mu.Unlock()
+		return k, e
+	}
+	c.mu.Unlock()
+	h := maphash.String(c.seeds[0], m.Content)
+	k := cacheKey{h, hdr}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	storeSlot(&c.idents, id, identSlot{h, c.call}, c.call, &c.touchedIdents)
+	return k, c.getLocked(k)
+}
+
+// header returns the second word of m's cache key: a hash of its role and
+// IDs with the lengths of its Raw and Content (the first is the hash of
+// its Raw, else of its Content).
+func (c *MaskCache) header(m *Message) uint64 {
 	var h maphash.Hash
 	h.SetSeed(c.seeds[2])
 	h.WriteString(string(m.Role))
@@ -132,13 +182,39 @@ func (c *MaskCache) key(m *Message) cacheKey {
 			h.WriteByte(1)
 		}
 	}
-	var body uint64
-	if len(m.Raw) > 0 {
-		body = maphash.Bytes(c.seeds[0], m.Raw)
-	} else {
-		body = maphash.String(c.seeds[0], m.Content)
+	return h.Sum64() ^ uint64(len(m.Raw))<<32 ^ uint64(len(m.Content))
+}
+
+// strIdent identifies a string by the address of its bytes and its
+// length. A Go string's bytes never change, and a map key holding their
+// address keeps them from being freed (and the address from being given
+// to another string) while the key is in the map: two strings of one
+// identity met while the cache holds it are equal.
+type strIdent struct {
+	p *byte
+	n int
+}
+
+// identSlot is the hash (seed 0) of a string the cache holds by its
+// identity.
+type identSlot struct {
+	hash uint64
+	call uint64 // the last call that used it
+}
+
+// minIdent is the shortest Content whose hash lookup remembers by the
+// string's identity: for a shorter one, hashing it costs about what
+// looking it up does.
+const minIdent = 512
+
+// stampIdent stores slot as the slot of id, stamped with this call (c.mu
+// held): a slot stamped by another call (or new) is counted as touched.
+func (c *MaskCache) stampIdent(id strIdent, slot identSlot) {
+	if slot.call != c.call {
+		slot.call = c.call
+		c.idents[id] = slot
+		c.touchedIdents++
 	}
-	return cacheKey{body, h.Sum64() ^ uint64(len(m.Raw))<<32 ^ uint64(len(m.Content))}
 }
 
 // valuesKey returns the hash of what listValues reads of text (0 when it
@@ -154,6 +230,11 @@ func (c *MaskCache) valuesKey(text string) uint64 {
 func (c *MaskCache) get(k cacheKey) *maskEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.getLocked(k)
+}
+
+// getLocked is get with c.mu held.
+func (c *MaskCache) getLocked(k cacheKey) *maskEntry {
 	s, ok := c.entries[k]
 	if !ok {
 		c.stats.Misses++
@@ -172,14 +253,23 @@ func (c *MaskCache) get(k cacheKey) *maskEntry {
 func (c *MaskCache) put(k cacheKey, e *maskEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.entries == nil {
-		c.entries = make(map[cacheKey]maskSlot)
-	}
-	if s, ok := c.entries[k]; !ok || s.call != c.call {
-		c.touched++
-	}
-	c.entries[k] = maskSlot{e, c.call}
+	storeSlot(&c.entries, k, maskSlot{e, c.call}, c.call, &c.touched)
 }
+
+// storeSlot stores s under k in *m (made when nil), counting in touched a
+// key that call had not stamped yet.
+func storeSlot[K comparable, S interface{ lastCall() uint64 }](m *map[K]S, k K, s S, call uint64, touched *int) {
+	if *m == nil {
+		*m = make(map[K]S)
+	}
+	if old, ok := (*m)[k]; !ok || old.lastCall() != call {
+		*touched++
+	}
+	(*m)[k] = s
+}
+
+func (s maskSlot) lastCall() uint64  { return s.call }
+func (s identSlot) lastCall() uint64 { return s.call }
 
 // done ends a call: entries used neither by it nor by the previous one
 // are dropped once the cache holds more than twice its entries plus 1 024.
@@ -207,8 +297,15 @@ func (c *MaskCache) done() {
 			}
 		}
 	}
+	if len(c.idents) > 2*c.touchedIdents { // no slack: they hold the callers' strings
+		for k, s := range c.idents {
+			if s.call+1 < c.call {
+				delete(c.idents, k)
+			}
+		}
+	}
 	c.call++
-	c.touched, c.touchedWords, c.touchedForms = 0, 0, 0
+	c.touched, c.touchedWords, c.touchedForms, c.touchedIdents = 0, 0, 0, 0
 }
 
 // wordsSlot is a cached list of word hashes (see wordsOf).
@@ -372,8 +469,8 @@ func (p *pass) load(o *resolved, i int) *msgInfo {
 	if cache == nil {
 		return inf
 	}
-	inf.key = cache.key(&p.msgs[i])
-	e := cache.get(inf.key)
+	var e *maskEntry
+	inf.key, e = cache.lookup(&p.msgs[i])
 	if e == nil {
 		return inf
 	}

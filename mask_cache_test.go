@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -366,4 +367,88 @@ func TestMaskCacheUncomparableCounter(t *testing.T) {
 			assert.Equal(t, uncached.Messages, res.Messages, "seed %d", seed)
 		}
 	}
+}
+
+// A MaskCache never serves a changed message what it read from the
+// message before: with one cache, compacting a conversation again after
+// one of its messages changed — a Raw written over in place (the same
+// slice, the same length, one byte of the called tool's name different), a long
+// Content of a message built in Go replaced by one of the same length
+// with one byte different, a Content that is a longer prefix of the same
+// bytes (the same address, another length), and Contents made afresh on
+// every call, which the allocator may place where a dropped one was —
+// gives what an uncached Compact gives, every time. It fails if the cache
+// knows a Raw by its address, a Content by its length, or holds a
+// Content's address without keeping the string alive.
+func TestMaskCacheChangedMessage(t *testing.T) {
+	t.Parallel()
+	payload := func(v string) string { // a long JSON result listing v
+		return `{"code": "` + v + `", "user": "mia_li_3668", "note": "` + strings.Repeat("words ", 120) + `"}`
+	}
+	goConv := func(content string) []chitta.Message { // built in Go: no Raw
+		return []chitta.Message{
+			{Role: chitta.RoleUser, Content: "find it"},
+			{Role: chitta.RoleAssistant, Content: "lookup", ToolCallIDs: []string{"c1"}},
+			{Role: chitta.RoleTool, Content: content, ToolResultIDs: []string{"c1"}},
+			{Role: chitta.RoleAssistant, Content: "lookup", ToolCallIDs: []string{"c2"}},
+			{Role: chitta.RoleTool, Content: "small", ToolResultIDs: []string{"c2"}},
+			{Role: chitta.RoleUser, Content: "next"},
+		}
+	}
+	wire := `[{"role":"user","content":"find it"},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"lookup","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"c1","content":` + string(jsonQuote(payload("HAT028"))) + `},` +
+		`{"role":"assistant","content":null,"tool_calls":[{"id":"c2","type":"function","function":{"name":"lookup","arguments":"{}"}}]},` +
+		`{"role":"tool","tool_call_id":"c2","content":"small"},` +
+		`{"role":"user","content":"next"}]`
+	wireConv, err := chitta.ParseMessages([]byte(wire))
+	require.NoError(t, err)
+	require.NotEmpty(t, wireConv[1].Raw)
+	long := payload("HAT028") + payload("JG7FMM")
+
+	steps := []struct {
+		name   string
+		change func() []chitta.Message // the conversation after the change
+		want   string                  // what the masked result's placeholder must show
+	}{
+		{"raw as parsed", func() []chitta.Message { return wireConv }, "lookup output elided"},
+		{"raw written over in place", func() []chitta.Message {
+			raw := wireConv[1].Raw // the call: the result is named after it
+			at := strings.Index(string(raw), `"name":"lookup"`) + len(`"name":"lookup`) - 1
+			raw[at] = 'q' // "lookuq": the same slice, the same length
+			return wireConv
+		}, "lookuq output elided"},
+		{"content", func() []chitta.Message { return goConv(payload("HAT028")) }, "HAT028"},
+		{"content again", func() []chitta.Message { return goConv(payload("HAT028")) }, "HAT028"},
+		{"one byte different", func() []chitta.Message { return goConv(payload("HAT029")) }, "HAT029"},
+		{"prefix of one buffer", func() []chitta.Message { return goConv(long[:len(long)/2]) }, "HAT028"},
+		{"longer prefix of it", func() []chitta.Message { return goConv(long) }, "JG7FMM"},
+	}
+	for k := range 64 { // fresh strings of one length, dropped after each call
+		v := fmt.Sprintf("ZX%04d", k)
+		steps = append(steps, struct {
+			name   string
+			change func() []chitta.Message
+			want   string
+		}{"fresh " + v, func() []chitta.Message {
+			runtime.GC() // free the strings of the calls before
+			return goConv(strings.Clone(payload(v)))
+		}, v})
+	}
+	cache := chitta.NewMaskCache()
+	for _, step := range steps {
+		in := step.change()
+		var got [2]*chitta.Result
+		for k, c := range []*chitta.MaskCache{nil, cache} {
+			res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 1, Mask: &chitta.MaskOptions{KeepRecent: 1, Cache: c}})
+			require.NoError(t, err, step.name)
+			got[k] = res
+		}
+		require.Equal(t, got[0].Messages, got[1].Messages, step.name)
+		require.Equal(t, got[0].Scores, got[1].Scores, step.name)
+		require.Equal(t, got[0].Stats, got[1].Stats, step.name)
+		require.Equal(t, 1, got[1].Stats.Masked, step.name)
+		assert.Contains(t, got[1].Messages[2].Content, step.want, step.name)
+	}
+	assert.Positive(t, cache.Stats().Hits, "unchanged messages are read from the cache")
 }

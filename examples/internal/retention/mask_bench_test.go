@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,7 +27,15 @@ import (
 // the budget of the mask-tau-nonsystem rows, where the argument-recall
 // figures are quoted: budgets[k] is floor(0.3 × the prefix's non-system
 // tokens) plus its system prompt's (chitta.Options.MaxTokens); 0 elsewhere.
+// A name ending in "-noraw" ("tau-outside-noraw", "claude-noraw") gives the
+// cuts of the data set it names with every message's Raw nil, as the
+// typed adapters build them (the Content, roles and IDs unchanged; the
+// cuts of a run share their messages, as a loop's conversation does).
 func maskBenchCuts(b testing.TB, data string) (prefixes [][]chitta.Message, queries []string, runs, budgets []int) {
+	if base, ok := strings.CutSuffix(data, "-noraw"); ok {
+		prefixes, queries, runs, budgets = maskBenchCuts(b, base)
+		return withoutRaw(prefixes), queries, runs, budgets
+	}
 	switch data {
 	case "tau", "tau-outside":
 		dir := shareddata.ForTest(b, "agent-trajectories")
@@ -84,6 +93,27 @@ func maskBenchCuts(b testing.TB, data string) (prefixes [][]chitta.Message, quer
 	return prefixes, queries, runs, budgets
 }
 
+// withoutRaw returns copies of prefixes whose messages have Raw nil; the
+// copies of prefixes that share a message (the cuts of a run) share its
+// copy.
+func withoutRaw(prefixes [][]chitta.Message) [][]chitta.Message {
+	copies := map[*chitta.Message]chitta.Message{}
+	out := make([][]chitta.Message, len(prefixes))
+	for k, p := range prefixes {
+		out[k] = make([]chitta.Message, len(p))
+		for i := range p {
+			c, ok := copies[&p[i]]
+			if !ok {
+				c = p[i]
+				c.Raw = nil
+				copies[&p[i]] = c
+			}
+			out[k][i] = c
+		}
+	}
+	return out
+}
+
 // The benchmark's one-shot and loop settings compute the same
 // compactions: on every shared cut, compacted with masking off and on,
 // in a cold one-shot setting (HashEmbedder, EstimateTokens, no MaskCache)
@@ -93,7 +123,7 @@ func maskBenchCuts(b testing.TB, data string) (prefixes [][]chitta.Message, quer
 // Kept, Scores and Stats are equal.
 func TestMaskLoopSameOutput(t *testing.T) {
 	t.Parallel()
-	for _, data := range []string{"tau", "tau-outside", "claude"} {
+	for _, data := range []string{"tau", "tau-outside", "claude", "tau-outside-noraw", "claude-noraw"} {
 		t.Run(data, func(t *testing.T) {
 			t.Parallel()
 			prefixes, queries, runs, budgets := maskBenchCuts(t, data)
@@ -139,7 +169,8 @@ func TestMaskLoopSameOutput(t *testing.T) {
 }
 
 // BenchmarkMask compacts the masking evaluation's cuts of the shared data
-// (see maskBenchCuts: tau, tau-outside, claude) at ratio 0.3 with masking
+// (see maskBenchCuts: tau, tau-outside, claude, and tau-outside-noraw and
+// claude-noraw, their messages without Raw) at ratio 0.3 with masking
 // off (the baseline) and on (MaskOptions defaults). Every interleaved-* arm alternates the two on every cut and
 // reports on/off, the ratio of their summed CPU times on this thread:
 // drift in the machine's load falls on both alike, and other processes'
@@ -164,7 +195,7 @@ func TestMaskLoopSameOutput(t *testing.T) {
 // (wall time, allocations). It needs the shared data (../shared/data) and
 // skips without it.
 func BenchmarkMask(b *testing.B) {
-	for _, data := range []string{"tau", "tau-outside", "claude"} {
+	for _, data := range []string{"tau", "tau-outside", "claude", "tau-outside-noraw", "claude-noraw"} {
 		b.Run("data="+data, func(b *testing.B) {
 			prefixes, queries, runs, budgets := maskBenchCuts(b, data)
 			compact := func(ctx context.Context, k int, o chitta.Options) {
