@@ -597,6 +597,7 @@ func (p *pass) selectUnits(o *resolved) {
 	}
 	p.novelFirst(o, cands)
 	var loads map[string][]int // tools loaded by tool search (deferred.go), once needed
+	var names map[int][]idName // the calls of the messages loadersToPin has read
 	for {
 		p.fill(o, cands, pinned)
 		if o.FreeSelection {
@@ -616,9 +617,10 @@ func (p *pass) selectUnits(o *resolved) {
 			if loads = p.toolLoads(); loads == nil {
 				return
 			}
+			names = make(map[int][]idName)
 		}
 		more := false
-		for _, j := range p.loadersToPin(loads) {
+		for _, j := range p.loadersToPin(loads, names) {
 			if u := p.scores[j].Unit; !pinned[u] {
 				pinned[u], more = true, true
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 )
 
 // Deferred tools (Anthropic tool search). A tool declared with
@@ -44,35 +45,30 @@ func (p *pass) toolLoads() map[string][]int {
 	return loads
 }
 
-// referenceBlock is the part of a content block toolReferences reads.
-type referenceBlock struct {
-	Type     string          `json:"type"`
-	ToolName string          `json:"tool_name"`
-	Content  json.RawMessage `json:"content"`
-}
-
 // toolReferences returns the tool names of the tool_reference blocks in
-// the content of a message object's tool_result blocks (nil for malformed
-// JSON, which ParseMessages has rejected in any case).
+// the content of a message object's tool_result blocks; a malformed
+// block gives none (ParseMessages has rejected it in any case).
 func toolReferences(raw json.RawMessage) []string {
-	var m struct {
-		Content []referenceBlock `json:"content"`
-	}
-	if json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
+	b := []byte(raw)
 	var out []string
-	for _, b := range m.Content {
-		if b.Type != "tool_result" {
+	for it := newMembers(b, 0); it.next(); {
+		if !it.is("content") || b[it.start()] != '[' {
 			continue
 		}
-		var inner []referenceBlock
-		if json.Unmarshal(b.Content, &inner) != nil {
-			continue // string content
-		}
-		for _, r := range inner {
-			if r.Type == "tool_reference" && r.ToolName != "" {
-				out = append(out, r.ToolName)
+		for el := newElements(b, it.start()); el.next(); {
+			typ, content, end := memberPair(b, el.start(), "type", "content")
+			el.setEnd(end)
+			if t, _ := stringAt(b, typ); t != "tool_result" || content.end == 0 || b[content.start] != '[' {
+				continue // not a result, or one with string content
+			}
+			for in := newElements(b, content.start); in.next(); {
+				typ, name, end := memberPair(b, in.start(), "type", "tool_name")
+				in.setEnd(end)
+				if t, _ := stringAt(b, typ); t == "tool_reference" {
+					if n, _ := stringAt(b, name); n != "" {
+						out = append(out, n)
+					}
+				}
 			}
 		}
 	}
@@ -83,18 +79,33 @@ func toolReferences(raw json.RawMessage) []string {
 // of a loaded tool (loads, from toolLoads) has one kept: for each such
 // call with no kept message loading its tool, the nearest loading message
 // before it (none when the call comes before every load: the tool was not
-// deferred then). The result is ascending and may repeat nothing.
-func (p *pass) loadersToPin(loads map[string][]int) []int {
+// deferred then). The calls are read from Raw (callNamesIn) only for a
+// message whose Content names a loaded tool, as ParseMessages writes it.
+// names caches each message's calls between the rounds of one selection. The result is ascending, without repeats.
+func (p *pass) loadersToPin(loads map[string][]int, names map[int][]idName) []int {
 	if len(loads) == 0 {
 		return nil
+	}
+	first := len(p.msgs) // the first loading message
+	for _, ls := range loads {
+		first = min(first, ls[0])
 	}
 	var out []int
 	for _, i := range p.free {
 		m := &p.msgs[i]
-		if !p.scores[i].Kept || len(m.ToolCallIDs) == 0 || len(m.Raw) == 0 {
-			continue
+		if i <= first || !p.scores[i].Kept || len(m.ToolCallIDs) == 0 || len(m.Raw) == 0 {
+			continue // a call before every load needs none
 		}
-		calls, _ := callNamesIn(m.Raw, i)
+		calls, ok := names[i]
+		if !ok {
+			// ParseMessages writes every call's name into Content: a
+			// message naming no loaded tool there calls none (and its
+			// Raw, large tool inputs included, need not be read).
+			if mentions(m.Content, loads) {
+				calls, _ = callNamesIn(m.Raw, i)
+			}
+			names[i] = calls
+		}
 		for _, c := range calls {
 			ls := loads[c.name]
 			if len(ls) == 0 || slices.ContainsFunc(ls, func(j int) bool { return p.scores[j].Kept }) {
@@ -111,4 +122,14 @@ func (p *pass) loadersToPin(loads map[string][]int) []int {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// mentions reports whether text contains the name of a tool in loads.
+func mentions(text string, loads map[string][]int) bool {
+	for name := range loads {
+		if strings.Contains(text, name) {
+			return true
+		}
+	}
+	return false
 }
