@@ -48,7 +48,10 @@ type Options struct {
 	// pinned, so the result may lose the live turn, start with an assistant
 	// message or be empty. false (the default) also pins the live turn and
 	// the first user turn, so that the result passes Validate whenever the
-	// input does (see the package documentation).
+	// input does (see the package documentation), and, for a kept call of
+	// a tool that an Anthropic tool search loaded (a tool_reference block
+	// in a tool_result of a parsed message's Raw), the nearest result
+	// before the call that loads it when no kept message does.
 	FreeSelection bool
 
 	// GeminiTurns, when true, applies the Gemini API's rule for function
@@ -203,7 +206,7 @@ type TurnScore struct {
 	Coverage   float64 `json:"coverage"`   // best cosine to a memory passing CoverageFilter, in [0, 1] (see Options.Store)
 	Tokens     int     `json:"tokens"`
 	Unit       int     `json:"unit"`   // index of the first message of its tool-call group (Index when alone)
-	Pinned     bool    `json:"pinned"` // kept regardless of budget: system, developer, KeepLast, live turn, first user turn, a Gemini function-call turn and the prompt before it (Options.GeminiTurns), or tied by a tool-call ID to a system or developer message
+	Pinned     bool    `json:"pinned"` // kept regardless of budget: system, developer, KeepLast, live turn, first user turn, a Gemini function-call turn and the prompt before it (Options.GeminiTurns), a tool-search result that loads the tool a kept call calls, or tied by a tool-call ID to a system or developer message
 	Kept       bool    `json:"kept"`
 
 	// Masked reports that [Options.Mask] rewrote the message (a result
@@ -557,7 +560,8 @@ func (o *resolved) prepare(msgs []Message) (*pass, error) {
 // selectUnits groups tool calls with their results, pins the units that
 // must stay (KeepLast and, unless FreeSelection, the live turn, the first
 // user turn and the prompt a Gemini function-call turn needs, see
-// promptToPin) and fills the rest of the budget greedily.
+// promptToPin, and a tool-search result a kept call's tool needs, see
+// loadersToPin) and fills the rest of the budget greedily.
 func (p *pass) selectUnits(o *resolved) {
 	units := p.groupUnits()
 	pinned := make(map[int]bool) // first member of a unit → pinned
@@ -592,19 +596,37 @@ func (p *pass) selectUnits(o *resolved) {
 		})
 	}
 	p.novelFirst(o, cands)
+	var loads map[string][]int // tools loaded by tool search (deferred.go), once needed
+	var names map[int][]idName // the calls of the messages loadersToPin has read
 	for {
 		p.fill(o, cands, pinned)
 		if o.FreeSelection {
 			return
 		}
-		// Each round pins a prompt not pinned before, so this ends.
+		// Each round pins a prompt or a loading result not pinned
+		// before, so this ends.
 		q, call := p.promptToPin(o.GeminiTurns)
-		if q < 0 || pinned[p.scores[q].Unit] {
-			return
+		if q >= 0 && !pinned[p.scores[q].Unit] {
+			pinned[p.scores[q].Unit] = true
+			if call >= 0 { // the call turn that needs it stays too
+				pinned[p.scores[call].Unit] = true
+			}
+			continue
 		}
-		pinned[p.scores[q].Unit] = true
-		if call >= 0 { // the call turn that needs it stays too
-			pinned[p.scores[call].Unit] = true
+		if loads == nil {
+			if loads = p.toolLoads(); loads == nil {
+				return
+			}
+			names = make(map[int][]idName)
+		}
+		more := false
+		for _, j := range p.loadersToPin(loads, names) {
+			if u := p.scores[j].Unit; !pinned[u] {
+				pinned[u], more = true, true
+			}
+		}
+		if !more {
+			return
 		}
 	}
 }

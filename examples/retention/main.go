@@ -123,7 +123,7 @@ func methods(c *config, dataset string) ([]retention.Method, []string) {
 	}
 	if dataset == retention.Tau || dataset == retention.Claude {
 		ms = append(ms, retention.RecencyLive{})
-		desc = append(desc, "`recency-live` (extra baseline, tau and claude only): `recency` that keeps what chitta's default pins at any budget (system messages and the live turn: the last user prompt and the latest step with its results; the pins of a one-token compaction, as the label ceiling's), charged to the budget first, then the newest tool-call groups that fit, first fit; truncation as an agent can use it, which cannot drop the live turn")
+		desc = append(desc, "`recency-live` (extra baseline, tau and claude only): `recency` that keeps what chitta's default pins at any budget (system messages and the live turn: the last user prompt and the latest step with its results, and the tool-search results that loaded the tools it calls; the pins of a one-token compaction, as the label ceiling's), charged to the budget first, then the newest tool-call groups that fit, first fit; truncation as an agent can use it, which cannot drop the live turn")
 	}
 	if !c.variants {
 		return ms, desc

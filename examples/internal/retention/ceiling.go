@@ -5,7 +5,8 @@ import "context"
 // NeededCeiling returns the most needed messages any selection can keep
 // within the task's budget, keeping tool-call groups whole, and with
 // pinned also the messages chitta's default pins (system messages, the
-// live turn and the first user turn; see [chitta.Options.FreeSelection]).
+// live turn, the first user turn and the tool-search results that the
+// pinned calls' tools need; see [chitta.Options.FreeSelection]).
 // It is a label oracle, not a method: it knows which messages are needed,
 // so it bounds what any order or rule could reach on the same budget (an
 // exact 0/1 knapsack over the groups holding needed messages, valued by

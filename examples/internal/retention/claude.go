@@ -408,7 +408,7 @@ func (e *Evaluator) claudeCeilings(ctx context.Context, sessions []Session, o *C
 		share := func(n int) string { return fmt.Sprintf("%.3f", float64(n)/float64(max(nNeeded, 1))) }
 		ratios, pinned, free = append(ratios, fmt.Sprint(ratio)), append(pinned, share(p)), append(free, share(f))
 	}
-	e.Results.Note(Claude, fmt.Sprintf("label ceiling at %s (NeededCeiling: the most needed turns whole tool-call groups within the budget can hold, chosen knowing the labels): %s with the live turn and first user turn pinned as chitta pins them, %s without pins",
+	e.Results.Note(Claude, fmt.Sprintf("label ceiling at %s (NeededCeiling: the most needed turns whole tool-call groups within the budget can hold, chosen knowing the labels): %s with the live turn, the first user turn and the tool-search results their calls need pinned as chitta pins them, %s without pins",
 		strings.Join(ratios, " / "), strings.Join(pinned, " / "), strings.Join(free, " / ")))
 	return nil
 }

@@ -184,7 +184,8 @@ func newestFirst(scores []chitta.TurnScore, budget int) Outcome {
 
 // RecencyLive is truncation that keeps what chitta's default pins at any
 // budget: system messages and the live turn (the last user prompt and the
-// latest step with its results), the pins of a one-token compaction, as
+// latest step with its results, and the tool-search results that loaded
+// the tools it calls), the pins of a one-token compaction, as
 // [NeededCeiling] pins them. They are charged to the budget first
 // (possibly exceeding it, as chitta's pins do); then the newest tool-call
 // groups that fit are kept, first fit, as by [Recency]. It is the
@@ -258,8 +259,9 @@ func layout(ctx context.Context, env Env, t Task) ([]chitta.TurnScore, int, erro
 // pinLive marks as pinned, in scores (from layout), every message of each
 // tool-call group that chitta's default configuration pins whatever the
 // budget: the pins of a one-token compaction, where nothing but the pins
-// is kept (system and developer messages and the live turn with its
-// prompt; see [chitta.Options.FreeSelection]).
+// is kept (system and developer messages, the live turn with its prompt,
+// and the tool-search results that loaded the tools the live turn calls;
+// see [chitta.Options.FreeSelection]).
 func pinLive(ctx context.Context, env Env, t Task, scores []chitta.TurnScore) error {
 	res, err := chitta.Compact(ctx, t.Messages, &chitta.Options{MaxTokens: 1, Tokens: env.Tokens})
 	if err != nil {
