@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,8 +48,14 @@ type fakeServer struct {
 
 func newServer(t *testing.T, answer func(n int, req request, w http.ResponseWriter)) *fakeServer {
 	t.Helper()
+	return newServerOn(t, nil, answer)
+}
+
+// newServerOn is newServer listening on ln (nil: a fresh port).
+func newServerOn(t *testing.T, ln net.Listener, answer func(n int, req request, w http.ResponseWriter)) *fakeServer {
+	t.Helper()
 	f := &fakeServer{}
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	f.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req request
 		body, _ := io.ReadAll(r.Body)
 		_ = json.Unmarshal(body, &req)
@@ -59,6 +67,11 @@ func newServer(t *testing.T, answer func(n int, req request, w http.ResponseWrit
 		f.mu.Unlock()
 		answer(n, req, w)
 	}))
+	if ln != nil {
+		f.Listener.Close()
+		f.Listener = ln
+	}
+	f.Start()
 	t.Cleanup(f.Close)
 	return f
 }
@@ -107,6 +120,12 @@ func reversed(n int) []int {
 func newTest(t *testing.T, srv *fakeServer, opts Options) (*Embedder, *[]time.Duration) {
 	t.Helper()
 	opts.BaseURL = srv.URL
+	if opts.HTTPClient == nil {
+		// The server's own client: http.DefaultTransport's pool is shared
+		// by every test, and may hold a connection to a closed server
+		// whose port srv now has.
+		opts.HTTPClient = srv.Client()
+	}
 	if opts.Model == "" {
 		opts.Model = "text-embedding-3-small"
 	}
@@ -502,10 +521,47 @@ func TestEmbedRetries(t *testing.T) {
 	})
 }
 
+// TestNewTestIgnoresStaleConnections: newTest's Embedder does not inherit
+// the idle connection http.DefaultTransport keeps to an earlier server on
+// the port its fake server now has (parallel tests get freed ports back).
+// On such a connection "no retries on 400" under load saw the earlier
+// server's hang-up, a retry after a wait, and only then the 400.
+func TestNewTestIgnoresStaleConnections(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	old := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if calls.Add(1) == 1 {
+			_, _ = io.WriteString(w, `{"data":[{"index":0,"embedding":[1,2]}]}`)
+			return
+		}
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			_ = conn.Close() // the earlier server hangs up on a later request
+		}
+	}))
+	t.Cleanup(old.Close)
+	warm, err := New(&Options{BaseURL: old.URL, Model: "m"}) // http.DefaultClient
+	require.NoError(t, err)
+	_, err = warm.Embed(t.Context(), []string{"x"})
+	require.NoError(t, err)
+	require.NoError(t, old.Listener.Close()) // the port is free; the idle connection lives on
+	ln, err := net.Listen("tcp", old.Listener.Addr().String())
+	require.NoError(t, err)
+
+	srv := newServerOn(t, ln, func(_ int, _ request, w http.ResponseWriter) { w.WriteHeader(http.StatusBadRequest) })
+	e, waits := newTest(t, srv, Options{})
+	_, err = e.Embed(t.Context(), []string{"x"})
+	require.ErrorIs(t, err, ErrStatus)
+	var se *StatusError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, 1, se.Attempts)
+	assert.Equal(t, 1, srv.count())
+	assert.Empty(t, *waits)
+}
+
 func TestEmbedCancelDuringBackoff(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, func(_ int, _ request, w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) })
-	e, err := New(&Options{BaseURL: srv.URL, Model: "m", MinBackoff: time.Hour, MaxBackoff: time.Hour})
+	e, err := New(&Options{BaseURL: srv.URL, Model: "m", MinBackoff: time.Hour, MaxBackoff: time.Hour, HTTPClient: srv.Client()})
 	require.NoError(t, err) // real sleeps: an hour unless cancelled
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
@@ -523,12 +579,20 @@ func TestEmbedCancelDuringBackoff(t *testing.T) {
 	}
 }
 
+// refusingClient is a client whose every connection is refused: unlike
+// the port of a closed test server, which a parallel test's server may get
+// back, it reaches no server.
+func refusingClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		DialContext: func(context.Context, string, string) (net.Conn, error) {
+			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+		},
+	}}
+}
+
 func TestEmbedTransportError(t *testing.T) {
 	t.Parallel()
-	srv := newServer(t, func(int, request, http.ResponseWriter) {})
-	url := srv.URL
-	srv.Close() // connection refused from now on
-	e, err := New(&Options{BaseURL: url + "/" + testKey, Model: "m", APIKey: testKey, MaxRetries: 2})
+	e, err := New(&Options{BaseURL: "http://127.0.0.1:9/" + testKey, Model: "m", APIKey: testKey, MaxRetries: 2, HTTPClient: refusingClient()})
 	require.NoError(t, err)
 	var waits int
 	e.sleep = func(context.Context, time.Duration) error { waits++; return nil }
