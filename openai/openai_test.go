@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"math"
 	"net"
 	"net/http"
@@ -199,6 +200,10 @@ func TestBaseURL(t *testing.T) {
 		{"http://localhost:11434/v1/", "http://localhost:11434/v1/embeddings"},
 		{"https://gw.example.com/proxy/", "https://gw.example.com/proxy/v1/embeddings"},
 		{"https://gw.example.com/proxy/v1", "https://gw.example.com/proxy/v1/embeddings"},
+		{"https://api.openai.com/v1/embeddings", "https://api.openai.com/v1/embeddings"},
+		{"http://localhost:11434/v1/embeddings/", "http://localhost:11434/v1/embeddings"},
+		{"https://gw.example.com/proxy/v1/embeddings", "https://gw.example.com/proxy/v1/embeddings"},
+		{"https://gw.example.com/embeddings", "https://gw.example.com/embeddings/v1/embeddings"},
 	}
 	for _, tt := range tests {
 		got, err := endpointURL(tt.base)
@@ -224,6 +229,7 @@ func TestNewOptions(t *testing.T) {
 		{"no model", &Options{}},
 		{"blank model", &Options{Model: "  "}},
 		{"negative batch", &Options{Model: "m", MaxBatch: -1}},
+		{"batch above OpenAI's limit", &Options{Model: "m", MaxBatch: MaxBatchLimit + 1}},
 		{"negative dims", &Options{Model: "m", Dimensions: -1}},
 		{"negative backoff", &Options{Model: "m", MinBackoff: -time.Second}},
 		{"min above max", &Options{Model: "m", MinBackoff: time.Minute, MaxBackoff: time.Second}},
@@ -241,6 +247,12 @@ func TestNewOptions(t *testing.T) {
 	assert.Equal(t, DefaultMaxBackoff, e.maxBackoff)
 	assert.Equal(t, DefaultMaxInputBytes, e.maxInput)
 	assert.Equal(t, "https://api.openai.com/v1/embeddings", e.endpoint)
+	_, err = New(&Options{Model: "m", MaxBatch: 5000})
+	require.ErrorIs(t, err, ErrInvalidOption)
+	assert.Contains(t, err.Error(), "MaxBatch 5000, want 0 to 2048")
+	e, err = New(&Options{Model: "m", MaxBatch: MaxBatchLimit})
+	require.NoError(t, err)
+	assert.Equal(t, 2048, e.maxBatch)
 	e, err = New(&Options{Model: "m", MaxRetries: -1})
 	require.NoError(t, err)
 	assert.Zero(t, e.maxRetries, "negative MaxRetries means none")
@@ -576,6 +588,44 @@ func TestEmbedCancelDuringBackoff(t *testing.T) {
 		require.ErrorIs(t, err, context.Canceled)
 	case <-time.After(5 * time.Second):
 		t.Fatal("Embed did not return after cancel")
+	}
+}
+
+// TestEmbedTLSErrorsNotRetried: a certificate that does not verify, or a
+// server that does not speak TLS, fails at once: a retry would meet it
+// again.
+func TestEmbedTLSErrorsNotRetried(t *testing.T) {
+	t.Parallel()
+	answer := func(_ int, req request, w http.ResponseWriter) { openAIAnswer(w, req, 2, nil) }
+	untrusted := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { answer(1, request{Input: []string{"x"}}, w) }))
+	untrusted.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake errors are the point
+	untrusted.StartTLS()
+	t.Cleanup(untrusted.Close)
+	plain := newServer(t, answer)
+	tests := []struct {
+		name, base string
+		want       string
+	}{
+		{"unknown authority", untrusted.URL, "certificate"},
+		{"wrong host name", strings.Replace(untrusted.URL, "127.0.0.1", "localhost", 1), "certificate"},
+		{"server without TLS", strings.Replace(plain.URL, "http://", "https://", 1), "HTTP response to HTTPS client"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			client := untrusted.Client() // trusts the test certificate, issued for 127.0.0.1 only
+			if tt.name == "unknown authority" {
+				client = &http.Client{Transport: &http.Transport{}}
+			}
+			e, err := New(&Options{BaseURL: tt.base, Model: "m", HTTPClient: client})
+			require.NoError(t, err)
+			var waits int
+			e.sleep = func(context.Context, time.Duration) error { waits++; return nil }
+			_, err = e.Embed(t.Context(), []string{"x"})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.Zero(t, waits, "not retried")
+		})
 	}
 }
 
