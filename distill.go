@@ -155,7 +155,12 @@ func (p *pass) novel(o *resolved, i int) (kind, text string, ok bool) {
 // most novel first, skipping filler, the caller's DistillSkip, and
 // near-duplicates of stored memories or of one another; at most DistillMax
 // of them, added in message order. Store failures are logged and joined
-// into the returned error; they never change the selection.
+// into the returned error; they never change the selection. A write that
+// fails does not use up a DistillMax slot: the next candidate gets it, in
+// a further round of writes, until DistillMax writes have failed (a store
+// that refuses every write is not asked once per candidate). When ctx is
+// done, distillation stops with ctx's error, which is not logged as a
+// store failure.
 func distill(ctx context.Context, o *resolved, msgs []Message, p *pass) ([]Distilled, error) {
 	var cands []int
 	for _, i := range p.free {
@@ -174,49 +179,105 @@ func distill(ctx context.Context, o *resolved, msgs []Message, p *pass) ([]Disti
 		return b - a
 	})
 	var errs []error
-	var picked []int
-	for _, i := range cands {
-		if o.DistillMax > 0 && len(picked) == o.DistillMax {
-			break
-		}
-		if err := ctx.Err(); err != nil {
+	var out []Distilled
+	var added []int // messages stored, in the order picked
+	failed := 0
+	next := 0 // the next candidate to consider
+	now := time.Now().UTC()
+	for next < len(cands) && (o.DistillMax == 0 || failed < o.DistillMax) {
+		picked, err := p.pick(ctx, o, cands, &next, added, &errs)
+		if err != nil {
 			errs = append(errs, err)
 			break
 		}
-		if dup, err := p.duplicate(ctx, o, i, picked); err != nil {
+		if len(picked) == 0 {
+			break // DistillMax memories stored, or no candidate left
+		}
+		slices.Sort(picked)
+		for _, i := range picked {
+			d, err := p.write(ctx, o, msgs, i, now)
+			if err != nil {
+				if ctxErr := ctx.Err(); ctxErr != nil {
+					errs = append(errs, doneErr(ctxErr, i, err))
+					return sortDistilled(out), errors.Join(errs...)
+				}
+				o.log.Warn("chitta: distill: store write failed", "index", i, "err", err)
+				errs = append(errs, fmt.Errorf("distill message %d: %w", i, err))
+				failed++
+				continue
+			}
+			added = append(added, i)
+			out = append(out, d)
+		}
+	}
+	return sortDistilled(out), errors.Join(errs...)
+}
+
+// pick returns the next candidates to write, from cands[*next:], most
+// novel first, skipping near-duplicates of the messages already added or
+// picked and of stored memories, until DistillMax minus len(added) are
+// picked. A failed duplicate check is logged and joined into errs; the
+// error returned is ctx's, when it is done.
+func (p *pass) pick(ctx context.Context, o *resolved, cands []int, next *int, added []int, errs *[]error) ([]int, error) {
+	var picked []int
+	for ; *next < len(cands); *next++ {
+		if o.DistillMax > 0 && len(added)+len(picked) == o.DistillMax {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return picked, err
+		}
+		i := cands[*next]
+		dup, err := p.duplicate(ctx, o, i, slices.Concat(added, picked))
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return picked, doneErr(ctxErr, i, err)
+			}
 			o.log.Warn("chitta: distill: duplicate check failed", "index", i, "err", err)
-			errs = append(errs, fmt.Errorf("distill message %d: %w", i, err))
-			continue
-		} else if dup {
+			*errs = append(*errs, fmt.Errorf("distill message %d: %w", i, err))
 			continue
 		}
-		picked = append(picked, i)
+		if !dup {
+			picked = append(picked, i)
+		}
 	}
-	slices.Sort(picked)
-	var out []Distilled
-	now := time.Now().UTC()
-	for _, i := range picked {
-		s := &p.scores[i]
-		m := &msgs[i]
-		kind := ClassifyNovel(m.Role, m.Content)
-		text := distillText(m.Role, m.Content)
-		mem := Memory{
-			ID:         MemoryID(kind, text),
-			Text:       text,
-			Kind:       kind,
-			Confidence: distillConfidenceBase + distillConfidenceSpan*(1-s.Coverage),
-			Vector:     append([]float32(nil), p.vecs[i]...),
-			CreatedAt:  now,
-			Source:     fmt.Sprintf("distill-on-drop: message %d", i),
-		}
-		if err := o.Store.Add(ctx, mem); err != nil {
-			o.log.Warn("chitta: distill: store write failed", "index", i, "err", err)
-			errs = append(errs, fmt.Errorf("distill message %d: %w", i, err))
-			continue
-		}
-		out = append(out, Distilled{Index: i, Kind: kind, Text: text, ID: mem.ID})
+	return picked, nil
+}
+
+// write stores the memory distilled from message i.
+func (p *pass) write(ctx context.Context, o *resolved, msgs []Message, i int, now time.Time) (Distilled, error) {
+	s := &p.scores[i]
+	m := &msgs[i]
+	kind := ClassifyNovel(m.Role, m.Content)
+	text := distillText(m.Role, m.Content)
+	mem := Memory{
+		ID:         MemoryID(kind, text),
+		Text:       text,
+		Kind:       kind,
+		Confidence: distillConfidenceBase + distillConfidenceSpan*(1-s.Coverage),
+		Vector:     append([]float32(nil), p.vecs[i]...),
+		CreatedAt:  now,
+		Source:     fmt.Sprintf("distill-on-drop: message %d", i),
 	}
-	return out, errors.Join(errs...)
+	if err := o.Store.Add(ctx, mem); err != nil {
+		return Distilled{}, err
+	}
+	return Distilled{Index: i, Kind: kind, Text: text, ID: mem.ID}, nil
+}
+
+// doneErr is the error of a store call on message i that failed with err
+// once ctx was done (ctxErr): ctxErr, and err too when it is another.
+func doneErr(ctxErr error, i int, err error) error {
+	if errors.Is(err, ctxErr) {
+		return ctxErr
+	}
+	return errors.Join(fmt.Errorf("distill message %d: %w", i, err), ctxErr)
+}
+
+// sortDistilled orders out by message index.
+func sortDistilled(out []Distilled) []Distilled {
+	slices.SortFunc(out, func(a, b Distilled) int { return a.Index - b.Index })
+	return out
 }
 
 // duplicate reports whether message i's vector has a cosine of at least
