@@ -320,7 +320,8 @@ var fillerOpeners = []string{
 // announcement ("Great!", "Perfect.", "OK, let me …", "I'll …") and carries
 // no artifact — no digit, no path or URL, no code span, no identifier with
 // an underscore, a dot or an inner capital (snake_case, pkg.Func,
-// camelCase; a word in capitals alone, such as OK or API, is none).
+// camelCase; a word in capitals alone, such as OK or API, is none, and so
+// are the abbreviations e.g., i.e., a.k.a., n.b. and p.s.).
 // Messages of other roles are never filler. [Options.DistillNovel] skips
 // filler.
 func IsFiller(role Role, text string) bool {
@@ -342,7 +343,8 @@ func IsFiller(role Role, text string) bool {
 
 // hasArtifact reports whether text holds something worth keeping verbatim:
 // a digit, a slash, a backquote, or a word with an underscore, an inner dot
-// or an inner capital letter (see innerCapital).
+// (but for the abbreviations e.g., i.e., a.k.a., n.b. and p.s.) or an inner
+// capital letter (see innerCapital).
 func hasArtifact(text string) bool {
 	if strings.ContainsAny(text, "0123456789/`\\") {
 		return true
@@ -352,7 +354,7 @@ func hasArtifact(text string) bool {
 		if strings.Contains(w, "_") || strings.Contains(w, "::") {
 			return true
 		}
-		if i := strings.IndexByte(w, '.'); i > 0 && i < len(w)-1 {
+		if i := strings.IndexByte(w, '.'); i > 0 && i < len(w)-1 && !dottedAbbreviations[strings.ToLower(w)] {
 			return true
 		}
 		if innerCapital(w) {
@@ -361,6 +363,10 @@ func hasArtifact(text string) bool {
 	}
 	return false
 }
+
+// dottedAbbreviations are words with an inner dot that are prose, not
+// identifiers, as hasArtifact sees them (outer punctuation trimmed).
+var dottedAbbreviations = map[string]bool{"e.g": true, "i.e": true, "a.k.a": true, "n.b": true, "p.s": true}
 
 // innerCapital reports whether w has a capital letter after its first
 // character and a lower-case letter somewhere (camelCase, HTTPServer): a
