@@ -36,12 +36,23 @@ const (
 	DistillDuplicate = 0.92
 )
 
-// Distilled describes one memory recorded by [Options.DistillNovel].
+// Distilled describes one memory recorded by [Options.DistillNovel]. Every
+// field of one that [Compact] returns is set; the zero value describes no
+// memory.
 type Distilled struct {
-	Index int    `json:"index"` // the dropped message's index in the input
-	Kind  string `json:"kind"`
-	Text  string `json:"text"`
-	ID    string `json:"id"`
+	// Index is the dropped (or masked) message's index in the input.
+	Index int `json:"index"`
+	// Kind is the memory's kind, as [ClassifyNovel] gives it:
+	// [KindCorrection], [KindPreference], [KindHabit], [KindWisdom]
+	// (assistant messages only) or [KindFact].
+	Kind string `json:"kind"`
+	// Text is the memory's text as stored: [DistillPrefix], the message's
+	// role, "] " and at most [DistillMaxRunes] runes of its content (white
+	// space around it trimmed, invalid UTF-8 replaced by U+FFFD).
+	Text string `json:"text"`
+	// ID is the stored memory's ID, [MemoryID](Kind, Text); a masked tool
+	// result's placeholder names it.
+	ID string `json:"id"`
 }
 
 // distillRules are tried in order; the first whose phrase occurs as whole
