@@ -100,7 +100,9 @@ type Options struct {
 	DistillNovel bool
 
 	// DistillMax caps the memories one call distils, most novel (lowest
-	// coverage) first. 0 means no cap; negative is an error.
+	// coverage) first. A write the store fails does not count: the next
+	// candidate is tried instead, until DistillMax writes have failed. 0
+	// means no cap; negative is an error.
 	DistillMax int
 
 	// DistillSkip, when set, is asked about every distillation candidate
@@ -186,7 +188,8 @@ type Result struct {
 
 	// Distilled lists the memories recorded by Options.DistillNovel.
 	Distilled []Distilled
-	// DistillErr is the (joined) store error met while distilling, if any.
+	// DistillErr is the (joined) store error met while distilling, if any,
+	// or ctx's error when ctx was done before distillation finished.
 	// Distillation failures never fail Compact.
 	DistillErr error
 }

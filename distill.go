@@ -36,12 +36,23 @@ const (
 	DistillDuplicate = 0.92
 )
 
-// Distilled describes one memory recorded by [Options.DistillNovel].
+// Distilled describes one memory recorded by [Options.DistillNovel]. Every
+// field of one that [Compact] returns is set; the zero value describes no
+// memory.
 type Distilled struct {
-	Index int    `json:"index"` // the dropped message's index in the input
-	Kind  string `json:"kind"`
-	Text  string `json:"text"`
-	ID    string `json:"id"`
+	// Index is the dropped (or masked) message's index in the input.
+	Index int `json:"index"`
+	// Kind is the memory's kind, as [ClassifyNovel] gives it:
+	// [KindCorrection], [KindPreference], [KindHabit], [KindWisdom]
+	// (assistant messages only) or [KindFact].
+	Kind string `json:"kind"`
+	// Text is the memory's text as stored: [DistillPrefix], the message's
+	// role, "] " and at most [DistillMaxRunes] runes of its content (white
+	// space around it trimmed, invalid UTF-8 replaced by U+FFFD).
+	Text string `json:"text"`
+	// ID is the stored memory's ID, [MemoryID](Kind, Text); a masked tool
+	// result's placeholder names it.
+	ID string `json:"id"`
 }
 
 // distillRules are tried in order; the first whose phrase occurs as whole
@@ -155,7 +166,12 @@ func (p *pass) novel(o *resolved, i int) (kind, text string, ok bool) {
 // most novel first, skipping filler, the caller's DistillSkip, and
 // near-duplicates of stored memories or of one another; at most DistillMax
 // of them, added in message order. Store failures are logged and joined
-// into the returned error; they never change the selection.
+// into the returned error; they never change the selection. A write that
+// fails does not use up a DistillMax slot: the next candidate gets it, in
+// a further round of writes, until DistillMax writes have failed (a store
+// that refuses every write is not asked once per candidate). When ctx is
+// done, distillation stops with ctx's error, which is not logged as a
+// store failure.
 func distill(ctx context.Context, o *resolved, msgs []Message, p *pass) ([]Distilled, error) {
 	var cands []int
 	for _, i := range p.free {
@@ -174,49 +190,105 @@ func distill(ctx context.Context, o *resolved, msgs []Message, p *pass) ([]Disti
 		return b - a
 	})
 	var errs []error
-	var picked []int
-	for _, i := range cands {
-		if o.DistillMax > 0 && len(picked) == o.DistillMax {
-			break
-		}
-		if err := ctx.Err(); err != nil {
+	var out []Distilled
+	var added []int // messages stored, in the order picked
+	failed := 0
+	next := 0 // the next candidate to consider
+	now := time.Now().UTC()
+	for next < len(cands) && (o.DistillMax == 0 || failed < o.DistillMax) {
+		picked, err := p.pick(ctx, o, cands, &next, added, &errs)
+		if err != nil {
 			errs = append(errs, err)
 			break
 		}
-		if dup, err := p.duplicate(ctx, o, i, picked); err != nil {
+		if len(picked) == 0 {
+			break // DistillMax memories stored, or no candidate left
+		}
+		slices.Sort(picked)
+		for _, i := range picked {
+			d, err := p.write(ctx, o, msgs, i, now)
+			if err != nil {
+				if ctxErr := ctx.Err(); ctxErr != nil {
+					errs = append(errs, doneErr(ctxErr, i, err))
+					return sortDistilled(out), errors.Join(errs...)
+				}
+				o.log.Warn("chitta: distill: store write failed", "index", i, "err", err)
+				errs = append(errs, fmt.Errorf("distill message %d: %w", i, err))
+				failed++
+				continue
+			}
+			added = append(added, i)
+			out = append(out, d)
+		}
+	}
+	return sortDistilled(out), errors.Join(errs...)
+}
+
+// pick returns the next candidates to write, from cands[*next:], most
+// novel first, skipping near-duplicates of the messages already added or
+// picked and of stored memories, until DistillMax minus len(added) are
+// picked. A failed duplicate check is logged and joined into errs; the
+// error returned is ctx's, when it is done.
+func (p *pass) pick(ctx context.Context, o *resolved, cands []int, next *int, added []int, errs *[]error) ([]int, error) {
+	var picked []int
+	for ; *next < len(cands); *next++ {
+		if o.DistillMax > 0 && len(added)+len(picked) == o.DistillMax {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return picked, err
+		}
+		i := cands[*next]
+		dup, err := p.duplicate(ctx, o, i, slices.Concat(added, picked))
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return picked, doneErr(ctxErr, i, err)
+			}
 			o.log.Warn("chitta: distill: duplicate check failed", "index", i, "err", err)
-			errs = append(errs, fmt.Errorf("distill message %d: %w", i, err))
-			continue
-		} else if dup {
+			*errs = append(*errs, fmt.Errorf("distill message %d: %w", i, err))
 			continue
 		}
-		picked = append(picked, i)
+		if !dup {
+			picked = append(picked, i)
+		}
 	}
-	slices.Sort(picked)
-	var out []Distilled
-	now := time.Now().UTC()
-	for _, i := range picked {
-		s := &p.scores[i]
-		m := &msgs[i]
-		kind := ClassifyNovel(m.Role, m.Content)
-		text := distillText(m.Role, m.Content)
-		mem := Memory{
-			ID:         MemoryID(kind, text),
-			Text:       text,
-			Kind:       kind,
-			Confidence: distillConfidenceBase + distillConfidenceSpan*(1-s.Coverage),
-			Vector:     append([]float32(nil), p.vecs[i]...),
-			CreatedAt:  now,
-			Source:     fmt.Sprintf("distill-on-drop: message %d", i),
-		}
-		if err := o.Store.Add(ctx, mem); err != nil {
-			o.log.Warn("chitta: distill: store write failed", "index", i, "err", err)
-			errs = append(errs, fmt.Errorf("distill message %d: %w", i, err))
-			continue
-		}
-		out = append(out, Distilled{Index: i, Kind: kind, Text: text, ID: mem.ID})
+	return picked, nil
+}
+
+// write stores the memory distilled from message i.
+func (p *pass) write(ctx context.Context, o *resolved, msgs []Message, i int, now time.Time) (Distilled, error) {
+	s := &p.scores[i]
+	m := &msgs[i]
+	kind := ClassifyNovel(m.Role, m.Content)
+	text := distillText(m.Role, m.Content)
+	mem := Memory{
+		ID:         MemoryID(kind, text),
+		Text:       text,
+		Kind:       kind,
+		Confidence: distillConfidenceBase + distillConfidenceSpan*(1-s.Coverage),
+		Vector:     append([]float32(nil), p.vecs[i]...),
+		CreatedAt:  now,
+		Source:     fmt.Sprintf("distill-on-drop: message %d", i),
 	}
-	return out, errors.Join(errs...)
+	if err := o.Store.Add(ctx, mem); err != nil {
+		return Distilled{}, err
+	}
+	return Distilled{Index: i, Kind: kind, Text: text, ID: mem.ID}, nil
+}
+
+// doneErr is the error of a store call on message i that failed with err
+// once ctx was done (ctxErr): ctxErr, and err too when it is another.
+func doneErr(ctxErr error, i int, err error) error {
+	if errors.Is(err, ctxErr) {
+		return ctxErr
+	}
+	return errors.Join(fmt.Errorf("distill message %d: %w", i, err), ctxErr)
+}
+
+// sortDistilled orders out by message index.
+func sortDistilled(out []Distilled) []Distilled {
+	slices.SortFunc(out, func(a, b Distilled) int { return a.Index - b.Index })
+	return out
 }
 
 // duplicate reports whether message i's vector has a cosine of at least
@@ -259,7 +331,8 @@ var fillerOpeners = []string{
 // announcement ("Great!", "Perfect.", "OK, let me …", "I'll …") and carries
 // no artifact — no digit, no path or URL, no code span, no identifier with
 // an underscore, a dot or an inner capital (snake_case, pkg.Func,
-// camelCase; a word in capitals alone, such as OK or API, is none).
+// camelCase; a word in capitals alone, such as OK or API, is none, and so
+// are the abbreviations e.g., i.e., a.k.a., n.b. and p.s.).
 // Messages of other roles are never filler. [Options.DistillNovel] skips
 // filler.
 func IsFiller(role Role, text string) bool {
@@ -281,7 +354,8 @@ func IsFiller(role Role, text string) bool {
 
 // hasArtifact reports whether text holds something worth keeping verbatim:
 // a digit, a slash, a backquote, or a word with an underscore, an inner dot
-// or an inner capital letter (see innerCapital).
+// (but for the abbreviations e.g., i.e., a.k.a., n.b. and p.s.) or an inner
+// capital letter (see innerCapital).
 func hasArtifact(text string) bool {
 	if strings.ContainsAny(text, "0123456789/`\\") {
 		return true
@@ -291,7 +365,7 @@ func hasArtifact(text string) bool {
 		if strings.Contains(w, "_") || strings.Contains(w, "::") {
 			return true
 		}
-		if i := strings.IndexByte(w, '.'); i > 0 && i < len(w)-1 {
+		if i := strings.IndexByte(w, '.'); i > 0 && i < len(w)-1 && !dottedAbbreviations[strings.ToLower(w)] {
 			return true
 		}
 		if innerCapital(w) {
@@ -300,6 +374,10 @@ func hasArtifact(text string) bool {
 	}
 	return false
 }
+
+// dottedAbbreviations are words with an inner dot that are prose, not
+// identifiers, as hasArtifact sees them (outer punctuation trimmed).
+var dottedAbbreviations = map[string]bool{"e.g": true, "i.e": true, "a.k.a": true, "n.b": true, "p.s": true}
 
 // innerCapital reports whether w has a capital letter after its first
 // character and a lower-case letter somewhere (camelCase, HTTPServer): a

@@ -26,7 +26,12 @@ func TestIsFiller(t *testing.T) {
 		{chitta.RoleAssistant, "Okay", true},
 		{chitta.RoleAssistant, "OK, I'll take care of that for you right away.", true}, // an opener in capitals
 		{chitta.RoleAssistant, "OK.", true},
-		{chitta.RoleAssistant, "Sure! Let me check the API docs again.", true},                 // an acronym is no identifier
+		{chitta.RoleAssistant, "Sure! Let me check the API docs again.", true},                              // an acronym is no identifier
+		{chitta.RoleAssistant, "Sure, let me check the other callers, e.g. the loader and the hook.", true}, // an abbreviation
+		{chitta.RoleAssistant, "OK, I'll rerun the slow ones (i.e., the integration suite) next.", true},
+		{chitta.RoleAssistant, "Let me look at the loader, a.k.a. the reader, once more.", true},
+		{chitta.RoleAssistant, "Got it. E.g. the hook needs the same change as well.", true},
+		{chitta.RoleAssistant, "Let me check e.g. config.yaml before the rest.", false},        // an abbreviation and a file name
 		{chitta.RoleAssistant, "Let me look at HTTPServer in the hook.", false},                // mixed case
 		{chitta.RoleAssistant, "Let me run `go test ./...` first.", false},                     // a code span
 		{chitta.RoleAssistant, "Let me open internal/scan/dots.go and read it.", false},        // a path

@@ -1,8 +1,11 @@
 package chitta_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"math"
 	"strings"
 	"testing"
@@ -229,6 +232,120 @@ func TestRecordEpisodeBadEmbedding(t *testing.T) {
 			require.ErrorIs(t, err, chitta.ErrInvalidEmbedding, "an unusable embedder answer is ErrInvalidEmbedding, as for CachedEmbedder")
 			require.ErrorIs(t, err, chitta.ErrInvalidVector, "kept for callers of the first release")
 			assert.Empty(t, store.Memories)
+		})
+	}
+}
+
+// pickyStore is a chittatest.Store whose Add fails for the memories fail
+// picks, and whose Recall runs onRecall first; it counts the Adds.
+type pickyStore struct {
+	chittatest.Store
+	fail     func(chitta.Memory) bool
+	onRecall func(k int) error
+	failErr  func() error // the error of a failed Add; nil: "disk full"
+	adds     int
+}
+
+func (s *pickyStore) Add(ctx context.Context, m chitta.Memory) error {
+	s.adds++
+	if s.fail != nil && s.fail(m) {
+		if s.failErr != nil {
+			return s.failErr()
+		}
+		return errors.New("disk full")
+	}
+	return s.Store.Add(ctx, m)
+}
+
+func (s *pickyStore) Recall(ctx context.Context, q []float32, k int) ([]chitta.Hit, error) {
+	if s.onRecall != nil {
+		if err := s.onRecall(k); err != nil {
+			return nil, err
+		}
+	}
+	return s.Store.Recall(ctx, q, k)
+}
+
+// TestDistillFailedWriteFreesItsSlot: a memory the store fails to write
+// does not use up a DistillMax slot; the next most novel candidate gets
+// it. A store that refuses every write is asked DistillMax times, not once
+// per candidate.
+func TestDistillFailedWriteFreesItsSlot(t *testing.T) {
+	t.Parallel()
+	var msgs []chitta.Message
+	for i := range 6 {
+		msgs = append(msgs, msg(chitta.RoleUser, fmt.Sprintf("The staging cluster %d runs the billing service behind the eu-west load balancer", i)+strings.Repeat(" extra", i)))
+	}
+	msgs = append(msgs, msg(chitta.RoleUser, "next"))
+	tests := []struct {
+		name     string
+		fail     func(chitta.Memory) bool
+		want     []int
+		wantAdds int
+	}{
+		{"no failure", nil, []int{4, 5}, 2},
+		{"the most novel fails", func(m chitta.Memory) bool { return strings.HasSuffix(m.Source, "message 5") }, []int{3, 4}, 3},
+		{"every write fails", func(chitta.Memory) bool { return true }, nil, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			store := &pickyStore{fail: tt.fail}
+			res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: 32},
+				Store: store, DistillNovel: true, DistillMax: 2, KeepLast: 1, MaxTokens: 1})
+			require.NoError(t, err)
+			var got []int
+			for _, d := range res.Distilled {
+				got = append(got, d.Index)
+			}
+			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.wantAdds, store.adds)
+			assert.Len(t, store.Memories, len(tt.want))
+			if tt.fail == nil {
+				assert.NoError(t, res.DistillErr)
+			} else {
+				assert.ErrorContains(t, res.DistillErr, "distill message 5: disk full")
+			}
+		})
+	}
+}
+
+// TestDistillCancelledIsNoStoreFailure: a ctx cancelled while distilling
+// ends it with ctx's error, which is not logged as a failed duplicate
+// check or store write.
+func TestDistillCancelledIsNoStoreFailure(t *testing.T) {
+	t.Parallel()
+	msgs := []chitta.Message{
+		msg(chitta.RoleUser, strings.Repeat("novel words about the billing cluster ", 3)),
+		msg(chitta.RoleUser, strings.Repeat("other words about the staging network ", 3)),
+		msg(chitta.RoleUser, "kept"),
+	}
+	for _, during := range []string{"duplicate check", "store write"} {
+		t.Run(during, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			store := &pickyStore{}
+			if during == "duplicate check" {
+				store.onRecall = func(k int) error {
+					if k == 1 { // distillation's duplicate check; coverage asks for more
+						cancel()
+						return ctx.Err()
+					}
+					return nil
+				}
+			} else {
+				store.fail = func(chitta.Memory) bool { cancel(); return true }
+				store.failErr = ctx.Err
+			}
+			var logs bytes.Buffer
+			res, err := chitta.Compact(ctx, msgs, &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: 8},
+				Store: store, DistillNovel: true, KeepLast: 1, MaxTokens: 1,
+				Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			require.NoError(t, err)
+			require.ErrorIs(t, res.DistillErr, context.Canceled)
+			assert.Empty(t, res.Distilled)
+			assert.NotContains(t, logs.String(), "failed", "a done ctx is no store failure")
 		})
 	}
 }

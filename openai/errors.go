@@ -11,7 +11,8 @@ import (
 var (
 	// ErrInvalidOption reports an [Options] field outside its allowed range
 	// (an empty Model, a BaseURL that is not an absolute http or https URL,
-	// a negative MaxBatch or Dimensions, MinBackoff > MaxBackoff).
+	// a negative MaxBatch or Dimensions, a MaxBatch above [MaxBatchLimit],
+	// MinBackoff > MaxBackoff).
 	ErrInvalidOption = errors.New("openai: invalid option")
 
 	// ErrStatus reports a response with a non-2xx status after retries.

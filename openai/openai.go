@@ -17,6 +17,8 @@ package openai
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -44,6 +46,10 @@ const (
 	DefaultMinBackoff    = 500 * time.Millisecond
 	DefaultMaxBackoff    = 30 * time.Second
 	DefaultMaxInputBytes = 16 << 10
+
+	// MaxBatchLimit is the largest [Options.MaxBatch]: OpenAI takes at
+	// most 2048 inputs in one request.
+	MaxBatchLimit = 2048
 )
 
 // Limits of the response bodies read.
@@ -56,10 +62,12 @@ const (
 // Options configures [New]. A nil *Options is invalid (Model is required);
 // every other field's zero value means the documented default.
 type Options struct {
-	// BaseURL is the server's address, with or without a trailing "/v1":
-	// "http://localhost:11434" and "http://localhost:11434/v1/" both send
-	// requests to http://localhost:11434/v1/embeddings. Any other path is
-	// kept ("https://host/proxy" → https://host/proxy/v1/embeddings). Empty
+	// BaseURL is the server's address, with or without a trailing "/v1"
+	// or "/v1/embeddings": "http://localhost:11434",
+	// "http://localhost:11434/v1/" and
+	// "http://localhost:11434/v1/embeddings" all send requests to
+	// http://localhost:11434/v1/embeddings. Any other path is kept
+	// ("https://host/proxy" → https://host/proxy/v1/embeddings). Empty
 	// means DefaultBaseURL (OpenAI). It must be an absolute http or https
 	// URL.
 	BaseURL string
@@ -82,12 +90,14 @@ type Options struct {
 
 	// MaxBatch is the most texts sent in one request; longer calls are
 	// split into several requests, sent one after another. 0 means
-	// DefaultMaxBatch (32, the limit of a default TEI server; OpenAI
-	// accepts 2048). Negative is an error.
+	// DefaultMaxBatch (32, the limit of a default TEI server). Negative,
+	// or above MaxBatchLimit (2048, OpenAI's limit), is an error.
 	MaxBatch int
 
 	// MaxRetries is how many times a request is retried after a 408, 429
-	// or 5xx status (except 501) or a network error. 0 means
+	// or 5xx status (except 501) or a network error; TLS errors that will
+	// not heal (a certificate that does not verify, a server that does not
+	// speak TLS) are not retried. 0 means
 	// DefaultMaxRetries (3); negative means no retries.
 	MaxRetries int
 
@@ -163,8 +173,8 @@ func New(opts *Options) (*Embedder, error) {
 	if o.Dimensions < 0 {
 		return nil, fmt.Errorf("%w: Dimensions %d, want >= 0", ErrInvalidOption, o.Dimensions)
 	}
-	if o.MaxBatch < 0 {
-		return nil, fmt.Errorf("%w: MaxBatch %d, want >= 0", ErrInvalidOption, o.MaxBatch)
+	if o.MaxBatch < 0 || o.MaxBatch > MaxBatchLimit {
+		return nil, fmt.Errorf("%w: MaxBatch %d, want 0 to %d (0: %d)", ErrInvalidOption, o.MaxBatch, MaxBatchLimit, DefaultMaxBatch)
 	}
 	if o.MinBackoff < 0 || o.MaxBackoff < 0 {
 		return nil, fmt.Errorf("%w: MinBackoff %v, MaxBackoff %v, want >= 0", ErrInvalidOption, o.MinBackoff, o.MaxBackoff)
@@ -256,6 +266,7 @@ func endpointURL(base string) (string, error) {
 		return "", fmt.Errorf("%w: BaseURL %q, want an absolute http or https URL", ErrInvalidOption, redactURL(base))
 	}
 	p := strings.TrimRight(u.Path, "/")
+	p = strings.TrimSuffix(p, "/v1/embeddings")
 	p = strings.TrimSuffix(p, "/v1")
 	u.Path = p + "/v1/embeddings"
 	u.RawPath = ""
@@ -472,7 +483,7 @@ func (e *Embedder) post(ctx context.Context, body []byte) ([]byte, time.Duration
 		if errors.As(err, &ue) {
 			ue.URL = e.scrub(redactURL(ue.URL)) // the URL of a redirect may carry an echo of the key
 		}
-		if errors.Is(err, ErrCrossOriginRedirect) {
+		if errors.Is(err, ErrCrossOriginRedirect) || lastingTLSError(err) {
 			return nil, -1, err // not worth retrying
 		}
 		return nil, -1, &transportError{err}
@@ -495,12 +506,31 @@ func (e *Embedder) post(ctx context.Context, body []byte) ([]byte, time.Duration
 	return data, -1, nil
 }
 
+// lastingTLSError reports whether err is a TLS failure that a retry would
+// meet again: a certificate that does not verify (unknown authority, wrong
+// host name, expired, no system roots) or a server that does not answer in
+// TLS.
+func lastingTLSError(err error) bool {
+	var (
+		verify   *tls.CertificateVerificationError
+		record   tls.RecordHeaderError
+		unknown  x509.UnknownAuthorityError
+		hostname x509.HostnameError
+		invalid  x509.CertificateInvalidError
+		roots    x509.SystemRootsError
+	)
+	return errors.Is(err, http.ErrSchemeMismatch) ||
+		errors.As(err, &verify) || errors.As(err, &record) || errors.As(err, &unknown) ||
+		errors.As(err, &hostname) || errors.As(err, &invalid) || errors.As(err, &roots)
+}
+
 // transportError is a network failure, worth retrying.
 type transportError struct{ err error }
 
 func (e *transportError) Error() string { return e.err.Error() }
 func (e *transportError) Unwrap() error { return e.err }
 
+// retryable reports whether a failed attempt is worth another.
 func retryable(err error) bool {
 	var te *transportError
 	if errors.As(err, &te) {

@@ -7,12 +7,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -46,8 +49,14 @@ type fakeServer struct {
 
 func newServer(t *testing.T, answer func(n int, req request, w http.ResponseWriter)) *fakeServer {
 	t.Helper()
+	return newServerOn(t, nil, answer)
+}
+
+// newServerOn is newServer listening on ln (nil: a fresh port).
+func newServerOn(t *testing.T, ln net.Listener, answer func(n int, req request, w http.ResponseWriter)) *fakeServer {
+	t.Helper()
 	f := &fakeServer{}
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	f.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req request
 		body, _ := io.ReadAll(r.Body)
 		_ = json.Unmarshal(body, &req)
@@ -59,6 +68,11 @@ func newServer(t *testing.T, answer func(n int, req request, w http.ResponseWrit
 		f.mu.Unlock()
 		answer(n, req, w)
 	}))
+	if ln != nil {
+		f.Listener.Close()
+		f.Listener = ln
+	}
+	f.Start()
 	t.Cleanup(f.Close)
 	return f
 }
@@ -107,6 +121,12 @@ func reversed(n int) []int {
 func newTest(t *testing.T, srv *fakeServer, opts Options) (*Embedder, *[]time.Duration) {
 	t.Helper()
 	opts.BaseURL = srv.URL
+	if opts.HTTPClient == nil {
+		// The server's own client: http.DefaultTransport's pool is shared
+		// by every test, and may hold a connection to a closed server
+		// whose port srv now has.
+		opts.HTTPClient = srv.Client()
+	}
 	if opts.Model == "" {
 		opts.Model = "text-embedding-3-small"
 	}
@@ -180,6 +200,10 @@ func TestBaseURL(t *testing.T) {
 		{"http://localhost:11434/v1/", "http://localhost:11434/v1/embeddings"},
 		{"https://gw.example.com/proxy/", "https://gw.example.com/proxy/v1/embeddings"},
 		{"https://gw.example.com/proxy/v1", "https://gw.example.com/proxy/v1/embeddings"},
+		{"https://api.openai.com/v1/embeddings", "https://api.openai.com/v1/embeddings"},
+		{"http://localhost:11434/v1/embeddings/", "http://localhost:11434/v1/embeddings"},
+		{"https://gw.example.com/proxy/v1/embeddings", "https://gw.example.com/proxy/v1/embeddings"},
+		{"https://gw.example.com/embeddings", "https://gw.example.com/embeddings/v1/embeddings"},
 	}
 	for _, tt := range tests {
 		got, err := endpointURL(tt.base)
@@ -205,6 +229,7 @@ func TestNewOptions(t *testing.T) {
 		{"no model", &Options{}},
 		{"blank model", &Options{Model: "  "}},
 		{"negative batch", &Options{Model: "m", MaxBatch: -1}},
+		{"batch above OpenAI's limit", &Options{Model: "m", MaxBatch: MaxBatchLimit + 1}},
 		{"negative dims", &Options{Model: "m", Dimensions: -1}},
 		{"negative backoff", &Options{Model: "m", MinBackoff: -time.Second}},
 		{"min above max", &Options{Model: "m", MinBackoff: time.Minute, MaxBackoff: time.Second}},
@@ -222,6 +247,12 @@ func TestNewOptions(t *testing.T) {
 	assert.Equal(t, DefaultMaxBackoff, e.maxBackoff)
 	assert.Equal(t, DefaultMaxInputBytes, e.maxInput)
 	assert.Equal(t, "https://api.openai.com/v1/embeddings", e.endpoint)
+	_, err = New(&Options{Model: "m", MaxBatch: 5000})
+	require.ErrorIs(t, err, ErrInvalidOption)
+	assert.Contains(t, err.Error(), "MaxBatch 5000, want 0 to 2048")
+	e, err = New(&Options{Model: "m", MaxBatch: MaxBatchLimit})
+	require.NoError(t, err)
+	assert.Equal(t, 2048, e.maxBatch)
 	e, err = New(&Options{Model: "m", MaxRetries: -1})
 	require.NoError(t, err)
 	assert.Zero(t, e.maxRetries, "negative MaxRetries means none")
@@ -502,10 +533,47 @@ func TestEmbedRetries(t *testing.T) {
 	})
 }
 
+// TestNewTestIgnoresStaleConnections: newTest's Embedder does not inherit
+// the idle connection http.DefaultTransport keeps to an earlier server on
+// the port its fake server now has (parallel tests get freed ports back).
+// On such a connection "no retries on 400" under load saw the earlier
+// server's hang-up, a retry after a wait, and only then the 400.
+func TestNewTestIgnoresStaleConnections(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	old := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if calls.Add(1) == 1 {
+			_, _ = io.WriteString(w, `{"data":[{"index":0,"embedding":[1,2]}]}`)
+			return
+		}
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			_ = conn.Close() // the earlier server hangs up on a later request
+		}
+	}))
+	t.Cleanup(old.Close)
+	warm, err := New(&Options{BaseURL: old.URL, Model: "m"}) // http.DefaultClient
+	require.NoError(t, err)
+	_, err = warm.Embed(t.Context(), []string{"x"})
+	require.NoError(t, err)
+	require.NoError(t, old.Listener.Close()) // the port is free; the idle connection lives on
+	ln, err := net.Listen("tcp", old.Listener.Addr().String())
+	require.NoError(t, err)
+
+	srv := newServerOn(t, ln, func(_ int, _ request, w http.ResponseWriter) { w.WriteHeader(http.StatusBadRequest) })
+	e, waits := newTest(t, srv, Options{})
+	_, err = e.Embed(t.Context(), []string{"x"})
+	require.ErrorIs(t, err, ErrStatus)
+	var se *StatusError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, 1, se.Attempts)
+	assert.Equal(t, 1, srv.count())
+	assert.Empty(t, *waits)
+}
+
 func TestEmbedCancelDuringBackoff(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, func(_ int, _ request, w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) })
-	e, err := New(&Options{BaseURL: srv.URL, Model: "m", MinBackoff: time.Hour, MaxBackoff: time.Hour})
+	e, err := New(&Options{BaseURL: srv.URL, Model: "m", MinBackoff: time.Hour, MaxBackoff: time.Hour, HTTPClient: srv.Client()})
 	require.NoError(t, err) // real sleeps: an hour unless cancelled
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
@@ -523,12 +591,58 @@ func TestEmbedCancelDuringBackoff(t *testing.T) {
 	}
 }
 
+// TestEmbedTLSErrorsNotRetried: a certificate that does not verify, or a
+// server that does not speak TLS, fails at once: a retry would meet it
+// again.
+func TestEmbedTLSErrorsNotRetried(t *testing.T) {
+	t.Parallel()
+	answer := func(_ int, req request, w http.ResponseWriter) { openAIAnswer(w, req, 2, nil) }
+	untrusted := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { answer(1, request{Input: []string{"x"}}, w) }))
+	untrusted.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake errors are the point
+	untrusted.StartTLS()
+	t.Cleanup(untrusted.Close)
+	plain := newServer(t, answer)
+	tests := []struct {
+		name, base string
+		want       string
+	}{
+		{"unknown authority", untrusted.URL, "certificate"},
+		{"wrong host name", strings.Replace(untrusted.URL, "127.0.0.1", "localhost", 1), "certificate"},
+		{"server without TLS", strings.Replace(plain.URL, "http://", "https://", 1), "HTTP response to HTTPS client"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			client := untrusted.Client() // trusts the test certificate, issued for 127.0.0.1 only
+			if tt.name == "unknown authority" {
+				client = &http.Client{Transport: &http.Transport{}}
+			}
+			e, err := New(&Options{BaseURL: tt.base, Model: "m", HTTPClient: client})
+			require.NoError(t, err)
+			var waits int
+			e.sleep = func(context.Context, time.Duration) error { waits++; return nil }
+			_, err = e.Embed(t.Context(), []string{"x"})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			assert.Zero(t, waits, "not retried")
+		})
+	}
+}
+
+// refusingClient is a client whose every connection is refused: unlike
+// the port of a closed test server, which a parallel test's server may get
+// back, it reaches no server.
+func refusingClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{
+		DialContext: func(context.Context, string, string) (net.Conn, error) {
+			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+		},
+	}}
+}
+
 func TestEmbedTransportError(t *testing.T) {
 	t.Parallel()
-	srv := newServer(t, func(int, request, http.ResponseWriter) {})
-	url := srv.URL
-	srv.Close() // connection refused from now on
-	e, err := New(&Options{BaseURL: url + "/" + testKey, Model: "m", APIKey: testKey, MaxRetries: 2})
+	e, err := New(&Options{BaseURL: "http://127.0.0.1:9/" + testKey, Model: "m", APIKey: testKey, MaxRetries: 2, HTTPClient: refusingClient()})
 	require.NoError(t, err)
 	var waits int
 	e.sleep = func(context.Context, time.Duration) error { waits++; return nil }

@@ -63,7 +63,7 @@ func TestKeyEchoNeverLeaks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := echoServer(t, http.StatusUnauthorized, tt.body)
-			e, err := New(&Options{BaseURL: srv.URL, Model: "m", APIKey: tt.key})
+			e, err := New(&Options{BaseURL: srv.URL, Model: "m", APIKey: tt.key, HTTPClient: srv.Client()})
 			require.NoError(t, err)
 			_, err = e.Embed(t.Context(), []string{"x"})
 			require.ErrorIs(t, err, ErrStatus)
@@ -84,7 +84,7 @@ func TestKeyTrimmed(t *testing.T) {
 		w.WriteHeader(http.StatusTeapot)
 	}))
 	t.Cleanup(srv.Close)
-	e, err := New(&Options{BaseURL: srv.URL, Model: "m", APIKey: "\tsk-trim \n"})
+	e, err := New(&Options{BaseURL: srv.URL, Model: "m", APIKey: "\tsk-trim \n", HTTPClient: srv.Client()})
 	require.NoError(t, err)
 	_, _ = e.Embed(t.Context(), []string{"x"})
 	assert.Equal(t, "Bearer sk-trim", got)
@@ -118,7 +118,7 @@ func TestRedirectKeepsKeyHome(t *testing.T) {
 	}))
 	t.Cleanup(home.Close)
 
-	e, err := New(&Options{BaseURL: home.URL + "/away", Model: "m", APIKey: "sk-redirect-SECRET"})
+	e, err := New(&Options{BaseURL: home.URL + "/away", Model: "m", APIKey: "sk-redirect-SECRET", HTTPClient: home.Client()})
 	require.NoError(t, err)
 	_, err = e.Embed(t.Context(), []string{"x"})
 	require.ErrorIs(t, err, ErrCrossOriginRedirect)
@@ -127,12 +127,12 @@ func TestRedirectKeepsKeyHome(t *testing.T) {
 	assert.Empty(t, seen, "the other origin got no request")
 	mu.Unlock()
 
-	e, err = New(&Options{BaseURL: home.URL + "/local", Model: "m", APIKey: "sk-redirect-SECRET"})
+	e, err = New(&Options{BaseURL: home.URL + "/local", Model: "m", APIKey: "sk-redirect-SECRET", HTTPClient: home.Client()})
 	require.NoError(t, err)
 	_, err = e.Embed(t.Context(), []string{"x"})
 	require.NoError(t, err, "a redirect within the origin is followed")
 
-	e, err = New(&Options{BaseURL: home.URL + "/away", Model: "m"})
+	e, err = New(&Options{BaseURL: home.URL + "/away", Model: "m", HTTPClient: home.Client()})
 	require.NoError(t, err)
 	_, err = e.Embed(t.Context(), []string{"x"})
 	require.NoError(t, err, "without a key, redirects are followed")
@@ -150,10 +150,7 @@ func TestURLSecretsRedacted(t *testing.T) {
 	assert.NotContains(t, err.Error(), "PASSWORD")
 	assert.NotContains(t, err.Error(), "QUERYKEY")
 
-	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
-	u := strings.Replace(srv.URL, "http://", "http://user:PASSWORD@", 1)
-	srv.Close() // connection refused
-	e, err := New(&Options{BaseURL: u + "/v1?api-key=QUERYKEY", Model: "m", MaxRetries: -1})
+	e, err := New(&Options{BaseURL: "http://user:PASSWORD@127.0.0.1:9/v1?api-key=QUERYKEY", Model: "m", MaxRetries: -1, HTTPClient: refusingClient()})
 	require.NoError(t, err)
 	_, err = e.Embed(t.Context(), []string{"x"})
 	require.Error(t, err)
@@ -221,7 +218,7 @@ func TestRedirectErrorChainHasNoKey(t *testing.T) {
 		http.Redirect(w, r, "http://other.invalid/echo/"+token, http.StatusTemporaryRedirect)
 	}))
 	t.Cleanup(srv.Close)
-	e, err := New(&Options{BaseURL: srv.URL, Model: "m", APIKey: key})
+	e, err := New(&Options{BaseURL: srv.URL, Model: "m", APIKey: key, HTTPClient: srv.Client()})
 	require.NoError(t, err)
 	_, err = e.Embed(t.Context(), []string{"x"})
 	require.ErrorIs(t, err, ErrCrossOriginRedirect)
