@@ -15,11 +15,7 @@
 // [ErrNoContent] and chitta.ErrInvalidMessages: the SDK's MessageParam
 // reads JSON holding a block type it does not know (the MCP connector's
 // mcp_tool_use and mcp_tool_result) as a message without any, and
-// compacting it would pass on that loss unnoticed. So is a tool_result
-// block whose Content is nil ([ErrNoResultContent]): the SDK reads a
-// tool_result whose content holds a block type it does not know as one
-// without content, text blocks and all (an empty, non-nil Content is a
-// result with no output).
+// compacting it would pass on that loss unnoticed.
 //
 // For an agent loop that compacts before every model call, [NewCompactor]
 // returns a Compactor: [chitta.Compactor] over the same values, which
@@ -76,25 +72,6 @@ func noContent(i int, role string) error {
 		chitta.ErrInvalidMessages, ErrNoContent, i, role)
 }
 
-// lostResult returns the index of the first tool_result block of blocks
-// whose Content is nil, or -1. (An empty but non-nil Content, as
-// "content":[] reads, is a result with no output.)
-func lostResult(blocks []anthropic.ContentBlockParamUnion) int {
-	for k := range blocks {
-		if r := blocks[k].OfToolResult; r != nil && r.Content == nil {
-			return k
-		}
-	}
-	return -1
-}
-
-// noResultContent returns the error for block k of message i, a
-// tool_result with nil Content.
-func noResultContent(i, k int, blocks []anthropic.ContentBlockParamUnion) error {
-	return fmt.Errorf("%w: %w: message %d, block %d: tool_result for %q with no content (a ToolResultBlockParam read from JSON whose content holds a block type anthropic-sdk-go's MessageParam does not know loses the whole content, its text blocks too: read it as BetaMessageParam, or compact the JSON with chitta.ParseMessages; for a tool that returned nothing, set Content to an empty slice)",
-		chitta.ErrInvalidMessages, ErrNoResultContent, i, k, blocks[k].OfToolResult.ToolUseID)
-}
-
 func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 	for i := range msgs {
 		m := &msgs[i]
@@ -103,10 +80,6 @@ func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 			return noContent(i, "user")
 		case m.OfAssistant != nil && len(m.OfAssistant.Content) == 0:
 			return noContent(i, "assistant")
-		case m.OfUser != nil && lostResult(m.OfUser.Content) >= 0:
-			return noResultContent(i, lostResult(m.OfUser.Content), m.OfUser.Content)
-		case m.OfAssistant != nil && lostResult(m.OfAssistant.Content) >= 0:
-			return noResultContent(i, lostResult(m.OfAssistant.Content), m.OfAssistant.Content)
 		case m.OfUser != nil:
 			if text, ok := onlyText(m.OfUser.Content); ok {
 				b.Message(chitta.RoleUser, text)
