@@ -67,3 +67,38 @@ func TestNoContentRefused(t *testing.T) {
 	assert.Contains(t, msgs[1].Content, "Three files")
 	assert.Equal(t, []string{"mcptoolu_1"}, msgs[1].ToolCallIDs)
 }
+
+// TestToolResultWithoutContentAccepted: a tool_result without content is
+// valid for the Anthropic API (content is optional), whether built as a
+// typed value with no Content or read from JSON that omits it; the adapter
+// compacts it like any result and returns the caller's value.
+func TestToolResultWithoutContentAccepted(t *testing.T) {
+	t.Parallel()
+	var fromJSON []sdk.MessageParam
+	require.NoError(t, json.Unmarshal([]byte(`[
+{"role":"user","content":"touch the marker file"},
+{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"touch","input":{"path":"/tmp/m"}}]},
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1"}]},
+{"role":"assistant","content":"Done."}]`), &fromJSON))
+	typed := []sdk.MessageParam{
+		sdk.NewUserMessage(sdk.NewTextBlock("touch the marker file")),
+		sdk.NewAssistantMessage(sdk.NewToolUseBlock("toolu_1", map[string]any{"path": "/tmp/m"}, "touch")),
+		sdk.NewUserMessage(sdk.ContentBlockParamUnion{OfToolResult: &sdk.ToolResultBlockParam{ToolUseID: "toolu_1"}}),
+		sdk.NewAssistantMessage(sdk.NewTextBlock("Done.")),
+	}
+	for name, msgs := range map[string][]sdk.MessageParam{"json": fromJSON, "typed": typed} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			require.Nil(t, msgs[2].OfUser.Content[0].OfToolResult.Content)
+			conv, err := anthropic.Messages(msgs)
+			require.NoError(t, err)
+			require.Len(t, conv, 4)
+			assert.Equal(t, []string{"toolu_1"}, conv[1].ToolCallIDs)
+			out, res, err := anthropic.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: 1})
+			require.NoError(t, err)
+			require.Len(t, out, 4)
+			assert.Equal(t, 4, res.Stats.Kept)
+			assert.Same(t, msgs[2].OfUser.Content[0].OfToolResult, out[2].OfUser.Content[0].OfToolResult, "the caller's own value comes back")
+		})
+	}
+}
