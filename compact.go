@@ -184,7 +184,7 @@ type Result struct {
 	Messages []Message   // survivors, in original order, verbatim (but for what Options.Mask rewrote)
 	Kept     []int       // indices of the survivors in the input, ascending
 	Scores   []TurnScore // one per input message, in input order
-	Stats    Stats
+	Stats    Stats       // sizes and counts of this call (see Stats)
 
 	// Distilled lists the memories recorded by Options.DistillNovel.
 	Distilled []Distilled
@@ -200,34 +200,34 @@ type Result struct {
 // the rescaled semantic and coverage terms while Semantic and Coverage
 // report the raw ones, so Score cannot be recomputed from the fields.
 type TurnScore struct {
-	Index      int     `json:"index"`
-	Role       Role    `json:"role"`
+	Index      int     `json:"index"`      // the message's index in the input
+	Role       Role    `json:"role"`       // the message's Role
 	Score      float64 `json:"score"`      // structural × (0.3·recency + 0.4·semantic + 0.3·(1 − coverage))
 	Structural float64 `json:"structural"` // role weight
 	Recency    float64 `json:"recency"`    // 0.1 oldest … 1.0 newest non-system message
 	Semantic   float64 `json:"semantic"`   // cosine to the query in [0, 1] (mixed with BM25 by Options.Lexical); 0.5 when unknown
 	Coverage   float64 `json:"coverage"`   // best cosine to a memory passing CoverageFilter, in [0, 1] (see Options.Store)
-	Tokens     int     `json:"tokens"`
-	Unit       int     `json:"unit"`   // index of the first message of its tool-call group (Index when alone)
-	Pinned     bool    `json:"pinned"` // kept regardless of budget: system, developer, KeepLast, live turn, first user turn, a Gemini function-call turn and the prompt before it (Options.GeminiTurns), a tool-search result that loads the tool a kept call calls, or tied by a tool-call ID to a system or developer message
-	Kept       bool    `json:"kept"`
+	Tokens     int     `json:"tokens"`     // its size by Options.Tokens, as returned (masked: rewritten)
+	Unit       int     `json:"unit"`       // index of the first message of its tool-call group (Index when alone)
+	Pinned     bool    `json:"pinned"`     // kept regardless of budget: system, developer, KeepLast, live turn, first user turn, a Gemini function-call turn and the prompt before it (Options.GeminiTurns), a tool-search result that loads the tool a kept call calls, or tied by a tool-call ID to a system or developer message
+	Kept       bool    `json:"kept"`       // it is in Result.Messages
 
 	// Masked reports that [Options.Mask] rewrote the message (a result
 	// replaced by a placeholder or cut to head and tail); Tokens is then
 	// its rewritten size and OriginalTokens its size as given.
 	// OriginalTokens equals Tokens for every other message.
 	Masked         bool `json:"masked,omitempty"`
-	OriginalTokens int  `json:"original_tokens"`
+	OriginalTokens int  `json:"original_tokens"` // its size as given
 }
 
 // Stats summarises a compaction. Dropped counts messages; DroppedPct is a
 // share of tokens.
 type Stats struct {
-	BeforeTokens int     `json:"before_tokens"`
-	AfterTokens  int     `json:"after_tokens"`
-	Dropped      int     `json:"dropped"`     // number of dropped messages
-	DroppedPct   float64 `json:"dropped_pct"` // 100·(before−after)/before; 0 when before is 0
-	Embedding    bool    `json:"embedding"`   // embeddings were computed and used
+	BeforeTokens int     `json:"before_tokens"` // tokens of the input, by Options.Tokens (masked messages at their original size)
+	AfterTokens  int     `json:"after_tokens"`  // tokens of Result.Messages as returned
+	Dropped      int     `json:"dropped"`       // number of dropped messages
+	DroppedPct   float64 `json:"dropped_pct"`   // 100·(before−after)/before; 0 when before is 0
+	Embedding    bool    `json:"embedding"`     // embeddings were computed and used
 
 	Kept         int  `json:"kept"`          // number of kept messages
 	TargetTokens int  `json:"target_tokens"` // the budget
@@ -238,8 +238,8 @@ type Stats struct {
 	// From a [Compactor] between compactions it is the last compaction's,
 	// whose dropped messages are the ones dropped.
 	CoveredDroppedPct float64        `json:"covered_dropped_pct"`
-	Distilled         int            `json:"distilled"`
-	DistilledKinds    map[string]int `json:"distilled_kinds,omitempty"`
+	Distilled         int            `json:"distilled"`                 // memories Options.DistillNovel recorded (len(Result.Distilled))
+	DistilledKinds    map[string]int `json:"distilled_kinds,omitempty"` // those memories by Kind; nil when none
 
 	// The fields below are set by [Compactor] and are zero from Compact.
 	// The prompt-cache figures follow the billing model described at
@@ -252,15 +252,15 @@ type Stats struct {
 	// the previous call's result; CachedTokens is their tokens, the
 	// prompt-cache hit.
 	StablePrefix int `json:"stable_prefix,omitempty"`
-	CachedTokens int `json:"cached_tokens,omitempty"`
+	CachedTokens int `json:"cached_tokens,omitempty"` // tokens of the StablePrefix messages
 	// BilledInput is the estimated billed input of sending the result, in
 	// uncached input tokens (CacheRead × CachedTokens + CacheWrite × the
 	// rest, over Input); BilledFull is the same for sending the whole
 	// conversation, and BilledRatio = BilledInput / BilledFull (0 when
 	// BilledFull is 0).
 	BilledInput float64 `json:"billed_input,omitempty"`
-	BilledFull  float64 `json:"billed_full,omitempty"`
-	BilledRatio float64 `json:"billed_ratio,omitempty"`
+	BilledFull  float64 `json:"billed_full,omitempty"`  // BilledInput for the whole conversation
+	BilledRatio float64 `json:"billed_ratio,omitempty"` // BilledInput / BilledFull; 0 when BilledFull is 0
 
 	// Masked counts the returned messages that [Options.Mask] rewrote, and
 	// MaskedTokens the tokens that saved them (original minus returned).
@@ -269,7 +269,7 @@ type Stats struct {
 	// compactions, the masked survivors of the last compaction (the new
 	// messages are returned as they are).
 	Masked       int `json:"masked,omitempty"`
-	MaskedTokens int `json:"masked_tokens,omitempty"`
+	MaskedTokens int `json:"masked_tokens,omitempty"` // original minus returned tokens of the Masked messages
 }
 
 // Compact selects the messages of msgs worth keeping under a token budget

@@ -46,8 +46,8 @@ func (r Role) Pinned() bool { return r == RoleSystem || r == RoleDeveloper }
 // A Message is a plain value; [Compact] never modifies the messages it is
 // given, and survivors share Raw and the ID slices with the input.
 type Message struct {
-	Role    Role
-	Content string
+	Role    Role   // who speaks: a Role constant, or a role Options.RoleWeights weighs
+	Content string // the text chitta scores, embeds and counts (see above)
 
 	// ToolCallIDs are the IDs of the tool calls this message issues
 	// (OpenAI tool_calls[].id, Anthropic tool_use.id).

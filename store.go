@@ -29,19 +29,19 @@ const (
 // Memory is one thing the agent has learned. Vector is its embedding; a
 // store may normalise it on insert.
 type Memory struct {
-	ID         string    `json:"id"`
-	Text       string    `json:"text"`
-	Kind       string    `json:"kind"`
-	Confidence float64   `json:"confidence"`
-	Vector     []float32 `json:"vector,omitempty"`
-	CreatedAt  time.Time `json:"created_at"`
-	Source     string    `json:"source,omitempty"`
+	ID         string    `json:"id"`               // unique in a store; empty: MemoryID(Kind, Text) on Add
+	Text       string    `json:"text"`             // what the agent learned, as it will read it back
+	Kind       string    `json:"kind"`             // one of the Kind constants, or the caller's own; empty is allowed
+	Confidence float64   `json:"confidence"`       // how sure the writer was, in [0, 1]
+	Vector     []float32 `json:"vector,omitempty"` // the embedding of Text (the store's Dims)
+	CreatedAt  time.Time `json:"created_at"`       // when it was learned; zero: the time of Add
+	Source     string    `json:"source,omitempty"` // where it came from, free text (for example "distill-on-drop: message 4")
 }
 
 // Hit is a recalled memory with its true cosine similarity to the query.
 type Hit struct {
 	Memory
-	Similarity float64 `json:"similarity"`
+	Similarity float64 `json:"similarity"` // cosine of the query and the memory's vector, in [-1, 1]
 }
 
 // MemoryStore is the agent's persistent memory as [Compact] sees it.
