@@ -47,6 +47,9 @@ type Builder struct {
 	lastCalls, lastResults int // IDs of the previous conversation (pooled builders)
 
 	mk *maskBuild // mask mode: the synthetic Raw (see mask.go); nil otherwise
+
+	search   bool  // ToolSearch writes Raw (pooled builders outside mask mode, see toolsearch.go)
+	searched []int // the messages ToolSearch gave a Raw
 }
 
 // place is where the current message's text is while it is built. The
