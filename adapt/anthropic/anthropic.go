@@ -22,11 +22,10 @@
 // chitta.Compact does for the same conversation as JSON. The messages
 // concerned get a few bytes of synthetic Raw naming the tools, which
 // the rule reads (adapt/internal/adaptkit's Builder.ToolSearch); Compact's
-// Result.Messages have Raw nil, a Compactor's keep it. Not with
-// chitta.Options.Mask set: mask mode's synthetic Raw holds a
-// tool_reference as text, which the rule does not read, so there a
-// loading result may be dropped. [Messages] returns Raw nil, so
-// chitta.Compact on its messages does not apply the rule either.
+// Result.Messages have Raw nil, a Compactor's keep it; with
+// chitta.Options.Mask set, mask mode's synthetic Raw (see Masking) holds
+// the tool_reference blocks (Builder.AddReference). [Messages] returns
+// Raw nil, so chitta.Compact on its messages does not apply the rule.
 //
 // A user or assistant message with no content blocks is an error wrapping
 // [ErrNoContent] and chitta.ErrInvalidMessages: the SDK's MessageParam
@@ -240,7 +239,7 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 				case c.OfSearchResult != nil:
 					addSearchResult(b, c.OfSearchResult)
 				case c.OfToolReference != nil:
-					b.Add(c.OfToolReference.ToolName) // tool search: the tool it loads
+					b.AddReference(c.OfToolReference.ToolName) // tool search: the tool it loads
 				default:
 					b.AddJSON(c)
 				}

@@ -2,6 +2,7 @@ package anthropic_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -52,39 +53,42 @@ func TestToolSearchLoaderKept(t *testing.T) {
 		{name: "a dropped call pins nothing", msgs: []string{tsPrompt, tsSearch, tsLoad, tsTask, tsDone, tsBash, tsBashResult()}, want: []int{0, 5, 6}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			data := []byte("[" + strings.Join(tt.msgs, ",") + "]")
-			var typed []sdk.MessageParam
-			require.NoError(t, json.Unmarshal(data, &typed))
-			opts := &chitta.Options{MaxTokens: 1, Tokens: chitta.TokenCounterFunc(chitta.CountWords)} // nothing but the pins fits
+		for _, mask := range []*chitta.MaskOptions{nil, {}} {
+			t.Run(fmt.Sprintf("%s/mask=%v", tt.name, mask != nil), func(t *testing.T) {
+				t.Parallel()
+				data := []byte("[" + strings.Join(tt.msgs, ",") + "]")
+				var typed []sdk.MessageParam
+				require.NoError(t, json.Unmarshal(data, &typed))
+				// nothing but the pins fits
+				opts := &chitta.Options{MaxTokens: 1, Tokens: chitta.TokenCounterFunc(chitta.CountWords), Mask: mask}
 
-			parsed, err := chitta.ParseMessages(data)
-			require.NoError(t, err)
-			ref, err := chitta.Compact(t.Context(), parsed, opts)
-			require.NoError(t, err)
-			require.Equal(t, tt.want, ref.Kept, "chitta.Compact on the JSON")
+				parsed, err := chitta.ParseMessages(data)
+				require.NoError(t, err)
+				ref, err := chitta.Compact(t.Context(), parsed, opts)
+				require.NoError(t, err)
+				require.Equal(t, tt.want, ref.Kept, "chitta.Compact on the JSON")
 
-			out, res, err := anthropic.Compact(t.Context(), typed, opts)
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, res.Kept, "anthropic.Compact")
-			requireCallersValues(t, typed, res.Kept, out)
-			for j, m := range res.Messages {
-				assert.Nil(t, m.Raw, "Result.Messages[%d] has Raw nil, as Messages gives it", j)
-			}
-			conv, err := anthropic.Messages(typed)
-			require.NoError(t, err)
-			for i, m := range conv {
-				assert.Nil(t, m.Raw, "Messages: message %d has Raw nil", i)
-			}
+				out, res, err := anthropic.Compact(t.Context(), typed, opts)
+				require.NoError(t, err)
+				assert.Equal(t, tt.want, res.Kept, "anthropic.Compact")
+				requireCallersValues(t, typed, res.Kept, out)
+				for j, m := range res.Messages {
+					assert.Nil(t, m.Raw, "Result.Messages[%d] has Raw nil, as Messages gives it", j)
+				}
+				conv, err := anthropic.Messages(typed)
+				require.NoError(t, err)
+				for i, m := range conv {
+					assert.Nil(t, m.Raw, "Messages: message %d has Raw nil", i)
+				}
 
-			c, err := anthropic.NewCompactor(&chitta.Options{Tokens: opts.Tokens}, chitta.Policy{MaxTokens: 2, TargetTokens: 1})
-			require.NoError(t, err)
-			out, res, err = c.Compact(t.Context(), typed)
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, res.Kept, "Compactor")
-			requireCallersValues(t, typed, res.Kept, out)
-		})
+				c, err := anthropic.NewCompactor(&chitta.Options{Tokens: opts.Tokens, Mask: mask}, chitta.Policy{MaxTokens: 2, TargetTokens: 1})
+				require.NoError(t, err)
+				out, res, err = c.Compact(t.Context(), typed)
+				require.NoError(t, err)
+				assert.Equal(t, tt.want, res.Kept, "Compactor")
+				requireCallersValues(t, typed, res.Kept, out)
+			})
+		}
 	}
 }
 
@@ -123,4 +127,46 @@ func TestToolSearchRawNotReused(t *testing.T) {
 			assert.Nil(t, m.Raw, "Result.Messages[%d]", j)
 		}
 	}
+}
+
+// TestToolSearchMaskedLoader: in mask mode a tool search's result holding
+// many references is masked like any result, as chitta masks the same
+// conversation as JSON (same kept messages, same masked ones), and the
+// rewritten value reads back as the text chitta counted.
+func TestToolSearchMaskedLoader(t *testing.T) {
+	t.Parallel()
+	var refs []string
+	for k := range 30 {
+		refs = append(refs, fmt.Sprintf(`{"type":"tool_reference","tool_name":"Tool%d"}`, k))
+	}
+	load := `{"role":"user","content":[{"type":"tool_result","tool_use_id":"s1","content":[` + strings.Join(refs, ",") + `,{"type":"tool_reference","tool_name":"TaskUpdate"}]}]}`
+	msgs := []string{tsPrompt, tsSearch, load}
+	for k := range 6 {
+		msgs = append(msgs, fmt.Sprintf(`{"role":"assistant","content":[{"type":"tool_use","id":"b%d","name":"Bash","input":{"command":"go test ./..."}}]}`, k),
+			fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"b%d","content":%q}]}`, k, strings.Repeat("ok fine ", 30)))
+	}
+	msgs = append(msgs, tsTask, tsDone)
+	data := []byte("[" + strings.Join(msgs, ",") + "]")
+	var typed []sdk.MessageParam
+	require.NoError(t, json.Unmarshal(data, &typed))
+	opts := &chitta.Options{TargetRatio: 0.9, Tokens: chitta.TokenCounterFunc(chitta.CountWords), Mask: &chitta.MaskOptions{MinTokens: 5}}
+
+	parsed, err := chitta.ParseMessages(data)
+	require.NoError(t, err)
+	ref, err := chitta.Compact(t.Context(), parsed, opts)
+	require.NoError(t, err)
+	require.True(t, ref.Scores[2].Masked, "chitta masks the search result")
+
+	out, res, err := anthropic.Compact(t.Context(), typed, opts)
+	require.NoError(t, err)
+	assert.Equal(t, ref.Kept, res.Kept)
+	for i := range ref.Scores {
+		assert.Equal(t, ref.Scores[i].Masked, res.Scores[i].Masked, "message %d", i)
+	}
+	conv, err := anthropic.Messages(out)
+	require.NoError(t, err)
+	for j := range conv {
+		assert.Equal(t, res.Messages[j].Content, conv[j].Content, "kept message %d", j)
+	}
+	adapttest.Paired(t, conv)
 }

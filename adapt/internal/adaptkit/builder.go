@@ -367,6 +367,23 @@ func (b *Builder) Add(s string) {
 	b.add(s)
 }
 
+// AddReference appends name, the tool that a tool_reference block (an
+// Anthropic tool search's result) loads, as a piece, like Add; in mask
+// mode the synthetic Raw writes it as that block inside its tool result
+// ({"type":"tool_reference","tool_name":N}), which chitta reads back as
+// the same piece and its tool-search rule reads as a load (outside mask
+// mode, see [Builder.ToolSearch]).
+func (b *Builder) AddReference(name string) {
+	n := 0
+	if b.mk != nil {
+		n = len(b.mk.pieces)
+	}
+	b.Add(name)
+	if b.mk != nil && len(b.mk.pieces) > n {
+		b.mk.pieces[n].kind = pieceRef
+	}
+}
+
 // first makes s, not blank, the current message's only piece so far.
 func (b *Builder) first(s string) {
 	if m := &b.out[b.next]; !same(m.Content, s) {

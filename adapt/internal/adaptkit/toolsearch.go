@@ -19,9 +19,11 @@ package adaptkit
 // Compactor, which compares it with the last call's (the Raw is
 // deterministic), and Message.MarshalJSON: CompactBuilt clears it in
 // Result.Messages, as it clears the synthetic Raw of mask mode; a
-// Compactor's Result.Messages keep it (see Compactor). In mask mode and
-// in [Messages], ToolSearch does nothing (the tool_reference blocks are
-// then text in the mask-mode Raw, which the rule does not read).
+// Compactor's Result.Messages keep it (see Compactor). In mask mode
+// ToolSearch does nothing: the mask-mode Raw holds the references the
+// adapter added with [Builder.AddReference] as tool_reference blocks, and
+// its calls as tool_use blocks, which the rule reads. In [Messages] it
+// does nothing either (Raw nil).
 
 // Call is a tool call as [Builder.ToolSearch] declares it.
 type Call struct{ ID, Name string }
