@@ -50,8 +50,9 @@ type Options struct {
 	// the first user turn, so that the result passes Validate whenever the
 	// input does (see the package documentation), and, for a kept call of
 	// a tool that an Anthropic tool search loaded (a tool_reference block
-	// in a tool_result of a parsed message's Raw), the nearest result
-	// before the call that loads it when no kept message does.
+	// in a tool_result of a parsed message's Raw, or of a typed
+	// adapt/anthropic value), the nearest result before the call that
+	// loads it when no kept message does.
 	FreeSelection bool
 
 	// GeminiTurns, when true, applies the Gemini API's rule for function

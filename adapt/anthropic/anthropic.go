@@ -11,6 +11,22 @@
 // it (by ID), and a server_tool_use block and its result, are kept or
 // dropped together.
 //
+// # Tool search
+//
+// [Compact] and [Compactor] apply chitta's tool-search rule (see
+// chitta.Options.FreeSelection) to the typed values: a kept tool_use of a
+// tool that a tool_reference block (a ToolResultBlockParam content of
+// the OfToolReference variant, as a ToolSearch tool returns it) loaded
+// keeps a tool_result loading it, the nearest before the call pinned
+// with its tool_use when no kept message loads the tool, as
+// chitta.Compact does for the same conversation as JSON. The messages
+// concerned get a few bytes of synthetic Raw naming the tools, which
+// the rule reads (adapt/internal/adaptkit's Builder.ToolSearch); Compact's
+// Result.Messages have Raw nil, a Compactor's keep it; with
+// chitta.Options.Mask set, mask mode's synthetic Raw (see Masking) holds
+// the tool_reference blocks (Builder.AddReference). [Messages] returns
+// Raw nil, so chitta.Compact on its messages does not apply the rule.
+//
 // A user or assistant message with no content blocks is an error wrapping
 // [ErrNoContent] and chitta.ErrInvalidMessages: the SDK's MessageParam
 // reads JSON holding a block type it does not know (the MCP connector's
@@ -73,8 +89,15 @@ func noContent(i int, role string) error {
 }
 
 func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
+	var loaded map[string]bool
+	if b.ToolSearching() {
+		loaded = loadedTools(msgs)
+	}
 	for i := range msgs {
 		m := &msgs[i]
+		if loaded != nil {
+			toolSearch(b, m, loaded)
+		}
 		switch {
 		case m.OfUser != nil && len(m.OfUser.Content) == 0:
 			return noContent(i, "user")
@@ -113,6 +136,59 @@ func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 		b.End()
 	}
 	return nil
+}
+
+// loadedTools returns the names of the tools that the tool_reference
+// blocks in the tool results of msgs load (a tool search's), or nil
+// when there are none.
+func loadedTools(msgs []anthropic.MessageParam) map[string]bool {
+	var loaded map[string]bool
+	for i := range msgs {
+		if msgs[i].OfUser == nil {
+			continue
+		}
+		for _, n := range references(msgs[i].OfUser.Content) {
+			if loaded == nil {
+				loaded = make(map[string]bool)
+			}
+			loaded[n] = true
+		}
+	}
+	return loaded
+}
+
+// references returns the tool names of the tool_reference blocks in the
+// tool_result blocks of blocks, nil when there are none.
+func references(blocks []anthropic.ContentBlockParamUnion) []string {
+	var out []string
+	for i := range blocks {
+		if r := blocks[i].OfToolResult; r != nil {
+			for _, c := range r.Content {
+				if c.OfToolReference != nil && c.OfToolReference.ToolName != "" {
+					out = append(out, c.OfToolReference.ToolName)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// toolSearch declares to b, for chitta's tool-search rule, the tools
+// that m's tool results load and m's calls of a tool in loaded (see
+// adaptkit's Builder.ToolSearch).
+func toolSearch(b *adaptkit.Builder, m *anthropic.MessageParam, loaded map[string]bool) {
+	switch {
+	case m.OfUser != nil:
+		b.ToolSearch(references(m.OfUser.Content), nil)
+	case m.OfAssistant != nil:
+		var calls []adaptkit.Call
+		for _, blk := range m.OfAssistant.Content {
+			if u := blk.OfToolUse; u != nil && loaded[u.Name] {
+				calls = append(calls, adaptkit.Call{ID: u.ID, Name: u.Name})
+			}
+		}
+		b.ToolSearch(nil, calls)
+	}
 }
 
 // onlyText returns the text of blocks that are one text block.
@@ -163,7 +239,7 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 				case c.OfSearchResult != nil:
 					addSearchResult(b, c.OfSearchResult)
 				case c.OfToolReference != nil:
-					b.Add(c.OfToolReference.ToolName) // tool search: the tool it loads
+					b.AddReference(c.OfToolReference.ToolName) // tool search: the tool it loads
 				default:
 					b.AddJSON(c)
 				}

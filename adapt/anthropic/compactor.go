@@ -33,7 +33,9 @@ import (
 // chitta's converted messages, shared between the Results of the calls
 // between two compactions (see chitta.Compactor): do not modify them in
 // place. With Mask, those with tool calls or results carry the adapter's
-// synthetic Raw (JSON in Anthropic's block shape, not the SDK value's).
+// synthetic Raw (JSON in Anthropic's block shape, not the SDK value's);
+// without Mask, so do a tool search's results that load a tool and the
+// messages calling a loaded tool (see Tool search in the package doc).
 //
 // A Compactor follows one conversation. It is safe for concurrent use: calls
 // convert concurrently and compact one at a time. The zero value is not

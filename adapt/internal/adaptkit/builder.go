@@ -47,6 +47,9 @@ type Builder struct {
 	lastCalls, lastResults int // IDs of the previous conversation (pooled builders)
 
 	mk *maskBuild // mask mode: the synthetic Raw (see mask.go); nil otherwise
+
+	search   bool  // ToolSearch writes Raw (pooled builders outside mask mode, see toolsearch.go)
+	searched []int // the messages ToolSearch gave a Raw
 }
 
 // place is where the current message's text is while it is built. The
@@ -362,6 +365,23 @@ func (b *Builder) Add(s string) {
 		return
 	}
 	b.add(s)
+}
+
+// AddReference appends name, the tool that a tool_reference block (an
+// Anthropic tool search's result) loads, as a piece, like Add; in mask
+// mode the synthetic Raw writes it as that block inside its tool result
+// ({"type":"tool_reference","tool_name":N}), which chitta reads back as
+// the same piece and its tool-search rule reads as a load (outside mask
+// mode, see [Builder.ToolSearch]).
+func (b *Builder) AddReference(name string) {
+	n := 0
+	if b.mk != nil {
+		n = len(b.mk.pieces)
+	}
+	b.Add(name)
+	if b.mk != nil && len(b.mk.pieces) > n {
+		b.mk.pieces[n].kind = pieceRef
+	}
 }
 
 // first makes s, not blank, the current message's only piece so far.

@@ -41,8 +41,9 @@ import (
 // Ownership. Result.Messages are chitta's: the converted messages, as the
 // chitta Compactor returns them. In mask mode the messages with tool
 // calls or results keep their synthetic Raw (adaptkit's Anthropic-shaped
-// JSON, not the SDK's): the Compactor does not clear it as [CompactBuilt]
-// does, since a Result between compactions shares its Messages with later
+// JSON, not the SDK's), and outside mask mode the messages an adapter gave
+// a Raw with [Builder.ToolSearch] keep that Raw: the Compactor does not
+// clear it as [CompactBuilt] does, since a Result between compactions shares its Messages with later
 // Results (see chitta.Compactor). The returned []T is new on every call
 // and the caller's; its elements are the caller's values (or new
 // rewritten ones), never copies made through JSON. The chitta Compactor

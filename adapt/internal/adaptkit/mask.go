@@ -30,7 +30,10 @@ import (
 // ARGS the arguments' text as a JSON string (chitta reads a string input
 // as it is, so the block reads back as the piece "N ARGS"), a result (the pieces between
 // OpenResult and CloseResult) is {"type":"tool_result","tool_use_id":ID,
-// "content":C}, C its one piece as a string or its pieces as text blocks.
+// "content":C}, C its one piece as a string or its pieces as text blocks
+// (a piece added with AddReference as {"type":"tool_reference",
+// "tool_name":N}, and C then always blocks, so that chitta's tool-search
+// rule sees the tools the result loads).
 // chitta's parser reads such a Raw back as exactly the message's Content, so a
 // masked message's Content, which chitta reads back from its rewritten
 // Raw, is what the adapter's Messages gives for the rewritten value.
@@ -84,6 +87,7 @@ const (
 	pieceCallName              // id, a: name (names a call, adds no text)
 	pieceOpen                  // id: a result's call
 	pieceClose
+	pieceRef // a: the tool a tool_reference block loads (AddReference)
 )
 
 // piece is one piece of the current message, as its Raw block shows it.
@@ -308,7 +312,7 @@ func (mk *maskBuild) full(b *Builder, i int, r chitta.Role) {
 			raw = append(raw, ',')
 		}
 		switch p.kind {
-		case pieceText:
+		case pieceText, pieceRef: // a reference outside a result: text
 			raw = append(raw, `{"type":"text","text":`...)
 			raw = append(mk.appendText(raw, b, p), '}')
 		case pieceCall:
@@ -322,15 +326,20 @@ func (mk *maskBuild) full(b *Builder, i int, r chitta.Role) {
 				end++
 			}
 			var inner []*piece
+			refs := false
 			for q := k + 1; q < end; q++ {
-				if k := mk.pieces[q].kind; k == pieceText || k == pieceCall {
+				switch mk.pieces[q].kind {
+				case pieceRef:
+					refs = true
+					fallthrough
+				case pieceText, pieceCall:
 					inner = append(inner, &mk.pieces[q])
 				}
 			}
-			switch len(inner) {
-			case 0:
+			switch {
+			case len(inner) == 0:
 				raw = append(raw, `""`...)
-			case 1:
+			case len(inner) == 1 && !refs:
 				raw = mk.appendText(raw, b, inner[0])
 			default:
 				raw = append(raw, '[')
@@ -338,7 +347,13 @@ func (mk *maskBuild) full(b *Builder, i int, r chitta.Role) {
 					if q > 0 {
 						raw = append(raw, ',')
 					}
-					raw = append(raw, `{"type":"text","text":`...)
+					if ip.kind == pieceRef {
+						// chitta's tool-search rule reads the block
+						// (see Builder.AddReference)
+						raw = append(raw, `{"type":"tool_reference","tool_name":`...)
+					} else {
+						raw = append(raw, `{"type":"text","text":`...)
+					}
 					raw = append(mk.appendText(raw, b, ip), '}')
 				}
 				raw = append(raw, ']')
@@ -358,7 +373,7 @@ func (mk *maskBuild) appendText(dst []byte, b *Builder, p *piece) []byte {
 	switch {
 	case p.kind == pieceText && p.to > p.from:
 		return appendString(dst, string(b.buf[p.from:p.to]))
-	case p.kind == pieceText:
+	case p.kind == pieceText || p.kind == pieceRef:
 		return appendString(dst, p.a)
 	}
 	// "name args" as one string: the name's string without its closing

@@ -16,7 +16,8 @@ import (
 )
 
 // TestMaskRawReadsBack is the property masking through the adapters
-// relies on: for any sequence of pieces, in mask mode, the synthetic Raw
+// relies on: for any sequence of pieces (tool references included), in
+// mask mode, the synthetic Raw
 // of a message holding a declared result is valid JSON that
 // chitta.ParseMessages reads back as exactly the message's Content, with
 // the message's tool IDs; every Raw is valid JSON; and a message with neither
@@ -49,7 +50,7 @@ func TestMaskRawReadsBack(t *testing.T) {
 			b.SetRole(roles[rng.IntN(len(roles))])
 			open := false
 			for range rng.IntN(6) {
-				switch rng.IntN(7) {
+				switch rng.IntN(8) {
 				case 0:
 					b.Add(word())
 				case 1:
@@ -73,6 +74,8 @@ func TestMaskRawReadsBack(t *testing.T) {
 					b.AddResultJSON("tool", args[rng.IntN(len(args))])
 				case 6:
 					b.CallName("cn", "tool")
+				case 7:
+					b.AddReference(word()) // a tool_reference block inside a result
 				}
 			}
 			if open {

@@ -35,7 +35,9 @@ func Messages[T any](msgs []T, build BuildFunc[T]) ([]chitta.Message, error) {
 // pool in mask mode (see mask.go: each message with tool calls or results
 // also gets a synthetic Raw, in new memory every call), and each kept
 // message chitta masked is returned as rewrite makes it from the input
-// value; Result.Messages then have Raw nil. rewrite is not called without
+// value; Result.Messages then have Raw nil (as they have outside mask
+// mode, where the Raw that Builder.ToolSearch writes is cleared too,
+// see toolsearch.go). rewrite is not called without
 // Mask (it may be nil for a caller that never masks).
 func CompactBuilt[T any](ctx context.Context, msgs []T, opts *chitta.Options, build BuildFunc[T], rewrite RewriteFunc[T]) ([]T, *chitta.Result, error) {
 	if opts != nil && opts.Mask != nil {
@@ -46,7 +48,13 @@ func CompactBuilt[T any](ctx context.Context, msgs []T, opts *chitta.Options, bu
 		return nil, nil, err
 	}
 	defer b.release()
-	return compact(ctx, msgs, cm, opts)
+	out, res, err := compact(ctx, msgs, cm, opts)
+	if len(b.searched) > 0 && res != nil {
+		for j := range res.Messages {
+			res.Messages[j].Raw = nil // ToolSearch's, never the caller's
+		}
+	}
+	return out, res, err
 }
 
 // built converts msgs with build on a pooled Builder, in mask mode when
@@ -60,6 +68,7 @@ func built[T any](msgs []T, mask bool, build BuildFunc[T]) (*Builder, []chitta.M
 	} else {
 		b = builders.Get().(*Builder)
 		b.reuse(len(msgs))
+		b.search = true
 	}
 	if err := build(b, msgs); err != nil {
 		b.release()
@@ -124,6 +133,7 @@ func (b *Builder) release() {
 // it sorted, the ID slices the returned messages use) and remembers how
 // many IDs there were, for the next reuse.
 func (b *Builder) retire() {
+	b.unsearch()
 	b.enc.reset()
 	b.lastCalls, b.lastResults = len(b.calls.all), len(b.results.all)
 	b.calls, b.results = idList{}, idList{}
