@@ -45,6 +45,13 @@ func (p *pass) toolLoads() map[string][]int {
 	return loads
 }
 
+// loadsTools reports whether the tool results of m load tools
+// (tool_reference blocks, see toolReferences). Masking leaves such a
+// message whole: a placeholder would unload the schemas it is kept for.
+func loadsTools(m *Message) bool {
+	return len(m.ToolResultIDs) > 0 && bytes.Contains(m.Raw, []byte(`_reference"`)) && len(toolReferences(m.Raw)) > 0
+}
+
 // toolReferences returns the tool names of the tool_reference blocks in
 // the content of a message object's tool_result blocks; a malformed
 // block gives none (ParseMessages has rejected it in any case).

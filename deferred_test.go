@@ -202,3 +202,54 @@ func TestCompactToolLoaderProperties(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskKeepsToolReferences: masking never rewrites a tool result that
+// loads tools (tool_reference blocks): a placeholder in its place would
+// unload the schemas the tool-search rule keeps it for. Other results of
+// the conversation are still masked.
+func TestMaskKeepsToolReferences(t *testing.T) {
+	t.Parallel()
+	names := make([]string, 30)
+	for k := range names {
+		names[k] = fmt.Sprintf("mcp__tracker__tool_%02d", k)
+	}
+	msgs, err := chitta.ParseMessages([]byte("[" + strings.Join([]string{
+		deferredPrompt, searchCall("s1", strings.Join(names, ",")), searchResult("s1", names...),
+		bashCall, bashResult(), bashCall, bashResult(), bashCall, bashResult(), taskCall, taskResult,
+	}, ",") + "]"))
+	require.NoError(t, err)
+	// The later bash calls reuse the ID b1; give each its own.
+	for k, i := range []int{3, 5, 7} {
+		id := fmt.Sprintf("b%d", k+1)
+		msgs[i].ToolCallIDs, msgs[i+1].ToolResultIDs = []string{id}, []string{id}
+		msgs[i].Raw = []byte(strings.Replace(string(msgs[i].Raw), `"b1"`, `"`+id+`"`, 1))
+		msgs[i+1].Raw = []byte(strings.Replace(string(msgs[i+1].Raw), `"b1"`, `"`+id+`"`, 1))
+	}
+	require.NoError(t, chitta.Validate(msgs))
+	tests := []struct {
+		name  string
+		mask  chitta.MaskOptions
+		ratio float64
+	}{
+		{"small MinTokens", chitta.MaskOptions{KeepRecent: 1, MinTokens: 5}, 1},
+		{"MaxResultTokens cuts even recent results", chitta.MaskOptions{KeepRecent: 20, MinTokens: 1 << 20, MaxResultTokens: 10}, 1},
+		{"defaults, a tight budget (degraded action records)", chitta.MaskOptions{}, 0.3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			mask := tt.mask
+			res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: tt.ratio, Mask: &mask})
+			require.NoError(t, err)
+			require.NoError(t, chitta.Validate(res.Messages))
+			require.Contains(t, res.Kept, 2, "the loading result is kept: the live call's tool was loaded by it")
+			assert.False(t, res.Scores[2].Masked, "the loading result is not masked")
+			out, err := chitta.MarshalMessages(res.Messages)
+			require.NoError(t, err)
+			assert.Equal(t, len(names), strings.Count(string(out), `"tool_reference"`), "every reference survives")
+			if tt.ratio == 1 {
+				assert.Positive(t, res.Stats.Masked, "other results are still masked")
+			}
+		})
+	}
+}

@@ -58,6 +58,10 @@ type MaskOptions struct {
 
 	// ExcludeTools names tools whose results are never masked nor cut
 	// (exact, case-sensitive match on the tool name). nil means none.
+	// A result that loads tools (Anthropic tool_reference blocks, as a
+	// tool search returns) is never masked nor cut either: a placeholder
+	// in its place would take the loaded tools' schemas out of the
+	// conversation.
 	ExcludeTools []string
 
 	// MaxResultTokens, when > 0, cuts any single result larger than this
@@ -328,6 +332,7 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 	c := o.mask
 	m, s := &p.msgs[i], &p.scores[i]
 	inf := p.info(o, i)
+	loads := loadsTools(m) // its results stay whole, as ExcludeTools' do
 	var mm *maskedMessage
 	valid := 0 // results with a valid count
 	for j := len(inf.results) - 1; j >= 0; j-- {
@@ -344,7 +349,7 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 		if c.exclude != nil || masks || c.maxResult > 0 && pr.tokens > c.maxResult {
 			p.name(o, i, pr)
 		}
-		if masks && !c.exclude[pr.name] && !pr.listed {
+		if masks && !c.exclude[pr.name] && !loads && !pr.listed {
 			pr.list(p.scratch, c.values)
 			if c.cache != nil && pr.whole && len(m.Raw) > 0 {
 				pr.valuesOf = c.cache.valuesKey(pr.text)
@@ -353,7 +358,7 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 		}
 		r := *pr
 		switch {
-		case c.exclude[r.name]:
+		case c.exclude[r.name] || loads:
 			continue
 		case masks:
 			r.action = maskResult
