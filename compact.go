@@ -501,6 +501,8 @@ type pass struct {
 	minPlaceholder int              // tokens of the shortest placeholder, once counted
 	words          [][]uint64       // per message, the hashes of the words a placeholder could list, once read (mask_select.go)
 	callers        map[string][]int // per call ID, the messages issuing it, once callOf needs it (mask.go)
+	refs           map[int][]string // per message that loads tools, their names, once references has run (deferred.go)
+	refsRead       bool
 }
 
 // measure returns the tokens and the structural weight of message i (0 for

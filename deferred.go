@@ -20,20 +20,41 @@ import (
 // one before the call is pinned with its tool-call group (charged to the
 // budget like every pin).
 
-// toolLoads returns, per tool name, the non-pinned messages whose Raw
-// loads it (a tool_reference block in the content of a tool_result
-// block), ascending; nil when no message loads a tool. Messages without
-// Raw or without tool results load nothing. The Raw of every result is
-// scanned for the block type once per call; the needle starts with '_',
-// rarer in JSON than '"', so the scan runs at several GB/s.
+// references returns, per message whose tool results load tools (a
+// tool_reference block in the content of a tool_result block), the names
+// of the tools it loads; messages without Raw or without tool results
+// load nothing. It reads each result's Raw once per Compact call, for
+// masking and selection both: the needle starts with '_', rarer in JSON
+// than '"', so the scan runs at several GB/s.
+func (p *pass) references() map[int][]string {
+	if !p.refsRead {
+		p.refsRead = true
+		for i := range p.msgs {
+			m := &p.msgs[i]
+			if len(m.ToolResultIDs) == 0 || !bytes.Contains(m.Raw, []byte(`_reference"`)) {
+				continue
+			}
+			if names := toolReferences(m.Raw); len(names) > 0 {
+				if p.refs == nil {
+					p.refs = make(map[int][]string)
+				}
+				p.refs[i] = names
+			}
+		}
+	}
+	return p.refs
+}
+
+// toolLoads returns, per tool name, the non-pinned messages that load it
+// (see references), ascending; nil when none loads a tool.
 func (p *pass) toolLoads() map[string][]int {
+	refs := p.references()
+	if len(refs) == 0 {
+		return nil
+	}
 	var loads map[string][]int
 	for _, i := range p.free {
-		m := &p.msgs[i]
-		if len(m.ToolResultIDs) == 0 || !bytes.Contains(m.Raw, []byte(`_reference"`)) {
-			continue
-		}
-		for _, name := range toolReferences(m.Raw) {
+		for _, name := range refs[i] {
 			if loads == nil {
 				loads = make(map[string][]int)
 			}
@@ -45,11 +66,11 @@ func (p *pass) toolLoads() map[string][]int {
 	return loads
 }
 
-// loadsTools reports whether the tool results of m load tools
-// (tool_reference blocks, see toolReferences). Masking leaves such a
-// message whole: a placeholder would unload the schemas it is kept for.
-func loadsTools(m *Message) bool {
-	return len(m.ToolResultIDs) > 0 && bytes.Contains(m.Raw, []byte(`_reference"`)) && len(toolReferences(m.Raw)) > 0
+// loadsTools reports whether the tool results of message i load tools.
+// Masking leaves such a message whole: a placeholder would unload the
+// schemas it is kept for.
+func (p *pass) loadsTools(i int) bool {
+	return len(p.references()[i]) > 0
 }
 
 // toolReferences returns the tool names of the tool_reference blocks in

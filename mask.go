@@ -332,7 +332,7 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 	c := o.mask
 	m, s := &p.msgs[i], &p.scores[i]
 	inf := p.info(o, i)
-	loads := loadsTools(m) // its results stay whole, as ExcludeTools' do
+	loads := p.loadsTools(i) // its results stay whole, as ExcludeTools' do
 	var mm *maskedMessage
 	valid := 0 // results with a valid count
 	for j := len(inf.results) - 1; j >= 0; j-- {
