@@ -95,3 +95,63 @@ func readEnvelope(data []byte, session bool) (*envelope, *rpcResponse) {
 	}
 	return env, nil
 }
+
+// callParamsRequired is the -32600 message for a tools/call without params.
+const callParamsRequired = "invalid request: params: required (an object with the name of the tool to call and its arguments)"
+
+// requestParams judges the params of a request (id set) as both modes do
+// before the method runs, and returns its members by their exact names
+// (slices of params: no copy), or the response refusing them:
+//
+//   - params._meta: null or an object, else -32602;
+//   - params._meta.progressToken: null, a string or an integer (MCP: "MUST
+//     be a string or integer value"; of at most 2^53 in magnitude, as ids,
+//     which the SDK holds as float64), else -32602;
+//   - tools/call: params required (-32600), params.name required and a
+//     string (-32602).
+//
+// params has passed [readEnvelope]: absent, null or an object.
+func requestParams(id json.RawMessage, method string, params json.RawMessage) (map[string]rawRef, *rpcResponse) {
+	fields := map[string]rawRef{}
+	if len(params) > 0 && string(params) != "null" {
+		if err := json.Unmarshal(params, &fields); err != nil {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: %v", err)
+		}
+	} else if method == "tools/call" {
+		return nil, rpcError(id, jsonrpc.CodeInvalidRequest, callParamsRequired)
+	}
+	if meta := bytes.TrimSpace(fields["_meta"]); len(meta) > 0 && string(meta) != "null" {
+		if meta[0] != '{' {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params._meta: want an object")
+		}
+		var m map[string]rawRef
+		if err := json.Unmarshal(meta, &m); err != nil {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params._meta: %v", err)
+		}
+		if tok := bytes.TrimSpace(m["progressToken"]); len(tok) > 0 && string(tok) != "null" && !progressToken(tok) {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params._meta.progressToken: want a string or an integer of at most 2^53 in magnitude")
+		}
+	}
+	if method == "tools/call" {
+		var name string
+		if raw := bytes.TrimSpace(fields["name"]); len(raw) == 0 || string(raw) == "null" {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.name: required (the tool to call)")
+		} else if json.Unmarshal(raw, &name) != nil {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.name: want a string")
+		}
+	}
+	return fields, nil
+}
+
+// progressToken reports whether the JSON value tok is a valid progress
+// token: a string, or an integer of at most 2^53 in magnitude.
+func progressToken(tok []byte) bool {
+	if tok[0] == '"' {
+		return true
+	}
+	if tok[0] != '-' && (tok[0] < '0' || tok[0] > '9') {
+		return false
+	}
+	_, ok := integerLiteral(string(tok))
+	return ok
+}

@@ -18,7 +18,10 @@
 //     session reads one JSON-RPC message per line: a line that is not JSON
 //     gets -32700, one that is not a request (a batch, an id that is not a
 //     string or an integer, a version other than "2.0") -32600, a line over
-//     64 MiB -32600, and the session goes on;
+//     64 MiB -32600, and the session goes on; params are judged as
+//     one-shot mode judges them, in its words (a tools/call without params
+//     -32600, without a name -32602, a params._meta.progressToken that is
+//     not a string or an integer -32602);
 //   - anything else is a one-shot request: chitta answers that single
 //     request on stdout and exits, without a handshake. It answers
 //     tools/call and tools/list; malformed JSON gets -32700, a non-request

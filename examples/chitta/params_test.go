@@ -68,3 +68,85 @@ func TestSessionParamsErrors(t *testing.T) {
 		})
 	}
 }
+
+// modesCase is a request and the answer both modes give it: code 0 is a
+// result, else the error's code and message ("": the same in both modes).
+type modesCase struct {
+	line string
+	code int64
+	msg  string
+}
+
+// checkBothModes runs each case in an MCP session and in one-shot mode and
+// asserts that both give its answer.
+func checkBothModes(t *testing.T, tests []modesCase) {
+	t.Helper()
+	a, _ := newTestApp(t)
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			t.Parallel()
+			session := byID(t, runSession(t, a, 64<<10, initializeLine, initializedLine, tt.line), "7")
+			resp := a.answer(t.Context(), []byte(tt.line))
+			if tt.code == 0 {
+				assert.Nil(t, session.Error, "the session answers")
+				assert.Nil(t, resp.Error, "one-shot mode answers")
+				return
+			}
+			require.NotNil(t, session.Error, "the session refuses: %s", session.raw)
+			assert.Equal(t, tt.code, session.Error.Code, session.Error.Message)
+			require.NotNil(t, resp.Error, "one-shot mode refuses")
+			assert.Equal(t, tt.code, resp.Error.Code, resp.Error.Message)
+			if tt.msg != "" {
+				assert.Equal(t, tt.msg, session.Error.Message)
+			}
+			assert.Equal(t, session.Error.Message, resp.Error.Message, "both modes say the same")
+		})
+	}
+}
+
+func callLine(params string) string {
+	return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":` + params + `}`
+}
+
+// TestCallWithoutNameSameInBothModes: a tools/call without params or
+// without a tool name gets the same code and message in an MCP session as
+// in one-shot mode. The session said `invalid request: missing required
+// "params"` and `unknown tool ""` where one-shot mode named the field.
+func TestCallWithoutNameSameInBothModes(t *testing.T) {
+	t.Parallel()
+	const noParams = "invalid request: params: required (an object with the name of the tool to call and its arguments)"
+	const noName = "invalid params: params.name: required (the tool to call)"
+	checkBothModes(t, []modesCase{
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`, jsonrpc.CodeInvalidRequest, noParams},
+		{callLine(`null`), jsonrpc.CodeInvalidRequest, noParams},
+		{callLine(`{}`), jsonrpc.CodeInvalidParams, noName},
+		{callLine(`{"arguments":{"text":"x"}}`), jsonrpc.CodeInvalidParams, noName},
+		{callLine(`{"name":null,"arguments":{"text":"x"}}`), jsonrpc.CodeInvalidParams, noName},
+		{callLine(`{"name":"recall","arguments":{"text":"x"}}`), 0, ""},
+	})
+}
+
+// TestProgressTokenStringOrInteger: a params._meta.progressToken that is
+// neither a string nor an integer (MCP: it "MUST be a string or integer
+// value") is -32602 naming the field, in both modes; both ran the call
+// with a token of true, {} or 1.5. null counts as absent, as for _meta.
+func TestProgressTokenStringOrInteger(t *testing.T) {
+	t.Parallel()
+	const bad = "invalid params: params._meta.progressToken: want a string or an integer of at most 2^53 in magnitude"
+	withToken := func(tok string) string {
+		return callLine(`{"name":"recall","arguments":{"text":"x"},"_meta":{"progressToken":` + tok + `}}`)
+	}
+	checkBothModes(t, []modesCase{
+		{withToken(`true`), jsonrpc.CodeInvalidParams, bad},
+		{withToken(`{}`), jsonrpc.CodeInvalidParams, bad},
+		{withToken(`[1]`), jsonrpc.CodeInvalidParams, bad},
+		{withToken(`1.5`), jsonrpc.CodeInvalidParams, bad},
+		{withToken(`9007199254740993`), jsonrpc.CodeInvalidParams, bad},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"progressToken":false}}}`, jsonrpc.CodeInvalidParams, bad},
+		{withToken(`"tok-1"`), 0, ""},
+		{withToken(`-3`), 0, ""},
+		{withToken(`1e3`), 0, ""},
+		{withToken(`null`), 0, ""},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"progressToken":2}}}`, 0, ""},
+	})
+}

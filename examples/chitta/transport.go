@@ -192,6 +192,13 @@ func (c *lineConn) parse(line []byte) jsonrpc.Message {
 			c.reply(stoppingError(env.id))
 			return nil
 		}
+		// Judged as one-shot mode judges them, in its words (the SDK
+		// accepts any progressToken and words a call without params or a
+		// name its own way).
+		if _, bad := requestParams(env.id, env.method, env.params); bad != nil {
+			c.reply(bad)
+			return nil
+		}
 		c.mu.Lock()
 		_, dup := c.pending[id]
 		if !dup {
