@@ -413,10 +413,15 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 
 // Write implements [mcp.Connection]. A response retires its call once
 // written. The SDK's refusal of params it cannot decode is worded as
-// chitta's own (see [sdkParamsError]).
+// chitta's own (see [sdkParamsError]), and an error it sends without a
+// code gets one (see [codedError]).
 func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error != nil {
-		if e := sdkParamsError(resp.Error); e != nil {
+		e := sdkParamsError(resp.Error)
+		if e == nil {
+			e = codedError(resp.Error)
+		}
+		if e != nil {
 			r := *resp
 			r.Error = e
 			msg = &r
@@ -563,6 +568,26 @@ func sdkParamsError(err error) error {
 		msg = "params: " + strings.TrimPrefix(inner, "json: ")
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + msg}
+}
+
+// codedError returns the error to send for err when err carries no
+// JSON-RPC code (the SDK would send it with code 0, which names no error
+// a client can act on), else nil: the SDK's refusals of a request for its
+// place in the session (a call before initialize, a second initialize)
+// are -32600, anything else -32603.
+func codedError(err error) error {
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) && wire.Code != 0 {
+		return nil
+	}
+	msg := err.Error()
+	if method, ok := strings.CutSuffix(msg, " is invalid during session initialization"); ok {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: " + method + " before initialize (send initialize first)"}
+	}
+	if msg == `duplicate "initialize" received` {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: initialize: the session is already initialized"}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error: " + msg}
 }
 
 // innermost returns the error err wraps last, at the end of its chain.

@@ -496,3 +496,30 @@ func TestClosedSessionRepliesQuietly(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, logs.String())
 }
+
+// TestSessionOrderErrorsHaveCodes: a request the SDK refuses for its place
+// in the session (a call before initialize, a second initialize) gets
+// -32600 with chitta's "invalid request:" wording. The SDK answered with
+// code 0, which is no JSON-RPC error code a client can act on.
+func TestSessionOrderErrorsHaveCodes(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	secondInit := strings.Replace(initializeLine, `"id":0`, `"id":7`, 1)
+	tests := []struct {
+		name  string
+		lines []string
+		msg   string
+	}{
+		{name: "call before initialize", lines: []string{`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, initializeLine}, msg: `invalid request: method "tools/list" before initialize (send initialize first)`},
+		{name: "second initialize", lines: []string{initializeLine, initializedLine, secondInit}, msg: "invalid request: initialize: the session is already initialized"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := byID(t, runSession(t, a, 64<<10, tt.lines...), "7")
+			require.NotNil(t, r.Error, r.raw)
+			assert.Equal(t, int64(jsonrpc.CodeInvalidRequest), r.Error.Code)
+			assert.Equal(t, tt.msg, r.Error.Message)
+		})
+	}
+}
