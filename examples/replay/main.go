@@ -37,12 +37,27 @@ import (
 )
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "replay:", err)
-		os.Exit(1)
-	}
+	os.Exit(cli(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// cli runs the command and returns its exit status: 0 on success and for
+// -h (the usage is on stderr), 1 with the error on stderr otherwise.
+func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := run(ctx, args, stdout, stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 1 // the flag package has said why, with the usage
+	case err != nil:
+		fmt.Fprintln(stderr, "replay:", err)
+		return 1
+	}
+	return 0
+}
+
+// errUsage reports a command line the flag package refused (it has printed
+// the error and the usage).
 var errUsage = errors.New("usage")
 
 type config struct {
@@ -66,6 +81,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.horizon, "horizon", 0, "Compactor Policy.Horizon in `calls` (0: no cost gate)")
 	fs.StringVar(&c.locomoProbe, "locomo-probe", "end", "when LoCoMo evidence is checked: end (after the last message, the protocol) or session (at the end of the session holding the question's last evidence turn)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
 		return nil, errUsage
 	}
 	switch {

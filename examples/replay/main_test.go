@@ -136,3 +136,19 @@ func TestSharedData(t *testing.T) {
 		assert.GreaterOrEqual(t, c.Retention.Value(0), every.Retention.Value(0)-0.02, "after session: %v", afterSession)
 	}
 }
+
+// TestHelpExitsZero: -h prints the usage and exits 0, as the other
+// harness programs do; replay printed "replay: usage" after it and exited
+// 1. A flag error still exits 1.
+func TestHelpExitsZero(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	assert.Equal(t, 0, cli(t.Context(), []string{"-h"}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "-locomo")
+	assert.NotContains(t, stderr.String(), "replay: usage")
+	assert.Empty(t, stdout.String())
+
+	stderr.Reset()
+	assert.Equal(t, 1, cli(t.Context(), []string{"-bogus"}, &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "-bogus")
+}
