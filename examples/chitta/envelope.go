@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -108,7 +109,9 @@ const callParamsRequired = "invalid request: params: required (an object with th
 //     be a string or integer value"; of at most 2^53 in magnitude, as ids,
 //     which the SDK holds as float64), else -32602;
 //   - tools/call: params required (-32600), params.name required and a
-//     string (-32602).
+//     string (-32602);
+//   - logging/setLevel: params.level required and one of the levels MCP
+//     names (MCP logging: an invalid level is -32602).
 //
 // params has passed [readEnvelope]: absent, null or an object.
 func requestParams(id json.RawMessage, method string, params json.RawMessage) (map[string]rawRef, *rpcResponse) {
@@ -132,6 +135,14 @@ func requestParams(id json.RawMessage, method string, params json.RawMessage) (m
 			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params._meta.progressToken: want a string or an integer of at most 2^53 in magnitude")
 		}
 	}
+	if method == "logging/setLevel" {
+		var level string
+		if raw := bytes.TrimSpace(fields["level"]); len(raw) == 0 || string(raw) == "null" {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.level: required (%s)", logLevelNames)
+		} else if json.Unmarshal(raw, &level) != nil || !slices.Contains(logLevels, level) {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.level: want %s", logLevelNames)
+		}
+	}
 	if method == "tools/call" {
 		var name string
 		if raw := bytes.TrimSpace(fields["name"]); len(raw) == 0 || string(raw) == "null" {
@@ -142,6 +153,13 @@ func requestParams(id json.RawMessage, method string, params json.RawMessage) (m
 	}
 	return fields, nil
 }
+
+// logLevels are the levels of logging/setLevel (the syslog severities of
+// RFC 5424 that MCP names), least severe first.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// logLevelNames lists logLevels for an error message.
+const logLevelNames = "debug, info, notice, warning, error, critical, alert or emergency"
 
 // progressToken reports whether the JSON value tok is a valid progress
 // token: a string, or an integer of at most 2^53 in magnitude.

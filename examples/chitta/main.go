@@ -21,7 +21,8 @@
 //     64 MiB -32600, and the session goes on; params are judged as
 //     one-shot mode judges them, in its words (a tools/call without params
 //     -32600, without a name -32602, a params._meta.progressToken that is
-//     not a string or an integer -32602), and a request out of order (a
+//     not a string or an integer, a logging/setLevel level that is not
+//     one of MCP's eight -32602), and a request out of order (a
 //     call before initialize, a second initialize) -32600;
 //   - anything else is a one-shot request: chitta answers that single
 //     request on stdout and exits, without a handshake. It answers

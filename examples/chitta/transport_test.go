@@ -523,3 +523,39 @@ func TestSessionOrderErrorsHaveCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionSetLevelChecksLevel: logging/setLevel with a level that is
+// not one of the eight syslog levels MCP names, or none, is -32602 naming
+// the field and the levels (MCP logging: "Invalid log level: -32602");
+// the session answered {} and went on. A valid level is still accepted.
+func TestSessionSetLevelChecksLevel(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	const levels = "debug, info, notice, warning, error, critical, alert or emergency"
+	tests := []struct {
+		params string
+		msg    string // "": a result
+	}{
+		{`{"level":"nope"}`, "invalid params: params.level: want " + levels},
+		{`{"level":"INFO"}`, "invalid params: params.level: want " + levels},
+		{`{"level":5}`, "invalid params: params.level: want " + levels},
+		{`{}`, "invalid params: params.level: required (" + levels + ")"},
+		{`{"level":null}`, "invalid params: params.level: required (" + levels + ")"},
+		{`{"level":"warning"}`, ""},
+		{`{"level":"emergency"}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.params, func(t *testing.T) {
+			t.Parallel()
+			line := `{"jsonrpc":"2.0","id":7,"method":"logging/setLevel","params":` + tt.params + `}`
+			r := byID(t, runSession(t, a, 64<<10, initializeLine, initializedLine, line), "7")
+			if tt.msg == "" {
+				assert.Nil(t, r.Error, r.raw)
+				return
+			}
+			require.NotNil(t, r.Error, r.raw)
+			assert.Equal(t, int64(jsonrpc.CodeInvalidParams), r.Error.Code)
+			assert.Equal(t, tt.msg, r.Error.Message)
+		})
+	}
+}
