@@ -71,6 +71,7 @@ func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
 		readDone:  make(chan struct{}),
 		closed:    make(chan struct{}),
 		pending:   map[jsonrpc.ID]struct{}{},
+		cancelled: map[jsonrpc.ID]struct{}{},
 	}
 	t.conn = c
 	go c.readLoop(t.r, t.maxLine)
@@ -96,6 +97,7 @@ type lineConn struct {
 
 	mu        sync.Mutex
 	pending   map[jsonrpc.ID]struct{} // calls read and not yet answered
+	cancelled map[jsonrpc.ID]struct{} // pending calls the client cancelled: their responses are not sent
 	idle      chan struct{}           // closed when pending empties; nil if nobody waits
 	unhandled int                     // calls still pending when the drain timed out
 }
@@ -210,6 +212,9 @@ func (c *lineConn) parse(line []byte) jsonrpc.Message {
 			return nil
 		}
 	}
+	if env.id == nil && env.method == "notifications/cancelled" {
+		c.cancel(env.params)
+	}
 	params := env.params
 	// A notification's tool never runs (nothing would take its arguments
 	// back), so only a request's arguments are stashed.
@@ -217,6 +222,34 @@ func (c *lineConn) parse(line []byte) jsonrpc.Message {
 		params = c.stash.put(id, params)
 	}
 	return &jsonrpc.Request{ID: id, Method: env.method, Params: params}
+}
+
+// cancel marks the call that a notifications/cancelled's params name, if
+// it is in progress, so that its response is not sent: MCP's cancellation
+// says that the receiver SHOULD NOT answer a cancelled request (the
+// client has stopped waiting, and the SDK would answer "context
+// canceled"). The notification goes on to the SDK, which cancels the
+// call's context.
+func (c *lineConn) cancel(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
+		return
+	}
+	raw := bytes.TrimSpace(p.RequestID)
+	if raw[0] != '"' && raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+		return
+	}
+	id, msg := sessionID(raw)
+	if msg != "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.pending[id]; ok {
+		c.cancelled[id] = struct{}{}
+	}
 }
 
 // stopped reports whether stop is closed.
@@ -412,10 +445,16 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 // Write implements [mcp.Connection]. A response retires its call once
-// written. The SDK's refusal of params it cannot decode is worded as
+// written; the response to a call the client cancelled is not written
+// (see [lineConn.cancel]). The SDK's refusal of params it cannot decode is worded as
 // chitta's own (see [sdkParamsError]), and an error it sends without a
 // code gets one (see [codedError]).
 func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok && c.wasCancelled(resp.ID) {
+		c.log.Debug("dropped the response to a cancelled request")
+		c.retire(resp.ID)
+		return nil
+	}
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error != nil {
 		e := sdkParamsError(resp.Error)
 		if e == nil {
@@ -438,11 +477,20 @@ func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-// retire forgets the call id, answered.
+// wasCancelled reports whether the client cancelled the call id.
+func (c *lineConn) wasCancelled(id jsonrpc.ID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.cancelled[id]
+	return ok
+}
+
+// retire forgets the call id, answered (or cancelled).
 func (c *lineConn) retire(id jsonrpc.ID) {
 	c.stash.drop(id)
 	c.mu.Lock()
 	delete(c.pending, id)
+	delete(c.cancelled, id)
 	if len(c.pending) == 0 && c.idle != nil {
 		close(c.idle)
 		c.idle = nil

@@ -559,3 +559,61 @@ func TestSessionSetLevelChecksLevel(t *testing.T) {
 		})
 	}
 }
+
+// blockingEmbedder blocks every call until its ctx is done, after saying
+// on started that it began.
+type blockingEmbedder struct {
+	chitta.Embedder
+	started chan struct{}
+}
+
+func (e *blockingEmbedder) Embed(ctx context.Context, _ []string) ([][]float32, error) {
+	e.started <- struct{}{}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestSessionCancelledCallGetsNoResponse: a call the client cancels
+// (notifications/cancelled) gets no response, as MCP's cancellation says
+// ("receivers … SHOULD NOT send a response for the cancelled request"),
+// and is not waited for at the end of input; the session sent one (an
+// error of code 0, "context canceled", or the tool's error result).
+// Another call is still answered, and a cancel for an id that is not in
+// progress changes nothing.
+func TestSessionCancelledCallGetsNoResponse(t *testing.T) {
+	t.Parallel()
+	store, err := chitta.NewHNSWStore(testDims, nil)
+	require.NoError(t, err)
+	emb := &blockingEmbedder{Embedder: chitta.NewHashEmbedder(testDims), started: make(chan struct{}, 1)}
+	a := newApp(store, emb, nil, nil)
+	pr, pw := io.Pipe()
+	var out syncBuffer
+	stash := newArgStash()
+	tr := &lineTransport{r: pr, w: &out, maxLine: 1 << 20, drain: 30 * time.Second, stash: stash, log: a.log}
+	done := make(chan error, 1)
+	go func() { done <- newSessionServer(a, stash).Run(t.Context(), tr) }()
+	write := func(line string) {
+		_, err := io.WriteString(pw, line+"\n")
+		require.NoError(t, err)
+	}
+	write(initializeLine)
+	write(initializedLine)
+	write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nothing"}}`)
+	write(`{"jsonrpc":"2.0","id":"r-9","method":"tools/call","params":{"name":"remember","arguments":{"text":"cancel me"}}}`)
+	<-emb.started
+	write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r-9","reason":"the user pressed Esc"}}`)
+	write(`{"jsonrpc":"2.0","id":10,"method":"ping"}`)
+	require.NoError(t, pw.Close())
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the session waited for the cancelled call")
+	}
+	assert.Zero(t, tr.conn.Unanswered())
+	rs := responses(t, out.String())
+	byID(t, rs, "10")
+	for _, r := range rs {
+		assert.NotEqual(t, `"r-9"`, string(r.ID), "a response to the cancelled call: %s", r.raw)
+	}
+}
