@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"unicode/utf8"
 
@@ -172,4 +173,46 @@ func progressToken(tok []byte) bool {
 	}
 	_, ok := integerLiteral(string(tok))
 	return ok
+}
+
+// maxErrorMessage bounds the message of an error response, in bytes.
+// Messages name the field first and may quote a value the request sent (a
+// role, an argument name, a tool name): the quote is cut so that a huge
+// value, a conversation pasted into the wrong field or a secret, is not
+// sent back whole nor logged by one-shot mode.
+const maxErrorMessage = 1024
+
+// clipMessage returns msg cut to at most maxErrorMessage bytes, at a
+// character boundary, saying how many bytes it cut.
+func clipMessage(msg string) string {
+	if len(msg) <= maxErrorMessage {
+		return msg
+	}
+	n := maxErrorMessage - len("… ( bytes cut)") - 20 // 20: the digits of any int
+	for n > 0 && !utf8.RuneStart(msg[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s… (%d bytes cut)", msg[:n], len(msg)-n)
+}
+
+// clipError returns e with its message cut by clipMessage (e itself when
+// it is short enough).
+func clipError(e *jsonrpc.Error) *jsonrpc.Error {
+	if e == nil || len(e.Message) <= maxErrorMessage {
+		return e
+	}
+	c := *e
+	c.Message = clipMessage(e.Message)
+	return &c
+}
+
+// clipResponse returns resp with its error message cut by clipMessage
+// (resp itself when it is short enough).
+func clipResponse(resp *rpcResponse) *rpcResponse {
+	if resp.Error == nil || len(resp.Error.Message) <= maxErrorMessage {
+		return resp
+	}
+	r := *resp
+	r.Error = clipError(resp.Error)
+	return &r
 }

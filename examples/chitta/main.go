@@ -34,6 +34,10 @@
 //     is 0 for a successful result and 1 for an error response. Input after
 //     the first value is not read.
 //
+// An error message names the field first and quotes at most about 1 KiB
+// of what the request sent (a role, an argument or tool name): the rest is
+// cut, in both modes and on one-shot mode's stderr line.
+//
 // --mode serve and --mode oneshot skip the detection.
 //
 // SIGTERM or SIGINT stops chitta cleanly, with exit status 0 and nothing on

@@ -142,6 +142,11 @@ var errParse = errors.New("parse error")
 // session judges them too (see [requestParams]): a tools/call without params
 // is -32600.
 func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
+	return clipResponse(a.respond(ctx, data))
+}
+
+// respond is answer without the cut of long error messages.
+func (a *app) respond(ctx context.Context, data []byte) *rpcResponse {
 	env, bad := readEnvelope(data, false)
 	if bad != nil {
 		return bad
@@ -233,6 +238,7 @@ func parseErrorMessage(err error) string {
 // writeResponse writes resp as one line and returns errRequestFailed
 // (wrapping the error message) when it reports a failure.
 func writeResponse(w io.Writer, resp *rpcResponse) error {
+	resp = clipResponse(resp)
 	data, err := marshal(resp)
 	if err != nil {
 		// Only a result that cannot be encoded gets here.

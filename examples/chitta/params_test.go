@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/stretchr/testify/assert"
@@ -149,4 +150,42 @@ func TestProgressTokenStringOrInteger(t *testing.T) {
 		{withToken(`null`), 0, ""},
 		{`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"progressToken":2}}}`, 0, ""},
 	})
+}
+
+// TestErrorMessagesBounded: an error that names a value the request sent
+// (a role, an unknown argument or tool name, a tokenizer) is cut to at
+// most maxErrorMessage bytes, in both modes and on one-shot mode's stderr
+// line, keeping the field it names. It echoed the value whole: a 100 000
+// byte role came back as a 100 KB message and went to stderr, where a
+// conversation pasted into the wrong field (or a secret) stays in logs.
+func TestErrorMessagesBounded(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	long := strings.Repeat("SECRETTEXT ", 10_000)
+	tests := []struct {
+		name, line, prefix string
+	}{
+		{"role", call(7, "compact_context", `{"messages":[{"role":"`+long+`","content":"hi"}]}`), "messages[0].role: "},
+		{"argument name", call(7, "recall", `{"text":"x","`+long+`":1}`), "arguments: unknown field"},
+		{"tool name", call(7, long, `{}`), "unknown tool"},
+		{"tokenizer", call(7, "compact_context", `{"messages":[{"role":"user","content":"hi"}],"tokenizer":"`+long+`"}`), "tokenizer: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			session := byID(t, runSession(t, a, 1<<20, initializeLine, initializedLine, tt.line), "7")
+			resp := a.answer(t.Context(), []byte(tt.line))
+			require.NotNil(t, session.Error, session.raw)
+			require.NotNil(t, resp.Error)
+			for mode, msg := range map[string]string{"session": session.Error.Message, "one-shot": resp.Error.Message} {
+				assert.True(t, len(msg) <= maxErrorMessage, "%s: %d bytes", mode, len(msg))
+				assert.True(t, strings.HasPrefix(msg, tt.prefix), "%s: %.200s", mode, msg)
+				assert.True(t, utf8.ValidString(msg), mode)
+				assert.True(t, strings.HasSuffix(msg, " bytes cut)"), "%s: …%.100s", mode, msg[max(0, len(msg)-100):])
+			}
+		})
+	}
+	r := runChitta(t, t.TempDir(), tests[0].line)
+	assert.Equal(t, 1, r.code)
+	assert.True(t, len(r.stdout)+len(r.stderr) < 3*maxErrorMessage, "the response and the stderr line are bounded: %d bytes", len(r.stdout)+len(r.stderr))
 }

@@ -366,7 +366,7 @@ func integerLiteral(lit string) (int64, bool) {
 // closed (the session over, chitta about to exit) it writes nothing and
 // says nothing.
 func (c *lineConn) reply(resp *rpcResponse) {
-	data, err := marshal(resp)
+	data, err := marshal(clipResponse(resp))
 	if err == nil {
 		err = c.writeLine(data)
 	}
@@ -447,8 +447,9 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // Write implements [mcp.Connection]. A response retires its call once
 // written; the response to a call the client cancelled is not written
 // (see [lineConn.cancel]). The SDK's refusal of params it cannot decode is worded as
-// chitta's own (see [sdkParamsError]), and an error it sends without a
-// code gets one (see [codedError]).
+// chitta's own (see [sdkParamsError]), an error it sends without a code
+// gets one (see [codedError]), and a message longer than maxErrorMessage
+// is cut (see [clipMessage]).
 func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	if resp, ok := msg.(*jsonrpc.Response); ok && c.wasCancelled(resp.ID) {
 		c.log.Debug("dropped the response to a cancelled request")
@@ -460,7 +461,14 @@ func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
 		if e == nil {
 			e = codedError(resp.Error)
 		}
-		if e != nil {
+		if e == nil {
+			e = resp.Error
+		}
+		var wire *jsonrpc.Error
+		if text := e.Error(); len(text) > maxErrorMessage && errors.As(e, &wire) { // codedError left none without
+			e = &jsonrpc.Error{Code: wire.Code, Message: clipMessage(text), Data: wire.Data}
+		}
+		if e != resp.Error {
 			r := *resp
 			r.Error = e
 			msg = &r
