@@ -189,3 +189,51 @@ func TestErrorMessagesBounded(t *testing.T) {
 	assert.Equal(t, 1, r.code)
 	assert.True(t, len(r.stdout)+len(r.stderr) < 3*maxErrorMessage, "the response and the stderr line are bounded: %d bytes", len(r.stdout)+len(r.stderr))
 }
+
+// TestIntegerArgumentsAsSchemaSays: an integer argument written as a JSON
+// number with a zero fractional part (10.0, 1e1, as a Python client's
+// json.dumps writes a float) is the integer its schema accepts (JSON
+// Schema: an integer is any number with a zero fractional part), in both
+// modes; it was refused with "k: want an integer, got number 10.0". A
+// number with a fraction, or beyond 2^53, is still refused, and the
+// messages of compact_context still come back byte for byte.
+func TestIntegerArgumentsAsSchemaSays(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	for _, tt := range []struct {
+		name, line string
+		ok         bool
+	}{
+		{"k 10.0", call(7, "recall", `{"text":"x","k":10.0}`), true},
+		{"k 1e1", call(7, "recall", `{"text":"x","k":1e1}`), true},
+		{"k 2.50e1", call(7, "recall", `{"text":"x","k":2.50e1}`), true},
+		{"limit 5.0 offset 0.0", call(7, "list_memories", `{"limit":5.0,"offset":0.0}`), true},
+		{"mask keep_recent 2.0", call(7, "compact_context", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":100.0,"mask":{"keep_recent":2.0}}`), true},
+		{"k 1.5", call(7, "recall", `{"text":"x","k":1.5}`), false},
+		{"k 1e400", call(7, "recall", `{"text":"x","k":1e400}`), false},
+		{"k 9007199254740993.0", call(7, "recall", `{"text":"x","k":9007199254740993.0}`), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			session := byID(t, runSession(t, a, 64<<10, initializeLine, initializedLine, tt.line), "7")
+			resp := a.answer(t.Context(), []byte(tt.line))
+			if tt.ok {
+				assert.Nil(t, session.Error, "the session answers: %s", session.raw)
+				assert.Nil(t, resp.Error, "one-shot mode answers")
+				return
+			}
+			require.NotNil(t, session.Error, session.raw)
+			require.NotNil(t, resp.Error)
+			assert.Equal(t, int64(jsonrpc.CodeInvalidParams), session.Error.Code)
+			assert.Equal(t, session.Error.Message, resp.Error.Message)
+		})
+	}
+
+	// The kept messages are the caller's (white space aside, as always).
+	msgs := `[{"content": "a <b> & c", "role": "user", "n": 1.50}]`
+	resp := a.answer(t.Context(), []byte(call(7, "compact_context", `{"max_tokens": 50.0, "messages": `+msgs+`}`)))
+	require.Nil(t, resp.Error)
+	data, err := marshal(resp.Result)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"messages":[{"content":"a <b> & c","role":"user","n":1.50}]`)
+}
