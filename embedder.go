@@ -1,6 +1,9 @@
 package chitta
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // Embedder turns texts into vectors. Embed must return exactly one vector
 // per text, in order, all of the same non-zero length; [Compact] checks this
@@ -11,10 +14,17 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-// EmbedderFunc adapts a function to [Embedder].
+// EmbedderFunc adapts a function to [Embedder]. It is as safe for
+// concurrent use as the function is. A nil EmbedderFunc is an embedder that
+// always fails (an error wrapping [ErrInvalidOption]), so [Compact] scores
+// without embeddings and logs a warning rather than panicking.
 type EmbedderFunc func(ctx context.Context, texts []string) ([][]float32, error)
 
-// Embed returns f(ctx, texts).
+// Embed returns f(ctx, texts), or an error wrapping [ErrInvalidOption] when
+// f is nil.
 func (f EmbedderFunc) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if f == nil {
+		return nil, fmt.Errorf("%w: nil EmbedderFunc", ErrInvalidOption)
+	}
 	return f(ctx, texts)
 }

@@ -86,7 +86,8 @@ type MaskCache struct {
 	stats         MaskCacheStats
 }
 
-// MaskCacheStats counts the work of a [MaskCache].
+// MaskCacheStats counts the work of a [MaskCache]. It is a plain value, a
+// snapshot returned by [MaskCache.Stats]; the zero value counts nothing.
 type MaskCacheStats struct {
 	Hits   uint64 // messages whose scan was reused
 	Misses uint64 // messages scanned

@@ -10,7 +10,8 @@ import (
 
 // Role is the author of a message. The built-in roles are the constants
 // below; "function" and "tool_result" are accepted as aliases of
-// [RoleTool]. Any other role needs a weight in [Options.RoleWeights].
+// [RoleTool]. Any other role needs a weight in [Options.RoleWeights]. The
+// zero value, the empty role, is rejected by [Compact].
 type Role string
 
 // Built-in roles.

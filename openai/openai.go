@@ -60,7 +60,8 @@ const (
 )
 
 // Options configures [New]. A nil *Options is invalid (Model is required);
-// every other field's zero value means the documented default.
+// every other field's zero value means the documented default. New copies
+// Options and never modifies them (the Embedder keeps using HTTPClient).
 type Options struct {
 	// BaseURL is the server's address, with or without a trailing "/v1"
 	// or "/v1/embeddings": "http://localhost:11434",
