@@ -31,7 +31,12 @@
 // [ErrNoContent] and chitta.ErrInvalidMessages: the SDK's MessageParam
 // reads JSON holding a block type it does not know (the MCP connector's
 // mcp_tool_use and mcp_tool_result) as a message without any, and
-// compacting it would pass on that loss unnoticed.
+// compacting it would pass on that loss unnoticed. The one exception is
+// what the Messages API itself accepts: a final assistant message whose
+// Content is empty but not nil (`"content": []`, an empty prefill). A nil
+// Content is refused even there, since it is what the SDK makes of the
+// unknown blocks, and the SDK sends it without the required content
+// field.
 //
 // For an agent loop that compacts before every model call, [NewCompactor]
 // returns a Compactor: [chitta.Compactor] over the same values, which
@@ -101,7 +106,8 @@ func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 		switch {
 		case m.OfUser != nil && len(m.OfUser.Content) == 0:
 			return noContent(i, "user")
-		case m.OfAssistant != nil && len(m.OfAssistant.Content) == 0:
+		case m.OfAssistant != nil && m.OfAssistant.Content == nil,
+			m.OfAssistant != nil && len(m.OfAssistant.Content) == 0 && i < len(msgs)-1:
 			return noContent(i, "assistant")
 		case m.OfUser != nil:
 			if text, ok := onlyText(m.OfUser.Content); ok {
