@@ -27,6 +27,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -110,7 +111,9 @@ type Options struct {
 	// MaxRetries is how many times a request is retried after a 408, 429
 	// or 5xx status (except 501) or a network error; TLS errors that will
 	// not heal (a certificate that does not verify, a server that does not
-	// speak TLS) are not retried. 0 means
+	// speak TLS, or one that refuses the client by an alert such as
+	// "certificate required", "bad certificate" or "protocol version not
+	// supported") are not retried; other alerts ("internal error") are. 0 means
 	// DefaultMaxRetries (3); negative means no retries.
 	MaxRetries int
 
@@ -542,10 +545,39 @@ func (e *Embedder) post(ctx context.Context, body []byte) ([]byte, time.Duration
 	return data, -1, nil
 }
 
+// lastingAlerts are the TLS alerts by which a server refuses who the
+// client is or what it speaks: a client certificate missing, bad, expired,
+// revoked or from an authority it does not trust, access denied, no common
+// protocol version, cipher suite or application protocol, an unknown
+// server name. A retry would meet them again. Other alerts (internal
+// error, a bad record MAC, a decode error) may come from a passing fault
+// of the server or a middlebox, and are retried.
+var lastingAlerts = []tls.AlertError{40, 42, 43, 44, 45, 46, 48, 49, 70, 71, 112, 116, 120}
+
+// lastingAlert reports whether err is, or carries, one of lastingAlerts
+// from the server: over TCP crypto/tls reports a received alert as a
+// *net.OpError "remote error" whose Err is an unexported alert type that
+// reads as the tls.AlertError of the same code (QUIC wraps the
+// tls.AlertError itself).
+func lastingAlert(err error) bool {
+	var a tls.AlertError
+	if errors.As(err, &a) {
+		return slices.Contains(lastingAlerts, a)
+	}
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "remote error" || op.Err == nil {
+		return false
+	}
+	msg := op.Err.Error()
+	return slices.ContainsFunc(lastingAlerts, func(a tls.AlertError) bool { return a.Error() == msg })
+}
+
 // lastingTLSError reports whether err is a TLS failure that a retry would
 // meet again: a certificate that does not verify (unknown authority, wrong
-// host name, expired, no system roots) or a server that does not answer in
-// TLS.
+// host name, expired, no system roots), a server that does not answer in
+// TLS, or one that refuses the client with a lasting alert (see
+// lastingAlerts: a client certificate it requires or rejects, no common
+// protocol).
 func lastingTLSError(err error) bool {
 	var (
 		verify   *tls.CertificateVerificationError
@@ -555,7 +587,7 @@ func lastingTLSError(err error) bool {
 		invalid  x509.CertificateInvalidError
 		roots    x509.SystemRootsError
 	)
-	return errors.Is(err, http.ErrSchemeMismatch) ||
+	return errors.Is(err, http.ErrSchemeMismatch) || lastingAlert(err) ||
 		errors.As(err, &verify) || errors.As(err, &record) || errors.As(err, &unknown) ||
 		errors.As(err, &hostname) || errors.As(err, &invalid) || errors.As(err, &roots)
 }
