@@ -114,6 +114,9 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 			if err != nil {
 				return fmt.Errorf("%w: message %d: %v", chitta.ErrInvalidMessages, i, err)
 			}
+			if string(data) == "null" {
+				return fmt.Errorf("%w: item %d: no item variant set", chitta.ErrInvalidMessages, i)
+			}
 			var pm chitta.Message
 			if err := pm.UnmarshalJSON(data); err != nil {
 				return fmt.Errorf("item %d: %w", i, err)
