@@ -71,7 +71,7 @@ func TestToolSearchLoaderKept(t *testing.T) {
 				out, res, err := anthropic.Compact(t.Context(), typed, opts)
 				require.NoError(t, err)
 				assert.Equal(t, tt.want, res.Kept, "anthropic.Compact")
-				requireCallersValues(t, typed, res.Kept, out)
+				adapttest.KeptValues(t, typed, res.Kept, out, anthropic.Messages)
 				for j, m := range res.Messages {
 					assert.Nil(t, m.Raw, "Result.Messages[%d] has Raw nil, as Messages gives it", j)
 				}
@@ -86,23 +86,10 @@ func TestToolSearchLoaderKept(t *testing.T) {
 				out, res, err = c.Compact(t.Context(), typed)
 				require.NoError(t, err)
 				assert.Equal(t, tt.want, res.Kept, "Compactor")
-				requireCallersValues(t, typed, res.Kept, out)
+				adapttest.KeptValues(t, typed, res.Kept, out, anthropic.Messages)
 			})
 		}
 	}
-}
-
-// requireCallersValues checks that out holds typed[i] for each i in kept,
-// and that every kept tool_use has its tool_result kept and vice versa.
-func requireCallersValues(t *testing.T, typed []sdk.MessageParam, kept []int, out []sdk.MessageParam) {
-	t.Helper()
-	require.Len(t, out, len(kept))
-	for j, i := range kept {
-		require.Equal(t, typed[i], out[j], "out[%d] is the caller's message %d", j, i)
-	}
-	conv, err := anthropic.Messages(out)
-	require.NoError(t, err)
-	adapttest.Paired(t, conv)
 }
 
 // TestToolSearchRawNotReused: the Raw written for the tool-search rule
