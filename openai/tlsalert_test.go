@@ -24,12 +24,17 @@ import (
 // was retried (MaxRetries, 3 waits), as a network error is.
 func TestEmbedClientCertRefusedNotRetried(t *testing.T) {
 	t.Parallel()
-	for _, version := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
-		t.Run(tls.VersionName(version), func(t *testing.T) {
+	for _, tt := range []struct {
+		version uint16
+		http2   bool
+	}{{tls.VersionTLS12, false}, {tls.VersionTLS13, false}, {tls.VersionTLS13, true}} {
+		version := tt.version
+		t.Run(fmt.Sprintf("%s/http2=%v", tls.VersionName(version), tt.http2), func(t *testing.T) {
 			t.Parallel()
 			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				openAIAnswer(w, request{Input: []string{"x"}}, 2, nil)
 			}))
+			srv.EnableHTTP2 = tt.http2
 			srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshake errors are the point
 			srv.TLS = &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: version, MaxVersion: version}
 			srv.StartTLS()
