@@ -63,7 +63,12 @@ type Message struct {
 // MarshalJSON returns m.Raw unchanged when it is set. Otherwise it encodes
 // {"role", "content"} plus the tool linkage in OpenAI form ("tool_calls"
 // with ids, "tool_call_id", or "tool_call_ids" for several results), which
-// [ParseMessages] reads back to an equal Message.
+// [ParseMessages] reads back to an equal Message (with Raw set), but for
+// three things ParseMessages normalises: a Content of only white space
+// reads back as "", an empty ID in ToolCallIDs or ToolResultIDs is
+// dropped, and invalid UTF-8 in Content or an ID reads back as U+FFFD
+// (encoding/json replaces it when encoding); an empty slice reads back as
+// nil. A message whose Role is empty encodes, but does not parse.
 func (m Message) MarshalJSON() ([]byte, error) {
 	if len(m.Raw) > 0 {
 		return m.Raw, nil

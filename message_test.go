@@ -299,3 +299,40 @@ func TestUnmarshalJSONReadsAlone(t *testing.T) {
 		})
 	}
 }
+
+// TestMessageMarshalRoundTripExceptions pins what MarshalJSON's doc says
+// does not read back equal: white-space-only Content, empty IDs, invalid
+// UTF-8 and an empty role.
+func TestMessageMarshalRoundTripExceptions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   chitta.Message
+		want chitta.Message // Raw aside
+	}{
+		{"blank content", chitta.Message{Role: chitta.RoleUser, Content: " \n\t"}, chitta.Message{Role: chitta.RoleUser}},
+		{"padded content is kept", chitta.Message{Role: chitta.RoleUser, Content: " hi "}, chitta.Message{Role: chitta.RoleUser, Content: " hi "}},
+		{"empty call ID", chitta.Message{Role: chitta.RoleAssistant, Content: "c", ToolCallIDs: []string{"", "a"}}, chitta.Message{Role: chitta.RoleAssistant, Content: "c", ToolCallIDs: []string{"a"}}},
+		{"empty result ID", chitta.Message{Role: chitta.RoleTool, Content: "r", ToolResultIDs: []string{""}}, chitta.Message{Role: chitta.RoleTool, Content: "r"}},
+		{"invalid UTF-8", chitta.Message{Role: chitta.RoleUser, Content: "a\xffb"}, chitta.Message{Role: chitta.RoleUser, Content: "a\uFFFDb"}},
+		{"empty slices", chitta.Message{Role: chitta.RoleUser, Content: "x", ToolCallIDs: []string{}, ToolResultIDs: []string{}}, chitta.Message{Role: chitta.RoleUser, Content: "x"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			data, err := json.Marshal([]chitta.Message{tt.in})
+			require.NoError(t, err)
+			back, err := chitta.ParseMessages(data)
+			require.NoError(t, err)
+			require.Len(t, back, 1)
+			assert.NotEmpty(t, back[0].Raw)
+			back[0].Raw = nil
+			assert.Equal(t, tt.want, back[0])
+		})
+	}
+	data, err := json.Marshal([]chitta.Message{{Content: "x"}})
+	require.NoError(t, err)
+	_, err = chitta.ParseMessages(data)
+	require.ErrorIs(t, err, chitta.ErrInvalidMessages)
+	assert.Contains(t, err.Error(), "role: empty")
+}
