@@ -3,6 +3,7 @@ package chitta
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -56,11 +57,16 @@ type Message struct {
 	// carries (OpenAI tool_call_id, Anthropic tool_result.tool_use_id,
 	// SWE-agent tool_call_ids).
 	ToolResultIDs []string
-	// Raw is the original JSON object, or nil for a message built in Go.
+	// Raw is the original JSON object, or nil for a message built in Go
+	// (JSON null counts as nil: encoding/json decodes a null into a
+	// json.RawMessage as the bytes null).
 	Raw json.RawMessage
 }
 
-// MarshalJSON returns m.Raw unchanged when it is set. Otherwise it encodes
+// MarshalJSON returns m.Raw unchanged when it is set (a Raw holding JSON
+// null counts as unset; one holding another JSON value that is not an
+// object is an error, a [*MessageError] wrapping [ErrInvalidMessages]
+// naming the field Raw). Otherwise it encodes
 // {"role", "content"} plus the tool linkage in OpenAI form ("tool_calls"
 // with ids, "tool_call_id", or "tool_call_ids" for several results), which
 // [ParseMessages] reads back to an equal Message (with Raw set), but for
@@ -70,8 +76,8 @@ type Message struct {
 // (encoding/json replaces it when encoding); an empty slice reads back as
 // nil. A message whose Role is empty encodes, but does not parse.
 func (m Message) MarshalJSON() ([]byte, error) {
-	if len(m.Raw) > 0 {
-		return m.Raw, nil
+	if raw, err := m.original(); raw != nil || err != nil {
+		return raw, err
 	}
 	type call struct {
 		ID   string `json:"id"`
@@ -102,7 +108,8 @@ func (m Message) MarshalJSON() ([]byte, error) {
 // original JSON objects byte for byte (white space, key order, escapes and
 // number spellings included). [json.Marshal] on a []Message gives the same
 // JSON values but compacts each object and escapes <, > and &. A Raw that
-// is not valid JSON is an error (a [*MessageError] wrapping
+// is not valid JSON, or is a JSON value other than an object (or null,
+// which counts as no Raw), is an error (a [*MessageError] wrapping
 // [ErrInvalidMessages] naming the message), as it is for json.Marshal.
 func MarshalMessages(msgs []Message) ([]byte, error) {
 	var b bytes.Buffer
@@ -113,6 +120,12 @@ func MarshalMessages(msgs []Message) ([]byte, error) {
 		}
 		raw, err := msgs[i].MarshalJSON()
 		if err != nil {
+			var me *MessageError
+			if errors.As(err, &me) {
+				e := *me
+				e.Index = i
+				return nil, &e
+			}
 			return nil, fmt.Errorf("message %d: %w", i, err)
 		}
 		if len(msgs[i].Raw) > 0 && !json.Valid(raw) {
@@ -122,6 +135,28 @@ func MarshalMessages(msgs []Message) ([]byte, error) {
 	}
 	b.WriteByte(']')
 	return b.Bytes(), nil
+}
+
+// original returns m.Raw when it holds a message's JSON, nil when the
+// message has none (Raw nil, empty or JSON null: encoding/json decodes a
+// null into a json.RawMessage as the bytes null), and an error wrapping
+// ErrInvalidMessages when Raw is a JSON value other than an object or
+// null (invalid JSON is left to the caller: json.Marshal and
+// MarshalMessages report it).
+func (m *Message) original() ([]byte, error) {
+	raw := m.Raw
+	if len(raw) == 0 || raw[0] == '{' {
+		return raw, nil
+	}
+	switch t := bytes.TrimSpace(raw); {
+	case len(t) == 0 || t[0] == '{':
+		return raw, nil
+	case string(t) == "null":
+		return nil, nil
+	case json.Valid(t):
+		return nil, &MessageError{Index: -1, Field: "Raw", Msg: "not a JSON object", Err: ErrInvalidMessages}
+	}
+	return raw, nil
 }
 
 // UnmarshalJSON reads one message object of any shape [ParseMessages]

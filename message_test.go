@@ -244,11 +244,15 @@ func TestMarshalMessagesIsByteExact(t *testing.T) {
 }
 
 // TestMarshalMessagesInvalidRaw: a Raw that is not valid JSON (cut short,
-// edited by hand) is an error naming the message, as json.Marshal's is,
-// never an array the provider cannot read.
+// edited by hand), or is valid JSON but not an object (a string, a number,
+// an array: no message a provider or ParseMessages reads), is an error
+// naming the message, as json.Marshal's is, never an array the provider
+// cannot read.
 func TestMarshalMessagesInvalidRaw(t *testing.T) {
 	t.Parallel()
-	for _, raw := range []string{`{"role":"user","content":"hi"`, `{"role":"user"} {"role":"user"}`, `{"role":"user","content":"hi"},{"role":"assistant"}`, ` `} {
+	for _, raw := range []string{`{"role":"user","content":"hi"`, `{"role":"user"} {"role":"user"}`, `{"role":"user","content":"hi"},{"role":"assistant"}`, ` `,
+		// valid JSON but no message object (these were written as they were)
+		`"hi"`, `42`, `[{"role":"user","content":"hi"}]`, `true`} {
 		msgs := []chitta.Message{
 			{Role: chitta.RoleUser, Content: "fine"},
 			{Role: chitta.RoleUser, Content: "hi", Raw: json.RawMessage(raw)},
@@ -335,4 +339,33 @@ func TestMessageMarshalRoundTripExceptions(t *testing.T) {
 	_, err = chitta.ParseMessages(data)
 	require.ErrorIs(t, err, chitta.ErrInvalidMessages)
 	assert.Contains(t, err.Error(), "role: empty")
+}
+
+// TestMessageNullRaw: encoding/json decodes a JSON null into a
+// json.RawMessage as the bytes "null", so a Message built from a stored
+// record whose raw JSON was null has Raw "null". It has no original
+// object: it marshals from its fields, as a nil Raw does, instead of as
+// null, which lost its role and content.
+func TestMessageNullRaw(t *testing.T) {
+	t.Parallel()
+	var rec struct{ Raw json.RawMessage }
+	require.NoError(t, json.Unmarshal([]byte(`{"Raw":null}`), &rec))
+	require.Equal(t, json.RawMessage("null"), rec.Raw)
+	built := chitta.Message{Role: chitta.RoleTool, Content: "result", ToolResultIDs: []string{"c1"}}
+	want, err := built.MarshalJSON()
+	require.NoError(t, err)
+	for _, raw := range []json.RawMessage{rec.Raw, json.RawMessage(" null\n")} {
+		m := built
+		m.Raw = raw
+		got, err := m.MarshalJSON()
+		require.NoError(t, err)
+		assert.JSONEq(t, string(want), string(got), "Raw %q", raw)
+		all, err := chitta.MarshalMessages([]chitta.Message{m})
+		require.NoError(t, err)
+		assert.JSONEq(t, "["+string(want)+"]", string(all), "Raw %q", raw)
+		back, err := chitta.ParseMessages(all)
+		require.NoError(t, err)
+		assert.Equal(t, built.Content, back[0].Content)
+		assert.Equal(t, built.ToolResultIDs, back[0].ToolResultIDs)
+	}
 }
