@@ -33,7 +33,9 @@ func (p *parser) parse(index int, raw json.RawMessage) (Message, error) {
 	switch {
 	case isNull(w.Role) && (!isNull(w.Type) || isBareReference(raw)):
 		m, err = p.parseItem(index, raw)
-	case isNull(w.Content) && (!isNull(w.Parts) || (!isNull(w.Text) && !isNull(w.Role))):
+	case isNull(w.Content) && (!isNull(w.Parts) || (!isNull(w.Text) && !isNull(w.Role)) || isPartsRole(w.Role)):
+		// (a Content without parts: genai omits them, langchaingo writes
+		// null; its role still maps)
 		m, err = p.parseParts(index, raw, &w)
 	default:
 		m, err = p.parseChat(index, raw, &w)
@@ -246,6 +248,14 @@ var partsRoles = map[string]Role{
 	"generic": RoleUser,
 	"ai":      RoleAssistant,
 	"model":   RoleAssistant,
+}
+
+// isPartsRole reports whether raw is the JSON string of a role that only
+// the parts shapes use (partsRoles).
+func isPartsRole(raw json.RawMessage) bool {
+	role, ok := optString(raw)
+	_, parts := partsRoles[role]
+	return ok && parts
 }
 
 // parseParts reads a langchaingo MessageContent ({"role", "parts"}, or

@@ -256,3 +256,39 @@ func TestCompactResponsesParallelCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestParseMessagesEmptyParts: a genai Content without parts marshals as
+// {"role":"model"} (Parts is omitempty) and a langchaingo MessageContent
+// without parts as {"role":"ai","parts":null}; such a turn (an empty
+// model reply, a blocked candidate) read with its raw role ("model", "ai",
+// "generic", "human"), which has no structural weight, so Compact refused
+// the whole conversation with ErrUnknownRole. Its role now maps as the
+// role of a Content with parts does.
+func TestParseMessagesEmptyParts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want chitta.Role
+	}{
+		{`{"role":"model"}`, chitta.RoleAssistant},
+		{`{"role":"model","parts":null}`, chitta.RoleAssistant},
+		{`{"role":"ai","parts":null}`, chitta.RoleAssistant},
+		{`{"role":"generic","parts":null}`, chitta.RoleUser},
+		{`{"role":"human","parts":null}`, chitta.RoleUser},
+		{`{"role":"human","content":null}`, chitta.RoleUser},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
+			data := `[{"role":"user","parts":[{"text":"hi"}]},` + tt.in + `,{"role":"user","parts":[{"text":"again"}]}]`
+			msgs, err := chitta.ParseMessages([]byte(data))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, msgs[1].Role)
+			assert.Empty(t, msgs[1].Content)
+			assert.JSONEq(t, tt.in, string(msgs[1].Raw))
+			res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: 1})
+			require.NoError(t, err)
+			assert.Len(t, res.Messages, 3)
+		})
+	}
+}
