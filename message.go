@@ -190,7 +190,10 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // or as its error_code, another server tool's *_tool_result block as its
 // JSON) or SWE-agent format (tool_call_ids), mixed freely. It also reads
 // OpenAI Responses input items (function_call / function_call_output and
-// the other *_call / *_call_output pairs linked by call_id; a reasoning item
+// the other *_call / *_call_output pairs linked by call_id, a call read as
+// its name or type and arguments, an apply_patch_call's operation as its
+// type, path and diff, a code_interpreter_call's outputs as their logs;
+// a reasoning item
 // grouped with the item after it, or with the run of *_call items after it,
 // a reasoning model's parallel calls; a compaction item read as a system
 // message, so always kept; an unknown item type scored by its JSON) and the
@@ -516,15 +519,8 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 		case "search_result", "web_search_result":
 			// Anthropic: the title, the source (search_result) or URL
 			// (web_search_result), then a search_result's text blocks.
-			for _, v := range [...]struct {
-				f   string
-				raw json.RawMessage
-			}{{".title", block.Title}, {".source", block.Source}, {".url", block.URL}} {
-				s, ok := optString(v.raw)
-				if !ok {
-					return &contentError{f + v.f, "want a string"}
-				}
-				addText(b, s)
+			if err := addStrings(b, f+".", member{"title", block.Title}, member{"source", block.Source}, member{"url", block.URL}); err != nil {
+				return err
 			}
 			if err := appendContent(b, m, block.Content, f+".content", depth+1); err != nil {
 				return err
@@ -574,6 +570,25 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 				addText(b, compactJSON(blk))
 			}
 		}
+	}
+	return nil
+}
+
+// member is a named JSON member, for addStrings.
+type member struct {
+	name string
+	raw  json.RawMessage
+}
+
+// addStrings adds each field's text to b, in order: a string, or nothing
+// when absent or null; another type is an error naming prefix+name.
+func addStrings(b *strings.Builder, prefix string, fields ...member) *contentError {
+	for _, f := range fields {
+		s, ok := optString(f.raw)
+		if !ok {
+			return &contentError{prefix + f.name, "want a string"}
+		}
+		addText(b, s)
 	}
 	return nil
 }

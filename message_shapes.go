@@ -77,6 +77,8 @@ type responsesItem struct {
 	Queries           json.RawMessage `json:"queries"`
 	Code              json.RawMessage `json:"code"`
 	Output            json.RawMessage `json:"output"`
+	Outputs           json.RawMessage `json:"outputs"`   // code_interpreter_call's logs and images
+	Operation         json.RawMessage `json:"operation"` // apply_patch_call's file operation
 	Summary           json.RawMessage `json:"summary"`
 	Content           json.RawMessage `json:"content"`
 }
@@ -195,11 +197,64 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 		if s, ok := optString(it.Output); ok { // mcp_call carries its output
 			addText(&b, s)
 		}
+		if err := appendCallPayload(&b, &m, &it); err != nil {
+			return fail(err.field, "%s", err.msg)
+		}
 	default:
 		addText(&b, compactJSON(raw))
 	}
 	m.Content = b.String()
 	return m, nil
+}
+
+// appendCallPayload renders what a *_call item holds beside its
+// arguments: an apply_patch_call's operation (its type, the file's path
+// and the whole diff, unescaped, as the model wrote them) and a
+// code_interpreter_call's outputs (their logs, an image as "[image]").
+func appendCallPayload(b *strings.Builder, m *Message, it *responsesItem) *contentError {
+	if isObject(it.Operation) {
+		var op struct {
+			Type, Path, Diff json.RawMessage
+		}
+		if json.Unmarshal(it.Operation, &op) != nil {
+			return &contentError{"operation", "want an object"}
+		}
+		if err := addStrings(b, "operation.", member{"type", op.Type}, member{"path", op.Path}, member{"diff", op.Diff}); err != nil {
+			return err
+		}
+	} else if !isNull(it.Operation) {
+		addText(b, compactJSON(it.Operation))
+	}
+	if isNull(it.Outputs) {
+		return nil
+	}
+	var outs []json.RawMessage
+	if json.Unmarshal(it.Outputs, &outs) != nil {
+		addText(b, compactJSON(it.Outputs))
+		return nil
+	}
+	for j, o := range outs {
+		var out struct {
+			Type, Logs json.RawMessage
+		}
+		if !isObject(o) || json.Unmarshal(o, &out) != nil {
+			addText(b, compactJSON(o))
+			continue
+		}
+		switch t, _ := optString(out.Type); {
+		case t == "image":
+			addText(b, "[image]")
+		case !isNull(out.Logs):
+			s, ok := optString(out.Logs)
+			if !ok {
+				return &contentError{"outputs[" + strconv.Itoa(j) + "].logs", "want a string"}
+			}
+			addText(b, s)
+		default:
+			addText(b, compactJSON(o))
+		}
+	}
+	return nil
 }
 
 // isBareReference reports whether raw is a Responses item reference

@@ -1,6 +1,7 @@
 package chitta_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -291,4 +292,48 @@ func TestParseMessagesEmptyParts(t *testing.T) {
 			assert.Len(t, res.Messages, 3)
 		})
 	}
+}
+
+// TestParseResponsesCallPayloads: the text a Responses *_call item holds
+// is what the model reads, so Content (what Compact counts and scores)
+// must hold it: an apply_patch_call's operation (the path and the whole
+// diff) and a code_interpreter_call's outputs (its logs) were left out,
+// so such an item was counted as a token or two however large its patch
+// or logs, and a kept one overran the budget unseen.
+func TestParseResponsesCallPayloads(t *testing.T) {
+	t.Parallel()
+	diff := strings.Repeat("+added line of the patch\n", 200)
+	tests := []struct {
+		name, item, output string // output: the item answering it, if any
+		calls              []string
+		want               []string
+	}{
+		{"apply_patch_call", `{"type":"apply_patch_call","call_id":"p1","status":"completed","operation":{"type":"update_file","path":"pkg/file.go","diff":` + quote(diff) + `}}`,
+			`,{"type":"apply_patch_call_output","call_id":"p1","status":"completed","output":"done"}`, []string{"p1"},
+			[]string{"apply_patch_call", "update_file", "pkg/file.go", "added line of the patch"}},
+		{"code_interpreter_call", `{"type":"code_interpreter_call","id":"ci_1","container_id":"c","code":"print(sum(range(10)))","outputs":[{"type":"logs","logs":"45 and a long log line"},{"type":"image","url":"https://x/y.png"}]}`,
+			"", nil, []string{"print(sum(range(10)))", "45 and a long log line", "[image]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			data := `[{"role":"user","content":"go"},` + tt.item + tt.output + `]`
+			msgs, err := chitta.ParseMessages([]byte(data))
+			require.NoError(t, err)
+			m := msgs[1]
+			assert.Equal(t, tt.calls, m.ToolCallIDs)
+			for _, w := range tt.want {
+				assert.Contains(t, m.Content, w)
+			}
+			require.NoError(t, chitta.Validate(msgs))
+		})
+	}
+	msgs, err := chitta.ParseMessages([]byte(`[{"role":"user","content":"go"},` + tests[0].item + `]`))
+	require.NoError(t, err)
+	assert.Greater(t, chitta.EstimateTokens(msgs[1].Content), 800, "the patch's 1 000 words count")
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
