@@ -192,7 +192,9 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // OpenAI Responses input items (function_call / function_call_output and
 // the other *_call / *_call_output pairs linked by call_id, a call read as
 // its name or type and arguments, an apply_patch_call's operation as its
-// type, path and diff, a code_interpreter_call's outputs as their logs;
+// type, path and diff, a code_interpreter_call's outputs as their logs,
+// a file_search_call's results as their file names and texts, an
+// mcp_call with its output or error;
 // a reasoning item
 // grouped with the item after it, or with the run of *_call items after it,
 // a reasoning model's parallel calls; a compaction item read as a system

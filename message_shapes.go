@@ -79,6 +79,8 @@ type responsesItem struct {
 	Output            json.RawMessage `json:"output"`
 	Outputs           json.RawMessage `json:"outputs"`   // code_interpreter_call's logs and images
 	Operation         json.RawMessage `json:"operation"` // apply_patch_call's file operation
+	Results           json.RawMessage `json:"results"`   // file_search_call's hits
+	Error             json.RawMessage `json:"error"`     // mcp_call's failure
 	Summary           json.RawMessage `json:"summary"`
 	Content           json.RawMessage `json:"content"`
 }
@@ -197,7 +199,7 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 		if s, ok := optString(it.Output); ok { // mcp_call carries its output
 			addText(&b, s)
 		}
-		if err := appendCallPayload(&b, &m, &it); err != nil {
+		if err := appendCallPayload(&b, &it); err != nil {
 			return fail(err.field, "%s", err.msg)
 		}
 	default:
@@ -209,9 +211,29 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 
 // appendCallPayload renders what a *_call item holds beside its
 // arguments: an apply_patch_call's operation (its type, the file's path
-// and the whole diff, unescaped, as the model wrote them) and a
-// code_interpreter_call's outputs (their logs, an image as "[image]").
-func appendCallPayload(b *strings.Builder, m *Message, it *responsesItem) *contentError {
+// and the whole diff, unescaped, as the model wrote them), a
+// code_interpreter_call's outputs (their logs, an image as "[image]"), a
+// file_search_call's results (each one's file name and text) and an
+// mcp_call's error (its JSON).
+func appendCallPayload(b *strings.Builder, it *responsesItem) *contentError {
+	if !isNull(it.Error) {
+		addText(b, argumentsText(it.Error))
+	}
+	if !isNull(it.Results) {
+		var hits []json.RawMessage
+		if json.Unmarshal(it.Results, &hits) != nil {
+			return &contentError{"results", "want an array"}
+		}
+		for j, h := range hits {
+			var hit struct{ Filename, Text json.RawMessage }
+			if !isObject(h) || json.Unmarshal(h, &hit) != nil {
+				return &contentError{"results[" + strconv.Itoa(j) + "]", "want an object"}
+			}
+			if err := addStrings(b, "results["+strconv.Itoa(j)+"].", member{"filename", hit.Filename}, member{"text", hit.Text}); err != nil {
+				return err
+			}
+		}
+	}
 	if isObject(it.Operation) {
 		var op struct {
 			Type, Path, Diff json.RawMessage

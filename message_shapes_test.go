@@ -297,7 +297,8 @@ func TestParseMessagesEmptyParts(t *testing.T) {
 // TestParseResponsesCallPayloads: the text a Responses *_call item holds
 // is what the model reads, so Content (what Compact counts and scores)
 // must hold it: an apply_patch_call's operation (the path and the whole
-// diff) and a code_interpreter_call's outputs (its logs) were left out,
+// diff), a code_interpreter_call's outputs (its logs), a file_search_call's
+// results (their text) and an mcp_call's error were left out,
 // so such an item was counted as a token or two however large its patch
 // or logs, and a kept one overran the budget unseen.
 func TestParseResponsesCallPayloads(t *testing.T) {
@@ -313,6 +314,10 @@ func TestParseResponsesCallPayloads(t *testing.T) {
 			[]string{"apply_patch_call", "update_file", "pkg/file.go", "added line of the patch"}},
 		{"code_interpreter_call", `{"type":"code_interpreter_call","id":"ci_1","container_id":"c","code":"print(sum(range(10)))","outputs":[{"type":"logs","logs":"45 and a long log line"},{"type":"image","url":"https://x/y.png"}]}`,
 			"", nil, []string{"print(sum(range(10)))", "45 and a long log line", "[image]"}},
+		{"file_search_call", `{"type":"file_search_call","id":"fs_1","status":"completed","queries":["refund policy"],"results":[{"file_id":"f1","filename":"policy.md","score":0.9,"text":"Refunds are issued within 14 days"}]}`,
+			"", nil, []string{"refund policy", "policy.md", "Refunds are issued within 14 days"}},
+		{"mcp_call error", `{"type":"mcp_call","id":"mcp_1","server_label":"s","name":"fetch","arguments":"{}","error":{"type":"http_error","code":503,"message":"upstream unavailable"}}`,
+			"", nil, []string{"fetch {}", "upstream unavailable"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
