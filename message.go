@@ -194,12 +194,12 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // its name or type and arguments, an apply_patch_call's operation as its
 // type, path and diff, a code_interpreter_call's outputs as their logs,
 // a file_search_call's results as their file names and texts, an
-// mcp_call with its output or error;
-// a reasoning item
-// grouped with the item after it, or with the run of *_call items after it,
-// a reasoning model's parallel calls; a compaction item read as a system
-// message, so always kept; an unknown item type scored by its JSON) and the
-// JSON of langchaingo's MessageContent (roles human, ai, system, tool,
+// mcp_call with its output or error; a reasoning item grouped with the
+// item after it, or with the run of *_call items after it, a reasoning
+// model's parallel calls; a compaction item read as a system message, so
+// always kept; an unknown item type scored by its JSON, and issuing its
+// call_id when it has one, as a program item does, which its
+// program_output answers with its result) and the JSON of langchaingo's MessageContent (roles human, ai, system, tool,
 // function, generic; parts, a CachedContent part read as the part it
 // caches) and genai's Content (role model; parts, with
 // functionCall and functionResponse paired by id, or by position when ids

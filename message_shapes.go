@@ -80,6 +80,7 @@ type responsesItem struct {
 	Outputs           json.RawMessage `json:"outputs"`   // code_interpreter_call's logs and images
 	Operation         json.RawMessage `json:"operation"` // apply_patch_call's file operation
 	Results           json.RawMessage `json:"results"`   // file_search_call's hits
+	Result            json.RawMessage `json:"result"`    // program_output's output
 	Error             json.RawMessage `json:"error"`     // mcp_call's failure
 	Summary           json.RawMessage `json:"summary"`
 	Content           json.RawMessage `json:"content"`
@@ -177,7 +178,11 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 		if callID != "" {
 			m.ToolResultIDs = append(m.ToolResultIDs, callID)
 		}
-		if err := appendOutput(&b, &m, it.Output); err != nil {
+		output := it.Output
+		if isNull(output) {
+			output = it.Result // a program_output's
+		}
+		if err := appendOutput(&b, &m, output); err != nil {
 			return fail(err.field, "%s", err.msg)
 		}
 	case strings.HasSuffix(typ, "_call"):
@@ -203,6 +208,12 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 			return fail(err.field, "%s", err.msg)
 		}
 	default:
+		if callID != "" {
+			// An item that issues a call without the _call suffix (a
+			// program, which its program_output answers).
+			p.call = true
+			m.ToolCallIDs = append(m.ToolCallIDs, callID)
+		}
 		addText(&b, compactJSON(raw))
 	}
 	m.Content = b.String()

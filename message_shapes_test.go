@@ -342,3 +342,30 @@ func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestParseResponsesProgramItems: a Responses program item (programmatic
+// tool calling: the JavaScript the model ran) issues its call_id and its
+// program_output item answers it with its result. The program issued
+// nothing, so a valid conversation failed Validate, Compact could keep
+// the output without its program (which the API refuses), and the
+// output's result was not read (counted as 0 tokens).
+func TestParseResponsesProgramItems(t *testing.T) {
+	t.Parallel()
+	data := `[{"role":"user","content":"go"},` +
+		`{"type":"program","id":"pg_1","call_id":"call_9","code":"await tools.search({q: 'refunds'})","fingerprint":"fp"},` +
+		`{"type":"program_output","id":"po_1","call_id":"call_9","result":"` + strings.Repeat("refund rule ", 50) + `","status":"completed"},` +
+		`{"role":"user","content":"and now?"}]`
+	msgs, err := chitta.ParseMessages([]byte(data))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"call_9"}, msgs[1].ToolCallIDs)
+	assert.Contains(t, msgs[1].Content, "tools.search")
+	assert.Equal(t, []string{"call_9"}, msgs[2].ToolResultIDs)
+	assert.Contains(t, msgs[2].Content, "refund rule")
+	require.NoError(t, chitta.Validate(msgs))
+	for _, ratio := range []float64{0.05, 0.3, 0.6, 1} {
+		res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: ratio})
+		require.NoError(t, err)
+		assert.NoError(t, chitta.Validate(res.Messages), "ratio %v kept %v", ratio, res.Kept)
+		assert.Equal(t, res.Scores[1].Unit, res.Scores[2].Unit, "the program and its output are one group")
+	}
+}
