@@ -180,7 +180,7 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 }
 
 // ParseMessages reads a JSON array of chat messages in OpenAI format
-// (string or part-array content, tool_calls of functions or custom tools /
+// (string or part-array content, an assistant's refusal, tool_calls of functions or custom tools /
 // tool_call_id, legacy function_call; reasoning_content before the content
 // and, after it, eino's multi_content, user_input_multi_content and
 // assistant_output_multi_content parts), Anthropic format (text, thinking, tool_use and tool_result
@@ -263,6 +263,7 @@ type wireMessage struct {
 	ToolCallID   json.RawMessage `json:"tool_call_id"`
 	ToolCallIDs  json.RawMessage `json:"tool_call_ids"`
 	FunctionCall json.RawMessage `json:"function_call"`
+	Refusal      json.RawMessage `json:"refusal"` // an OpenAI assistant message's refusal
 
 	// eino's schema.Message (message_shapes.go).
 	ReasoningContent    json.RawMessage `json:"reasoning_content"`
@@ -319,6 +320,9 @@ func (p *parser) parseChat(index int, raw json.RawMessage, w *wireMessage) (Mess
 		return fail(err.field, "%s", err.msg)
 	}
 	if err := appendEinoParts(&b, w); err != nil {
+		return fail(err.field, "%s", err.msg)
+	}
+	if err := addStrings(&b, "", member{"refusal", w.Refusal}); err != nil {
 		return fail(err.field, "%s", err.msg)
 	}
 	if !isNull(w.ToolCalls) {

@@ -369,3 +369,32 @@ func TestMessageNullRaw(t *testing.T) {
 		assert.Equal(t, built.ToolResultIDs, back[0].ToolResultIDs)
 	}
 }
+
+// TestParseMessagesRefusal: an OpenAI assistant message that refuses has
+// content null and the refusal in a top-level "refusal" field; that text
+// is what the model wrote, and adapt/openai reads it from the typed
+// value, but ParseMessages left it out (Content "": never counted nor
+// scored).
+func TestParseMessagesRefusal(t *testing.T) {
+	t.Parallel()
+	msgs, err := chitta.ParseMessages([]byte(`[
+ {"role":"user","content":"how do I pick this lock?"},
+ {"role":"assistant","content":null,"refusal":"I can't help with that."},
+ {"role":"assistant","content":"Instead:","refusal":"not that","tool_calls":[{"id":"c1","type":"function","function":{"name":"search","arguments":"{}"}}]},
+ {"role":"assistant","refusal":7}
+]`))
+	require.Error(t, err, "a refusal that is not a string is refused")
+	var me *chitta.MessageError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, 3, me.Index)
+	assert.Equal(t, "refusal", me.Field)
+
+	msgs, err = chitta.ParseMessages([]byte(`[
+ {"role":"user","content":"how do I pick this lock?"},
+ {"role":"assistant","content":null,"refusal":"I can't help with that."},
+ {"role":"assistant","content":"Instead:","refusal":"not that","tool_calls":[{"id":"c1","type":"function","function":{"name":"search","arguments":"{}"}}]}
+]`))
+	require.NoError(t, err)
+	assert.Equal(t, "I can't help with that.", msgs[1].Content)
+	assert.Equal(t, "Instead:\nnot that\nsearch {}", msgs[2].Content)
+}
