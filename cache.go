@@ -63,7 +63,9 @@ type CachedEmbedder struct {
 	stats CacheStats
 }
 
-// CacheStats counts the work of a [CachedEmbedder].
+// CacheStats counts the work of a [CachedEmbedder]. It is a plain value,
+// a snapshot returned by [CachedEmbedder.Stats]; the zero value counts
+// nothing.
 type CacheStats struct {
 	Hits      uint64 // texts answered from the cache (including repeats within one call)
 	Misses    uint64 // distinct texts embedded by the wrapped embedder (failed calls not counted)

@@ -180,7 +180,9 @@ type Options struct {
 
 // Result is the outcome of [Compact]. The caller owns every slice in it;
 // Messages holds the surviving input messages themselves (sharing Raw and
-// the ID slices with the input).
+// the ID slices with the input). A Result is a plain value, not shared with
+// any later call; for an empty input Compact returns empty slices and a
+// zero [Stats].
 type Result struct {
 	Messages []Message   // survivors, in original order, verbatim (but for what Options.Mask rewrote)
 	Kept     []int       // indices of the survivors in the input, ascending
@@ -200,6 +202,7 @@ type Result struct {
 // Index), Pinned and Kept are set. With [Options.Rescale], Score combines
 // the rescaled semantic and coverage terms while Semantic and Coverage
 // report the raw ones, so Score cannot be recomputed from the fields.
+// A TurnScore is a plain value.
 type TurnScore struct {
 	Index      int     `json:"index"`      // the message's index in the input
 	Role       Role    `json:"role"`       // the message's Role
@@ -222,7 +225,8 @@ type TurnScore struct {
 }
 
 // Stats summarises a compaction. Dropped counts messages; DroppedPct is a
-// share of tokens.
+// share of tokens. It is a plain value; the zero value is the Stats of an
+// empty input.
 type Stats struct {
 	BeforeTokens int     `json:"before_tokens"` // tokens of the input, by Options.Tokens (masked messages at their original size)
 	AfterTokens  int     `json:"after_tokens"`  // tokens of Result.Messages as returned

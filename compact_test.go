@@ -642,3 +642,52 @@ func TestCompactCoverageFilter(t *testing.T) {
 		})
 	}
 }
+
+// An embedder whose vectors are huge (float32 squares overflow) or tiny
+// (they underflow) still gives them a direction: cosine is scale-free, so
+// Compact must score them as it scores the same vectors at unit scale.
+func TestCompactExtremeVectorScale(t *testing.T) {
+	t.Parallel()
+	base := map[string][]float32{
+		"query": {1, 0, 0},
+		"same":  {2, 0, 0},
+		"diag":  {1, 1, 0},
+		"ortho": {0, 0, 3},
+	}
+	msgs := []chitta.Message{msg(chitta.RoleUser, "same"), msg(chitta.RoleAssistant, "diag"), msg(chitta.RoleUser, "ortho")}
+	run := func(t *testing.T, scale float32) *chitta.Result {
+		vecs := map[string][]float32{}
+		for k, v := range base {
+			w := make([]float32, len(v))
+			for i := range v {
+				w[i] = v[i] * scale
+			}
+			vecs[k] = w
+		}
+		store, err := chitta.NewHNSWStore(3, nil)
+		require.NoError(t, err)
+		require.NoError(t, store.Add(t.Context(), chitta.Memory{ID: "m", Kind: chitta.KindFact, Vector: []float32{0, 0, scale}}))
+		res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{
+			Query: "query", Embedder: &chittatest.TableEmbedder{Vectors: vecs}, Store: store, TargetRatio: 1,
+		})
+		require.NoError(t, err)
+		return res
+	}
+	want := run(t, 1)
+	require.True(t, want.Stats.Embedding)
+	for _, tt := range []struct {
+		name  string
+		scale float32
+	}{{"huge", 1e20}, {"tiny", 1e-30}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := run(t, tt.scale)
+			assert.True(t, got.Stats.Embedding, "vectors of scale %g carry a direction", tt.scale)
+			for i := range msgs {
+				assert.InDelta(t, want.Scores[i].Semantic, got.Scores[i].Semantic, 1e-6, "semantic %d", i)
+				assert.InDelta(t, want.Scores[i].Coverage, got.Scores[i].Coverage, 1e-6, "coverage %d", i)
+				assert.InDelta(t, want.Scores[i].Score, got.Scores[i].Score, 1e-6, "score %d", i)
+			}
+		})
+	}
+}

@@ -36,7 +36,10 @@ type Pricing struct {
 	CacheRead  float64 // a token read from the cache; 0 means DefaultCacheReadPrice (0.1)
 }
 
-// Policy tells a [Compactor] when and how far to compact.
+// Policy tells a [Compactor] when and how far to compact. MaxTokens is
+// required (the zero Policy is an error from [NewCompactor]); the zero value
+// of every other field means its documented default. [NewCompactor] copies
+// it.
 type Policy struct {
 	// MaxTokens is the context size that triggers a compaction; it must
 	// be >= 2.

@@ -52,7 +52,9 @@ type CoverageCache struct {
 	stats   CoverageCacheStats
 }
 
-// CoverageCacheStats counts the work of a [CoverageCache].
+// CoverageCacheStats counts the work of a [CoverageCache]. It is a plain
+// value, a snapshot returned by [CoverageCache.Stats]; the zero value counts
+// nothing.
 type CoverageCacheStats struct {
 	Hits   uint64 // messages whose coverage was reused
 	Misses uint64 // messages whose coverage was computed by the store

@@ -10,10 +10,13 @@
 // where structural is the role weight (user 1.0, assistant 0.8, tool 0.5),
 // recency runs linearly from 0.1 (oldest) to 1.0 (newest), semantic is the
 // cosine similarity to [Options.Query] clamped to [0, 1] (0.5 when unknown),
-// and coverage is the best cosine similarity among the 3 nearest memories
-// in [Options.Store]. Messages are kept greedily by score, first fit, until
-// [Options.TargetRatio] of the input's tokens (≈ words × 1.3, see
-// [EstimateTokens]) is used; system and developer messages are always kept.
+// and coverage is the best cosine similarity to a memory in [Options.Store]
+// (over every memory for a [CoverageRecaller] such as [HNSWStore], else
+// among the [CoverageNeighbours] nearest; episodes and briefs do not count
+// unless [Options.CoverageFilter] says so). Messages are kept greedily by
+// score, first fit, until [Options.TargetRatio] of the input's tokens
+// (≈ words × 1.3, see [EstimateTokens]), or [Options.MaxTokens], is used;
+// system and developer messages are always kept.
 // An assistant message that issues tool calls and the messages carrying
 // their results are kept or dropped together, so the output never holds a
 // tool result without its call. Survivors come back verbatim, in order:

@@ -83,6 +83,8 @@ var (
 // MessageError reports a problem with one message of the input: which
 // message, which field, and the sentinel it wraps (usually
 // [ErrInvalidMessages], [ErrInvalidConversation] or [ErrUnknownRole]).
+// Match it with [errors.As] and the sentinel with [errors.Is]; it is not
+// modified once returned.
 type MessageError struct {
 	Index int    // index of the message in the input; -1 for a lone message
 	Field string // offending JSON field or Go field, e.g. "role" or "content"

@@ -127,7 +127,8 @@ type MaskOptions struct {
 }
 
 // MaskActions is the order in which [MaskOptions.Actions] keeps the
-// tool-call groups of a masked conversation before the dialogue.
+// tool-call groups of a masked conversation before the dialogue. The zero
+// value is [ActionsOldestFirst], the default.
 type MaskActions uint8
 
 const (

@@ -33,8 +33,12 @@ import (
 // alive, so that no other string can take it (a string made with
 // [unsafe.String] over bytes written again later breaks that, as it breaks
 // Go's rules). The strings so held are long Contents of messages of the
-// last two calls (a loop holds them anyway), at most about twice as many
-// as the current call meets. The values listed from a message's
+// last two calls (a loop holds them anyway), and older ones only while
+// all of them number no more than twice the last call's: when the second
+// call after a big one ends, however small, the big call's strings are
+// released. Their total size is the callers' (the cache
+// copies none of them); a cache shared by several conversations holds
+// the long Contents of the last two calls over any of them. The values listed from a message's
 // Content are reused only while a hash of the part of the Content they
 // were read from (at most 32 KiB) is unchanged; the words of a kept
 // message are keyed by a hash of those 32 KiB of its Content with their
@@ -86,7 +90,8 @@ type MaskCache struct {
 	stats         MaskCacheStats
 }
 
-// MaskCacheStats counts the work of a [MaskCache].
+// MaskCacheStats counts the work of a [MaskCache]. It is a plain value, a
+// snapshot returned by [MaskCache.Stats]; the zero value counts nothing.
 type MaskCacheStats struct {
 	Hits   uint64 // messages whose scan was reused
 	Misses uint64 // messages scanned

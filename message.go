@@ -3,6 +3,7 @@ package chitta
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,7 +11,8 @@ import (
 
 // Role is the author of a message. The built-in roles are the constants
 // below; "function" and "tool_result" are accepted as aliases of
-// [RoleTool]. Any other role needs a weight in [Options.RoleWeights].
+// [RoleTool]. Any other role needs a weight in [Options.RoleWeights]. The
+// zero value, the empty role, is rejected by [Compact].
 type Role string
 
 // Built-in roles.
@@ -56,17 +58,27 @@ type Message struct {
 	// carries (OpenAI tool_call_id, Anthropic tool_result.tool_use_id,
 	// SWE-agent tool_call_ids).
 	ToolResultIDs []string
-	// Raw is the original JSON object, or nil for a message built in Go.
+	// Raw is the original JSON object, or nil for a message built in Go
+	// (JSON null counts as nil: encoding/json decodes a null into a
+	// json.RawMessage as the bytes null).
 	Raw json.RawMessage
 }
 
-// MarshalJSON returns m.Raw unchanged when it is set. Otherwise it encodes
+// MarshalJSON returns m.Raw unchanged when it is set (a Raw holding JSON
+// null counts as unset; one holding another JSON value that is not an
+// object is an error, a [*MessageError] wrapping [ErrInvalidMessages]
+// naming the field Raw). Otherwise it encodes
 // {"role", "content"} plus the tool linkage in OpenAI form ("tool_calls"
 // with ids, "tool_call_id", or "tool_call_ids" for several results), which
-// [ParseMessages] reads back to an equal Message.
+// [ParseMessages] reads back to an equal Message (with Raw set), but for
+// three things ParseMessages normalises: a Content of only white space
+// reads back as "", an empty ID in ToolCallIDs or ToolResultIDs is
+// dropped, and invalid UTF-8 in Content or an ID reads back as U+FFFD
+// (encoding/json replaces it when encoding); an empty slice reads back as
+// nil. A message whose Role is empty encodes, but does not parse.
 func (m Message) MarshalJSON() ([]byte, error) {
-	if len(m.Raw) > 0 {
-		return m.Raw, nil
+	if raw, err := m.original(); raw != nil || err != nil {
+		return raw, err
 	}
 	type call struct {
 		ID   string `json:"id"`
@@ -97,7 +109,8 @@ func (m Message) MarshalJSON() ([]byte, error) {
 // original JSON objects byte for byte (white space, key order, escapes and
 // number spellings included). [json.Marshal] on a []Message gives the same
 // JSON values but compacts each object and escapes <, > and &. A Raw that
-// is not valid JSON is an error (a [*MessageError] wrapping
+// is not valid JSON, or is a JSON value other than an object (or null,
+// which counts as no Raw), is an error (a [*MessageError] wrapping
 // [ErrInvalidMessages] naming the message), as it is for json.Marshal.
 func MarshalMessages(msgs []Message) ([]byte, error) {
 	var b bytes.Buffer
@@ -108,6 +121,12 @@ func MarshalMessages(msgs []Message) ([]byte, error) {
 		}
 		raw, err := msgs[i].MarshalJSON()
 		if err != nil {
+			var me *MessageError
+			if errors.As(err, &me) {
+				e := *me
+				e.Index = i
+				return nil, &e
+			}
 			return nil, fmt.Errorf("message %d: %w", i, err)
 		}
 		if len(msgs[i].Raw) > 0 && !json.Valid(raw) {
@@ -117,6 +136,28 @@ func MarshalMessages(msgs []Message) ([]byte, error) {
 	}
 	b.WriteByte(']')
 	return b.Bytes(), nil
+}
+
+// original returns m.Raw when it holds a message's JSON, nil when the
+// message has none (Raw nil, empty or JSON null: encoding/json decodes a
+// null into a json.RawMessage as the bytes null), and an error wrapping
+// ErrInvalidMessages when Raw is a JSON value other than an object or
+// null (invalid JSON is left to the caller: json.Marshal and
+// MarshalMessages report it).
+func (m *Message) original() ([]byte, error) {
+	raw := m.Raw
+	if len(raw) == 0 || raw[0] == '{' {
+		return raw, nil
+	}
+	switch t := bytes.TrimSpace(raw); {
+	case len(t) == 0 || t[0] == '{':
+		return raw, nil
+	case string(t) == "null":
+		return nil, nil
+	case json.Valid(t):
+		return nil, &MessageError{Index: -1, Field: "Raw", Msg: "not a JSON object", Err: ErrInvalidMessages}
+	}
+	return raw, nil
 }
 
 // UnmarshalJSON reads one message object of any shape [ParseMessages]
@@ -140,7 +181,7 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 }
 
 // ParseMessages reads a JSON array of chat messages in OpenAI format
-// (string or part-array content, tool_calls of functions or custom tools /
+// (string or part-array content, an assistant's refusal, tool_calls of functions or custom tools /
 // tool_call_id, legacy function_call; reasoning_content before the content
 // and, after it, eino's multi_content, user_input_multi_content and
 // assistant_output_multi_content parts), Anthropic format (text, thinking, tool_use and tool_result
@@ -150,11 +191,16 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // or as its error_code, another server tool's *_tool_result block as its
 // JSON) or SWE-agent format (tool_call_ids), mixed freely. It also reads
 // OpenAI Responses input items (function_call / function_call_output and
-// the other *_call / *_call_output pairs linked by call_id; a reasoning item
-// grouped with the item after it, or with the run of *_call items after it,
-// a reasoning model's parallel calls; a compaction item read as a system
-// message, so always kept; an unknown item type scored by its JSON) and the
-// JSON of langchaingo's MessageContent (roles human, ai, system, tool,
+// the other *_call / *_call_output pairs linked by call_id, a call read as
+// its name or type and arguments, an apply_patch_call's operation as its
+// type, path and diff, a code_interpreter_call's outputs as their logs,
+// a file_search_call's results as their file names and texts, an
+// mcp_call with its output or error; a reasoning item grouped with the
+// item after it, or with the run of *_call items after it, a reasoning
+// model's parallel calls; a compaction item read as a system message, so
+// always kept; an unknown item type scored by its JSON, and issuing its
+// call_id when it has one, as a program item does, which its
+// program_output answers with its result) and the JSON of langchaingo's MessageContent (roles human, ai, system, tool,
 // function, generic; parts, a CachedContent part read as the part it
 // caches) and genai's Content (role model; parts, with
 // functionCall and functionResponse paired by id, or by position when ids
@@ -218,6 +264,7 @@ type wireMessage struct {
 	ToolCallID   json.RawMessage `json:"tool_call_id"`
 	ToolCallIDs  json.RawMessage `json:"tool_call_ids"`
 	FunctionCall json.RawMessage `json:"function_call"`
+	Refusal      json.RawMessage `json:"refusal"` // an OpenAI assistant message's refusal
 
 	// eino's schema.Message (message_shapes.go).
 	ReasoningContent    json.RawMessage `json:"reasoning_content"`
@@ -274,6 +321,9 @@ func (p *parser) parseChat(index int, raw json.RawMessage, w *wireMessage) (Mess
 		return fail(err.field, "%s", err.msg)
 	}
 	if err := appendEinoParts(&b, w); err != nil {
+		return fail(err.field, "%s", err.msg)
+	}
+	if err := addStrings(&b, "", member{"refusal", w.Refusal}); err != nil {
 		return fail(err.field, "%s", err.msg)
 	}
 	if !isNull(w.ToolCalls) {
@@ -476,15 +526,8 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 		case "search_result", "web_search_result":
 			// Anthropic: the title, the source (search_result) or URL
 			// (web_search_result), then a search_result's text blocks.
-			for _, v := range [...]struct {
-				f   string
-				raw json.RawMessage
-			}{{".title", block.Title}, {".source", block.Source}, {".url", block.URL}} {
-				s, ok := optString(v.raw)
-				if !ok {
-					return &contentError{f + v.f, "want a string"}
-				}
-				addText(b, s)
+			if err := addStrings(b, f+".", member{"title", block.Title}, member{"source", block.Source}, member{"url", block.URL}); err != nil {
+				return err
 			}
 			if err := appendContent(b, m, block.Content, f+".content", depth+1); err != nil {
 				return err
@@ -534,6 +577,25 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 				addText(b, compactJSON(blk))
 			}
 		}
+	}
+	return nil
+}
+
+// member is a named JSON member, for addStrings.
+type member struct {
+	name string
+	raw  json.RawMessage
+}
+
+// addStrings adds each field's text to b, in order: a string, or nothing
+// when absent or null; another type is an error naming prefix+name.
+func addStrings(b *strings.Builder, prefix string, fields ...member) *contentError {
+	for _, f := range fields {
+		s, ok := optString(f.raw)
+		if !ok {
+			return &contentError{prefix + f.name, "want a string"}
+		}
+		addText(b, s)
 	}
 	return nil
 }

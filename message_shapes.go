@@ -33,7 +33,9 @@ func (p *parser) parse(index int, raw json.RawMessage) (Message, error) {
 	switch {
 	case isNull(w.Role) && (!isNull(w.Type) || isBareReference(raw)):
 		m, err = p.parseItem(index, raw)
-	case isNull(w.Content) && (!isNull(w.Parts) || (!isNull(w.Text) && !isNull(w.Role))):
+	case isNull(w.Content) && (!isNull(w.Parts) || (!isNull(w.Text) && !isNull(w.Role)) || isPartsRole(w.Role)):
+		// (a Content without parts: genai omits them, langchaingo writes
+		// null; its role still maps)
 		m, err = p.parseParts(index, raw, &w)
 	default:
 		m, err = p.parseChat(index, raw, &w)
@@ -75,6 +77,11 @@ type responsesItem struct {
 	Queries           json.RawMessage `json:"queries"`
 	Code              json.RawMessage `json:"code"`
 	Output            json.RawMessage `json:"output"`
+	Outputs           json.RawMessage `json:"outputs"`   // code_interpreter_call's logs and images
+	Operation         json.RawMessage `json:"operation"` // apply_patch_call's file operation
+	Results           json.RawMessage `json:"results"`   // file_search_call's hits
+	Result            json.RawMessage `json:"result"`    // program_output's output
+	Error             json.RawMessage `json:"error"`     // mcp_call's failure
 	Summary           json.RawMessage `json:"summary"`
 	Content           json.RawMessage `json:"content"`
 }
@@ -171,7 +178,11 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 		if callID != "" {
 			m.ToolResultIDs = append(m.ToolResultIDs, callID)
 		}
-		if err := appendOutput(&b, &m, it.Output); err != nil {
+		output := it.Output
+		if isNull(output) {
+			output = it.Result // a program_output's
+		}
+		if err := appendOutput(&b, &m, output); err != nil {
 			return fail(err.field, "%s", err.msg)
 		}
 	case strings.HasSuffix(typ, "_call"):
@@ -193,11 +204,90 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 		if s, ok := optString(it.Output); ok { // mcp_call carries its output
 			addText(&b, s)
 		}
+		if err := appendCallPayload(&b, &it); err != nil {
+			return fail(err.field, "%s", err.msg)
+		}
 	default:
+		if callID != "" {
+			// An item that issues a call without the _call suffix (a
+			// program, which its program_output answers).
+			p.call = true
+			m.ToolCallIDs = append(m.ToolCallIDs, callID)
+		}
 		addText(&b, compactJSON(raw))
 	}
 	m.Content = b.String()
 	return m, nil
+}
+
+// appendCallPayload renders what a *_call item holds beside its
+// arguments: an apply_patch_call's operation (its type, the file's path
+// and the whole diff, unescaped, as the model wrote them), a
+// code_interpreter_call's outputs (their logs, an image as "[image]"), a
+// file_search_call's results (each one's file name and text) and an
+// mcp_call's error (its JSON).
+func appendCallPayload(b *strings.Builder, it *responsesItem) *contentError {
+	if !isNull(it.Error) {
+		addText(b, argumentsText(it.Error))
+	}
+	if !isNull(it.Results) {
+		var hits []json.RawMessage
+		if json.Unmarshal(it.Results, &hits) != nil {
+			return &contentError{"results", "want an array"}
+		}
+		for j, h := range hits {
+			var hit struct{ Filename, Text json.RawMessage }
+			if !isObject(h) || json.Unmarshal(h, &hit) != nil {
+				return &contentError{"results[" + strconv.Itoa(j) + "]", "want an object"}
+			}
+			if err := addStrings(b, "results["+strconv.Itoa(j)+"].", member{"filename", hit.Filename}, member{"text", hit.Text}); err != nil {
+				return err
+			}
+		}
+	}
+	if isObject(it.Operation) {
+		var op struct {
+			Type, Path, Diff json.RawMessage
+		}
+		if json.Unmarshal(it.Operation, &op) != nil {
+			return &contentError{"operation", "want an object"}
+		}
+		if err := addStrings(b, "operation.", member{"type", op.Type}, member{"path", op.Path}, member{"diff", op.Diff}); err != nil {
+			return err
+		}
+	} else if !isNull(it.Operation) {
+		addText(b, compactJSON(it.Operation))
+	}
+	if isNull(it.Outputs) {
+		return nil
+	}
+	var outs []json.RawMessage
+	if json.Unmarshal(it.Outputs, &outs) != nil {
+		addText(b, compactJSON(it.Outputs))
+		return nil
+	}
+	for j, o := range outs {
+		var out struct {
+			Type, Logs json.RawMessage
+		}
+		if !isObject(o) || json.Unmarshal(o, &out) != nil {
+			addText(b, compactJSON(o))
+			continue
+		}
+		switch t, _ := optString(out.Type); {
+		case t == "image":
+			addText(b, "[image]")
+		case !isNull(out.Logs):
+			s, ok := optString(out.Logs)
+			if !ok {
+				return &contentError{"outputs[" + strconv.Itoa(j) + "].logs", "want a string"}
+			}
+			addText(b, s)
+		default:
+			addText(b, compactJSON(o))
+		}
+	}
+	return nil
 }
 
 // isBareReference reports whether raw is a Responses item reference
@@ -246,6 +336,14 @@ var partsRoles = map[string]Role{
 	"generic": RoleUser,
 	"ai":      RoleAssistant,
 	"model":   RoleAssistant,
+}
+
+// isPartsRole reports whether raw is the JSON string of a role that only
+// the parts shapes use (partsRoles).
+func isPartsRole(raw json.RawMessage) bool {
+	role, ok := optString(raw)
+	_, parts := partsRoles[role]
+	return ok && parts
 }
 
 // parseParts reads a langchaingo MessageContent ({"role", "parts"}, or

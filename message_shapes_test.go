@@ -1,6 +1,7 @@
 package chitta_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -254,5 +255,117 @@ func TestCompactResponsesParallelCalls(t *testing.T) {
 		for _, i := range []int{2, 3, 4, 5} {
 			assert.Equal(t, kept[1], kept[i], "ratio %.2f: reasoning item with call or output %d", ratio, i)
 		}
+	}
+}
+
+// TestParseMessagesEmptyParts: a genai Content without parts marshals as
+// {"role":"model"} (Parts is omitempty) and a langchaingo MessageContent
+// without parts as {"role":"ai","parts":null}; such a turn (an empty
+// model reply, a blocked candidate) read with its raw role ("model", "ai",
+// "generic", "human"), which has no structural weight, so Compact refused
+// the whole conversation with ErrUnknownRole. Its role now maps as the
+// role of a Content with parts does.
+func TestParseMessagesEmptyParts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want chitta.Role
+	}{
+		{`{"role":"model"}`, chitta.RoleAssistant},
+		{`{"role":"model","parts":null}`, chitta.RoleAssistant},
+		{`{"role":"ai","parts":null}`, chitta.RoleAssistant},
+		{`{"role":"generic","parts":null}`, chitta.RoleUser},
+		{`{"role":"human","parts":null}`, chitta.RoleUser},
+		{`{"role":"human","content":null}`, chitta.RoleUser},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
+			data := `[{"role":"user","parts":[{"text":"hi"}]},` + tt.in + `,{"role":"user","parts":[{"text":"again"}]}]`
+			msgs, err := chitta.ParseMessages([]byte(data))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, msgs[1].Role)
+			assert.Empty(t, msgs[1].Content)
+			assert.JSONEq(t, tt.in, string(msgs[1].Raw))
+			res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: 1})
+			require.NoError(t, err)
+			assert.Len(t, res.Messages, 3)
+		})
+	}
+}
+
+// TestParseResponsesCallPayloads: the text a Responses *_call item holds
+// is what the model reads, so Content (what Compact counts and scores)
+// must hold it: an apply_patch_call's operation (the path and the whole
+// diff), a code_interpreter_call's outputs (its logs), a file_search_call's
+// results (their text) and an mcp_call's error were left out,
+// so such an item was counted as a token or two however large its patch
+// or logs, and a kept one overran the budget unseen.
+func TestParseResponsesCallPayloads(t *testing.T) {
+	t.Parallel()
+	diff := strings.Repeat("+added line of the patch\n", 200)
+	tests := []struct {
+		name, item, output string // output: the item answering it, if any
+		calls              []string
+		want               []string
+	}{
+		{"apply_patch_call", `{"type":"apply_patch_call","call_id":"p1","status":"completed","operation":{"type":"update_file","path":"pkg/file.go","diff":` + quote(diff) + `}}`,
+			`,{"type":"apply_patch_call_output","call_id":"p1","status":"completed","output":"done"}`, []string{"p1"},
+			[]string{"apply_patch_call", "update_file", "pkg/file.go", "added line of the patch"}},
+		{"code_interpreter_call", `{"type":"code_interpreter_call","id":"ci_1","container_id":"c","code":"print(sum(range(10)))","outputs":[{"type":"logs","logs":"45 and a long log line"},{"type":"image","url":"https://x/y.png"}]}`,
+			"", nil, []string{"print(sum(range(10)))", "45 and a long log line", "[image]"}},
+		{"file_search_call", `{"type":"file_search_call","id":"fs_1","status":"completed","queries":["refund policy"],"results":[{"file_id":"f1","filename":"policy.md","score":0.9,"text":"Refunds are issued within 14 days"}]}`,
+			"", nil, []string{"refund policy", "policy.md", "Refunds are issued within 14 days"}},
+		{"mcp_call error", `{"type":"mcp_call","id":"mcp_1","server_label":"s","name":"fetch","arguments":"{}","error":{"type":"http_error","code":503,"message":"upstream unavailable"}}`,
+			"", nil, []string{"fetch {}", "upstream unavailable"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			data := `[{"role":"user","content":"go"},` + tt.item + tt.output + `]`
+			msgs, err := chitta.ParseMessages([]byte(data))
+			require.NoError(t, err)
+			m := msgs[1]
+			assert.Equal(t, tt.calls, m.ToolCallIDs)
+			for _, w := range tt.want {
+				assert.Contains(t, m.Content, w)
+			}
+			require.NoError(t, chitta.Validate(msgs))
+		})
+	}
+	msgs, err := chitta.ParseMessages([]byte(`[{"role":"user","content":"go"},` + tests[0].item + `]`))
+	require.NoError(t, err)
+	assert.Greater(t, chitta.EstimateTokens(msgs[1].Content), 800, "the patch's 1 000 words count")
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestParseResponsesProgramItems: a Responses program item (programmatic
+// tool calling: the JavaScript the model ran) issues its call_id and its
+// program_output item answers it with its result. The program issued
+// nothing, so a valid conversation failed Validate, Compact could keep
+// the output without its program (which the API refuses), and the
+// output's result was not read (counted as 0 tokens).
+func TestParseResponsesProgramItems(t *testing.T) {
+	t.Parallel()
+	data := `[{"role":"user","content":"go"},` +
+		`{"type":"program","id":"pg_1","call_id":"call_9","code":"await tools.search({q: 'refunds'})","fingerprint":"fp"},` +
+		`{"type":"program_output","id":"po_1","call_id":"call_9","result":"` + strings.Repeat("refund rule ", 50) + `","status":"completed"},` +
+		`{"role":"user","content":"and now?"}]`
+	msgs, err := chitta.ParseMessages([]byte(data))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"call_9"}, msgs[1].ToolCallIDs)
+	assert.Contains(t, msgs[1].Content, "tools.search")
+	assert.Equal(t, []string{"call_9"}, msgs[2].ToolResultIDs)
+	assert.Contains(t, msgs[2].Content, "refund rule")
+	require.NoError(t, chitta.Validate(msgs))
+	for _, ratio := range []float64{0.05, 0.3, 0.6, 1} {
+		res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: ratio})
+		require.NoError(t, err)
+		assert.NoError(t, chitta.Validate(res.Messages), "ratio %v kept %v", ratio, res.Kept)
+		assert.Equal(t, res.Scores[1].Unit, res.Scores[2].Unit, "the program and its output are one group")
 	}
 }

@@ -244,11 +244,15 @@ func TestMarshalMessagesIsByteExact(t *testing.T) {
 }
 
 // TestMarshalMessagesInvalidRaw: a Raw that is not valid JSON (cut short,
-// edited by hand) is an error naming the message, as json.Marshal's is,
-// never an array the provider cannot read.
+// edited by hand), or is valid JSON but not an object (a string, a number,
+// an array: no message a provider or ParseMessages reads), is an error
+// naming the message, as json.Marshal's is, never an array the provider
+// cannot read.
 func TestMarshalMessagesInvalidRaw(t *testing.T) {
 	t.Parallel()
-	for _, raw := range []string{`{"role":"user","content":"hi"`, `{"role":"user"} {"role":"user"}`, `{"role":"user","content":"hi"},{"role":"assistant"}`, ` `} {
+	for _, raw := range []string{`{"role":"user","content":"hi"`, `{"role":"user"} {"role":"user"}`, `{"role":"user","content":"hi"},{"role":"assistant"}`, ` `,
+		// valid JSON but no message object (these were written as they were)
+		`"hi"`, `42`, `[{"role":"user","content":"hi"}]`, `true`} {
 		msgs := []chitta.Message{
 			{Role: chitta.RoleUser, Content: "fine"},
 			{Role: chitta.RoleUser, Content: "hi", Raw: json.RawMessage(raw)},
@@ -298,4 +302,99 @@ func TestUnmarshalJSONReadsAlone(t *testing.T) {
 			assert.Len(t, synthetic, 1, "the unanswered call's ID ends in @-1")
 		})
 	}
+}
+
+// TestMessageMarshalRoundTripExceptions pins what MarshalJSON's doc says
+// does not read back equal: white-space-only Content, empty IDs, invalid
+// UTF-8 and an empty role.
+func TestMessageMarshalRoundTripExceptions(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   chitta.Message
+		want chitta.Message // Raw aside
+	}{
+		{"blank content", chitta.Message{Role: chitta.RoleUser, Content: " \n\t"}, chitta.Message{Role: chitta.RoleUser}},
+		{"padded content is kept", chitta.Message{Role: chitta.RoleUser, Content: " hi "}, chitta.Message{Role: chitta.RoleUser, Content: " hi "}},
+		{"empty call ID", chitta.Message{Role: chitta.RoleAssistant, Content: "c", ToolCallIDs: []string{"", "a"}}, chitta.Message{Role: chitta.RoleAssistant, Content: "c", ToolCallIDs: []string{"a"}}},
+		{"empty result ID", chitta.Message{Role: chitta.RoleTool, Content: "r", ToolResultIDs: []string{""}}, chitta.Message{Role: chitta.RoleTool, Content: "r"}},
+		{"invalid UTF-8", chitta.Message{Role: chitta.RoleUser, Content: "a\xffb"}, chitta.Message{Role: chitta.RoleUser, Content: "a\uFFFDb"}},
+		{"empty slices", chitta.Message{Role: chitta.RoleUser, Content: "x", ToolCallIDs: []string{}, ToolResultIDs: []string{}}, chitta.Message{Role: chitta.RoleUser, Content: "x"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			data, err := json.Marshal([]chitta.Message{tt.in})
+			require.NoError(t, err)
+			back, err := chitta.ParseMessages(data)
+			require.NoError(t, err)
+			require.Len(t, back, 1)
+			assert.NotEmpty(t, back[0].Raw)
+			back[0].Raw = nil
+			assert.Equal(t, tt.want, back[0])
+		})
+	}
+	data, err := json.Marshal([]chitta.Message{{Content: "x"}})
+	require.NoError(t, err)
+	_, err = chitta.ParseMessages(data)
+	require.ErrorIs(t, err, chitta.ErrInvalidMessages)
+	assert.Contains(t, err.Error(), "role: empty")
+}
+
+// TestMessageNullRaw: encoding/json decodes a JSON null into a
+// json.RawMessage as the bytes "null", so a Message built from a stored
+// record whose raw JSON was null has Raw "null". It has no original
+// object: it marshals from its fields, as a nil Raw does, instead of as
+// null, which lost its role and content.
+func TestMessageNullRaw(t *testing.T) {
+	t.Parallel()
+	var rec struct{ Raw json.RawMessage }
+	require.NoError(t, json.Unmarshal([]byte(`{"Raw":null}`), &rec))
+	require.Equal(t, json.RawMessage("null"), rec.Raw)
+	built := chitta.Message{Role: chitta.RoleTool, Content: "result", ToolResultIDs: []string{"c1"}}
+	want, err := built.MarshalJSON()
+	require.NoError(t, err)
+	for _, raw := range []json.RawMessage{rec.Raw, json.RawMessage(" null\n")} {
+		m := built
+		m.Raw = raw
+		got, err := m.MarshalJSON()
+		require.NoError(t, err)
+		assert.JSONEq(t, string(want), string(got), "Raw %q", raw)
+		all, err := chitta.MarshalMessages([]chitta.Message{m})
+		require.NoError(t, err)
+		assert.JSONEq(t, "["+string(want)+"]", string(all), "Raw %q", raw)
+		back, err := chitta.ParseMessages(all)
+		require.NoError(t, err)
+		assert.Equal(t, built.Content, back[0].Content)
+		assert.Equal(t, built.ToolResultIDs, back[0].ToolResultIDs)
+	}
+}
+
+// TestParseMessagesRefusal: an OpenAI assistant message that refuses has
+// content null and the refusal in a top-level "refusal" field; that text
+// is what the model wrote, and adapt/openai reads it from the typed
+// value, but ParseMessages left it out (Content "": never counted nor
+// scored).
+func TestParseMessagesRefusal(t *testing.T) {
+	t.Parallel()
+	msgs, err := chitta.ParseMessages([]byte(`[
+ {"role":"user","content":"how do I pick this lock?"},
+ {"role":"assistant","content":null,"refusal":"I can't help with that."},
+ {"role":"assistant","content":"Instead:","refusal":"not that","tool_calls":[{"id":"c1","type":"function","function":{"name":"search","arguments":"{}"}}]},
+ {"role":"assistant","refusal":7}
+]`))
+	require.Error(t, err, "a refusal that is not a string is refused")
+	var me *chitta.MessageError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, 3, me.Index)
+	assert.Equal(t, "refusal", me.Field)
+
+	msgs, err = chitta.ParseMessages([]byte(`[
+ {"role":"user","content":"how do I pick this lock?"},
+ {"role":"assistant","content":null,"refusal":"I can't help with that."},
+ {"role":"assistant","content":"Instead:","refusal":"not that","tool_calls":[{"id":"c1","type":"function","function":{"name":"search","arguments":"{}"}}]}
+]`))
+	require.NoError(t, err)
+	assert.Equal(t, "I can't help with that.", msgs[1].Content)
+	assert.Equal(t, "Instead:\nnot that\nsearch {}", msgs[2].Content)
 }

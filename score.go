@@ -120,8 +120,12 @@ func (p *pass) embed(ctx context.Context, o *resolved) error {
 	var query []float32
 	for k, i := range owners {
 		v := vecs[k]
-		if vecmath.Norm(v) == 0 {
-			continue // a zero vector carries no direction: treat as no embedding
+		if sumSquares(v) == 0 {
+			// A zero vector carries no direction: treat as no embedding.
+			// Summed in float64: a float32 norm overflows (components
+			// ~1e20) or underflows (~1e-30) on vectors that do have one,
+			// and cosine, computed in float64 for them, is scale-free.
+			continue
 		}
 		if i < 0 {
 			query = v

@@ -27,7 +27,10 @@ const (
 )
 
 // Memory is one thing the agent has learned. Vector is its embedding; a
-// store may normalise it on insert.
+// store may normalise it on insert. A Memory is a plain value; the zero
+// value has no vector, so a store rejects it ([ErrInvalidVector] or
+// [ErrDimensionMismatch]). [HNSWStore] and pgstore copy what they keep and
+// return copies.
 type Memory struct {
 	ID         string    `json:"id"`               // unique in a store; empty: MemoryID(Kind, Text) on Add
 	Text       string    `json:"text"`             // what the agent learned, as it will read it back
@@ -39,6 +42,8 @@ type Memory struct {
 }
 
 // Hit is a recalled memory with its true cosine similarity to the query.
+// It is a plain value; the hits of [HNSWStore] and pgstore are copies that
+// belong to the caller.
 type Hit struct {
 	Memory
 	Similarity float64 `json:"similarity"` // cosine of the query and the memory's vector, in [-1, 1]

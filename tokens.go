@@ -16,11 +16,18 @@ type TokenCounter interface {
 	CountTokens(text string) int
 }
 
-// TokenCounterFunc adapts a function to [TokenCounter].
+// TokenCounterFunc adapts a function to [TokenCounter]. It is as safe for
+// concurrent use as the function is. A nil TokenCounterFunc counts as
+// [EstimateTokens], as a nil [Options.Tokens] does.
 type TokenCounterFunc func(text string) int
 
-// CountTokens returns f(text).
-func (f TokenCounterFunc) CountTokens(text string) int { return f(text) }
+// CountTokens returns f(text), or EstimateTokens(text) when f is nil.
+func (f TokenCounterFunc) CountTokens(text string) int {
+	if f == nil {
+		return EstimateTokens(text)
+	}
+	return f(text)
+}
 
 // EstimateTokens returns floor(words × 1.3), where a word is a maximal run of
 // non-whitespace (Unicode white space). It is the spec's estimate, cheap and

@@ -26,7 +26,7 @@ import (
 // TableEmbedder returns the vector its table holds for each text and fails
 // for a text it does not know. It records every call. The zero value has no
 // vectors and fails every text. Embed returns copies: the table stays the
-// test's.
+// test's. Embed is safe for concurrent use once Vectors is set.
 type TableEmbedder struct {
 	Vectors map[string][]float32 // text → vector; read, never written, by Embed
 
@@ -66,8 +66,10 @@ func (e *TableEmbedder) CallCount() int {
 // ones. It is cheap and has no state, for benchmarks and property tests.
 // The zero value gives empty vectors, which Compact takes for a failed
 // embedder (it scores without embeddings; Stats.Embedding is false): set
-// Dims.
-type SeededEmbedder struct{ Dims int }
+// Dims. It is safe for concurrent use, and its vectors belong to the caller.
+type SeededEmbedder struct {
+	Dims int // length of every vector
+}
 
 // Embed implements chitta.Embedder.
 func (e SeededEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
@@ -97,20 +99,23 @@ func SeededVector(text string, dims int) []float32 {
 }
 
 // FuncEmbedder adapts a function for misbehaving-embedder tests (an alias
-// of chitta.EmbedderFunc).
+// of chitta.EmbedderFunc, so its zero value, nil, always fails). It is as
+// safe for concurrent use as the function is.
 type FuncEmbedder = chitta.EmbedderFunc
 
 // Store is an in-memory chitta.MemoryStore with an exact cosine scan. It
 // does not implement chitta.BatchRecaller, so Compact calls Recall once per
 // message. Err and AddErr make Recall and Add fail. The zero value is an
 // empty store. Add keeps the Memory it is given (its Vector is not copied);
-// Recall's hits share the stored vectors: do not modify them.
+// Recall's hits share the stored vectors: do not modify them. Its methods
+// are safe for concurrent use; read or set the fields only while no call
+// runs.
 type Store struct {
 	mu       sync.Mutex
-	Memories []chitta.Memory
-	Err      error // returned by Recall when set
-	AddErr   error // returned by Add when set
-	Recalls  int   // number of Recall calls
+	Memories []chitta.Memory // what Add stored, in order of first Add; a test may preload it
+	Err      error           // returned by Recall when set
+	AddErr   error           // returned by Add when set
+	Recalls  int             // number of Recall calls
 }
 
 // Add implements chitta.MemoryStore.

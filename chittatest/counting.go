@@ -16,9 +16,9 @@ import (
 // concurrent use. Next must be set unless Err is: the zero value's Embed
 // fails.
 type CountingEmbedder struct {
-	Next    chitta.Embedder
-	Err     error
-	Corrupt func([][]float32) [][]float32
+	Next    chitta.Embedder               // the embedder asked, unless Err is set
+	Err     error                         // when set, every Embed returns it
+	Corrupt func([][]float32) [][]float32 // when set, rewrites Next's answer
 
 	mu    sync.Mutex
 	calls int

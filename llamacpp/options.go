@@ -5,7 +5,8 @@ import (
 	"runtime"
 )
 
-// Pooling selects how token vectors become one vector per text.
+// Pooling selects how token vectors become one vector per text. The zero
+// value means [PoolingMean].
 type Pooling string
 
 // Pooling types. The zero value "" means [PoolingMean].
@@ -45,7 +46,8 @@ const DefaultMaxTokens = 8192
 
 // Options configures an [Embedder]. The zero value of every field means the
 // documented default, and a nil *Options means all defaults. Options are
-// read by [New] only; changing them afterwards has no effect.
+// read by [New] only (never modified, nor kept); changing them afterwards
+// has no effect.
 type Options struct {
 	// Threads is the number of CPU threads llama.cpp uses per batch.
 	// Zero means runtime.GOMAXPROCS(0); otherwise 1..MaxThreads.

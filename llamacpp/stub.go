@@ -11,7 +11,7 @@ import (
 // Embedder embeds texts with llama.cpp. In this build (without cgo or
 // without the llamacpp build tag) it cannot be created: [New] always
 // returns [ErrUnavailable], and the methods of a nil or zero Embedder
-// return ErrUnavailable too.
+// return ErrUnavailable too; they are safe for concurrent use.
 type Embedder struct{}
 
 // New returns [ErrUnavailable]: this build has no llama.cpp support.

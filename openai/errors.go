@@ -43,13 +43,15 @@ var (
 // StatusError is a non-2xx answer from the server: the status and the
 // server's own message (from an OpenAI-shaped {"error":{"message":...}}
 // body, a {"error":"..."} body, or the plain-text body, shortened), with the
-// API key removed. It wraps [ErrStatus].
+// API key removed. It wraps [ErrStatus]; match it with [errors.As]. It is
+// not modified once returned.
 type StatusError struct {
 	StatusCode int    // HTTP status code
 	Message    string // the server's message; may be empty
 	Attempts   int    // requests made, retries included
 }
 
+// Error returns the status and the server's message.
 func (e *StatusError) Error() string {
 	msg := fmt.Sprintf("%v: status %d", ErrStatus, e.StatusCode)
 	if e.Attempts > 1 {

@@ -27,6 +27,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -45,11 +46,19 @@ const (
 	DefaultMaxRetries    = 3
 	DefaultMinBackoff    = 500 * time.Millisecond
 	DefaultMaxBackoff    = 30 * time.Second
-	DefaultMaxInputBytes = 16 << 10
+	DefaultMaxInputBytes = 8 << 10
 
 	// MaxBatchLimit is the largest [Options.MaxBatch]: OpenAI takes at
 	// most 2048 inputs in one request.
 	MaxBatchLimit = 2048
+
+	// MaxRequestBytes bounds the texts of one request, summed: a batch
+	// is closed before a text that would take it past 300 000 bytes, so
+	// that it never exceeds OpenAI's 300 000 tokens summed across the
+	// inputs of one request (a token of a byte-level BPE encoding holds
+	// at least one byte; see [Options.MaxInputBytes]). A text longer
+	// than that on its own is sent alone.
+	MaxRequestBytes = 300_000
 )
 
 // Limits of the response bodies read.
@@ -60,7 +69,8 @@ const (
 )
 
 // Options configures [New]. A nil *Options is invalid (Model is required);
-// every other field's zero value means the documented default.
+// every other field's zero value means the documented default. New copies
+// Options and never modifies them (the Embedder keeps using HTTPClient).
 type Options struct {
 	// BaseURL is the server's address, with or without a trailing "/v1"
 	// or "/v1/embeddings": "http://localhost:11434",
@@ -89,15 +99,22 @@ type Options struct {
 	Dimensions int
 
 	// MaxBatch is the most texts sent in one request; longer calls are
-	// split into several requests, sent one after another. 0 means
+	// split into several requests, sent one after another (so are
+	// batches whose texts exceed [MaxRequestBytes] together). 0 means
 	// DefaultMaxBatch (32, the limit of a default TEI server). Negative,
-	// or above MaxBatchLimit (2048, OpenAI's limit), is an error.
+	// or above MaxBatchLimit (2048, OpenAI's limit), is an error, whatever
+	// the server: other servers have lower limits or none, and a batch
+	// larger than 2048 texts saves nothing worth the risk, since requests
+	// are sent one after another and per-request overhead is small beside
+	// 2048 embeddings.
 	MaxBatch int
 
 	// MaxRetries is how many times a request is retried after a 408, 429
 	// or 5xx status (except 501) or a network error; TLS errors that will
 	// not heal (a certificate that does not verify, a server that does not
-	// speak TLS) are not retried. 0 means
+	// speak TLS, or one that refuses the client by an alert such as
+	// "certificate required", "bad certificate" or "protocol version not
+	// supported") are not retried; other alerts ("internal error") are. 0 means
 	// DefaultMaxRetries (3); negative means no retries.
 	MaxRetries int
 
@@ -113,14 +130,21 @@ type Options struct {
 
 	// MaxInputBytes truncates each text (at a UTF-8 boundary) before
 	// sending it, so that a huge tool output does not exceed the model's
-	// context and fail the whole batch. A text that starts with more white
-	// space than that is cut after its white space instead (servers reject
-	// a blank input); one whose first character after it is longer than
-	// MaxInputBytes is not sent and gets a zero vector, as an empty text
-	// does. 0 means DefaultMaxInputBytes
-	// (16 KiB, roughly 4 000 tokens); negative means no truncation. Servers
-	// with short contexts (512-token BERT models) should truncate
-	// themselves (TEI --auto-truncate; Ollama truncates by default).
+	// context and fail the whole batch. Bytes that are not valid UTF-8
+	// are first replaced by U+FFFD (a run of them by one), as the server
+	// receives them, and counted as such. A text that starts with more
+	// white space than that is cut after its white space instead (servers
+	// reject a blank input); one whose first character after it is longer
+	// than MaxInputBytes is not sent and gets a zero vector, as an empty
+	// text does. 0 means DefaultMaxInputBytes (8 KiB): a token of OpenAI's
+	// byte-level BPE encodings holds at least one byte, so 8 192 bytes
+	// never exceed the 8 192-token input limit of its embedding models,
+	// whatever the script (about 1 800 tokens of English text; up to one
+	// token a byte for emoji, rare CJK, control characters or random
+	// ASCII, which 16 KiB took past the limit). Negative means no
+	// truncation. Servers with short contexts (512-token BERT models)
+	// should truncate themselves (TEI --auto-truncate; Ollama truncates by
+	// default).
 	MaxInputBytes int
 
 	// HTTPClient sends the requests. nil means http.DefaultClient. Time
@@ -357,8 +381,8 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 		send = append(send, t)
 		owner = append(owner, i)
 	}
-	for lo := 0; lo < len(send); lo += e.maxBatch {
-		hi := min(lo+e.maxBatch, len(send))
+	for lo, hi := 0, 0; lo < len(send); lo = hi {
+		hi = batchEnd(send, lo, e.maxBatch)
 		vecs, err := e.embedBatch(ctx, send[lo:hi])
 		if err != nil {
 			if lo > 0 || hi < len(send) {
@@ -384,13 +408,29 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	return out, nil
 }
 
-// cut returns the text sent for t under MaxInputBytes n: t cut to n bytes,
-// or, when that keeps only white space (t starts with more than n bytes of
-// it), t without its leading white space cut to n bytes, so that a text
-// with something to embed is never sent blank (servers reject a blank
-// input and the whole batch with it). The result is blank when t is, or
-// when n is smaller than the first character after the white space.
+// batchEnd returns the end of the batch of send that starts at lo: at
+// most maxBatch texts, and no more than MaxRequestBytes of them together
+// unless the first alone is longer.
+func batchEnd(send []string, lo, maxBatch int) int {
+	hi, size := lo, 0
+	for hi < len(send) && hi-lo < maxBatch && (hi == lo || size+len(send[hi]) <= MaxRequestBytes) {
+		size += len(send[hi])
+		hi++
+	}
+	return hi
+}
+
+// cut returns the text sent for t under MaxInputBytes n: t, its invalid
+// UTF-8 replaced by U+FFFD, cut to n bytes, or, when that keeps only
+// white space (t starts with more than n bytes of it), t without its
+// leading white space cut to n bytes, so that a text with something to
+// embed is never sent blank (servers reject a blank input and the whole
+// batch with it). The result is blank when t is, or when n is smaller
+// than the first character after the white space.
 func cut(t string, n int) string {
+	if !utf8.ValidString(t) {
+		t = strings.ToValidUTF8(t, "\uFFFD") // what the server receives: count it
+	}
 	if c := truncate(t, n); strings.TrimSpace(c) != "" || c == t {
 		return c
 	}
@@ -506,10 +546,39 @@ func (e *Embedder) post(ctx context.Context, body []byte) ([]byte, time.Duration
 	return data, -1, nil
 }
 
+// lastingAlerts are the TLS alerts by which a server refuses who the
+// client is or what it speaks: a client certificate missing, bad, expired,
+// revoked or from an authority it does not trust, access denied, no common
+// protocol version, cipher suite or application protocol, an unknown
+// server name. A retry would meet them again. Other alerts (internal
+// error, a bad record MAC, a decode error) may come from a passing fault
+// of the server or a middlebox, and are retried.
+var lastingAlerts = []tls.AlertError{40, 42, 43, 44, 45, 46, 48, 49, 70, 71, 112, 116, 120}
+
+// lastingAlert reports whether err is, or carries, one of lastingAlerts
+// from the server: over TCP crypto/tls reports a received alert as a
+// *net.OpError "remote error" whose Err is an unexported alert type that
+// reads as the tls.AlertError of the same code (QUIC wraps the
+// tls.AlertError itself).
+func lastingAlert(err error) bool {
+	var a tls.AlertError
+	if errors.As(err, &a) {
+		return slices.Contains(lastingAlerts, a)
+	}
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "remote error" || op.Err == nil {
+		return false
+	}
+	msg := op.Err.Error()
+	return slices.ContainsFunc(lastingAlerts, func(a tls.AlertError) bool { return a.Error() == msg })
+}
+
 // lastingTLSError reports whether err is a TLS failure that a retry would
 // meet again: a certificate that does not verify (unknown authority, wrong
-// host name, expired, no system roots) or a server that does not answer in
-// TLS.
+// host name, expired, no system roots), a server that does not answer in
+// TLS, or one that refuses the client with a lasting alert (see
+// lastingAlerts: a client certificate it requires or rejects, no common
+// protocol).
 func lastingTLSError(err error) bool {
 	var (
 		verify   *tls.CertificateVerificationError
@@ -519,7 +588,7 @@ func lastingTLSError(err error) bool {
 		invalid  x509.CertificateInvalidError
 		roots    x509.SystemRootsError
 	)
-	return errors.Is(err, http.ErrSchemeMismatch) ||
+	return errors.Is(err, http.ErrSchemeMismatch) || lastingAlert(err) ||
 		errors.As(err, &verify) || errors.As(err, &record) || errors.As(err, &unknown) ||
 		errors.As(err, &hostname) || errors.As(err, &invalid) || errors.As(err, &roots)
 }

@@ -33,6 +33,7 @@ const (
 
 // Options configures a [Store]. A nil *Options is an error because Dims
 // is required; the zero value of every other field means its default.
+// [Open] reads Options once and neither modifies nor keeps them.
 type Options struct {
 	// Dims is the vector length, 1–MaxDims (1–MaxIndexedDims with an
 	// index). Required. Opening a table created with other dims is an

@@ -5,7 +5,8 @@
 // blocks (title, source and text, in a message or in a tool_result) and
 // web_search_tool_result blocks (each result's title and URL, or the error
 // code) and tool_reference blocks (the name of the tool a tool search
-// loads), as chitta.ParseMessages reads them; images and documents count as
+// loads), as chitta.ParseMessages reads them, and a server tool search's
+// tool_search_tool_result (the names of the tools it loads); images and documents count as
 // "[image]" and "[document]"; any other block (other server tool results,
 // block types newer than this adapter) is scored by its JSON. A tool_use block and the tool_result blocks answering
 // it (by ID), and a server_tool_use block and its result, are kept or
@@ -16,8 +17,10 @@
 // [Compact] and [Compactor] apply chitta's tool-search rule (see
 // chitta.Options.FreeSelection) to the typed values: a kept tool_use of a
 // tool that a tool_reference block (a ToolResultBlockParam content of
-// the OfToolReference variant, as a ToolSearch tool returns it) loaded
-// keeps a tool_result loading it, the nearest before the call pinned
+// the OfToolReference variant, as a custom ToolSearch tool returns it, or
+// one of the ToolReferences of a server tool search's
+// tool_search_tool_result, in the assistant's message) loaded keeps a
+// result loading it, the nearest before the call pinned
 // with its tool_use when no kept message loads the tool, as
 // chitta.Compact does for the same conversation as JSON. The messages
 // concerned get a few bytes of synthetic Raw naming the tools, which
@@ -31,7 +34,12 @@
 // [ErrNoContent] and chitta.ErrInvalidMessages: the SDK's MessageParam
 // reads JSON holding a block type it does not know (the MCP connector's
 // mcp_tool_use and mcp_tool_result) as a message without any, and
-// compacting it would pass on that loss unnoticed.
+// compacting it would pass on that loss unnoticed. The one exception is
+// what the Messages API itself accepts: a final assistant message whose
+// Content is empty but not nil (`"content": []`, an empty prefill). A nil
+// Content is refused even there, since it is what the SDK makes of the
+// unknown blocks, and the SDK sends it without the required content
+// field.
 //
 // For an agent loop that compacts before every model call, [NewCompactor]
 // returns a Compactor: [chitta.Compactor] over the same values, which
@@ -101,7 +109,8 @@ func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 		switch {
 		case m.OfUser != nil && len(m.OfUser.Content) == 0:
 			return noContent(i, "user")
-		case m.OfAssistant != nil && len(m.OfAssistant.Content) == 0:
+		case m.OfAssistant != nil && m.OfAssistant.Content == nil,
+			m.OfAssistant != nil && len(m.OfAssistant.Content) == 0 && i < len(msgs)-1:
 			return noContent(i, "assistant")
 		case m.OfUser != nil:
 			if text, ok := onlyText(m.OfUser.Content); ok {
@@ -139,15 +148,21 @@ func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 }
 
 // loadedTools returns the names of the tools that the tool_reference
-// blocks in the tool results of msgs load (a tool search's), or nil
-// when there are none.
+// blocks in the tool results of msgs load (a tool search's: a custom one's
+// tool_result in a user message, the server tool search's
+// tool_search_tool_result in an assistant message), or nil when there are
+// none.
 func loadedTools(msgs []anthropic.MessageParam) map[string]bool {
 	var loaded map[string]bool
 	for i := range msgs {
-		if msgs[i].OfUser == nil {
-			continue
+		var blocks []anthropic.ContentBlockParamUnion
+		switch {
+		case msgs[i].OfUser != nil:
+			blocks = msgs[i].OfUser.Content
+		case msgs[i].OfAssistant != nil:
+			blocks = msgs[i].OfAssistant.Content
 		}
-		for _, n := range references(msgs[i].OfUser.Content) {
+		for _, n := range references(blocks) {
 			if loaded == nil {
 				loaded = make(map[string]bool)
 			}
@@ -158,7 +173,8 @@ func loadedTools(msgs []anthropic.MessageParam) map[string]bool {
 }
 
 // references returns the tool names of the tool_reference blocks in the
-// tool_result blocks of blocks, nil when there are none.
+// tool_result and tool_search_tool_result blocks of blocks, nil when
+// there are none.
 func references(blocks []anthropic.ContentBlockParamUnion) []string {
 	var out []string
 	for i := range blocks {
@@ -168,6 +184,22 @@ func references(blocks []anthropic.ContentBlockParamUnion) []string {
 					out = append(out, c.OfToolReference.ToolName)
 				}
 			}
+		}
+		out = append(out, serverReferences(blocks[i].OfToolSearchToolResult)...)
+	}
+	return out
+}
+
+// serverReferences returns the tool names of the tool_reference blocks of
+// a server tool search's result (nil r, or an error result, has none).
+func serverReferences(r *anthropic.ToolSearchToolResultBlockParam) []string {
+	if r == nil || r.Content.OfRequestToolSearchToolSearchResultBlock == nil {
+		return nil
+	}
+	var out []string
+	for _, ref := range r.Content.OfRequestToolSearchToolSearchResultBlock.ToolReferences {
+		if ref.ToolName != "" {
+			out = append(out, ref.ToolName)
 		}
 	}
 	return out
@@ -187,7 +219,7 @@ func toolSearch(b *adaptkit.Builder, m *anthropic.MessageParam, loaded map[strin
 				calls = append(calls, adaptkit.Call{ID: u.ID, Name: u.Name})
 			}
 		}
-		b.ToolSearch(nil, calls)
+		b.ToolSearch(references(m.OfAssistant.Content), calls) // a server tool search loads in the assistant's message
 	}
 }
 
@@ -254,6 +286,17 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 			b.Add("[document]")
 		case blk.OfSearchResult != nil:
 			addSearchResult(b, blk.OfSearchResult)
+		case len(serverReferences(blk.OfToolSearchToolResult)) > 0:
+			// A server tool search's result: the tools it loads, as a
+			// tool_result of tool_reference blocks reads (a result that
+			// loads tools, which chitta never masks).
+			r := blk.OfToolSearchToolResult
+			b.ResultID(r.ToolUseID)
+			b.OpenResult(r.ToolUseID)
+			for _, n := range serverReferences(r) {
+				b.AddReference(n)
+			}
+			b.CloseResult()
 		case blk.OfWebSearchToolResult != nil:
 			r := blk.OfWebSearchToolResult
 			b.ResultID(r.ToolUseID)
@@ -296,8 +339,10 @@ func Compact(ctx context.Context, msgs []anthropic.MessageParam, opts *chitta.Op
 }
 
 // rewrite returns a copy of m in which the k-th tool_result block (in
-// block order, as build declares them) has its content replaced by one
-// text block texts[k], for each texts[k] != "" (see adaptkit.RewriteFunc).
+// block order, as build declares them; a tool_search_tool_result that
+// loads tools counts too, and is never rewritten) has its content
+// replaced by one text block texts[k], for each texts[k] != "" (see
+// adaptkit.RewriteFunc).
 // The message, its content slice and each replaced block are new; every
 // other block, and every other field of a replaced block (tool_use_id,
 // is_error, cache_control), is the caller's.
@@ -316,6 +361,13 @@ func rewrite(m anthropic.MessageParam, texts []string) (anthropic.MessageParam, 
 	c := slices.Clone(*blocks)
 	k := 0
 	for i := range c {
+		if len(serverReferences(c[i].OfToolSearchToolResult)) > 0 { // a result build declares, never masked
+			if k >= len(texts) || texts[k] != "" {
+				return m, false
+			}
+			k++
+			continue
+		}
 		r := c[i].OfToolResult
 		if r == nil {
 			continue

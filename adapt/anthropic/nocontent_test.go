@@ -2,6 +2,7 @@ package anthropic_test
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -99,6 +100,60 @@ func TestToolResultWithoutContentAccepted(t *testing.T) {
 			require.Len(t, out, 4)
 			assert.Equal(t, 4, res.Stats.Kept)
 			assert.Same(t, msgs[2].OfUser.Content[0].OfToolResult, out[2].OfUser.Content[0].OfToolResult, "the caller's own value comes back")
+		})
+	}
+}
+
+// TestEmptyFinalAssistantAccepted: the Messages API accepts an empty
+// final assistant message ("all messages must have non-empty content
+// except for the optional final assistant message"), an empty prefill:
+// `"content": []`, which the SDK reads as an empty, non-nil Content. The
+// adapter compacts it and returns the caller's value; an empty assistant
+// message anywhere else is still ErrNoContent, and so is a final one with
+// a nil Content (what the SDK makes of unknown blocks, and sends without
+// the required content field). On main every case was refused.
+func TestEmptyFinalAssistantAccepted(t *testing.T) {
+	t.Parallel()
+	var fromJSON []sdk.MessageParam
+	require.NoError(t, json.Unmarshal([]byte(`[
+{"role":"user","content":"Name three primes."},
+{"role":"assistant","content":"2, 3 and 5."},
+{"role":"user","content":"Three more."},
+{"role":"assistant","content":[]}]`), &fromJSON))
+	typed := []sdk.MessageParam{
+		sdk.NewUserMessage(sdk.NewTextBlock("Name three primes.")),
+		sdk.NewAssistantMessage(sdk.NewTextBlock("2, 3 and 5.")),
+		sdk.NewUserMessage(sdk.NewTextBlock("Three more.")),
+		{OfAssistant: &sdk.AssistantMessageParam{Content: []sdk.ContentBlockParamUnion{}}},
+	}
+	for name, msgs := range map[string][]sdk.MessageParam{"json": fromJSON, "typed": typed} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			require.NotNil(t, msgs[3].OfAssistant.Content)
+			require.Empty(t, msgs[3].OfAssistant.Content)
+			conv, err := anthropic.Messages(msgs)
+			require.NoError(t, err)
+			require.Len(t, conv, 4)
+			assert.Equal(t, chitta.RoleAssistant, conv[3].Role)
+			assert.Empty(t, conv[3].Content)
+
+			out, res, err := anthropic.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: 1})
+			require.NoError(t, err)
+			require.Len(t, out, 4)
+			assert.Equal(t, 4, res.Stats.Kept)
+			assert.Same(t, msgs[3].OfAssistant, out[3].OfAssistant, "the caller's own value comes back")
+
+			c, err := anthropic.NewCompactor(nil, chitta.Policy{MaxTokens: 1000})
+			require.NoError(t, err)
+			out, _, err = c.Compact(t.Context(), msgs)
+			require.NoError(t, err)
+			require.Len(t, out, 4)
+
+			// Once a user message follows, the empty message is not final: refused.
+			next := append(slices.Clone(msgs), sdk.NewUserMessage(sdk.NewTextBlock("Go on.")))
+			_, _, err = c.Compact(t.Context(), next)
+			require.ErrorIs(t, err, anthropic.ErrNoContent)
+			assert.ErrorContains(t, err, "message 3: assistant message with no content blocks")
 		})
 	}
 }

@@ -71,7 +71,7 @@ func TestToolSearchLoaderKept(t *testing.T) {
 				out, res, err := anthropic.Compact(t.Context(), typed, opts)
 				require.NoError(t, err)
 				assert.Equal(t, tt.want, res.Kept, "anthropic.Compact")
-				requireCallersValues(t, typed, res.Kept, out)
+				adapttest.KeptValues(t, typed, res.Kept, out, anthropic.Messages)
 				for j, m := range res.Messages {
 					assert.Nil(t, m.Raw, "Result.Messages[%d] has Raw nil, as Messages gives it", j)
 				}
@@ -86,23 +86,10 @@ func TestToolSearchLoaderKept(t *testing.T) {
 				out, res, err = c.Compact(t.Context(), typed)
 				require.NoError(t, err)
 				assert.Equal(t, tt.want, res.Kept, "Compactor")
-				requireCallersValues(t, typed, res.Kept, out)
+				adapttest.KeptValues(t, typed, res.Kept, out, anthropic.Messages)
 			})
 		}
 	}
-}
-
-// requireCallersValues checks that out holds typed[i] for each i in kept,
-// and that every kept tool_use has its tool_result kept and vice versa.
-func requireCallersValues(t *testing.T, typed []sdk.MessageParam, kept []int, out []sdk.MessageParam) {
-	t.Helper()
-	require.Len(t, out, len(kept))
-	for j, i := range kept {
-		require.Equal(t, typed[i], out[j], "out[%d] is the caller's message %d", j, i)
-	}
-	conv, err := anthropic.Messages(out)
-	require.NoError(t, err)
-	adapttest.Paired(t, conv)
 }
 
 // TestToolSearchRawNotReused: the Raw written for the tool-search rule
@@ -171,4 +158,59 @@ func TestToolSearchMaskedLoader(t *testing.T) {
 		assert.Equal(t, res.Messages[j].Content, conv[j].Content, "kept message %d", j)
 	}
 	adapttest.Paired(t, conv)
+}
+
+// A run with the server tool search (tool_search_tool_regex): the
+// assistant's message 1 holds its server_tool_use and the
+// tool_search_tool_result whose tool_references load TaskUpdate, which
+// message 4 calls.
+const (
+	tsServerSearch = `{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"tool_search_tool_regex","input":{"query":"task"}},{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"tool_search_tool_search_result","tool_references":[{"type":"tool_reference","tool_name":"TaskUpdate"}]}},{"type":"text","text":"Found the tracker tool."}]}`
+	tsServerOther  = `{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"tool_search_tool_regex","input":{"query":"web"}},{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"tool_search_tool_search_result","tool_references":[{"type":"tool_reference","tool_name":"WebFetch"}]}}]}`
+)
+
+// TestServerToolSearchLoaderKept: the tool-search rule follows the server
+// tool search too: a kept call of a tool that a tool_search_tool_result
+// loaded keeps the assistant message holding that result, through Compact
+// and the Compactor, with and without Mask, and the result reads as the
+// names of the tools it loads. On main the adapter read only tool_result
+// blocks of user messages, so the rule never saw the load (kept [0 4 5]),
+// and the result read as its JSON.
+func TestServerToolSearchLoaderKept(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		msgs []string
+		want []int
+	}{
+		{name: "the live step calls a loaded tool", msgs: []string{tsPrompt, tsServerSearch, tsBash, tsBashResult(), tsTask, tsDone}, want: []int{0, 1, 4, 5}},
+		{name: "a result loading another tool is not needed", msgs: []string{tsPrompt, tsServerOther, tsBash, tsBashResult(), tsTask, tsDone}, want: []int{0, 4, 5}},
+	}
+	for _, tt := range tests {
+		for _, mask := range []*chitta.MaskOptions{nil, {}} {
+			t.Run(fmt.Sprintf("%s/mask=%v", tt.name, mask != nil), func(t *testing.T) {
+				t.Parallel()
+				var typed []sdk.MessageParam
+				require.NoError(t, json.Unmarshal([]byte("["+strings.Join(tt.msgs, ",")+"]"), &typed))
+				require.NotNil(t, typed[1].OfAssistant.Content[1].OfToolSearchToolResult, "the SDK reads the block")
+				conv, err := anthropic.Messages(typed)
+				require.NoError(t, err)
+				assert.NotContains(t, conv[1].Content, "tool_search_tool_search_result", "read as the names it loads")
+				assert.Equal(t, []string{"srvtoolu_1"}, conv[1].ToolResultIDs)
+
+				opts := &chitta.Options{MaxTokens: 1, Tokens: chitta.TokenCounterFunc(chitta.CountWords), Mask: mask}
+				out, res, err := anthropic.Compact(t.Context(), typed, opts)
+				require.NoError(t, err)
+				assert.Equal(t, tt.want, res.Kept, "anthropic.Compact")
+				adapttest.KeptValues(t, typed, res.Kept, out, anthropic.Messages)
+
+				c, err := anthropic.NewCompactor(&chitta.Options{Tokens: opts.Tokens, Mask: mask}, chitta.Policy{MaxTokens: 2, TargetTokens: 1})
+				require.NoError(t, err)
+				out, res, err = c.Compact(t.Context(), typed)
+				require.NoError(t, err)
+				assert.Equal(t, tt.want, res.Kept, "Compactor")
+				adapttest.KeptValues(t, typed, res.Kept, out, anthropic.Messages)
+			})
+		}
+	}
 }

@@ -15,6 +15,25 @@
 // position (the k-th call of a model turn with the k-th ID-less response
 // after it), as the Gemini API pairs them.
 //
+// # Gemini API rules
+//
+// The Gemini API refuses a conversation in which a function-call turn
+// does not come right after a user turn or a function-response turn, or a
+// function-response turn does not come right after its call turn with as
+// many responses as the turn has calls. [Compact] and the Compactor keep
+// both: a call content and the contents answering it are kept or dropped
+// together, and the turn rule pins the prompt a kept call turn needs (see
+// [Compact]). Thought signatures (Gemini 3 checks those of the current
+// turn's function calls) stay as the model sent them: every kept content
+// is the caller's value, its parts untouched (masking rewrites function
+// responses only), so a kept call keeps its signature and a dropped step
+// of the current turn takes its own with it. What the adapter
+// passes on as it is given: a content with no parts, which the API
+// refuses ("contents.parts must not be empty"; a blocked or empty
+// candidate's Content is one, so do not append it to the history), and
+// one whose role is empty, which the SDK sends without a role and the
+// adapter reads as user.
+//
 // For an agent loop that compacts before every model call, [NewCompactor]
 // returns a Compactor: [chitta.Compactor] over the same values, which
 // returns the previous call's values plus the new ones between

@@ -87,7 +87,9 @@ func (c *Compactor) Compact(ctx context.Context, msgs []openai.ChatCompletionMes
 // chitta's converted messages, shared between the Results of the calls
 // between two compactions (see chitta.Compactor): do not modify them in
 // place. With Mask, those with tool calls or results carry the adapter's
-// synthetic Raw (JSON in Anthropic's block shape, not the SDK value's).
+// synthetic Raw (JSON in Anthropic's block shape, not the SDK value's);
+// without Mask, so do the tool_search_output items that load a tool and
+// the calls of a loaded tool (see [ResponsesMessages]).
 //
 // A ResponsesCompactor follows one conversation. It is safe for concurrent use: calls
 // convert concurrently and compact one at a time. The zero value is not

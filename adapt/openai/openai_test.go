@@ -109,9 +109,11 @@ func TestResponsesMessages(t *testing.T) {
 	assert.Equal(t, []string{"call_p"}, msgs[8].ToolResultIDs)
 	assert.Contains(t, msgs[9].Content, "msg_9")
 
-	_, err = adapter.ResponsesMessages([]responses.ResponseInputItemUnionParam{{}})
+	// An item with no variant set is named as such (on main: "item 0:
+	// chitta: invalid messages: message: want a JSON object").
+	_, err = adapter.ResponsesMessages([]responses.ResponseInputItemUnionParam{items()[0], {}})
 	require.ErrorIs(t, err, chitta.ErrInvalidMessages)
-	assert.Contains(t, err.Error(), "0")
+	assert.EqualError(t, err, "chitta: invalid messages: item 1: no item variant set")
 }
 
 func TestCompactResponsesKeepsUnits(t *testing.T) {

@@ -25,7 +25,21 @@ import (
 // the item after it carries, and so do the calls of the run of *_call
 // items after it (a reasoning model's parallel calls), so they are kept or
 // dropped together; a
-// compaction item has the role system, so it is always kept. An item with
+// compaction item has the role system, so it is always kept. A
+// tool_search_output item's text is the names of the function and custom
+// tools it loads, then the JSON of every tool definition it holds (the
+// model is sent them).
+//
+// [CompactResponses] and [NewResponsesCompactor] apply chitta's tool-search
+// rule (see chitta.Options.FreeSelection) to the items: a kept
+// function_call or custom_tool_call of a tool that a tool_search_output
+// loaded (by name, in a namespace too) keeps a tool_search_output loading
+// it, the nearest before the call pinned with its tool_search_call when
+// no kept item loads the tool, as adapt/anthropic does for tool_reference
+// blocks; the items concerned get a few bytes of synthetic Raw naming the
+// tools, which the rule reads (see adapt/anthropic's Tool search). Loaded
+// MCP servers and built-in tools are not followed. chitta.Compact on the
+// items' JSON (chitta.ParseMessages) does not apply the rule to them. An item with
 // no variant set, or whose JSON cannot be read, is an error naming its
 // index.
 func ResponsesMessages(items []responses.ResponseInputItemUnionParam) ([]chitta.Message, error) {
@@ -35,9 +49,16 @@ func ResponsesMessages(items []responses.ResponseInputItemUnionParam) ([]chitta.
 func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnionParam) error {
 	reasoning := "" // the reasoning item the next item belongs with
 	run := ""       // the reasoning item whose run of calls the last item continued
+	var loaded map[string]bool
+	if b.ToolSearching() {
+		loaded = loadedTools(items)
+	}
 	for i := range items {
 		it := &items[i]
 		isReasoning, isCall := false, false
+		if loaded != nil {
+			toolSearch(b, it, loaded)
+		}
 		switch {
 		case it.OfMessage != nil:
 			if reasoning == "" && len(it.OfMessage.Content.OfInputItemContentList) == 0 {
@@ -109,10 +130,37 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 		case it.OfCompaction != nil:
 			b.SetRole(chitta.RoleSystem)
 			b.Add("[compaction]")
+		case it.OfToolSearchOutput != nil:
+			// The names of the tools it loads, as the rule reads them (a
+			// result that loads tools, which chitta never masks), then
+			// their definitions, which the model is sent.
+			o := it.OfToolSearchOutput
+			id := o.CallID.Value
+			if id == "" {
+				id = o.ID.Value // as chitta.ParseMessages reads an *_output item
+			}
+			b.SetRole(chitta.RoleTool)
+			resultID(b, id)
+			names := searchLoads(o)
+			if len(names) > 0 {
+				b.OpenResult(id)
+				for _, n := range names {
+					b.AddReference(n)
+				}
+			}
+			for _, t := range o.Tools {
+				b.AddJSON(t)
+			}
+			if len(names) > 0 {
+				b.CloseResult()
+			}
 		default:
 			data, err := json.Marshal(it)
 			if err != nil {
 				return fmt.Errorf("%w: message %d: %v", chitta.ErrInvalidMessages, i, err)
+			}
+			if string(data) == "null" {
+				return fmt.Errorf("%w: item %d: no item variant set", chitta.ErrInvalidMessages, i)
 			}
 			var pm chitta.Message
 			if err := pm.UnmarshalJSON(data); err != nil {
@@ -162,6 +210,70 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 		b.End()
 	}
 	return nil
+}
+
+// searchLoads returns the names of the tools a tool_search_output loads:
+// function and custom tools, in a namespace too (by their own name, as a
+// call's name gives it beside its namespace: two namespaces' tools of one
+// name keep each other's loading results, never too few); other tools
+// (MCP servers, built-in tools) are left out, since no function_call or
+// custom_tool_call names them.
+func searchLoads(o *responses.ResponseToolSearchOutputItemParam) []string {
+	var out []string
+	for _, t := range o.Tools {
+		switch {
+		case t.OfFunction != nil && t.OfFunction.Name != "":
+			out = append(out, t.OfFunction.Name)
+		case t.OfCustom != nil && t.OfCustom.Name != "":
+			out = append(out, t.OfCustom.Name)
+		case t.OfNamespace != nil:
+			for _, nt := range t.OfNamespace.Tools {
+				switch {
+				case nt.OfFunction != nil && nt.OfFunction.Name != "":
+					out = append(out, nt.OfFunction.Name)
+				case nt.OfCustom != nil && nt.OfCustom.Name != "":
+					out = append(out, nt.OfCustom.Name)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// loadedTools returns the tools that the tool_search_output items of
+// items load, or nil when none loads one.
+func loadedTools(items []responses.ResponseInputItemUnionParam) map[string]bool {
+	var loaded map[string]bool
+	for i := range items {
+		if o := items[i].OfToolSearchOutput; o != nil {
+			for _, n := range searchLoads(o) {
+				if loaded == nil {
+					loaded = make(map[string]bool)
+				}
+				loaded[n] = true
+			}
+		}
+	}
+	return loaded
+}
+
+// toolSearch declares to b, for chitta's tool-search rule, the tools that
+// it loads (a tool_search_output) or the loaded tool it calls (a
+// function_call or custom_tool_call of a tool in loaded); see adaptkit's
+// Builder.ToolSearch.
+func toolSearch(b *adaptkit.Builder, it *responses.ResponseInputItemUnionParam, loaded map[string]bool) {
+	switch {
+	case it.OfToolSearchOutput != nil:
+		b.ToolSearch(searchLoads(it.OfToolSearchOutput), nil)
+	case it.OfFunctionCall != nil:
+		if fc := it.OfFunctionCall; loaded[fc.Name] {
+			b.ToolSearch(nil, []adaptkit.Call{{ID: fc.CallID, Name: fc.Name}})
+		}
+	case it.OfCustomToolCall != nil:
+		if cc := it.OfCustomToolCall; loaded[cc.Name] {
+			b.ToolSearch(nil, []adaptkit.Call{{ID: cc.CallID, Name: cc.Name}})
+		}
+	}
 }
 
 func addInputContent(b *adaptkit.Builder, parts responses.ResponseInputMessageContentListParam) {

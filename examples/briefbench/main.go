@@ -37,16 +37,18 @@ import (
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/examples/internal/brief"
 	"github.com/chitta-go/chitta/examples/internal/claudecode"
+	"github.com/chitta-go/chitta/examples/internal/exitcode"
 	"github.com/chitta-go/chitta/examples/internal/shareddata"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
 )
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "briefbench:", err)
-		os.Exit(1)
-	}
+	os.Exit(exitcode.Of("briefbench", run(context.Background(), os.Args[1:], os.Stdout), errUsage, os.Stderr))
 }
+
+// errUsage marks a flag error, which the flag package has printed with the
+// usage (-h is flag.ErrHelp under it).
+var errUsage = errors.New("usage")
 
 // Parameters of the measurement (the hook's).
 const (
@@ -67,7 +69,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	fs.IntVar(&c.tight, "tight", 300, "the tight cap, in tokens")
 	fs.IntVar(&c.runs, "runs", 5, "timed runs per window (the median is reported)")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if c.data == "" {
 		dir, ok := shareddata.Dir("claude-transcripts")

@@ -27,23 +27,25 @@ import (
 	"time"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/exitcode"
 	"github.com/chitta-go/chitta/examples/internal/retention"
 	"github.com/chitta-go/chitta/internal/vecmath"
 )
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "embedeval:", err)
-		os.Exit(1)
-	}
+	os.Exit(exitcode.Of("embedeval", run(context.Background(), os.Args[1:], os.Stdout), errUsage, os.Stderr))
 }
+
+// errUsage marks a flag error, which the flag package has printed with the
+// usage (-h is flag.ErrHelp under it).
+var errUsage = errors.New("usage")
 
 func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("embedeval", flag.ContinueOnError)
 	path := fs.String("locomo", "", "path to a LoCoMo JSON file (required)")
 	dimsFlag := fs.String("dims", "256,512,1024", "comma-separated HashEmbedder dimensions")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if *path == "" {
 		return errors.New("-locomo is required")

@@ -32,14 +32,16 @@ import (
 	"time"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/exitcode"
 	"github.com/chitta-go/chitta/examples/internal/retention"
 )
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "retention:", strings.TrimPrefix(err.Error(), "retention: "))
-		os.Exit(1)
+	err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)
+	if err != nil && strings.HasPrefix(err.Error(), "retention: ") {
+		err = errors.New(strings.TrimPrefix(err.Error(), "retention: "))
 	}
+	os.Exit(exitcode.Of("retention", err, errUsage, os.Stderr))
 }
 
 var errUsage = errors.New("usage")
@@ -76,7 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.mask, "mask", false, "run the observation-masking evaluation instead (chitta with and without chitta.Options.Mask on -tau, -claude and -mask-swe; see mask.go)")
 	fs.StringVar(&c.maskSWE, "mask-swe", "", "`dir`ectory of SWE-agent trajectories (*.traj.json) for -mask")
 	if err := fs.Parse(args); err != nil {
-		return nil, errUsage
+		return nil, fmt.Errorf("%w: %w", errUsage, err) // the flag package printed it; -h is flag.ErrHelp
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))

@@ -139,3 +139,17 @@ func CheckFingerprints[T any](t *testing.T, messages MessagesFunc[T], compact Co
 		})
 	}
 }
+
+// KeptValues checks that out holds in[i] for each i in kept, in order
+// (require.Equal), and that every call of out, converted with messages,
+// has its result in out and vice versa (see [Paired]).
+func KeptValues[T any](t *testing.T, in []T, kept []int, out []T, messages MessagesFunc[T]) {
+	t.Helper()
+	require.Len(t, out, len(kept))
+	for j, i := range kept {
+		require.Equal(t, in[i], out[j], "out[%d] is the caller's value %d", j, i)
+	}
+	conv, err := messages(out)
+	require.NoError(t, err)
+	Paired(t, conv)
+}

@@ -132,8 +132,8 @@ type Turn struct {
 
 // ToolUse is one tool call issued by an assistant turn.
 type ToolUse struct {
-	ID    string
-	Name  string
+	ID    string          // the block's id, which a later tool_result names
+	Name  string          // the tool's name
 	Input json.RawMessage // the call's input object as written
 }
 
@@ -143,9 +143,9 @@ type ToolUse struct {
 // Code sends a deferred tool's schema only while such a reference to it is
 // in the conversation, so a later call of the tool depends on this result).
 type ToolResult struct {
-	ToolUseID string
-	IsError   bool
-	Loads     []string
+	ToolUseID string   // the id of the tool_use it answers
+	IsError   bool     // the block's is_error
+	Loads     []string // tool names of its tool_reference blocks, in order; nil when none
 }
 
 // IsPrompt reports whether t is a real user prompt (see [Turn.Prompt]).

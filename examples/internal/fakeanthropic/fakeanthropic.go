@@ -20,14 +20,14 @@ import (
 // Request is what Reply sees of one POST /v1/messages.
 type Request struct {
 	N        int       // 1 for the first request the server received
-	Model    string    `json:"model"`
-	Stream   bool      `json:"stream"`
-	Messages []Message `json:"messages"`
+	Model    string    `json:"model"`    // the model the client asked for, echoed in the reply
+	Stream   bool      `json:"stream"`   // the client asked for server-sent events
+	Messages []Message `json:"messages"` // the conversation sent
 }
 
 // Message is one message of a request.
 type Message struct {
-	Role    string          `json:"role"`
+	Role    string          `json:"role"`    // user or assistant
 	Content json.RawMessage `json:"content"` // a string or an array of blocks
 }
 
@@ -81,7 +81,7 @@ func (req Request) ToolResult(id string) Block {
 // text block. A Server is safe for concurrent use; set Reply before the
 // first request.
 type Server struct {
-	Reply func(Request) []Block
+	Reply func(Request) []Block // the content of each reply; nil: one text block "Reply N."
 
 	mu       sync.Mutex
 	requests []string
@@ -104,6 +104,10 @@ func (s *Server) Last() string {
 	return r[len(r)-1]
 }
 
+// ServeHTTP answers POST /v1/messages with Reply's blocks (stop_reason
+// tool_use when one is a tool_use block), as one JSON message or, when the
+// request streams, as Anthropic's server-sent events, and
+// /v1/messages/count_tokens with a rough count; any other path is 404.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {

@@ -1,0 +1,14 @@
+package main
+
+import (
+	"io"
+	"testing"
+
+	"github.com/chitta-go/chitta/examples/internal/exitcode/exitcodetest"
+)
+
+func TestHelpExitsZero(t *testing.T) {
+	exitcodetest.Help(t, "briefbench", func(args ...string) error {
+		return run(t.Context(), args, io.Discard)
+	}, errUsage)
+}
