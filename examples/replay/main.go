@@ -33,27 +33,12 @@ import (
 	"slices"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/exitcode"
 	"github.com/chitta-go/chitta/examples/internal/retention"
 )
 
 func main() {
-	os.Exit(cli(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
-}
-
-// cli runs the command and returns its exit status: 0 on success and for
-// -h (the usage is on stderr), 1 with the error on stderr otherwise.
-func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	err := run(ctx, args, stdout, stderr)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.Is(err, errUsage):
-		return 1 // the flag package has said why, with the usage
-	case err != nil:
-		fmt.Fprintln(stderr, "replay:", err)
-		return 1
-	}
-	return 0
+	os.Exit(exitcode.Of("replay", run(context.Background(), os.Args[1:], os.Stdout, os.Stderr), errUsage, os.Stderr))
 }
 
 // errUsage reports a command line the flag package refused (it has printed
