@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -94,4 +96,123 @@ func readEnvelope(data []byte, session bool) (*envelope, *rpcResponse) {
 		return nil, rpcError(replyID, jsonrpc.CodeInvalidParams, "invalid params: params: want an object")
 	}
 	return env, nil
+}
+
+// callParamsRequired is the -32600 message for a tools/call without params.
+const callParamsRequired = "invalid request: params: required (an object with the name of the tool to call and its arguments)"
+
+// requestParams judges the params of a request (id set) as both modes do
+// before the method runs, and returns its members by their exact names
+// (slices of params: no copy), or the response refusing them:
+//
+//   - params._meta: null or an object, else -32602;
+//   - params._meta.progressToken: null, a string or an integer (MCP: "MUST
+//     be a string or integer value"; of at most 2^53 in magnitude, as ids,
+//     which the SDK holds as float64), else -32602;
+//   - tools/call: params required (-32600), params.name required and a
+//     string (-32602);
+//   - logging/setLevel: params.level required and one of the levels MCP
+//     names (MCP logging: an invalid level is -32602).
+//
+// params has passed [readEnvelope]: absent, null or an object.
+func requestParams(id json.RawMessage, method string, params json.RawMessage) (map[string]rawRef, *rpcResponse) {
+	fields := map[string]rawRef{}
+	if len(params) > 0 && string(params) != "null" {
+		if err := json.Unmarshal(params, &fields); err != nil {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: %v", err)
+		}
+	} else if method == "tools/call" {
+		return nil, rpcError(id, jsonrpc.CodeInvalidRequest, callParamsRequired)
+	}
+	if meta := bytes.TrimSpace(fields["_meta"]); len(meta) > 0 && string(meta) != "null" {
+		if meta[0] != '{' {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params._meta: want an object")
+		}
+		var m map[string]rawRef
+		if err := json.Unmarshal(meta, &m); err != nil {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params._meta: %v", err)
+		}
+		if tok := bytes.TrimSpace(m["progressToken"]); len(tok) > 0 && string(tok) != "null" && !progressToken(tok) {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params._meta.progressToken: want a string or an integer of at most 2^53 in magnitude")
+		}
+	}
+	if method == "logging/setLevel" {
+		var level string
+		if raw := bytes.TrimSpace(fields["level"]); len(raw) == 0 || string(raw) == "null" {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.level: required (%s)", logLevelNames)
+		} else if json.Unmarshal(raw, &level) != nil || !slices.Contains(logLevels, level) {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.level: want %s", logLevelNames)
+		}
+	}
+	if method == "tools/call" {
+		var name string
+		if raw := bytes.TrimSpace(fields["name"]); len(raw) == 0 || string(raw) == "null" {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.name: required (the tool to call)")
+		} else if json.Unmarshal(raw, &name) != nil {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.name: want a string")
+		}
+	}
+	return fields, nil
+}
+
+// logLevels are the levels of logging/setLevel (the syslog severities of
+// RFC 5424 that MCP names), least severe first.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// logLevelNames lists logLevels for an error message.
+const logLevelNames = "debug, info, notice, warning, error, critical, alert or emergency"
+
+// progressToken reports whether the JSON value tok is a valid progress
+// token: a string, or an integer of at most 2^53 in magnitude.
+func progressToken(tok []byte) bool {
+	if tok[0] == '"' {
+		return true
+	}
+	if tok[0] != '-' && (tok[0] < '0' || tok[0] > '9') {
+		return false
+	}
+	_, ok := integerLiteral(string(tok))
+	return ok
+}
+
+// maxErrorMessage bounds the message of an error response, in bytes.
+// Messages name the field first and may quote a value the request sent (a
+// role, an argument name, a tool name): the quote is cut so that a huge
+// value, a conversation pasted into the wrong field or a secret, is not
+// sent back whole nor logged by one-shot mode.
+const maxErrorMessage = 1024
+
+// clipMessage returns msg cut to at most maxErrorMessage bytes, at a
+// character boundary, saying how many bytes it cut.
+func clipMessage(msg string) string {
+	if len(msg) <= maxErrorMessage {
+		return msg
+	}
+	n := maxErrorMessage - len("… ( bytes cut)") - 20 // 20: the digits of any int
+	for n > 0 && !utf8.RuneStart(msg[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s… (%d bytes cut)", msg[:n], len(msg)-n)
+}
+
+// clipError returns e with its message cut by clipMessage (e itself when
+// it is short enough).
+func clipError(e *jsonrpc.Error) *jsonrpc.Error {
+	if e == nil || len(e.Message) <= maxErrorMessage {
+		return e
+	}
+	c := *e
+	c.Message = clipMessage(e.Message)
+	return &c
+}
+
+// clipResponse returns resp with its error message cut by clipMessage
+// (resp itself when it is short enough).
+func clipResponse(resp *rpcResponse) *rpcResponse {
+	if resp.Error == nil || len(resp.Error.Message) <= maxErrorMessage {
+		return resp
+	}
+	r := *resp
+	r.Error = clipError(resp.Error)
+	return &r
 }

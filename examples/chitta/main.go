@@ -18,7 +18,14 @@
 //     session reads one JSON-RPC message per line: a line that is not JSON
 //     gets -32700, one that is not a request (a batch, an id that is not a
 //     string or an integer, a version other than "2.0") -32600, a line over
-//     64 MiB -32600, and the session goes on;
+//     64 MiB -32600, and the session goes on; params are judged as
+//     one-shot mode judges them, in its words (a tools/call without params
+//     -32600, without a name -32602, a params._meta.progressToken that is
+//     not a string or an integer, a logging/setLevel level that is not
+//     one of MCP's eight -32602), and a request out of order (a
+//     call before initialize, a second initialize) -32600; a call the
+//     client cancels (notifications/cancelled) gets no response, as MCP
+//     asks;
 //   - anything else is a one-shot request: chitta answers that single
 //     request on stdout and exits, without a handshake. It answers
 //     tools/call and tools/list; malformed JSON gets -32700, a non-request
@@ -26,6 +33,10 @@
 //     -32601, bad arguments -32602. The exit status
 //     is 0 for a successful result and 1 for an error response. Input after
 //     the first value is not read.
+//
+// An error message names the field first and quotes at most about 1 KiB
+// of what the request sent (a role, an argument or tool name): the rest is
+// cut, in both modes and on one-shot mode's stderr line.
 //
 // --mode serve and --mode oneshot skip the detection.
 //

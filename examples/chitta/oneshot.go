@@ -139,9 +139,14 @@ var errParse = errors.New("parse error")
 // cannot match such an id exactly; above all, the same request gets the
 // same answer in both modes (--mode auto picks the mode by the first
 // message, so a client may meet either). Its params are judged as a
-// session judges them too (see [paramFields]): a tools/call without params
+// session judges them too (see [requestParams]): a tools/call without params
 // is -32600.
 func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
+	return clipResponse(a.respond(ctx, data))
+}
+
+// respond is answer without the cut of long error messages.
+func (a *app) respond(ctx context.Context, data []byte) *rpcResponse {
 	env, bad := readEnvelope(data, false)
 	if bad != nil {
 		return bad
@@ -152,20 +157,13 @@ func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
 	id, method, params := env.id, env.method, env.params
 	switch method {
 	case "tools/call":
-		if len(params) == 0 || string(params) == "null" {
-			return rpcError(id, jsonrpc.CodeInvalidRequest, "invalid request: params: required (an object with the name of the tool to call and its arguments)")
-		}
-		fields, bad := paramFields(id, params)
+		fields, bad := requestParams(id, method, params)
 		if bad != nil {
 			return bad
 		}
 		var name string
-		if raw := fields["name"]; len(raw) == 0 || string(raw) == "null" {
-			return rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.name: required (the tool to call)")
-		} else if json.Unmarshal(raw, &name) != nil {
-			return rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.name: want a string")
-		}
-		res, err := a.callTool(ctx, name, fields["arguments"])
+		_ = json.Unmarshal(fields["name"], &name) // a string: requestParams checked it
+		res, err := a.callTool(ctx, name, json.RawMessage(fields["arguments"]))
 		if err != nil {
 			var wire *jsonrpc.Error
 			if errors.As(err, &wire) {
@@ -177,7 +175,7 @@ func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
 	case "tools/list":
 		// A cursor as a session judges it: the list has one page, so the
 		// only valid one is none.
-		fields, bad := paramFields(id, params)
+		fields, bad := requestParams(id, method, params)
 		if bad != nil {
 			return bad
 		}
@@ -206,24 +204,6 @@ func (a *app) answer(ctx context.Context, data []byte) *rpcResponse {
 		return rpcError(id, jsonrpc.CodeMethodNotFound,
 			"method not found: %q (one-shot mode answers tools/call and tools/list; send initialize first for an MCP session)", method)
 	}
-}
-
-// paramFields returns the members of a request's params (an object, or
-// absent or null: none) by their exact names, as an MCP session matches
-// them (case-sensitively: "NAME" is not "name"), or the response refusing
-// them: a params._meta that is neither null nor an object is -32602, as a
-// session refuses it.
-func paramFields(id, params json.RawMessage) (map[string]json.RawMessage, *rpcResponse) {
-	fields := map[string]json.RawMessage{}
-	if len(params) > 0 && string(params) != "null" {
-		if err := json.Unmarshal(params, &fields); err != nil {
-			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: %v", err)
-		}
-	}
-	if meta, ok := fields["_meta"]; ok && string(meta) != "null" && !bytes.HasPrefix(meta, []byte("{")) {
-		return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params._meta: want an object")
-	}
-	return fields, nil
 }
 
 // errRequestFailed is returned by run when one-shot mode answered with an
@@ -258,6 +238,7 @@ func parseErrorMessage(err error) string {
 // writeResponse writes resp as one line and returns errRequestFailed
 // (wrapping the error message) when it reports a failure.
 func writeResponse(w io.Writer, resp *rpcResponse) error {
+	resp = clipResponse(resp)
 	data, err := marshal(resp)
 	if err != nil {
 		// Only a result that cannot be encoded gets here.

@@ -289,61 +289,38 @@ func TestOneShotListParamsAsSession(t *testing.T) {
 }
 
 // TestOneShotParamsAsSession: tools/call and tools/list params are judged
-// as an MCP session judges them, with the same error code: no params or
+// as an MCP session judges them, with the same error code and message: no params or
 // null params for tools/call are -32600 (one-shot mode said -32602), a
 // params._meta that is neither null nor an object is -32602 (one-shot mode
 // ignored it and ran the call), and member names match exactly ("NAME" is
 // not "name"; one-shot mode matched them case-insensitively).
 func TestOneShotParamsAsSession(t *testing.T) {
 	t.Parallel()
-	a, _ := newTestApp(t)
 	call := func(params string) string {
 		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":` + params + `}`
 	}
 	list := func(params string) string {
 		return `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":` + params + `}`
 	}
-	tests := []struct {
-		line string
-		code int64 // 0: a result
-	}{
-		{`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`, jsonrpc.CodeInvalidRequest},
-		{call(`null`), jsonrpc.CodeInvalidRequest},
-		{call(`[]`), jsonrpc.CodeInvalidParams},
-		{call(`{}`), jsonrpc.CodeInvalidParams},
-		{call(`{"name":5}`), jsonrpc.CodeInvalidParams},
-		{call(`{"NAME":"recall","arguments":{"text":"x"}}`), jsonrpc.CodeInvalidParams},
-		{call(`{"name":"recall","ARGUMENTS":{"text":"x"}}`), jsonrpc.CodeInvalidParams},
-		{call(`{"name":"recall","arguments":{"text":"x"},"_meta":5}`), jsonrpc.CodeInvalidParams},
-		{call(`{"name":"recall","arguments":{"text":"x"},"_meta":"x"}`), jsonrpc.CodeInvalidParams},
-		{call(`{"name":"recall","arguments":{"text":"x"},"_meta":[]}`), jsonrpc.CodeInvalidParams},
-		{call(`{"name":"recall","arguments":{"text":"x"},"_META":5}`), 0},
-		{call(`{"name":"recall","arguments":{"text":"x"},"_meta":null}`), 0},
-		{call(`{"name":"recall","arguments":{"text":"x"},"_meta":{"progressToken":1}}`), 0},
-		{list(`{"_meta":5}`), jsonrpc.CodeInvalidParams},
-		{list(`{"_meta":[]}`), jsonrpc.CodeInvalidParams},
-		{list(`{"_meta":null}`), 0},
-		{list(`{"CURSOR":5}`), 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.line, func(t *testing.T) {
-			t.Parallel()
-			session := byID(t, runSession(t, a, 64<<10, initializeLine, initializedLine, tt.line), "7")
-			resp := a.answer(t.Context(), []byte(tt.line))
-			if tt.code == 0 {
-				require.Nil(t, session.Error, "the session answers")
-				assert.Nil(t, resp.Error, "the session answers, one-shot refuses")
-				return
-			}
-			require.NotNil(t, session.Error, "the session refuses")
-			require.Equal(t, tt.code, session.Error.Code, session.Error.Message)
-			require.NotNil(t, resp.Error, "the session refuses with %d, one-shot answers", session.Error.Code)
-			assert.Equal(t, tt.code, resp.Error.Code, resp.Error.Message)
-			if resp.Error.Message != session.Error.Message { // a tool's own error is the same
-				assert.Contains(t, resp.Error.Message, "params", "naming the field")
-			}
-		})
-	}
+	checkBothModes(t, []modesCase{
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`, jsonrpc.CodeInvalidRequest, ""},
+		{call(`null`), jsonrpc.CodeInvalidRequest, ""},
+		{call(`[]`), jsonrpc.CodeInvalidParams, ""},
+		{call(`{}`), jsonrpc.CodeInvalidParams, ""},
+		{call(`{"name":5}`), jsonrpc.CodeInvalidParams, ""},
+		{call(`{"NAME":"recall","arguments":{"text":"x"}}`), jsonrpc.CodeInvalidParams, ""},
+		{call(`{"name":"recall","ARGUMENTS":{"text":"x"}}`), jsonrpc.CodeInvalidParams, ""},
+		{call(`{"name":"recall","arguments":{"text":"x"},"_meta":5}`), jsonrpc.CodeInvalidParams, ""},
+		{call(`{"name":"recall","arguments":{"text":"x"},"_meta":"x"}`), jsonrpc.CodeInvalidParams, ""},
+		{call(`{"name":"recall","arguments":{"text":"x"},"_meta":[]}`), jsonrpc.CodeInvalidParams, ""},
+		{call(`{"name":"recall","arguments":{"text":"x"},"_META":5}`), 0, ""},
+		{call(`{"name":"recall","arguments":{"text":"x"},"_meta":null}`), 0, ""},
+		{call(`{"name":"recall","arguments":{"text":"x"},"_meta":{"progressToken":1}}`), 0, ""},
+		{list(`{"_meta":5}`), jsonrpc.CodeInvalidParams, ""},
+		{list(`{"_meta":[]}`), jsonrpc.CodeInvalidParams, ""},
+		{list(`{"_meta":null}`), 0, ""},
+		{list(`{"CURSOR":5}`), 0, ""},
+	})
 }
 
 // TestOneShotHandshakeHint: a handshake that reaches one-shot mode can only

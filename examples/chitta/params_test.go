@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/stretchr/testify/assert"
@@ -67,4 +68,172 @@ func TestSessionParamsErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// modesCase is a request and the answer both modes give it: code 0 is a
+// result, else the error's code and message ("": the same in both modes).
+type modesCase struct {
+	line string
+	code int64
+	msg  string
+}
+
+// checkBothModes runs each case in an MCP session and in one-shot mode and
+// asserts that both give its answer.
+func checkBothModes(t *testing.T, tests []modesCase) {
+	t.Helper()
+	a, _ := newTestApp(t)
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			t.Parallel()
+			session := byID(t, runSession(t, a, 64<<10, initializeLine, initializedLine, tt.line), "7")
+			resp := a.answer(t.Context(), []byte(tt.line))
+			if tt.code == 0 {
+				assert.Nil(t, session.Error, "the session answers")
+				assert.Nil(t, resp.Error, "one-shot mode answers")
+				return
+			}
+			require.NotNil(t, session.Error, "the session refuses: %s", session.raw)
+			assert.Equal(t, tt.code, session.Error.Code, session.Error.Message)
+			require.NotNil(t, resp.Error, "one-shot mode refuses")
+			assert.Equal(t, tt.code, resp.Error.Code, resp.Error.Message)
+			if tt.msg != "" {
+				assert.Equal(t, tt.msg, session.Error.Message)
+			}
+			assert.Equal(t, session.Error.Message, resp.Error.Message, "both modes say the same")
+		})
+	}
+}
+
+func callLine(params string) string {
+	return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":` + params + `}`
+}
+
+// TestCallWithoutNameSameInBothModes: a tools/call without params or
+// without a tool name gets the same code and message in an MCP session as
+// in one-shot mode. The session said `invalid request: missing required
+// "params"` and `unknown tool ""` where one-shot mode named the field.
+func TestCallWithoutNameSameInBothModes(t *testing.T) {
+	t.Parallel()
+	const noParams = "invalid request: params: required (an object with the name of the tool to call and its arguments)"
+	const noName = "invalid params: params.name: required (the tool to call)"
+	checkBothModes(t, []modesCase{
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`, jsonrpc.CodeInvalidRequest, noParams},
+		{callLine(`null`), jsonrpc.CodeInvalidRequest, noParams},
+		{callLine(`{}`), jsonrpc.CodeInvalidParams, noName},
+		{callLine(`{"arguments":{"text":"x"}}`), jsonrpc.CodeInvalidParams, noName},
+		{callLine(`{"name":null,"arguments":{"text":"x"}}`), jsonrpc.CodeInvalidParams, noName},
+		{callLine(`{"name":"recall","arguments":{"text":"x"}}`), 0, ""},
+	})
+}
+
+// TestProgressTokenStringOrInteger: a params._meta.progressToken that is
+// neither a string nor an integer (MCP: it "MUST be a string or integer
+// value") is -32602 naming the field, in both modes; both ran the call
+// with a token of true, {} or 1.5. null counts as absent, as for _meta.
+func TestProgressTokenStringOrInteger(t *testing.T) {
+	t.Parallel()
+	const bad = "invalid params: params._meta.progressToken: want a string or an integer of at most 2^53 in magnitude"
+	withToken := func(tok string) string {
+		return callLine(`{"name":"recall","arguments":{"text":"x"},"_meta":{"progressToken":` + tok + `}}`)
+	}
+	checkBothModes(t, []modesCase{
+		{withToken(`true`), jsonrpc.CodeInvalidParams, bad},
+		{withToken(`{}`), jsonrpc.CodeInvalidParams, bad},
+		{withToken(`[1]`), jsonrpc.CodeInvalidParams, bad},
+		{withToken(`1.5`), jsonrpc.CodeInvalidParams, bad},
+		{withToken(`9007199254740993`), jsonrpc.CodeInvalidParams, bad},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"progressToken":false}}}`, jsonrpc.CodeInvalidParams, bad},
+		{withToken(`"tok-1"`), 0, ""},
+		{withToken(`-3`), 0, ""},
+		{withToken(`1e3`), 0, ""},
+		{withToken(`null`), 0, ""},
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{"progressToken":2}}}`, 0, ""},
+	})
+}
+
+// TestErrorMessagesBounded: an error that names a value the request sent
+// (a role, an unknown argument or tool name, a tokenizer) is cut to at
+// most maxErrorMessage bytes, in both modes and on one-shot mode's stderr
+// line, keeping the field it names. It echoed the value whole: a 100 000
+// byte role came back as a 100 KB message and went to stderr, where a
+// conversation pasted into the wrong field (or a secret) stays in logs.
+func TestErrorMessagesBounded(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	long := strings.Repeat("SECRETTEXT ", 10_000)
+	tests := []struct {
+		name, line, prefix string
+	}{
+		{"role", call(7, "compact_context", `{"messages":[{"role":"`+long+`","content":"hi"}]}`), "messages[0].role: "},
+		{"argument name", call(7, "recall", `{"text":"x","`+long+`":1}`), "arguments: unknown field"},
+		{"tool name", call(7, long, `{}`), "unknown tool"},
+		{"tokenizer", call(7, "compact_context", `{"messages":[{"role":"user","content":"hi"}],"tokenizer":"`+long+`"}`), "tokenizer: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			session := byID(t, runSession(t, a, 1<<20, initializeLine, initializedLine, tt.line), "7")
+			resp := a.answer(t.Context(), []byte(tt.line))
+			require.NotNil(t, session.Error, session.raw)
+			require.NotNil(t, resp.Error)
+			for mode, msg := range map[string]string{"session": session.Error.Message, "one-shot": resp.Error.Message} {
+				assert.True(t, len(msg) <= maxErrorMessage, "%s: %d bytes", mode, len(msg))
+				assert.True(t, strings.HasPrefix(msg, tt.prefix), "%s: %.200s", mode, msg)
+				assert.True(t, utf8.ValidString(msg), mode)
+				assert.True(t, strings.HasSuffix(msg, " bytes cut)"), "%s: …%.100s", mode, msg[max(0, len(msg)-100):])
+			}
+		})
+	}
+	r := runChitta(t, t.TempDir(), tests[0].line)
+	assert.Equal(t, 1, r.code)
+	assert.True(t, len(r.stdout)+len(r.stderr) < 3*maxErrorMessage, "the response and the stderr line are bounded: %d bytes", len(r.stdout)+len(r.stderr))
+}
+
+// TestIntegerArgumentsAsSchemaSays: an integer argument written as a JSON
+// number with a zero fractional part (10.0, 1e1, as a Python client's
+// json.dumps writes a float) is the integer its schema accepts (JSON
+// Schema: an integer is any number with a zero fractional part), in both
+// modes; it was refused with "k: want an integer, got number 10.0". A
+// number with a fraction, or beyond 2^53, is still refused, and the
+// messages of compact_context still come back byte for byte.
+func TestIntegerArgumentsAsSchemaSays(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	for _, tt := range []struct {
+		name, line string
+		ok         bool
+	}{
+		{"k 10.0", call(7, "recall", `{"text":"x","k":10.0}`), true},
+		{"k 1e1", call(7, "recall", `{"text":"x","k":1e1}`), true},
+		{"k 2.50e1", call(7, "recall", `{"text":"x","k":2.50e1}`), true},
+		{"limit 5.0 offset 0.0", call(7, "list_memories", `{"limit":5.0,"offset":0.0}`), true},
+		{"mask keep_recent 2.0", call(7, "compact_context", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":100.0,"mask":{"keep_recent":2.0}}`), true},
+		{"k 1.5", call(7, "recall", `{"text":"x","k":1.5}`), false},
+		{"k 1e400", call(7, "recall", `{"text":"x","k":1e400}`), false},
+		{"k 9007199254740993.0", call(7, "recall", `{"text":"x","k":9007199254740993.0}`), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			session := byID(t, runSession(t, a, 64<<10, initializeLine, initializedLine, tt.line), "7")
+			resp := a.answer(t.Context(), []byte(tt.line))
+			if tt.ok {
+				assert.Nil(t, session.Error, "the session answers: %s", session.raw)
+				assert.Nil(t, resp.Error, "one-shot mode answers")
+				return
+			}
+			require.NotNil(t, session.Error, session.raw)
+			require.NotNil(t, resp.Error)
+			assert.Equal(t, int64(jsonrpc.CodeInvalidParams), session.Error.Code)
+			assert.Equal(t, session.Error.Message, resp.Error.Message)
+		})
+	}
+
+	// The kept messages are the caller's (white space aside, as always).
+	msgs := `[{"content": "a <b> & c", "role": "user", "n": 1.50}]`
+	resp := a.answer(t.Context(), []byte(call(7, "compact_context", `{"max_tokens": 50.0, "messages": `+msgs+`}`)))
+	require.Nil(t, resp.Error)
+	data, err := marshal(resp.Result)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"messages":[{"content":"a <b> & c","role":"user","n":1.50}]`)
 }

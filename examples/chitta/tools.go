@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -212,9 +213,17 @@ func decodeArgs(args json.RawMessage, dst any) error {
 	if args[0] != '{' {
 		return invalidParams("arguments: want an object")
 	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(dst); err != nil {
+	err := decodeStrict(args, dst)
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && jsonType(typeErr.Type) == "an integer" && strings.HasPrefix(typeErr.Value, "number ") {
+		// Perhaps an integer written with a zero fractional part: once
+		// more with such integers in the plain form (only then, so that
+		// a big call is not scanned once more for nothing).
+		if plain, changed := integralInts(args, reflect.TypeOf(dst)); changed {
+			args, err = plain, decodeStrict(plain, dst)
+		}
+	}
+	if err != nil {
 		var typeErr *json.UnmarshalTypeError
 		var syntaxErr *json.SyntaxError
 		switch {
@@ -243,6 +252,74 @@ func decodeArgs(args json.RawMessage, dst any) error {
 		}
 	}
 	return exactKeys(args, reflect.TypeOf(dst))
+}
+
+// decodeStrict decodes the JSON object args into dst, refusing unknown
+// fields.
+func decodeStrict(args json.RawMessage, dst any) error {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	return dec.Decode(dst)
+}
+
+// integralInts returns the JSON object data with each member that an
+// integer field of the struct t (or of the struct t points to, nested
+// objects of struct fields included) takes, written as a number with a
+// zero fractional part (10.0, 1e1), rewritten as the plain integer (10):
+// its schema says "integer", which JSON Schema defines as any number with
+// a zero fractional part (a Python client's json.dumps writes 10.0 for a
+// float), and encoding/json decodes only the plain form into an int.
+// Numbers beyond 2^53 in magnitude are left as written (decoding refuses
+// them). changed reports a rewrite; the other members keep their bytes as
+// sent.
+func integralInts(data json.RawMessage, t reflect.Type) (out json.RawMessage, changed bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var fields map[string]rawRef
+	if t.Kind() != reflect.Struct || json.Unmarshal(data, &fields) != nil {
+		return data, false
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		raw, ok := fields[name]
+		if name == "" || name == "-" || !ok {
+			continue
+		}
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		lit := bytes.TrimSpace(raw)
+		switch {
+		case ft.Kind() == reflect.Struct:
+			if nested, ok := integralInts(json.RawMessage(lit), ft); ok {
+				fields[name], changed = rawRef(nested), true
+			}
+		case ft.Kind() >= reflect.Int && ft.Kind() <= reflect.Int64 && len(lit) > 0 &&
+			(lit[0] == '-' || lit[0] >= '0' && lit[0] <= '9') && bytes.ContainsAny(lit, ".eE"):
+			if n, ok := integerLiteral(string(lit)); ok {
+				fields[name], changed = rawRef(strconv.FormatInt(n, 10)), true
+			}
+		}
+	}
+	if !changed {
+		return data, false
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		key, _ := marshal(k)
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(fields[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes(), true
 }
 
 // rawRef is a JSON value as a slice of the text it was decoded from (no

@@ -71,6 +71,7 @@ func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
 		readDone:  make(chan struct{}),
 		closed:    make(chan struct{}),
 		pending:   map[jsonrpc.ID]struct{}{},
+		cancelled: map[jsonrpc.ID]struct{}{},
 	}
 	t.conn = c
 	go c.readLoop(t.r, t.maxLine)
@@ -96,6 +97,7 @@ type lineConn struct {
 
 	mu        sync.Mutex
 	pending   map[jsonrpc.ID]struct{} // calls read and not yet answered
+	cancelled map[jsonrpc.ID]struct{} // pending calls the client cancelled: their responses are not sent
 	idle      chan struct{}           // closed when pending empties; nil if nobody waits
 	unhandled int                     // calls still pending when the drain timed out
 }
@@ -192,6 +194,13 @@ func (c *lineConn) parse(line []byte) jsonrpc.Message {
 			c.reply(stoppingError(env.id))
 			return nil
 		}
+		// Judged as one-shot mode judges them, in its words (the SDK
+		// accepts any progressToken and words a call without params or a
+		// name its own way).
+		if _, bad := requestParams(env.id, env.method, env.params); bad != nil {
+			c.reply(bad)
+			return nil
+		}
 		c.mu.Lock()
 		_, dup := c.pending[id]
 		if !dup {
@@ -203,6 +212,9 @@ func (c *lineConn) parse(line []byte) jsonrpc.Message {
 			return nil
 		}
 	}
+	if env.id == nil && env.method == "notifications/cancelled" {
+		c.cancel(env.params)
+	}
 	params := env.params
 	// A notification's tool never runs (nothing would take its arguments
 	// back), so only a request's arguments are stashed.
@@ -210,6 +222,34 @@ func (c *lineConn) parse(line []byte) jsonrpc.Message {
 		params = c.stash.put(id, params)
 	}
 	return &jsonrpc.Request{ID: id, Method: env.method, Params: params}
+}
+
+// cancel marks the call that a notifications/cancelled's params name, if
+// it is in progress, so that its response is not sent: MCP's cancellation
+// says that the receiver SHOULD NOT answer a cancelled request (the
+// client has stopped waiting, and the SDK would answer "context
+// canceled"). The notification goes on to the SDK, which cancels the
+// call's context.
+func (c *lineConn) cancel(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
+		return
+	}
+	raw := bytes.TrimSpace(p.RequestID)
+	if raw[0] != '"' && raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+		return
+	}
+	id, msg := sessionID(raw)
+	if msg != "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.pending[id]; ok {
+		c.cancelled[id] = struct{}{}
+	}
 }
 
 // stopped reports whether stop is closed.
@@ -326,7 +366,7 @@ func integerLiteral(lit string) (int64, bool) {
 // closed (the session over, chitta about to exit) it writes nothing and
 // says nothing.
 func (c *lineConn) reply(resp *rpcResponse) {
-	data, err := marshal(resp)
+	data, err := marshal(clipResponse(resp))
 	if err == nil {
 		err = c.writeLine(data)
 	}
@@ -405,11 +445,30 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 // Write implements [mcp.Connection]. A response retires its call once
-// written. The SDK's refusal of params it cannot decode is worded as
-// chitta's own (see [sdkParamsError]).
+// written; the response to a call the client cancelled is not written
+// (see [lineConn.cancel]). The SDK's refusal of params it cannot decode is worded as
+// chitta's own (see [sdkParamsError]), an error it sends without a code
+// gets one (see [codedError]), and a message longer than maxErrorMessage
+// is cut (see [clipMessage]).
 func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok && c.wasCancelled(resp.ID) {
+		c.log.Debug("dropped the response to a cancelled request")
+		c.retire(resp.ID)
+		return nil
+	}
 	if resp, ok := msg.(*jsonrpc.Response); ok && resp.Error != nil {
-		if e := sdkParamsError(resp.Error); e != nil {
+		e := sdkParamsError(resp.Error)
+		if e == nil {
+			e = codedError(resp.Error)
+		}
+		if e == nil {
+			e = resp.Error
+		}
+		var wire *jsonrpc.Error
+		if text := e.Error(); len(text) > maxErrorMessage && errors.As(e, &wire) { // codedError left none without
+			e = &jsonrpc.Error{Code: wire.Code, Message: clipMessage(text), Data: wire.Data}
+		}
+		if e != resp.Error {
 			r := *resp
 			r.Error = e
 			msg = &r
@@ -426,11 +485,20 @@ func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
-// retire forgets the call id, answered.
+// wasCancelled reports whether the client cancelled the call id.
+func (c *lineConn) wasCancelled(id jsonrpc.ID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.cancelled[id]
+	return ok
+}
+
+// retire forgets the call id, answered (or cancelled).
 func (c *lineConn) retire(id jsonrpc.ID) {
 	c.stash.drop(id)
 	c.mu.Lock()
 	delete(c.pending, id)
+	delete(c.cancelled, id)
 	if len(c.pending) == 0 && c.idle != nil {
 		close(c.idle)
 		c.idle = nil
@@ -556,6 +624,26 @@ func sdkParamsError(err error) error {
 		msg = "params: " + strings.TrimPrefix(inner, "json: ")
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params: " + msg}
+}
+
+// codedError returns the error to send for err when err carries no
+// JSON-RPC code (the SDK would send it with code 0, which names no error
+// a client can act on), else nil: the SDK's refusals of a request for its
+// place in the session (a call before initialize, a second initialize)
+// are -32600, anything else -32603.
+func codedError(err error) error {
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) && wire.Code != 0 {
+		return nil
+	}
+	msg := err.Error()
+	if method, ok := strings.CutSuffix(msg, " is invalid during session initialization"); ok {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: " + method + " before initialize (send initialize first)"}
+	}
+	if msg == `duplicate "initialize" received` {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: initialize: the session is already initialized"}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error: " + msg}
 }
 
 // innermost returns the error err wraps last, at the end of its chain.

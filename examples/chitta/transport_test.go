@@ -496,3 +496,124 @@ func TestClosedSessionRepliesQuietly(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, logs.String())
 }
+
+// TestSessionOrderErrorsHaveCodes: a request the SDK refuses for its place
+// in the session (a call before initialize, a second initialize) gets
+// -32600 with chitta's "invalid request:" wording. The SDK answered with
+// code 0, which is no JSON-RPC error code a client can act on.
+func TestSessionOrderErrorsHaveCodes(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	secondInit := strings.Replace(initializeLine, `"id":0`, `"id":7`, 1)
+	tests := []struct {
+		name  string
+		lines []string
+		msg   string
+	}{
+		{name: "call before initialize", lines: []string{`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, initializeLine}, msg: `invalid request: method "tools/list" before initialize (send initialize first)`},
+		{name: "second initialize", lines: []string{initializeLine, initializedLine, secondInit}, msg: "invalid request: initialize: the session is already initialized"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := byID(t, runSession(t, a, 64<<10, tt.lines...), "7")
+			require.NotNil(t, r.Error, r.raw)
+			assert.Equal(t, int64(jsonrpc.CodeInvalidRequest), r.Error.Code)
+			assert.Equal(t, tt.msg, r.Error.Message)
+		})
+	}
+}
+
+// TestSessionSetLevelChecksLevel: logging/setLevel with a level that is
+// not one of the eight syslog levels MCP names, or none, is -32602 naming
+// the field and the levels (MCP logging: "Invalid log level: -32602");
+// the session answered {} and went on. A valid level is still accepted.
+func TestSessionSetLevelChecksLevel(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	const levels = "debug, info, notice, warning, error, critical, alert or emergency"
+	tests := []struct {
+		params string
+		msg    string // "": a result
+	}{
+		{`{"level":"nope"}`, "invalid params: params.level: want " + levels},
+		{`{"level":"INFO"}`, "invalid params: params.level: want " + levels},
+		{`{"level":5}`, "invalid params: params.level: want " + levels},
+		{`{}`, "invalid params: params.level: required (" + levels + ")"},
+		{`{"level":null}`, "invalid params: params.level: required (" + levels + ")"},
+		{`{"level":"warning"}`, ""},
+		{`{"level":"emergency"}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.params, func(t *testing.T) {
+			t.Parallel()
+			line := `{"jsonrpc":"2.0","id":7,"method":"logging/setLevel","params":` + tt.params + `}`
+			r := byID(t, runSession(t, a, 64<<10, initializeLine, initializedLine, line), "7")
+			if tt.msg == "" {
+				assert.Nil(t, r.Error, r.raw)
+				return
+			}
+			require.NotNil(t, r.Error, r.raw)
+			assert.Equal(t, int64(jsonrpc.CodeInvalidParams), r.Error.Code)
+			assert.Equal(t, tt.msg, r.Error.Message)
+		})
+	}
+}
+
+// blockingEmbedder blocks every call until its ctx is done, after saying
+// on started that it began.
+type blockingEmbedder struct {
+	chitta.Embedder
+	started chan struct{}
+}
+
+func (e *blockingEmbedder) Embed(ctx context.Context, _ []string) ([][]float32, error) {
+	e.started <- struct{}{}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestSessionCancelledCallGetsNoResponse: a call the client cancels
+// (notifications/cancelled) gets no response, as MCP's cancellation says
+// ("receivers … SHOULD NOT send a response for the cancelled request"),
+// and is not waited for at the end of input; the session sent one (an
+// error of code 0, "context canceled", or the tool's error result).
+// Another call is still answered, and a cancel for an id that is not in
+// progress changes nothing.
+func TestSessionCancelledCallGetsNoResponse(t *testing.T) {
+	t.Parallel()
+	store, err := chitta.NewHNSWStore(testDims, nil)
+	require.NoError(t, err)
+	emb := &blockingEmbedder{Embedder: chitta.NewHashEmbedder(testDims), started: make(chan struct{}, 1)}
+	a := newApp(store, emb, nil, nil)
+	pr, pw := io.Pipe()
+	var out syncBuffer
+	stash := newArgStash()
+	tr := &lineTransport{r: pr, w: &out, maxLine: 1 << 20, drain: 30 * time.Second, stash: stash, log: a.log}
+	done := make(chan error, 1)
+	go func() { done <- newSessionServer(a, stash).Run(t.Context(), tr) }()
+	write := func(line string) {
+		_, err := io.WriteString(pw, line+"\n")
+		require.NoError(t, err)
+	}
+	write(initializeLine)
+	write(initializedLine)
+	write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nothing"}}`)
+	write(`{"jsonrpc":"2.0","id":"r-9","method":"tools/call","params":{"name":"remember","arguments":{"text":"cancel me"}}}`)
+	<-emb.started
+	write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r-9","reason":"the user pressed Esc"}}`)
+	write(`{"jsonrpc":"2.0","id":10,"method":"ping"}`)
+	require.NoError(t, pw.Close())
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the session waited for the cancelled call")
+	}
+	assert.Zero(t, tr.conn.Unanswered())
+	rs := responses(t, out.String())
+	byID(t, rs, "10")
+	for _, r := range rs {
+		assert.NotEqual(t, `"r-9"`, string(r.ID), "a response to the cancelled call: %s", r.raw)
+	}
+}

@@ -16,8 +16,9 @@
 //     output's excerpt (with --distill).
 //   - SessionStart: when source is "compact" or "resume", it prints the
 //     memories most relevant to the session's latest prompt (at most 8,
-//     similarity >= 0.2, no episodes or briefs) and the session's last
-//     brief, together at most --brief-tokens; Claude Code adds that stdout
+//     similarity >= 0.2, no episodes or briefs) and the items of the
+//     session's last brief (not its first line, the summariser's
+//     instruction), together at most --brief-tokens; Claude Code adds that stdout
 //     to the new context. For "startup" and "clear" it prints nothing.
 //
 // Claude Code runs it with the hook input on stdin, for example

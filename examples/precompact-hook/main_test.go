@@ -179,7 +179,7 @@ func TestPreCompactThenSessionStart(t *testing.T) {
 	post := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", transcript, "sess-1", "compact")), "--store", store)
 	require.Equal(t, 0, post.code, post.stderr)
 	assert.Contains(t, post.stdout, fact, "the memory relevant to the latest prompt")
-	assert.Contains(t, post.stdout, strings.TrimSpace(strings.SplitN(again.stdout, "\n", 2)[0]), "the session's last brief")
+	assert.Contains(t, post.stdout, strings.TrimSpace(strings.SplitN(again.stdout, "\n", 3)[1]), "the session's last brief (its first item)")
 	assert.NotContains(t, post.stdout, "[pre-compact]", "no episodes")
 	assert.LessOrEqual(t, chitta.EstimateTokens(post.stdout), 1500)
 
@@ -491,16 +491,16 @@ func TestHandRunSessionFromTranscript(t *testing.T) {
 	start := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", transcript, "", "compact")), "--store", store)
 	require.Equal(t, 0, start.code, start.stderr)
 	assert.Contains(t, start.stdout, "preservation brief from before the last compaction", start.stderr)
-	assert.Contains(t, start.stdout, strings.TrimSpace(strings.SplitN(pre.stdout, "\n", 2)[0]))
+	assert.Contains(t, start.stdout, strings.TrimSpace(strings.SplitN(pre.stdout, "\n", 3)[1]))
 }
 
 // TestSessionStartNoBriefHeaderAlone: when the memories leave room under
-// --brief-tokens for the brief's header but not for its first line, the
+// --brief-tokens for the brief's header but not for its first item, the
 // header is left out too; it was printed alone, with no brief under it.
 func TestSessionStartNoBriefHeaderAlone(t *testing.T) {
 	t.Parallel()
 	transcript := writeTranscript(t, 25) // its last prompt is about the release notes
-	store := seedStore(t, "Preservation brief from chitta: keep the items below verbatim in the summary; they exist only in this conversation, not in memory.\n- go test ./...",
+	store := seedStore(t, brief.Header+"\nFiles: "+strings.TrimSuffix(strings.Repeat("src/a.go, ", 40), ", ")+"\n- go test ./...",
 		"Round 24: please look at the release notes and tell me what is wrong."+strings.Repeat(" release notes", 10))
 
 	r := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", transcript, "s", "compact")), "--store", store, "--brief-tokens", "100")
@@ -562,4 +562,32 @@ func seedStore(t *testing.T, briefText string, facts ...string) string {
 	require.NoError(t, brief.Record(t.Context(), seed, emb, "s", briefText))
 	require.NoError(t, seed.Save())
 	return store
+}
+
+// TestSessionStartBriefWithoutSummariserLine: SessionStart prints the
+// session's brief under its own header, without the brief's first line,
+// which is an instruction to the summariser ("keep the items below
+// verbatim in the summary; they exist only in this conversation, not in
+// memory"): after the compaction (source compact) or on resume there is
+// no summary left to write, and the model read that line as addressed to
+// it. The items all come back.
+func TestSessionStartBriefWithoutSummariserLine(t *testing.T) {
+	t.Parallel()
+	transcript := writeTranscript(t, 25)
+	store := filepath.Join(t.TempDir(), "memory.chitta")
+	pre := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", transcript, "sess-1", "")), "--store", store)
+	require.Equal(t, 0, pre.code, pre.stderr)
+	header, items, ok := strings.Cut(pre.stdout, "\n")
+	require.True(t, ok, pre.stdout)
+	require.Equal(t, brief.Header, header)
+
+	for _, source := range []string{"compact", "resume"} {
+		r := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", transcript, "sess-1", source)), "--store", store)
+		require.Equal(t, 0, r.code, r.stderr)
+		assert.NotContains(t, r.stdout, "in the summary", source)
+		assert.NotContains(t, r.stdout, brief.Header, source)
+		assert.Contains(t, r.stdout, "chitta's preservation brief from before the last compaction of this session:\n"+strings.TrimSpace(items), source)
+		n := strings.Count(strings.TrimSpace(items), "\n") + 1
+		assert.Contains(t, r.stderr, fmt.Sprintf(", %d brief lines from", n), "the count is of the lines printed")
+	}
 }

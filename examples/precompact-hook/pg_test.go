@@ -61,7 +61,7 @@ func TestPostgresStore(t *testing.T) {
 
 	post := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", transcript, "sess-pg", "compact")), "--store", url)
 	require.Equal(t, 0, post.code, post.stderr)
-	assert.Contains(t, post.stdout, strings.TrimSpace(strings.SplitN(pre.stdout, "\n", 2)[0]), "the session's brief")
+	assert.Contains(t, post.stdout, strings.TrimSpace(strings.SplitN(pre.stdout, "\n", 3)[1]), "the session's brief (its first item)")
 }
 
 // TestPostgresStoreErrorsHidePassword needs no server: nothing listens on

@@ -22,7 +22,8 @@ const (
 var relevantKinds = chitta.KindFilter{Exclude: []string{chitta.KindEpisode, chitta.KindBrief}}
 
 // sessionStart prints, after a compaction or on resume, the memories most
-// relevant to the session's latest prompt and the session's last brief,
+// relevant to the session's latest prompt and the items of the session's
+// last brief (not its first line, which is the summariser's instruction),
 // together at most --brief-tokens. Other sources print nothing.
 func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 	if in.Source != "compact" && in.Source != "resume" {
@@ -102,10 +103,14 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 		}
 	}
 	briefLines := 0
-	if hasBrief {
+	// The brief's own first line is addressed to the summariser ("keep
+	// the items below verbatim in the summary"): once the summary is
+	// written, only its items are for the model.
+	items := strings.TrimLeft(strings.TrimPrefix(last.Text, brief.Header), "\n")
+	if hasBrief && strings.TrimSpace(items) != "" {
 		// The header goes in only with the brief's first line under it.
 		const header = "chitta's preservation brief from before the last compaction of this session:"
-		text := strings.Split(last.Text, "\n")
+		text := strings.Split(items, "\n")
 		if used+chitta.CountWords(header)+chitta.CountWords(text[0]) <= capWords && add(header) {
 			for _, line := range text {
 				if !add(line) {

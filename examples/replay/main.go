@@ -33,16 +33,16 @@ import (
 	"slices"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/exitcode"
 	"github.com/chitta-go/chitta/examples/internal/retention"
 )
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "replay:", err)
-		os.Exit(1)
-	}
+	os.Exit(exitcode.Of("replay", run(context.Background(), os.Args[1:], os.Stdout, os.Stderr), errUsage, os.Stderr))
 }
 
+// errUsage reports a command line the flag package refused (it has printed
+// the error and the usage).
 var errUsage = errors.New("usage")
 
 type config struct {
@@ -66,6 +66,9 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.horizon, "horizon", 0, "Compactor Policy.Horizon in `calls` (0: no cost gate)")
 	fs.StringVar(&c.locomoProbe, "locomo-probe", "end", "when LoCoMo evidence is checked: end (after the last message, the protocol) or session (at the end of the session holding the question's last evidence turn)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
 		return nil, errUsage
 	}
 	switch {

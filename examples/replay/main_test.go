@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/examples/internal/exitcode/exitcodetest"
 	"github.com/chitta-go/chitta/examples/internal/retention"
 	"github.com/chitta-go/chitta/examples/internal/shareddata"
 )
@@ -135,4 +136,14 @@ func TestSharedData(t *testing.T) {
 		assert.LessOrEqual(t, c.Billed/every.Billed, 0.35)
 		assert.GreaterOrEqual(t, c.Retention.Value(0), every.Retention.Value(0)-0.02, "after session: %v", afterSession)
 	}
+}
+
+// TestHelpExitsZero: -h prints the usage and exits 0, as the other
+// harness programs do; replay printed "replay: usage" after it and exited
+// 1. A flag error still exits 1, printed once (by the flag package).
+func TestHelpExitsZero(t *testing.T) {
+	t.Parallel()
+	exitcodetest.Help(t, "replay", func(args ...string) error {
+		return run(t.Context(), args, io.Discard, io.Discard)
+	}, errUsage)
 }
