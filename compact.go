@@ -103,7 +103,10 @@ type Options struct {
 	// DistillMax caps the memories one call distils, most novel (lowest
 	// coverage) first. A write the store fails does not count: the next
 	// candidate is tried instead, until DistillMax writes have failed. 0
-	// means no cap; negative is an error.
+	// means no cap; negative is an error. With or without a cap,
+	// distillation stops for the call after 3 store calls in a row (writes
+	// or duplicate checks) have failed: Result.DistillErr says so and how
+	// many candidates were not tried.
 	DistillMax int
 
 	// DistillSkip, when set, is asked about every distillation candidate

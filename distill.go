@@ -168,9 +168,11 @@ func (p *pass) novel(o *resolved, i int) (kind, text string, ok bool) {
 // of them, added in message order. Store failures are logged and joined
 // into the returned error; they never change the selection. A write that
 // fails does not use up a DistillMax slot: the next candidate gets it, in
-// a further round of writes, until DistillMax writes have failed (a store
-// that refuses every write is not asked once per candidate). When ctx is
-// done, distillation stops with ctx's error, which is not logged as a
+// a further round of writes, until DistillMax writes have failed.
+// Distillation also stops after distillFailStreak store calls in a row
+// (duplicate checks or writes) have failed, so that a store that is down
+// is not asked once per candidate when DistillMax is 0 (no cap). When ctx
+// is done, distillation stops with ctx's error, which is not logged as a
 // store failure.
 func distill(ctx context.Context, o *resolved, msgs []Message, p *pass) ([]Distilled, error) {
 	var cands []int
@@ -193,19 +195,24 @@ func distill(ctx context.Context, o *resolved, msgs []Message, p *pass) ([]Disti
 	var out []Distilled
 	var added []int // messages stored, in the order picked
 	failed := 0
-	next := 0 // the next candidate to consider
+	streak := 0 // store calls failed in a row
+	next := 0   // the next candidate to consider
 	now := time.Now().UTC()
 	for next < len(cands) && (o.DistillMax == 0 || failed < o.DistillMax) {
-		picked, err := p.pick(ctx, o, cands, &next, added, &errs)
+		picked, err := p.pick(ctx, o, cands, &next, added, &errs, &streak)
 		if err != nil {
 			errs = append(errs, err)
+			break
+		}
+		if streak >= distillFailStreak {
+			errs = append(errs, errStoreDown(len(cands)-next+len(picked)))
 			break
 		}
 		if len(picked) == 0 {
 			break // DistillMax memories stored, or no candidate left
 		}
 		slices.Sort(picked)
-		for _, i := range picked {
+		for k, i := range picked {
 			d, err := p.write(ctx, o, msgs, i, now)
 			if err != nil {
 				if ctxErr := ctx.Err(); ctxErr != nil {
@@ -215,8 +222,13 @@ func distill(ctx context.Context, o *resolved, msgs []Message, p *pass) ([]Disti
 				o.log.Warn("chitta: distill: store write failed", "index", i, "err", err)
 				errs = append(errs, fmt.Errorf("distill message %d: %w", i, err))
 				failed++
+				if streak++; streak >= distillFailStreak {
+					errs = append(errs, errStoreDown(len(cands)-next+len(picked)-k-1))
+					return sortDistilled(out), errors.Join(errs...)
+				}
 				continue
 			}
+			streak = 0
 			added = append(added, i)
 			out = append(out, d)
 		}
@@ -227,9 +239,11 @@ func distill(ctx context.Context, o *resolved, msgs []Message, p *pass) ([]Disti
 // pick returns the next candidates to write, from cands[*next:], most
 // novel first, skipping near-duplicates of the messages already added or
 // picked and of stored memories, until DistillMax minus len(added) are
-// picked. A failed duplicate check is logged and joined into errs; the
+// picked. A failed duplicate check is logged and joined into errs and
+// counts in streak (store calls failed in a row; a check that succeeds
+// resets it); picking stops when streak reaches distillFailStreak. The
 // error returned is ctx's, when it is done.
-func (p *pass) pick(ctx context.Context, o *resolved, cands []int, next *int, added []int, errs *[]error) ([]int, error) {
+func (p *pass) pick(ctx context.Context, o *resolved, cands []int, next *int, added []int, errs *[]error, streak *int) ([]int, error) {
 	var picked []int
 	for ; *next < len(cands); *next++ {
 		if o.DistillMax > 0 && len(added)+len(picked) == o.DistillMax {
@@ -246,8 +260,13 @@ func (p *pass) pick(ctx context.Context, o *resolved, cands []int, next *int, ad
 			}
 			o.log.Warn("chitta: distill: duplicate check failed", "index", i, "err", err)
 			*errs = append(*errs, fmt.Errorf("distill message %d: %w", i, err))
+			if *streak++; *streak >= distillFailStreak {
+				*next++ // this candidate has been tried
+				return picked, nil
+			}
 			continue
 		}
+		*streak = 0
 		if !dup {
 			picked = append(picked, i)
 		}
@@ -438,4 +457,14 @@ func RecordEpisode(ctx context.Context, store MemoryStore, embedder Embedder, st
 	}
 	m.Vector = slices.Clone(m.Vector) // the store may keep the one it was given
 	return m, nil
+}
+
+// distillFailStreak is how many store calls in a row may fail before
+// distillation stops for the call (see distill).
+const distillFailStreak = 3
+
+// errStoreDown is the error distillation joins when it stops after
+// distillFailStreak failed store calls in a row, untried candidates left.
+func errStoreDown(untried int) error {
+	return fmt.Errorf("distill: stopped after %d failed store calls in a row, %d candidates not tried", distillFailStreak, untried)
 }

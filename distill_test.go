@@ -349,3 +349,55 @@ func TestDistillCancelledIsNoStoreFailure(t *testing.T) {
 		})
 	}
 }
+
+// TestDistillStopsWhenTheStoreIsDown: with no DistillMax cap, a store
+// whose writes (or duplicate checks) all fail is asked distillFailStreak
+// (3) times, not once per candidate, and the error says how many
+// candidates were not tried; a store that fails now and then is still
+// asked for every candidate.
+func TestDistillStopsWhenTheStoreIsDown(t *testing.T) {
+	t.Parallel()
+	var msgs []chitta.Message
+	for i := range 10 {
+		msgs = append(msgs, msg(chitta.RoleUser, fmt.Sprintf("Cluster %d in region %d runs service number %d behind balancer %d", i, i*7, i*13, i*31)))
+	}
+	msgs = append(msgs, msg(chitta.RoleUser, "next"))
+	checkFails := func(k int) error {
+		if k == 1 { // distillation's duplicate check; coverage asks for more
+			return errors.New("connection refused")
+		}
+		return nil
+	}
+	tests := []struct {
+		name                string
+		store               *pickyStore
+		wantAdds, wantNoted int
+		wantErr             string
+	}{
+		{"every write fails", &pickyStore{fail: func(chitta.Memory) bool { return true }}, 3, 0,
+			"stopped after 3 failed store calls in a row, 7 candidates not tried"},
+		{"every duplicate check fails", &pickyStore{onRecall: checkFails}, 0, 0,
+			"stopped after 3 failed store calls in a row, 7 candidates not tried"},
+		{"every other write fails", &pickyStore{fail: func(m chitta.Memory) bool {
+			var i int
+			_, err := fmt.Sscanf(m.Source[strings.LastIndex(m.Source, " ")+1:], "%d", &i)
+			return err == nil && i%2 == 0
+		}}, 10, 5, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: 32},
+				Store: tt.store, DistillNovel: true, KeepLast: 1, MaxTokens: 1})
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantAdds, tt.store.adds)
+			assert.Len(t, res.Distilled, tt.wantNoted)
+			require.Error(t, res.DistillErr)
+			if tt.wantErr != "" {
+				assert.ErrorContains(t, res.DistillErr, tt.wantErr)
+			} else {
+				assert.NotContains(t, res.DistillErr.Error(), "stopped after")
+			}
+		})
+	}
+}
