@@ -20,6 +20,12 @@
 //     session's last brief (not its first line, the summariser's
 //     instruction), together at most --brief-tokens; Claude Code adds that stdout
 //     to the new context. For "startup" and "clear" it prints nothing.
+//     The brief is found by session_id: a Claude Code version that starts a
+//     resumed or forked session under a new session_id (reported in
+//     anthropics/claude-code#12235, #7911, #24265) gets only the memories,
+//     not the brief stored under the earlier id. The hook does not guess
+//     the earlier id: the hook input carries no field naming it, and the
+//     transcripts of the shared data carry one sessionId each.
 //
 // Claude Code runs it with the hook input on stdin, for example
 //
