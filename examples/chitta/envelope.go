@@ -3,11 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/chitta-go/chitta/examples/internal/clipmsg"
 )
 
 // envelope is the checked JSON-RPC 2.0 envelope of one message.
@@ -180,19 +181,12 @@ func progressToken(tok []byte) bool {
 // role, an argument name, a tool name): the quote is cut so that a huge
 // value, a conversation pasted into the wrong field or a secret, is not
 // sent back whole nor logged by one-shot mode.
-const maxErrorMessage = 1024
+const maxErrorMessage = clipmsg.Max
 
 // clipMessage returns msg cut to at most maxErrorMessage bytes, at a
 // character boundary, saying how many bytes it cut.
 func clipMessage(msg string) string {
-	if len(msg) <= maxErrorMessage {
-		return msg
-	}
-	n := maxErrorMessage - len("… ( bytes cut)") - 20 // 20: the digits of any int
-	for n > 0 && !utf8.RuneStart(msg[n]) {
-		n--
-	}
-	return fmt.Sprintf("%s… (%d bytes cut)", msg[:n], len(msg)-n)
+	return clipmsg.Cut(msg, maxErrorMessage)
 }
 
 // clipError returns e with its message cut by clipMessage (e itself when

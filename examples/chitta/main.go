@@ -23,9 +23,12 @@
 //     -32600, without a name -32602, a params._meta.progressToken that is
 //     not a string or an integer, a logging/setLevel level that is not
 //     one of MCP's eight -32602), and a request out of order (a
-//     call before initialize, a second initialize) -32600; a call the
-//     client cancels (notifications/cancelled) gets no response, as MCP
-//     asks;
+//     call before initialize, a second initialize) -32600; the methods
+//     of capabilities the session does not declare (it declares tools
+//     and logging: resources/*, prompts/*, completion/complete) -32601,
+//     and the SDK's log records of a client's mistake are at INFO, not
+//     ERROR; a call the client cancels (notifications/cancelled) gets no
+//     response, as MCP asks;
 //   - anything else is a one-shot request: chitta answers that single
 //     request on stdout and exits, without a handshake. It answers
 //     tools/call and tools/list; malformed JSON gets -32700, a non-request

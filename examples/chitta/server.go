@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,7 +44,7 @@ func newServer(a *app) *mcp.Server { return newSessionServer(a, nil) }
 // newSessionServer is newServer with the stash through which the session's
 // transport passes arguments too deep for the SDK (nil for none).
 func newSessionServer(a *app, stash *argStash) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "chitta", Version: version}, &mcp.ServerOptions{Logger: a.log})
+	s := mcp.NewServer(&mcp.Implementation{Name: "chitta", Version: version}, &mcp.ServerOptions{Logger: slog.New(clientMistakes{a.log.Handler()})})
 	big := make(chan struct{}, 1)
 	for _, t := range a.toolset {
 		s.AddTool(t.def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -59,6 +61,55 @@ func newSessionServer(a *app, stash *argStash) *mcp.Server {
 		})
 	}
 	return s
+}
+
+// undeclaredMethods are the methods of the capabilities a session does not
+// declare (its initialize result lists tools and logging): the SDK would
+// answer resources/list and prompts/list with empty lists and the others
+// with its own errors, but MCP has a server that offers resources or
+// prompts declare them, so a session answers these -32601, as one-shot
+// mode answers every method but tools/list and tools/call.
+var undeclaredMethods = []string{
+	"resources/list", "resources/templates/list", "resources/read", "resources/subscribe", "resources/unsubscribe",
+	"prompts/list", "prompts/get", "completion/complete",
+}
+
+// clientMistakeMessages are the SDK's ERROR records that report what a
+// client did wrong (the client gets an error response for each): a
+// client's mistake is not chitta's error, so they are logged at INFO.
+var clientMistakeMessages = []string{
+	"duplicate initialize request",
+	"duplicate initialized notification",
+	"initialized before initialize",
+	"method invalid during initialization",
+	"method removed in the new protocol",
+}
+
+// clientMistakes is the SDK's log handler: it passes every record to the
+// handler it wraps, with those of clientMistakeMessages lowered from ERROR
+// to INFO. It is safe for concurrent use when the wrapped handler is.
+type clientMistakes struct{ slog.Handler }
+
+// Handle passes r to the wrapped handler, lowered to INFO when it reports a
+// client's mistake (and dropped when the wrapped handler does not take INFO).
+func (h clientMistakes) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level == slog.LevelError && slices.Contains(clientMistakeMessages, r.Message) {
+		r.Level = slog.LevelInfo
+		if !h.Handler.Enabled(ctx, r.Level) {
+			return nil
+		}
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+// WithAttrs returns the wrapped handler with attrs, still lowering.
+func (h clientMistakes) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return clientMistakes{h.Handler.WithAttrs(attrs)}
+}
+
+// WithGroup returns the wrapped handler with the group, still lowering.
+func (h clientMistakes) WithGroup(name string) slog.Handler {
+	return clientMistakes{h.Handler.WithGroup(name)}
 }
 
 // bigArgs is the size of tool arguments beyond which a session runs the

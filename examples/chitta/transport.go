@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -192,6 +193,10 @@ func (c *lineConn) parse(line []byte) jsonrpc.Message {
 		}
 		if c.stopped() {
 			c.reply(stoppingError(env.id))
+			return nil
+		}
+		if slices.Contains(undeclaredMethods, env.method) {
+			c.reply(rpcError(env.id, jsonrpc.CodeMethodNotFound, "method not found: %q (chitta declares the tools and logging capabilities only: no resources, prompts or completions)", env.method))
 			return nil
 		}
 		// Judged as one-shot mode judges them, in its words (the SDK

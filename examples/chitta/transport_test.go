@@ -617,3 +617,66 @@ func TestSessionCancelledCallGetsNoResponse(t *testing.T) {
 		assert.NotEqual(t, `"r-9"`, string(r.ID), "a response to the cancelled call: %s", r.raw)
 	}
 }
+
+// TestSessionUndeclaredCapabilities: the initialize result declares no
+// resources, prompts or completions, and their methods are -32601 naming
+// the method (MCP: a server offering resources or prompts declares them);
+// the session answered resources/list and prompts/list with empty lists.
+// tools/list still answers.
+func TestSessionUndeclaredCapabilities(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	lines := []string{initializeLine, initializedLine}
+	for i, m := range undeclaredMethods {
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":{}}`, i+1, m))
+	}
+	lines = append(lines, `{"jsonrpc":"2.0","id":100,"method":"tools/list"}`)
+	rs := runSession(t, a, 64<<10, lines...)
+
+	var init struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	require.NoError(t, json.Unmarshal(byID(t, rs, "0").Result, &init))
+	assert.Contains(t, init.Capabilities, "tools")
+	for _, c := range []string{"resources", "prompts", "completions"} {
+		assert.NotContains(t, init.Capabilities, c)
+	}
+	require.Contains(t, undeclaredMethods, "resources/list")
+	require.Contains(t, undeclaredMethods, "prompts/list")
+	for i, m := range undeclaredMethods {
+		r := byID(t, rs, fmt.Sprint(i+1))
+		require.NotNil(t, r.Error, "%s: %s", m, r.raw)
+		assert.Equal(t, int64(jsonrpc.CodeMethodNotFound), r.Error.Code, m)
+		assert.Contains(t, r.Error.Message, fmt.Sprintf("method not found: %q", m))
+	}
+	tools := byID(t, rs, "100")
+	require.Nil(t, tools.Error, tools.raw)
+	assert.Contains(t, string(tools.Result), `"compact_context"`)
+}
+
+// TestSessionClientMistakeLoggedAtInfo: a second initialize is the
+// client's mistake: the client gets -32600, and the SDK's record of it is
+// logged at INFO, not ERROR (so not at all at the default level, WARN).
+func TestSessionClientMistakeLoggedAtInfo(t *testing.T) {
+	t.Parallel()
+	secondInit := strings.Replace(initializeLine, `"id":0`, `"id":7`, 1)
+	for _, level := range []slog.Level{slog.LevelDebug, slog.LevelWarn} {
+		t.Run(level.String(), func(t *testing.T) {
+			t.Parallel()
+			var logs syncBuffer
+			store, err := chitta.NewHNSWStore(testDims, nil)
+			require.NoError(t, err)
+			log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: level}))
+			a := newApp(store, chitta.NewHashEmbedder(testDims), func() error { return nil }, log.With("k", "v"))
+			r := byID(t, runSession(t, a, 64<<10, initializeLine, initializedLine, secondInit), "7")
+			require.NotNil(t, r.Error, r.raw)
+			assert.Equal(t, int64(jsonrpc.CodeInvalidRequest), r.Error.Code)
+			assert.NotContains(t, logs.String(), "level=ERROR")
+			if level == slog.LevelDebug {
+				assert.Contains(t, logs.String(), `level=INFO msg="duplicate initialize request" k=v`)
+			} else {
+				assert.NotContains(t, logs.String(), "duplicate initialize")
+			}
+		})
+	}
+}

@@ -20,6 +20,12 @@
 //     session's last brief (not its first line, the summariser's
 //     instruction), together at most --brief-tokens; Claude Code adds that stdout
 //     to the new context. For "startup" and "clear" it prints nothing.
+//     The brief is found by session_id: a Claude Code version that starts a
+//     resumed or forked session under a new session_id (reported in
+//     anthropics/claude-code#12235, #7911, #24265) gets only the memories,
+//     not the brief stored under the earlier id. The hook does not guess
+//     the earlier id: the hook input carries no field naming it, and the
+//     transcripts of the shared data carry one sessionId each.
 //
 // Claude Code runs it with the hook input on stdin, for example
 //
@@ -27,9 +33,14 @@
 //	 "hook_event_name": "PreCompact", "trigger": "manual" | "auto",
 //	 "custom_instructions": "…"}
 //
+// It decodes only the fields the event uses (session_id, transcript_path,
+// cwd, and custom_instructions for PreCompact or source for SessionStart;
+// strings or null): trigger and any other field may hold any JSON value.
+//
 // Exit status: 0 on success (stdout is the output above; one summary line
-// goes to stderr); 1 on any failure, with one line on stderr (Claude Code
-// shows it and goes on: a non-blocking error). Claude Code uses stdout
+// goes to stderr); 1 on any failure, with one line of at most 1 KiB on
+// stderr (Claude Code shows it and goes on: a non-blocking error). Claude
+// Code uses stdout
 // only on exit 0, so a failure to write the store once PreCompact has made
 // its brief (recording the episode or the brief, saving; a PostgreSQL
 // server gone mid-run; a store lock another process holds, which the save
@@ -81,6 +92,7 @@ import (
 	"time"
 
 	"github.com/chitta-go/chitta/examples/internal/brief"
+	"github.com/chitta-go/chitta/examples/internal/clipmsg"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
 )
 
@@ -113,7 +125,7 @@ type outcome struct {
 func hookMain(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintln(stderr, prefix+"failed: internal error: "+oneLine(fmt.Sprint(r)))
+			fmt.Fprintln(stderr, prefix+"failed: internal error: "+stderrLine(fmt.Sprint(r)))
 			code = 1
 		}
 	}()
@@ -122,7 +134,7 @@ func hookMain(args []string, stdin io.Reader, stdout, stderr io.Writer) (code in
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, prefix+"failed: "+oneLine(err.Error()))
+		fmt.Fprintln(stderr, prefix+"failed: "+stderrLine(err.Error()))
 		return 1
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -160,19 +172,25 @@ func hookMain(args []string, stdin io.Reader, stdout, stderr io.Writer) (code in
 		case errors.Is(o.err, context.Canceled):
 			msg = "interrupted by a signal: " + msg
 		}
-		fmt.Fprintln(stderr, prefix+"failed: "+oneLine(msg))
+		fmt.Fprintln(stderr, prefix+"failed: "+stderrLine(msg))
 		return 1
 	}
 	if o.stdout != "" {
 		if _, err := fmt.Fprintln(stdout, o.stdout); err != nil {
-			fmt.Fprintln(stderr, prefix+"failed: write stdout: "+oneLine(err.Error()))
+			fmt.Fprintln(stderr, prefix+"failed: write stdout: "+stderrLine(err.Error()))
 			return 1
 		}
 	}
 	if o.summary != "" {
-		fmt.Fprintln(stderr, prefix+oneLine(o.summary))
+		fmt.Fprintln(stderr, prefix+stderrLine(o.summary))
 	}
 	return 0
+}
+
+// stderrLine is s on one line, at most clipmsg.Max bytes: an error may
+// quote the hook input (a path, an event name), up to 1 MiB of it.
+func stderrLine(s string) string {
+	return clipmsg.Cut(oneLine(s), clipmsg.Max)
 }
 
 // oneLine joins the lines of s (errors.Join separates errors by newlines).
@@ -244,16 +262,17 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	return c, nil
 }
 
-// hookInput is what Claude Code writes on a hook's stdin (the fields this
-// hook reads).
+// hookInput is what Claude Code writes on a hook's stdin: the fields this
+// hook reads. Those it does not read (trigger, permission_mode, and the
+// other event's fields: source for PreCompact, custom_instructions for
+// SessionStart) are not decoded, so no value of theirs makes the hook fail.
 type hookInput struct {
-	SessionID          string `json:"session_id"`
-	TranscriptPath     string `json:"transcript_path"`
-	CWD                string `json:"cwd"`
-	HookEventName      string `json:"hook_event_name"`
-	Trigger            string `json:"trigger,omitempty"`             // PreCompact: manual or auto
-	CustomInstructions string `json:"custom_instructions,omitempty"` // PreCompact: what the user typed after /compact
-	Source             string `json:"source,omitempty"`              // SessionStart: startup, resume, clear or compact
+	SessionID          string // session_id
+	TranscriptPath     string // transcript_path
+	CWD                string // cwd
+	HookEventName      string // hook_event_name: PreCompact, SessionStart, or "" (a hand-run PreCompact)
+	CustomInstructions string // PreCompact: what the user typed after /compact
+	Source             string // SessionStart: startup, resume, clear or compact
 }
 
 // run reads the hook input and handles its event.
@@ -299,23 +318,63 @@ func readInput(ctx context.Context, stdin io.Reader) (*hookInput, error) {
 	if len(r.data) > maxInput {
 		return nil, fmt.Errorf("malformed hook input: larger than %d bytes", maxInput)
 	}
-	var in hookInput
-	if err := json.Unmarshal(r.data, &in); err != nil {
+	return parseInput(r.data)
+}
+
+// maxQuoted bounds a value of the hook input quoted in an error, in bytes.
+const maxQuoted = 128
+
+// parseInput decodes the hook input: a JSON object whose fields this hook
+// reads (see [hookInput]) are strings or null. It decodes only the fields
+// the event uses: a hook must not fail on a field it ignores.
+func parseInput(data []byte) (*hookInput, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
 		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			// The JSON names, not the Go ones (hookInput.transcript_path of type string).
-			return nil, fmt.Errorf("malformed hook input: %s: want a string, got %s", typeErr.Field, typeErr.Value)
+		if errors.As(err, &typeErr) {
+			return nil, fmt.Errorf("malformed hook input: want a JSON object, got %s", typeErr.Value)
 		}
 		return nil, fmt.Errorf("malformed hook input: %w", err)
 	}
+	str := func(name string, dst *string) error {
+		raw, ok := fields[name]
+		if !ok {
+			return nil
+		}
+		if err := json.Unmarshal(raw, dst); err != nil { // null leaves dst ""
+			var typeErr *json.UnmarshalTypeError
+			if errors.As(err, &typeErr) {
+				return fmt.Errorf("malformed hook input: %s: want a string, got %s", name, typeErr.Value)
+			}
+			return fmt.Errorf("malformed hook input: %s: %w", name, err)
+		}
+		return nil
+	}
+	in := &hookInput{}
+	if err := str("hook_event_name", &in.HookEventName); err != nil {
+		return nil, err
+	}
+	type field struct {
+		name string
+		dst  *string
+	}
+	read := []field{{"session_id", &in.SessionID}, {"transcript_path", &in.TranscriptPath}, {"cwd", &in.CWD}}
 	switch in.HookEventName {
 	case "", "PreCompact":
-		if strings.TrimSpace(in.TranscriptPath) == "" {
-			return nil, errors.New("malformed hook input: transcript_path: required")
-		}
+		read = append(read, field{"custom_instructions", &in.CustomInstructions})
 	case "SessionStart":
+		read = append(read, field{"source", &in.Source})
 	default:
-		return nil, fmt.Errorf("malformed hook input: hook_event_name %q: want PreCompact or SessionStart", in.HookEventName)
+		return nil, fmt.Errorf("malformed hook input: hook_event_name %q: want PreCompact or SessionStart",
+			clipmsg.Cut(in.HookEventName, maxQuoted))
 	}
-	return &in, nil
+	for _, f := range read {
+		if err := str(f.name, f.dst); err != nil {
+			return nil, err
+		}
+	}
+	if in.HookEventName != "SessionStart" && strings.TrimSpace(in.TranscriptPath) == "" {
+		return nil, errors.New("malformed hook input: transcript_path: required")
+	}
+	return in, nil
 }

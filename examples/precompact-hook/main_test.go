@@ -21,6 +21,7 @@ import (
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/examples/internal/brief"
 	"github.com/chitta-go/chitta/examples/internal/claudecode"
+	"github.com/chitta-go/chitta/examples/internal/clipmsg"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
 )
 
@@ -93,12 +94,12 @@ func writeTranscript(t *testing.T, rounds int) string {
 
 func hookJSON(t *testing.T, event, transcript, session, extra string) string {
 	t.Helper()
-	in := hookInput{SessionID: session, TranscriptPath: transcript, CWD: t.TempDir(), HookEventName: event}
+	in := map[string]string{"session_id": session, "transcript_path": transcript, "cwd": t.TempDir(), "hook_event_name": event}
 	switch event {
 	case "PreCompact":
-		in.Trigger, in.CustomInstructions = "manual", extra
+		in["trigger"], in["custom_instructions"] = "manual", extra
 	case "SessionStart":
-		in.Source = extra
+		in["source"] = extra
 	}
 	b, err := json.Marshal(in)
 	require.NoError(t, err)
@@ -207,7 +208,7 @@ func TestDefaultStoreIsPerProject(t *testing.T) {
 	project := filepath.Join(t.TempDir(), "proj")
 	require.NoError(t, os.MkdirAll(filepath.Join(project, ".git"), 0o700))
 	require.NoError(t, os.MkdirAll(filepath.Join(project, "sub"), 0o700))
-	in, err := json.Marshal(hookInput{SessionID: "s", TranscriptPath: writeTranscript(t, 3), CWD: filepath.Join(project, "sub"), HookEventName: "PreCompact"})
+	in, err := json.Marshal(map[string]string{"session_id": "s", "transcript_path": writeTranscript(t, 3), "cwd": filepath.Join(project, "sub"), "hook_event_name": "PreCompact"})
 	require.NoError(t, err)
 	cmd := exec.CommandContext(t.Context(), binary)
 	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+data)
@@ -253,6 +254,14 @@ func TestExitCodes(t *testing.T) {
 		{name: "event an object", stdin: `{"hook_event_name": {}}`, code: 1, stderr: "malformed hook input: hook_event_name: want a string, got object\n"},
 		{name: "no transcript path", stdin: `{"session_id":"s","hook_event_name":"PreCompact"}`, code: 1, stderr: "transcript_path: required"},
 		{name: "another event", stdin: `{"transcript_path":"/x","hook_event_name":"Stop"}`, code: 1, stderr: "want PreCompact or SessionStart"},
+		// Fields the hook does not read never make it fail, whatever their type.
+		{name: "trigger a number", stdin: fmt.Sprintf(`{"session_id":"s","hook_event_name":"PreCompact","trigger":7,"permission_mode":{"x":1},"source":[1],"transcript_path":%q}`, transcript), code: 0, stderr: "PreCompact: kept"},
+		{name: "custom instructions on SessionStart an object", stdin: fmt.Sprintf(`{"session_id":"s","hook_event_name":"SessionStart","source":"startup","custom_instructions":{},"trigger":false,"transcript_path":%q}`, transcript), code: 0, stderr: "SessionStart (startup): nothing to bring back"},
+		{name: "source a number", stdin: `{"hook_event_name":"SessionStart","source":3}`, code: 1, stderr: "malformed hook input: source: want a string, got number\n"},
+		{name: "custom instructions a list", stdin: `{"transcript_path":"/x","custom_instructions":["a"]}`, code: 1, stderr: "malformed hook input: custom_instructions: want a string, got array\n"},
+		// An error quoting the input quotes at most clipmsg.Max bytes of it.
+		{name: "huge unknown event", stdin: `{"hook_event_name":"` + strings.Repeat("E", maxInput-100) + `"}`, code: 1, stderr: `bytes cut)": want PreCompact or SessionStart`},
+		{name: "huge transcript path", stdin: `{"transcript_path":"/` + strings.Repeat("p", maxInput/2) + `"}`, code: 1, stderr: "bytes cut)"},
 		{name: "huge input", stdin: `{"custom_instructions":"` + strings.Repeat("x", maxInput) + `"}`, code: 1, stderr: "larger than"},
 		{name: "bad embedder", args: []string{"--embedder", "bert"}, stdin: hookJSON(t, "PreCompact", transcript, "s", ""), code: 1, stderr: "want hash"},
 		{name: "bad flag", args: []string{"--ratio", "0.5"}, stdin: hookJSON(t, "PreCompact", transcript, "s", ""), code: 1, stderr: "flag provided but not defined"},
@@ -274,6 +283,7 @@ func TestExitCodes(t *testing.T) {
 			assert.Contains(t, r.stderr, tt.stderr)
 			if tt.name != "help" {
 				assert.Equal(t, 1, strings.Count(r.stderr, "\n"), "one line: %q", r.stderr)
+				assert.LessOrEqual(t, len(r.stderr), len(prefix+"failed: \n")+clipmsg.Max, "bounded")
 			}
 			assert.NotContains(t, r.stderr, "hunter2secret")
 			assert.NotContains(t, r.stderr, "qwerty123")
@@ -464,6 +474,7 @@ func FuzzReadInput(f *testing.F) {
 			require.Nil(t, in)
 			require.True(t, strings.HasPrefix(err.Error(), "malformed hook input"), err.Error())
 			require.NotContains(t, err.Error(), "Go struct field")
+			require.NotContains(t, err.Error(), "Go value")
 			return
 		}
 		switch in.HookEventName {

@@ -170,14 +170,18 @@ func loadAll[T any](dir, pattern string, load func(name string, r io.Reader) (T,
 	return out, nil
 }
 
-// readFile calls read on the open file at path, with its base name.
+// readFile calls read on the open file at path, with its base name; an
+// error of read is prefixed with path.
 func readFile(path string, read func(name string, r io.Reader) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	return read(filepath.Base(path), f)
+	if err := read(filepath.Base(path), f); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 func writeTable(w io.Writer, name string, cfg retention.ReplayConfig, sessions int, metric string, stats []retention.ReplayStats) {

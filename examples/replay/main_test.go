@@ -107,6 +107,23 @@ func TestRunFlagErrors(t *testing.T) {
 	require.ErrorContains(t, err, "no *.traj.json files")
 }
 
+// TestLoCoMoItemWithoutConversation: an item with no conversation is an
+// error naming the file and the item; replay counted it as an empty
+// session and went on.
+func TestLoCoMoItemWithoutConversation(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "locomo.json")
+	require.NoError(t, os.WriteFile(path, []byte(`[
+		{"sample_id": "a", "conversation": {"speaker_a": "Ann", "session_1": [{"speaker": "Ann", "dia_id": "D1:1", "text": "hi"}]}},
+		{"sample_id": "b", "qa": [{"question": "q", "evidence": ["D1:1"], "category": 4}]}]`), 0o600))
+	var out bytes.Buffer
+	err := run(t.Context(), []string{"-locomo", path}, &out, io.Discard)
+	require.ErrorIs(t, err, retention.ErrInvalidData)
+	assert.ErrorContains(t, err, path+": ")
+	assert.ErrorContains(t, err, `locomo item 1 (sample_id "b"): conversation: required`)
+	assert.Empty(t, out.String(), "no table for a file that did not load")
+}
+
 // TestSharedData replays the shared LoCoMo data and checks the issue's
 // targets where BENCHMARKS.md says they are met: at a 2 000-token window
 // the Compactor serves >= 85% of prompt tokens from the cache, bills

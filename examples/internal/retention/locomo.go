@@ -80,7 +80,10 @@ type locomoItem struct {
 // are taken in numeric order; date keys without a session list are
 // ignored. Evidence strings holding several IDs ("D8:6; D9:17") are split;
 // IDs naming no turn are counted in Conversation.BadEvidence and questions
-// left without evidence are dropped. Errors wrap [ErrInvalidData].
+// left without evidence are dropped. An item without a conversation, or
+// whose session_N lists hold no turn, is an error naming the item
+// (its index and sample_id): it is not an empty conversation. Errors wrap
+// [ErrInvalidData].
 func LoadLoCoMo(r io.Reader) ([]Conversation, error) {
 	var items []locomoItem
 	if err := json.NewDecoder(r).Decode(&items); err != nil {
@@ -90,7 +93,11 @@ func LoadLoCoMo(r io.Reader) ([]Conversation, error) {
 	for k, it := range items {
 		c, err := convertLoCoMo(it)
 		if err != nil {
-			return nil, fmt.Errorf("%w: locomo item %d: %v", ErrInvalidData, k, err)
+			name := fmt.Sprintf("locomo item %d", k)
+			if it.SampleID != "" {
+				name += fmt.Sprintf(" (sample_id %q)", it.SampleID)
+			}
+			return nil, fmt.Errorf("%w: %s: %v", ErrInvalidData, name, err)
 		}
 		out = append(out, c)
 	}
@@ -99,6 +106,9 @@ func LoadLoCoMo(r io.Reader) ([]Conversation, error) {
 
 func convertLoCoMo(it locomoItem) (Conversation, error) {
 	c := Conversation{ID: it.SampleID}
+	if it.Conversation == nil { // absent or null
+		return c, errors.New("conversation: required")
+	}
 	var speakerA string
 	if raw, ok := it.Conversation["speaker_a"]; ok {
 		if err := json.Unmarshal(raw, &speakerA); err != nil {
@@ -143,6 +153,9 @@ func convertLoCoMo(it locomoItem) (Conversation, error) {
 			c.Messages = append(c.Messages, chitta.Message{Role: role, Content: content})
 			c.DiaIDs = append(c.DiaIDs, t.DiaID)
 		}
+	}
+	if len(c.Messages) == 0 {
+		return c, errors.New("conversation: no turns (want session_N lists of turns)")
 	}
 	resolve := func(refs []string) (out []int, bad int) {
 		for _, ref := range refs {

@@ -68,16 +68,23 @@ func TestLoadLoCoMo(t *testing.T) {
 
 func TestLoadLoCoMoErrors(t *testing.T) {
 	t.Parallel()
-	for _, in := range []string{
-		``,
-		`{"not": "a list"}`,
-		`[{"conversation": {"speaker_a": 3}}]`,
-		`[{"conversation": {"session_1": "not turns"}}]`,
-		`[{"conversation": {}, "observation": {"session_1_observation": {"A": [["only a fact"]]}}}]`,
-		`[{"conversation": {}, "observation": {"session_1_observation": {"A": [["fact", 7]]}}}]`,
+	const turn = `"session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]`
+	for _, tc := range []struct{ in, want string }{
+		{``, "locomo: EOF"},
+		{`{"not": "a list"}`, "locomo: json"},
+		{`[{"conversation": {"speaker_a": 3}}]`, "locomo item 0: speaker_a: want a string"},
+		{`[{"conversation": {"session_1": "not turns"}}]`, "locomo item 0: session_1: want a list of turns"},
+		{`[{"conversation": {` + turn + `}, "observation": {"session_1_observation": {"A": [["only a fact"]]}}}]`, "want [fact, dia_id]"},
+		{`[{"conversation": {` + turn + `}, "observation": {"session_1_observation": {"A": [["fact", 7]]}}}]`, "dia_id: want a string or a list of strings"},
+		// An item without turns is not an empty conversation.
+		{`[{"conversation": {` + turn + `}}, {"sample_id": "conv-9", "qa": []}]`, `locomo item 1 (sample_id "conv-9"): conversation: required`},
+		{`[{"sample_id": "conv-9", "conversation": null}]`, `locomo item 0 (sample_id "conv-9"): conversation: required`},
+		{`[{"conversation": {"speaker_a": "A", "session_1_date_time": "1 May"}}]`, "locomo item 0: conversation: no turns"},
+		{`[{"conversation": {"session_1": []}}]`, "locomo item 0: conversation: no turns"},
 	} {
-		_, err := LoadLoCoMo(strings.NewReader(in))
-		require.ErrorIs(t, err, ErrInvalidData, in)
+		_, err := LoadLoCoMo(strings.NewReader(tc.in))
+		require.ErrorIs(t, err, ErrInvalidData, tc.in)
+		assert.ErrorContains(t, err, tc.want, tc.in)
 	}
 }
 
