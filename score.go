@@ -98,11 +98,11 @@ func (p *pass) embed(ctx context.Context, o *resolved) error {
 	vecs, err := embedTexts(ctx, o.Embedder, texts, ents)
 	switch {
 	case err == nil:
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case errors.Is(err, errVectors):
+	case errors.Is(err, errVectors): // an answer that failed the check: logged whatever ctx says
 		o.log.Warn("chitta: embedder returned unusable vectors; scoring by recency and structure only", "err", err)
 		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
 	default:
 		o.log.Warn("chitta: embedder failed; scoring by recency and structure only", "err", err)
 		return nil
@@ -188,7 +188,7 @@ func embedTexts(ctx context.Context, e Embedder, texts []string, ents []*cacheEn
 func (p *pass) embedQuery(ctx context.Context, o *resolved, dims int) ([]float32, error) {
 	vecs, err := embedTexts(ctx, o.QueryEmbedder, []string{o.Query}, nil)
 	switch {
-	case err != nil && ctx.Err() != nil:
+	case err != nil && !errors.Is(err, errVectors) && ctx.Err() != nil:
 		return nil, ctx.Err()
 	case err != nil:
 		o.log.Warn("chitta: query embedder failed; scoring without the query", "err", err)
