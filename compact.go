@@ -20,8 +20,8 @@ const (
 
 // Options configures [Compact]. A nil *Options, and the zero value of every
 // field, means the documented default. Compact does not modify Options; the
-// Embedder, Store, Tokens and Logger it holds must be safe for concurrent
-// use if the same Options is shared between goroutines.
+// Embedder, QueryEmbedder, Store, Tokens and Logger it holds must be safe
+// for concurrent use if the same Options is shared between goroutines.
 type Options struct {
 	// Query is a hint about the upcoming task. When set and an Embedder is
 	// present, messages similar to it score higher. Empty means every
@@ -68,9 +68,25 @@ type Options struct {
 	// only; FreeSelection turns it off.
 	GeminiTurns bool
 
-	// Embedder embeds messages and the query. nil means recency +
-	// structural scoring only (Stats.Embedding is false).
+	// Embedder embeds messages and, unless QueryEmbedder is set, the
+	// query. nil means recency + structural scoring only (Stats.Embedding
+	// is false).
 	Embedder Embedder
+
+	// QueryEmbedder, when set, embeds Query instead of Embedder, in a call
+	// of its own (one text) after the messages' call: for asymmetric
+	// models (e5, bge, nomic) whose queries take another prefix than
+	// documents, such as llamacpp's Embedder.Queries(). Its vector is
+	// compared with the messages' (Semantic); coverage and distillation
+	// compare messages with memories, documents with documents, through
+	// Embedder. When it fails, or returns a vector that is not finite and
+	// non-empty or whose length differs from the messages' vectors,
+	// Compact logs a warning and scores as without a Query (Semantic 0.5),
+	// keeping the messages' embeddings; only a done ctx is an error. It is
+	// not called without a Query, without an Embedder, or when no message
+	// has an embedding. nil means Embedder embeds the query with the
+	// messages, in one call.
+	QueryEmbedder Embedder
 
 	// Store is the agent's memory; a message similar to a stored memory is
 	// "covered" and scores lower. A message's coverage is its best cosine

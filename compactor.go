@@ -130,8 +130,9 @@ type Compactor struct {
 // NewCompactor returns a Compactor compacting with opts (nil means the
 // defaults) under policy p. opts is copied; its TargetRatio and MaxTokens
 // are replaced by p.TargetTokens. An Embedder that is not a
-// [*CachedEmbedder] is wrapped in one (capacity [DefaultCacheCapacity]),
-// and the token counter (EstimateTokens when nil) in a
+// [*CachedEmbedder] is wrapped in one (capacity [DefaultCacheCapacity]), so
+// is a QueryEmbedder (capacity 1: the Compactor's Query is fixed, so only
+// the first compaction embeds it), and the token counter (EstimateTokens when nil) in a
 // [*CachedTokenCounter], so that each compaction embeds and counts only
 // the messages added since the last one; a [*CalibratedCounter] is not
 // wrapped, since its counts change as it observes (wrap its base instead).
@@ -160,11 +161,8 @@ func NewCompactor(opts *Options, p Policy) (*Compactor, error) {
 		c.opts = *opts
 	}
 	c.opts.TargetRatio, c.opts.MaxTokens = 0, p.TargetTokens
-	if e := c.opts.Embedder; e != nil {
-		if _, ok := e.(*CachedEmbedder); !ok {
-			c.opts.Embedder = NewCachedEmbedder(e, 0)
-		}
-	}
+	c.opts.Embedder = cached(c.opts.Embedder, 0)
+	c.opts.QueryEmbedder = cached(c.opts.QueryEmbedder, 1)
 	switch c.opts.Tokens.(type) {
 	case *CachedTokenCounter, *CalibratedCounter: // a calibrated count changes with each observation
 	default:
@@ -184,6 +182,15 @@ func NewCompactor(opts *Options, p Policy) (*Compactor, error) {
 	}
 	c.o = o
 	return c, nil
+}
+
+// cached returns e in a new CachedEmbedder of the given capacity, or e
+// itself when it is nil or a *CachedEmbedder already.
+func cached(e Embedder, capacity int) Embedder {
+	if _, ok := e.(*CachedEmbedder); ok || e == nil {
+		return e
+	}
+	return NewCachedEmbedder(e, capacity)
 }
 
 // resolve checks p and applies its defaults.

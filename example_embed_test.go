@@ -54,3 +54,36 @@ func ExampleCachedEmbedder() {
 	// Output:
 	// embedded: 4 from cache: 3
 }
+
+// An asymmetric model (e5, bge, nomic) embeds a search query with another
+// prefix than a document: give Compact its query side as QueryEmbedder
+// (with llamacpp: Embedder: e, QueryEmbedder: e.Queries()).
+func ExampleOptions_queryEmbedder() {
+	model := chitta.NewHashEmbedder(0) // stands in for the model
+	side := func(prefix string) chitta.EmbedderFunc {
+		return func(ctx context.Context, texts []string) ([][]float32, error) {
+			in := make([]string, len(texts))
+			for i, t := range texts {
+				in[i] = prefix + t
+				fmt.Printf("%q\n", in[i])
+			}
+			return model.Embed(ctx, in)
+		}
+	}
+	msgs := []chitta.Message{
+		{Role: chitta.RoleUser, Content: "please fix the failing parseConfig test"},
+		{Role: chitta.RoleAssistant, Content: "parse_config rejects empty YAML files; fixing it"},
+	}
+	_, err := chitta.Compact(context.Background(), msgs, &chitta.Options{
+		Query:         "parseConfig",
+		Embedder:      side("passage: "), // messages: documents
+		QueryEmbedder: side("query: "),   // Options.Query: a query
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// "passage: please fix the failing parseConfig test"
+	// "passage: parse_config rejects empty YAML files; fixing it"
+	// "query: parseConfig"
+}

@@ -72,7 +72,7 @@ func TestCompactReserveFillOrder(t *testing.T) {
 		res, err := chitta.Compact(t.Context(), msgs, opts)
 		require.NoError(t, err, "seed %d", seed)
 		checkInvariants(t, msgs, res)
-		if opts.Query == "" || !res.Stats.Embedding {
+		if opts.Query == "" || !res.Stats.Embedding || ignoresQuery(opts) {
 			continue // the reserve is off: the formula fills (TestCompactReserveAndLexicalWithoutQuery)
 		}
 		checked++

@@ -111,7 +111,19 @@ func randomOptions(r *rand.Rand) *chitta.Options {
 		}
 		o.Store = st
 	}
+	if o.Embedder != nil && r.IntN(3) == 0 {
+		// An asymmetric query side, or one of another dimension (which
+		// Compact ignores with a warning).
+		o.QueryEmbedder = []chitta.Embedder{prefixed("query: ", 8), chittatest.SeededEmbedder{Dims: 4}}[r.IntN(2)]
+	}
 	return o
+}
+
+// ignoresQuery reports whether randomOptions drew a QueryEmbedder whose
+// vectors Compact ignores (another dimension than Embedder's).
+func ignoresQuery(o *chitta.Options) bool {
+	q, ok := o.QueryEmbedder.(chittatest.SeededEmbedder)
+	return ok && q.Dims != 8
 }
 
 // checkInvariants asserts every property a compaction must have.

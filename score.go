@@ -3,6 +3,7 @@ package chitta
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -67,8 +68,9 @@ func (p *pass) rescaler(term func(*TurnScore) float64) func(float64) float64 {
 }
 
 // embed embeds every non-empty non-pinned message and the query in one
-// call and fills Semantic. Embedder failures degrade to no embeddings; only
-// a done ctx is an error.
+// call (the query in a call of its own with Options.QueryEmbedder) and
+// fills Semantic. Embedder failures degrade to no embeddings, query
+// embedder failures to no query; only a done ctx is an error.
 func (p *pass) embed(ctx context.Context, o *resolved) error {
 	if o.Embedder == nil {
 		return nil
@@ -84,33 +86,25 @@ func (p *pass) embed(ctx context.Context, o *resolved) error {
 	if len(texts) == 0 {
 		return nil
 	}
-	if strings.TrimSpace(o.Query) != "" {
+	hasQuery := strings.TrimSpace(o.Query) != ""
+	if hasQuery && o.QueryEmbedder == nil {
 		texts = append(texts, o.Query)
 		owners = append(owners, -1)
 	}
-	var vecs [][]float32
-	var err error
 	var ents []*cacheEntry // each text's cache entry, where Options.Lexical caches its pass
-	se, shared := o.Embedder.(sharedEmbedder)
-	if shared {
-		if o.Lexical > 0 {
-			ents = make([]*cacheEntry, len(texts))
-		}
-		vecs, err = se.embedShared(ctx, texts, ents) // read-only: Compact never writes a vector
-	} else {
-		vecs, err = o.Embedder.Embed(ctx, texts)
+	if _, shared := o.Embedder.(sharedEmbedder); shared && o.Lexical > 0 {
+		ents = make([]*cacheEntry, len(texts))
 	}
-	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ctxErr
-		}
-		o.log.Warn("chitta: embedder failed; scoring by recency and structure only", "err", err)
-		return nil
-	}
-	// A sharedEmbedder has checked every vector for NaN and Inf before
-	// caching it; the count and lengths are checked in any case.
-	if err := checkVectors(vecs, len(texts), !shared); err != nil {
+	vecs, err := embedTexts(ctx, o.Embedder, texts, ents)
+	switch {
+	case err == nil:
+	case errors.Is(err, errVectors): // an answer that failed the check: logged whatever ctx says
 		o.log.Warn("chitta: embedder returned unusable vectors; scoring by recency and structure only", "err", err)
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	default:
+		o.log.Warn("chitta: embedder failed; scoring by recency and structure only", "err", err)
 		return nil
 	}
 	p.vecs = make([][]float32, len(p.msgs))
@@ -131,7 +125,7 @@ func (p *pass) embed(ctx context.Context, o *resolved) error {
 			query = v
 		} else {
 			p.vecs[i] = v
-			if ents != nil {
+			if p.ents != nil {
 				p.ents[i] = ents[k]
 			}
 		}
@@ -143,8 +137,13 @@ func (p *pass) embed(ctx context.Context, o *resolved) error {
 		}
 	}
 	if !p.embedded {
-		p.vecs = nil
+		p.vecs, p.ents = nil, nil
 		return nil
+	}
+	if hasQuery && o.QueryEmbedder != nil {
+		if query, err = p.embedQuery(ctx, o, len(vecs[0])); err != nil {
+			return err
+		}
 	}
 	if query != nil {
 		p.queried = true
@@ -155,6 +154,53 @@ func (p *pass) embed(ctx context.Context, o *resolved) error {
 		}
 	}
 	return nil
+}
+
+// embedTexts embeds texts with e and checks the answer: one vector per
+// text, all of one non-zero length, all finite (an error wrapping
+// errVectors otherwise). A sharedEmbedder hands out
+// the vectors it keeps (read-only: Compact never writes a vector) and,
+// when ents is not nil, each text's cache entry in it.
+func embedTexts(ctx context.Context, e Embedder, texts []string, ents []*cacheEntry) ([][]float32, error) {
+	var vecs [][]float32
+	var err error
+	se, shared := e.(sharedEmbedder)
+	if shared {
+		vecs, err = se.embedShared(ctx, texts, ents)
+	} else {
+		vecs, err = e.Embed(ctx, texts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	// A sharedEmbedder has checked every vector for NaN and Inf before
+	// caching it; the count and lengths are checked in any case.
+	if err := checkVectors(vecs, len(texts), !shared); err != nil {
+		return nil, err
+	}
+	return vecs, nil
+}
+
+// embedQuery embeds Options.Query with Options.QueryEmbedder and returns
+// its vector, or nil (logged) when the embedder fails or returns a vector
+// that is unusable, zero, or not of the messages' dims; only a done ctx is
+// an error.
+func (p *pass) embedQuery(ctx context.Context, o *resolved, dims int) ([]float32, error) {
+	vecs, err := embedTexts(ctx, o.QueryEmbedder, []string{o.Query}, nil)
+	switch {
+	case err != nil && !errors.Is(err, errVectors) && ctx.Err() != nil:
+		return nil, ctx.Err()
+	case err != nil:
+		o.log.Warn("chitta: query embedder failed; scoring without the query", "err", err)
+		return nil, nil
+	case len(vecs[0]) != dims:
+		o.log.Warn("chitta: query embedder's vector does not match the messages'; scoring without the query",
+			"err", fmt.Errorf("%w: QueryEmbedder gave %d dimensions, Embedder %d", ErrDimensionMismatch, len(vecs[0]), dims))
+		return nil, nil
+	case vecmath.Norm(vecs[0]) == 0:
+		return nil, nil // no direction, as from Embedder
+	}
+	return vecs[0], nil
 }
 
 // sharedEmbedder is implemented by embedders that can hand out vectors

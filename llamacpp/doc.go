@@ -24,5 +24,8 @@
 // Texts embedded with [Embedder.Embed] are documents (prefixed with
 // [Options.DocumentPrefix]); search queries go through [Embedder.EmbedQueries]
 // or the [chitta.Embedder] returned by [Embedder.Queries] (prefixed with
-// [Options.QueryPrefix]).
+// [Options.QueryPrefix]). For [chitta.Compact], set both sides, so that the
+// messages are embedded as documents and [chitta.Options.Query] as a query:
+//
+//	opts := &chitta.Options{Query: task, Embedder: e, QueryEmbedder: e.Queries()}
 package llamacpp

@@ -489,7 +489,8 @@ func (e *Embedder) EmbedQueries(ctx context.Context, texts []string) ([][]float3
 }
 
 // Queries returns a [chitta.Embedder] that calls [Embedder.EmbedQueries],
-// for APIs that take an embedder for queries.
+// for APIs that take an embedder for queries, such as
+// [chitta.Options.QueryEmbedder].
 func (e *Embedder) Queries() chitta.Embedder { return chitta.EmbedderFunc(e.EmbedQueries) }
 
 func (e *Embedder) embed(ctx context.Context, texts []string) ([][]float32, error) {

@@ -68,6 +68,7 @@ func (a *app) allMatching(ctx context.Context, f chitta.KindFilter) ([]chitta.Me
 type app struct {
 	store    memoryStore
 	embedder chitta.Embedder
+	queries  chitta.Embedder      // compact_context's QueryEmbedder (the embedder's query side); nil embeds the query with embedder
 	persist  func() error         // writes the store file atomically; nil keeps it in memory
 	refresh  func() (bool, error) // picks up another process's writes; nil for none
 	unsaved  func() int           // changes a failed persist left unsaved; nil for none

@@ -224,6 +224,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	a.tokenizer = cfg.tokenizer
+	a.queries = emb.Queries
 	err = a.start(ctx, cfg, stdin, stdout, stderr)
 	return errors.Join(err, a.flush())
 }

@@ -417,6 +417,7 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 
 		RelevanceReserve: in.RelevanceReserve,
 		Lexical:          in.Lexical,
+		QueryEmbedder:    a.queries,
 	}
 	if r := in.TargetRatio; r != nil {
 		if math.IsNaN(*r) || *r < chitta.MinTargetRatio || *r > chitta.MaxTargetRatio {

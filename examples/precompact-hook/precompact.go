@@ -50,14 +50,15 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 		}
 	}
 	defer closeStore(store)
-	return compactAndRecord(ctx, cfg, queryFor(in, tr.Turns), window, session, emb, store, openErr)
+	return compactAndRecord(ctx, cfg, queryFor(in, tr.Turns), window, session, emb, emb.Queries, store, openErr)
 }
 
 // compactAndRecord makes the brief of window against store, then records
 // the episode and the brief in store and saves it. A non-nil openErr says
 // that the hook's store could not be opened and store is an empty stand-in:
 // nothing is distilled (--distill has nowhere to keep it) or recorded, and
-// the summary line says so and why.
+// the summary line says so and why. queries, when not nil, embeds the
+// query (emb's query side: embedspec.Embedder.Queries).
 //
 // Once the brief is made, a store failure does not cost it: Claude Code
 // uses a hook's stdout only when it exits 0, and the brief is what the
@@ -67,7 +68,7 @@ func preCompact(ctx context.Context, cfg *config, in *hookInput) outcome {
 // stderr says that writing to the store failed and why. Each write is still
 // tried after another fails, and the save always is, so that what can be
 // kept (the memories distilled on the way, the brief) is.
-func compactAndRecord(ctx context.Context, cfg *config, query string, window []claudecode.Turn, session string, emb chitta.Embedder, store hookStore, openErr error) outcome {
+func compactAndRecord(ctx context.Context, cfg *config, query string, window []claudecode.Turn, session string, emb, queries chitta.Embedder, store hookStore, openErr error) outcome {
 	// Without the store, --distill has nowhere to keep what it would
 	// distil: distilling into the stand-in would report memories that are
 	// thrown away and, with --mask, name in the brief memory IDs that
@@ -82,6 +83,7 @@ func compactAndRecord(ctx context.Context, cfg *config, query string, window []c
 
 		RelevanceReserve: cfg.reserve,
 		Lexical:          cfg.lexical,
+		QueryEmbedder:    queries,
 	})
 	if err != nil {
 		return outcome{err: err}

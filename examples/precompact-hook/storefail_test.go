@@ -93,7 +93,7 @@ func TestStoreWriteFailureKeepsBrief(t *testing.T) {
 			hs, err := chitta.NewHNSWStore(emb.Dimensions(), nil)
 			require.NoError(t, err)
 			store := &failingStore{HNSWStore: hs, failKinds: tt.failKinds, saveErr: tt.saveErr}
-			o := compactAndRecord(t.Context(), cfg, "the HTTP timeout", window, "sess", emb, store, nil)
+			o := compactAndRecord(t.Context(), cfg, "the HTTP timeout", window, "sess", emb, nil, store, nil)
 			require.NoError(t, o.err)
 			assert.True(t, strings.HasPrefix(o.stdout, "Preservation brief from chitta"), o.stdout)
 			assert.Contains(t, o.summary, "writing to store postgres://agent:xxxxx@db/mem failed")

@@ -41,6 +41,10 @@ type RunOptions struct {
 	// RelevanceReserve and Lexical are chitta.Options.RelevanceReserve and
 	// Lexical (0 = off; chitta validates them).
 	RelevanceReserve, Lexical float64
+
+	// QueryEmbedder is chitta.Options.QueryEmbedder: the query side of an
+	// asymmetric model for Query. nil embeds Query with emb.
+	QueryEmbedder chitta.Embedder
 }
 
 // Outcome is what [Run] did.
@@ -79,6 +83,7 @@ func Run(ctx context.Context, window []claudecode.Turn, emb chitta.Embedder, sto
 
 		RelevanceReserve: ro.RelevanceReserve,
 		Lexical:          ro.Lexical,
+		QueryEmbedder:    ro.QueryEmbedder,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("compact: %w", err)

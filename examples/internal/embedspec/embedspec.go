@@ -11,7 +11,9 @@
 // The empty spec means hash. An openai: embedder sends $OPENAI_API_KEY as
 // its bearer token when set, and embeds one probe text when opened to learn
 // its dimension; llamacpp and openai embedders sit behind a
-// chitta.CachedEmbedder.
+// chitta.CachedEmbedder. A llamacpp: model is opened without query or
+// document prefixes, so it embeds queries as documents and has no
+// Embedder.Queries (a spec cannot give prefixes yet).
 package embedspec
 
 import (
@@ -39,6 +41,12 @@ type Embedder struct {
 	Name string
 	// Dims is the length of the vectors it makes.
 	Dims int
+	// Queries, when not nil, embeds search queries: the query side of an
+	// asymmetric model (llamacpp's Queries, behind a cache of its own),
+	// for chitta.Options.QueryEmbedder. It is nil when queries embed as
+	// documents do: hash, openai, and llamacpp opened without a query
+	// prefix other than its document prefix (as every spec opens it).
+	Queries chitta.Embedder
 
 	close func() error
 }

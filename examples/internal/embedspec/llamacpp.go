@@ -14,14 +14,25 @@ import (
 // again). Without the llamacpp build tag it fails with
 // llamacpp.ErrUnavailable.
 func openLlama(_ context.Context, path string) (*Embedder, error) {
-	e, err := llamacpp.New(path, nil)
+	return openLlamaWith(path, nil)
+}
+
+// openLlamaWith is openLlama with llama.cpp options (nil: defaults). When
+// they give queries another prefix than documents, Queries is the model's
+// query side, behind a cache of its own.
+func openLlamaWith(path string, opts *llamacpp.Options) (*Embedder, error) {
+	e, err := llamacpp.New(path, opts)
 	if err != nil {
 		return nil, fmt.Errorf("embedder llamacpp:%s: %w", path, err)
 	}
-	return &Embedder{
+	out := &Embedder{
 		Embedder: chitta.NewCachedEmbedder(e, 0),
 		Name:     fmt.Sprintf("llamacpp (%s, %d dims)", filepath.Base(path), e.Dimensions()),
 		Dims:     e.Dimensions(),
 		close:    e.Close,
-	}, nil
+	}
+	if opts != nil && opts.QueryPrefix != opts.DocumentPrefix {
+		out.Queries = chitta.NewCachedEmbedder(e.Queries(), 0)
+	}
+	return out, nil
 }
