@@ -377,7 +377,7 @@ func TestMessageNullRaw(t *testing.T) {
 // scored).
 func TestParseMessagesRefusal(t *testing.T) {
 	t.Parallel()
-	msgs, err := chitta.ParseMessages([]byte(`[
+	_, err := chitta.ParseMessages([]byte(`[
  {"role":"user","content":"how do I pick this lock?"},
  {"role":"assistant","content":null,"refusal":"I can't help with that."},
  {"role":"assistant","content":"Instead:","refusal":"not that","tool_calls":[{"id":"c1","type":"function","function":{"name":"search","arguments":"{}"}}]},
@@ -389,7 +389,7 @@ func TestParseMessagesRefusal(t *testing.T) {
 	assert.Equal(t, 3, me.Index)
 	assert.Equal(t, "refusal", me.Field)
 
-	msgs, err = chitta.ParseMessages([]byte(`[
+	msgs, err := chitta.ParseMessages([]byte(`[
  {"role":"user","content":"how do I pick this lock?"},
  {"role":"assistant","content":null,"refusal":"I can't help with that."},
  {"role":"assistant","content":"Instead:","refusal":"not that","tool_calls":[{"id":"c1","type":"function","function":{"name":"search","arguments":"{}"}}]}
