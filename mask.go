@@ -1035,8 +1035,9 @@ func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (in
 // Raw holds media the parser counts as rewritten: m's MediaTokens less
 // those its own Raw holds, which the parser counts (what the rewrite may
 // have removed), plus rewritten. For a message ParseMessages read that is
-// rewritten; a message whose MediaTokens its Raw does not show (an
-// adapter's synthetic Raw) keeps them all, erring on the safe side.
+// rewritten (the typed adapters' synthetic Raw shows each image's count
+// too); a message whose MediaTokens its Raw does not show keeps them all,
+// erring on the safe side.
 func keptMedia(m *Message, rewritten int) int {
 	var pr parser
 	orig, err := pr.parse(-1, m.Raw)

@@ -171,6 +171,7 @@ func TestParseMessagesMediaTokens(t *testing.T) {
 		{"anthropic text document", `{"role":"user","content":[{"type":"document","title":"Notes","source":{"type":"text","media_type":"text/plain","data":"the deploy key rotates weekly"}}]}`, 0, "[document]\nNotes\nthe deploy key rotates weekly"},
 		{"anthropic content document", `{"role":"user","content":[{"type":"document","source":{"type":"content","content":[{"type":"text","text":"page one"},` + anthropicPNG + `]}}]}`, 54, "[document]\npage one\n[image]"},
 		{"anthropic pdf document", `{"role":"user","content":[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}}]}`, 0, "[document]"},
+		{"image with its count", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","media_tokens":321}]},{"type":"image","media_tokens":0}]}`, 321, "[image]\n[image]"},
 		{"genai inline image", `{"role":"user","parts":[{"inlineData":{"mimeType":"image/png","data":"AAAA"}}]}`, chitta.AnthropicMaxImageTokens, "[image]"},
 		{"langchaingo image_url", `{"role":"human","parts":[{"type":"image_url","image_url":{"url":"https://x/y.png"}}]}`, chitta.AnthropicMaxImageTokens, "[image]"},
 	}
@@ -186,6 +187,11 @@ func TestParseMessagesMediaTokens(t *testing.T) {
 	_, err := chitta.ParseMessages([]byte(`[{"role":"user","content":[{"type":"document","source":{"type":"text","data":7}}]}]`))
 	require.ErrorIs(t, err, chitta.ErrInvalidMessages)
 	assert.ErrorContains(t, err, "content[0].source.data")
+	for _, bad := range []string{`-1`, `1.5`, `"7"`} {
+		_, err = chitta.ParseMessages([]byte(`[{"role":"user","content":[{"type":"image","media_tokens":` + bad + `}]}]`))
+		require.ErrorIs(t, err, chitta.ErrInvalidMessages, bad)
+		assert.ErrorContains(t, err, "content[0].media_tokens", bad)
+	}
 }
 
 func TestCompactCountsMediaTokens(t *testing.T) {

@@ -226,6 +226,15 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // not, nor are tool_result and search_result blocks nested more than 16
 // deep in one another. A role is any non-empty string here; [Compact] decides whether it
 // has a weight.
+//
+// [Message.MediaTokens] is set for images: an Anthropic image block by
+// [AnthropicImageTokens] (or by its "media_tokens" member, a non-negative
+// integer, when it has one: a count its writer knows), an OpenAI
+// image_url or input_image part and a computer screenshot by
+// [OpenAIImageTokens], a genai or langchaingo image part (whose provider
+// is unknown) as [AnthropicMaxImageTokens]. An Anthropic document block
+// reads as "[document]", its title and context and the text of a text or
+// content source; a PDF is not estimated.
 func ParseMessages(data []byte) ([]Message, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
@@ -483,6 +492,9 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 			ToolName  json.RawMessage `json:"tool_name"`
 			ImageURL  json.RawMessage `json:"image_url"`
 			Detail    json.RawMessage `json:"detail"`
+			// An image block's tokens, when its writer knows them (not
+			// an Anthropic field: see ParseMessages).
+			MediaTokens json.RawMessage `json:"media_tokens"`
 		}
 		if err := json.Unmarshal(blk, &block); err != nil {
 			return &contentError{f, "invalid block"}
@@ -548,7 +560,16 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 			}
 		case "image":
 			addText(b, "[image]")
-			m.MediaTokens = addTokens(m.MediaTokens, anthropicImageTokens(block.Source))
+			n, ok := anthropicImageTokens(block.Source), true
+			if !isNull(block.MediaTokens) {
+				// The caller's own count (the typed adapters' masking
+				// writes it): a non-negative integer.
+				ok = json.Unmarshal(block.MediaTokens, &n) == nil && n >= 0
+			}
+			if !ok {
+				return &contentError{f + ".media_tokens", "want a non-negative integer"}
+			}
+			m.MediaTokens = addTokens(m.MediaTokens, n)
 		case "image_url", "input_image":
 			addText(b, "[image]")
 			m.MediaTokens = addTokens(m.MediaTokens, openAIImageTokens(block.ImageURL, block.Detail))
