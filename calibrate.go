@@ -218,12 +218,24 @@ func (c *CalibratedCounter) put(k uint64, n int) {
 // the first messages, may have fallen.) A message remembered at 0
 // tokens (a report too small to give every message of its call a token)
 // counts as not remembered: the next observation of it attributes it
-// anew. Identical messages in one call share one count. msgs is not
-// retained.
+// anew. Identical messages in one call share one count. The
+// [Message.MediaTokens] of msgs (each copy) are subtracted from
+// reportedInputTokens first, since Compact adds them to this counter's
+// text-only counts; an observation they leave no positive count is
+// ignored. msgs is not retained.
 func (c *CalibratedCounter) Observe(msgs []Message, reportedInputTokens int) {
 	const maxReport = 1 << 30 // no model reads a billion tokens in one call
 	if c == nil || reportedInputTokens <= 0 || reportedInputTokens > maxReport || len(msgs) == 0 {
 		return
+	}
+	// The counter models text: the media tokens Compact adds to each
+	// message are taken out of the report first (a report they exceed
+	// is not one the text can be learnt from).
+	for i := range msgs {
+		reportedInputTokens -= max(0, msgs[i].MediaTokens)
+		if reportedInputTokens <= 0 {
+			return
+		}
 	}
 	c.init()
 	items := make([]observed, 0, len(msgs))

@@ -74,7 +74,7 @@ func distinctConversation(seed uint64, n int) []chitta.Message {
 func totalTokens(tc chitta.TokenCounter, msgs []chitta.Message) int {
 	n := 0
 	for i := range msgs {
-		n += tc.CountTokens(msgs[i].Content)
+		n += tc.CountTokens(msgs[i].Content) + msgs[i].MediaTokens
 		if fc, ok := tc.(chitta.FramingCounter); ok {
 			n += fc.FramingTokens(&msgs[i])
 		}

@@ -532,6 +532,9 @@ type pass struct {
 // system and developer messages), checking that the count is valid and
 // that adding it to before does not overflow.
 func (o *resolved) measure(i int, m *Message, before int) (int, float64, error) {
+	if m.MediaTokens < 0 {
+		return 0, 0, &MessageError{Index: i, Field: "MediaTokens", Msg: fmt.Sprintf("%d, want >= 0", m.MediaTokens), Err: ErrInvalidTokenCount}
+	}
 	n := countMessage(o.tokens, m)
 	if n < 0 {
 		return 0, 0, &MessageError{Index: i, Field: "Content", Msg: fmt.Sprintf("token counter returned %d", n), Err: ErrInvalidTokenCount}

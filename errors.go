@@ -41,7 +41,8 @@ var (
 	ErrInvalidConversation = errors.New("chitta: invalid conversation")
 
 	// ErrInvalidTokenCount reports a [TokenCounter] that returned a negative
-	// count, or counts whose total overflows int.
+	// count, a negative [Message.MediaTokens], or counts whose total
+	// overflows int.
 	ErrInvalidTokenCount = errors.New("chitta: invalid token count")
 
 	// ErrDimensionMismatch reports a vector whose length differs from the

@@ -1018,8 +1018,10 @@ func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (in
 		return 0, false
 	}
 	if len(m.Raw) == 0 || mm.direct && len(mm.results) == 1 {
-		counted := *m // framing (role, linkage) is unchanged by masking
-		counted.Content = mm.texts[0]
+		// Framing (role, linkage) is unchanged by masking; the result's
+		// media are gone with it.
+		counted := *m
+		counted.Content, counted.MediaTokens = mm.texts[0], 0
 		return countMessage(tc, &counted), true
 	}
 	msg := mm.build(m, nil, nil)
@@ -1027,6 +1029,22 @@ func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (in
 		return 0, false
 	}
 	return countMessage(tc, &msg), true
+}
+
+// keptMedia returns the MediaTokens of a masked form of m whose rewritten
+// Raw holds media the parser counts as rewritten: m's MediaTokens less
+// those its own Raw holds, which the parser counts (what the rewrite may
+// have removed), plus rewritten. For a message ParseMessages read that is
+// rewritten (the typed adapters' synthetic Raw shows each image's count
+// too); a message whose MediaTokens its Raw does not show keeps them all,
+// erring on the safe side.
+func keptMedia(m *Message, rewritten int) int {
+	var pr parser
+	orig, err := pr.parse(-1, m.Raw)
+	if err != nil {
+		return m.MediaTokens
+	}
+	return addTokens(max(0, m.MediaTokens-orig.MediaTokens), rewritten)
 }
 
 // build returns the masked form of m: its Raw with each rewritten result's
@@ -1041,8 +1059,8 @@ func (mm *maskedMessage) build(m *Message, cache *MaskCache, counter any) Messag
 		return mm.msg
 	}
 	if mm.keyed && len(m.Raw) > 0 && cache != nil {
-		if raw, content, ok := cache.formBuilt(counter, mm.key); ok {
-			mm.msg = Message{Role: m.Role, Content: content, Raw: append(make(json.RawMessage, 0, len(raw)), raw...), ToolCallIDs: m.ToolCallIDs, ToolResultIDs: m.ToolResultIDs}
+		if raw, content, media, ok := cache.formBuilt(counter, mm.key); ok {
+			mm.msg = Message{Role: m.Role, Content: content, MediaTokens: media, Raw: append(make(json.RawMessage, 0, len(raw)), raw...), ToolCallIDs: m.ToolCallIDs, ToolResultIDs: m.ToolResultIDs}
 			mm.built = true
 			return mm.msg
 		}
@@ -1084,7 +1102,7 @@ func (mm *maskedMessage) build(m *Message, cache *MaskCache, counter any) Messag
 	}
 	if mm.direct && len(mm.results) == 1 {
 		out.Content = mm.texts[0]
-	} else if content, ok := chatContent(out.Raw); ok {
+	} else if content, ok := chatContent(out.Raw); ok && m.MediaTokens == 0 {
 		out.Content = content // as the parser reads it back (mask_content.go)
 	} else {
 		var pr parser
@@ -1092,11 +1110,14 @@ func (mm *maskedMessage) build(m *Message, cache *MaskCache, counter any) Messag
 		if err != nil {
 			return *m
 		}
-		out.Content = parsed.Content
+		out.Content, out.MediaTokens = parsed.Content, parsed.MediaTokens
+	}
+	if m.MediaTokens > 0 {
+		out.MediaTokens = keptMedia(m, out.MediaTokens)
 	}
 	mm.msg, mm.built = out, true
 	if mm.keyed && cache != nil {
-		cache.putFormBuilt(counter, mm.key, out.Raw, out.Content)
+		cache.putFormBuilt(counter, mm.key, out.Raw, out.Content, out.MediaTokens)
 	}
 	return out
 }

@@ -408,16 +408,21 @@ func (p *pass) info(o *resolved, i int) *msgInfo {
 }
 
 // contentTokens returns the tokens of m's Content alone under tc, given
-// n, countMessage(tc, m): n less m's framing, which is cheap to count,
+// n, countMessage(tc, m): n less m's framing, which is cheap to count, and
+// its MediaTokens,
 // rather than counting the Content again (a CachedTokenCounter would hash
 // it again). When n saturated, or the framing is negative (then n was
 // not a sum), it counts the Content.
 func contentTokens(tc TokenCounter, m *Message, n int) int {
 	fc, framed := tc.(FramingCounter)
-	if !framed {
+	if !framed && m.MediaTokens == 0 {
 		return n
 	}
-	if f := fc.FramingTokens(m); f >= 0 && f <= n && n < math.MaxInt {
+	f := m.MediaTokens
+	if framed {
+		f = addTokens(f, max(0, fc.FramingTokens(m)))
+	}
+	if f <= n && n < math.MaxInt {
 		return n - f
 	}
 	return tc.CountTokens(m.Content)

@@ -181,7 +181,7 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, blk jsonSpan, dep
 	if !it.ok() {
 		return false
 	}
-	typ, text, thinking, id, name, input, useID, content, title, source, url, refusal, toolName := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12]
+	typ, text, thinking, id, name, input, useID, content, title, source, url, refusal, toolName, context := v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13]
 	t, ok := optStringAt(raw, typ)
 	if !ok {
 		return false
@@ -232,7 +232,14 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, blk jsonSpan, dep
 		}
 	case "image", "image_url", "input_image":
 		addText(b, "[image]")
-	case "document", "file", "input_file":
+	case "document":
+		for _, f := range [...]jsonSpan{title, source, context} {
+			if f.end > 0 && !isNullAt(raw, f) {
+				return false // its title, context or text: left to the parser
+			}
+		}
+		addText(b, "[document]")
+	case "file", "input_file":
 		addText(b, "[document]")
 	case "input_audio":
 		addText(b, "[audio]")
@@ -267,7 +274,7 @@ func renderBlock(b *strings.Builder, linked *bool, raw []byte, blk jsonSpan, dep
 
 // blockFields are the members of a block that appendContent reads, in
 // the order renderBlock unpacks them.
-var blockFields = [...]string{"type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "title", "source", "url", "refusal", "tool_name"}
+var blockFields = [...]string{"type", "text", "thinking", "id", "name", "input", "tool_use_id", "content", "title", "source", "url", "refusal", "tool_name", "context"}
 
 // optStringAt is optString on the value at v: absent or null is "".
 func optStringAt(raw []byte, v jsonSpan) (string, bool) {

@@ -19,10 +19,11 @@ type formSlot struct {
 }
 
 // builtForm is a rewritten message as a MaskCache keeps it: its own copy
-// of the Raw, and the Content.
+// of the Raw, the Content and the MediaTokens.
 type builtForm struct {
 	raw     []byte
 	content string
+	media   int
 }
 
 // counterID returns what identifies the token counter tc of a call among
@@ -78,24 +79,24 @@ func (c *MaskCache) putFormTokens(id any, k formKey, n int) {
 }
 
 // formBuilt returns the rewritten Raw (the cache's own: the caller copies
-// it) and Content stored for form k under counter id.
-func (c *MaskCache) formBuilt(id any, k formKey) ([]byte, string, bool) {
+// it), Content and MediaTokens stored for form k under counter id.
+func (c *MaskCache) formBuilt(id any, k formKey) ([]byte, string, int, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if id != c.counter {
-		return nil, "", false
+		return nil, "", 0, false
 	}
 	s, ok := c.forms[k]
 	if !ok || s.built == nil {
-		return nil, "", false
+		return nil, "", 0, false
 	}
 	c.stats.Built++
-	return s.built.raw, s.built.content, true
+	return s.built.raw, s.built.content, s.built.media, true
 }
 
-// putFormBuilt stores a copy of raw and content as the rewritten message of
-// form k under counter id, whose token count is stored already.
-func (c *MaskCache) putFormBuilt(id any, k formKey, raw []byte, content string) {
+// putFormBuilt stores a copy of raw, content and media as the rewritten
+// message of form k under counter id, whose token count is stored already.
+func (c *MaskCache) putFormBuilt(id any, k formKey, raw []byte, content string, media int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if id != c.counter {
@@ -105,7 +106,7 @@ func (c *MaskCache) putFormBuilt(id any, k formKey, raw []byte, content string) 
 	if !ok {
 		return
 	}
-	s.built = &builtForm{append(make([]byte, 0, len(raw)), raw...), content}
+	s.built = &builtForm{append(make([]byte, 0, len(raw)), raw...), content, media}
 	c.forms[k] = s
 }
 
@@ -181,7 +182,11 @@ func (p *pass) prepareForm(o *resolved, i int, mm *maskedMessage) (int, bool) {
 			r.list(p.scratch, c.values)
 		}
 	}
-	key := formKey{p.scratch.infos[i].key, formHash(mm)}
+	form := formHash(mm)
+	if m.MediaTokens != 0 { // kept by a form whose Raw does not show them (keptMedia)
+		form = mix64(form ^ uint64(m.MediaTokens))
+	}
+	key := formKey{p.scratch.infos[i].key, form}
 	if n, ok := c.cache.formTokens(c.counter, key); ok {
 		mm.texts, mm.built = nil, false // written by build
 		mm.key, mm.keyed = key, true

@@ -91,7 +91,7 @@ func checkMasked(t *testing.T, in []chitta.Message, res *chitta.Result) {
 			assert.Equal(t, want.ToolCallIDs, back[k].ToolCallIDs, "message %d", i)
 			assert.Equal(t, want.ToolResultIDs, back[k].ToolResultIDs, "message %d", i)
 		}
-		assert.Equal(t, res.Scores[i].Tokens, words.CountTokens(got.Content), "message %d", i)
+		assert.Equal(t, res.Scores[i].Tokens, words.CountTokens(got.Content)+got.MediaTokens, "message %d", i)
 		if !res.Scores[i].Masked {
 			assert.Equal(t, string(want.Raw), string(got.Raw), "unmasked message %d is verbatim", i)
 			assert.Equal(t, want.Content, got.Content)

@@ -51,6 +51,16 @@ type Message struct {
 	Role    Role   // who speaks: a Role constant, or a role Options.RoleWeights weighs
 	Content string // the text chitta scores, embeds and counts (see above)
 
+	// MediaTokens are the tokens the message's non-text parts (images)
+	// cost as the provider bills them, beyond Content's count; 0 means
+	// none. [Compact] adds them to the message's count (budgets,
+	// Stats, TurnScore.Tokens) but never passes them to the TokenCounter
+	// nor embeds them; a masked message counts the media its rewritten
+	// Raw still holds (none when its text was the masked result's).
+	// [ParseMessages] sets them for images (see [AnthropicImageTokens]
+	// and [OpenAIImageTokens]); a negative value is rejected by Compact.
+	MediaTokens int
+
 	// ToolCallIDs are the IDs of the tool calls this message issues
 	// (OpenAI tool_calls[].id, Anthropic tool_use.id).
 	ToolCallIDs []string
@@ -75,7 +85,9 @@ type Message struct {
 // reads back as "", an empty ID in ToolCallIDs or ToolResultIDs is
 // dropped, and invalid UTF-8 in Content or an ID reads back as U+FFFD
 // (encoding/json replaces it when encoding); an empty slice reads back as
-// nil. A message whose Role is empty encodes, but does not parse.
+// nil, and MediaTokens is not written (a message without Raw holds no
+// media to send; ParseMessages reads it back as 0). A message whose Role
+// is empty encodes, but does not parse.
 func (m Message) MarshalJSON() ([]byte, error) {
 	if raw, err := m.original(); raw != nil || err != nil {
 		return raw, err
@@ -214,6 +226,15 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // not, nor are tool_result and search_result blocks nested more than 16
 // deep in one another. A role is any non-empty string here; [Compact] decides whether it
 // has a weight.
+//
+// [Message.MediaTokens] is set for images: an Anthropic image block by
+// [AnthropicImageTokens] (or by its "media_tokens" member, a non-negative
+// integer, when it has one: a count its writer knows), an OpenAI
+// image_url or input_image part and a computer screenshot by
+// [OpenAIImageTokens], a genai or langchaingo image part (whose provider
+// is unknown) as [AnthropicMaxImageTokens]. An Anthropic document block
+// reads as "[document]", its title and context and the text of a text or
+// content source; a PDF is not estimated.
 func ParseMessages(data []byte) ([]Message, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
@@ -469,6 +490,11 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 			URL       json.RawMessage `json:"url"`
 			Refusal   json.RawMessage `json:"refusal"`
 			ToolName  json.RawMessage `json:"tool_name"`
+			ImageURL  json.RawMessage `json:"image_url"`
+			Detail    json.RawMessage `json:"detail"`
+			// An image block's tokens, when its writer knows them (not
+			// an Anthropic field: see ParseMessages).
+			MediaTokens json.RawMessage `json:"media_tokens"`
 		}
 		if err := json.Unmarshal(blk, &block); err != nil {
 			return &contentError{f, "invalid block"}
@@ -532,9 +558,26 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 			if err := appendContent(b, m, block.Content, f+".content", depth+1); err != nil {
 				return err
 			}
-		case "image", "image_url", "input_image":
+		case "image":
 			addText(b, "[image]")
-		case "document", "file", "input_file":
+			n, ok := anthropicImageTokens(block.Source), true
+			if !isNull(block.MediaTokens) {
+				// The caller's own count (the typed adapters' masking
+				// writes it): a non-negative integer.
+				ok = json.Unmarshal(block.MediaTokens, &n) == nil && n >= 0
+			}
+			if !ok {
+				return &contentError{f + ".media_tokens", "want a non-negative integer"}
+			}
+			m.MediaTokens = addTokens(m.MediaTokens, n)
+		case "image_url", "input_image":
+			addText(b, "[image]")
+			m.MediaTokens = addTokens(m.MediaTokens, openAIImageTokens(block.ImageURL, block.Detail))
+		case "document":
+			if err := appendDocument(b, m, blk, f, depth); err != nil {
+				return err
+			}
+		case "file", "input_file":
 			addText(b, "[document]")
 		case "input_audio":
 			addText(b, "[audio]")

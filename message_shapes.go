@@ -306,11 +306,14 @@ func isBareReference(raw json.RawMessage) bool {
 func appendOutput(b *strings.Builder, m *Message, raw json.RawMessage) *contentError {
 	if isObject(raw) {
 		var o struct {
-			Type json.RawMessage `json:"type"`
+			Type     json.RawMessage `json:"type"`
+			ImageURL json.RawMessage `json:"image_url"`
+			Detail   json.RawMessage `json:"detail"`
 		}
 		if json.Unmarshal(raw, &o) == nil {
 			if t, _ := optString(o.Type); t == "computer_screenshot" || t == "input_image" {
 				addText(b, "[image]")
+				m.MediaTokens = addTokens(m.MediaTokens, openAIImageTokens(o.ImageURL, o.Detail))
 				return nil
 			}
 		}
@@ -502,8 +505,12 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 			}
 		case typ == "image_url":
 			addText(&b, "[image]")
+			m.MediaTokens = addTokens(m.MediaTokens, AnthropicMaxImageTokens) // the provider is unknown
 		case typ == "binary" || !isNull(pt.InlineData) || !isNull(pt.FileData):
 			addText(&b, mediaText(part))
+			if mediaText(part) == "[image]" {
+				m.MediaTokens = addTokens(m.MediaTokens, AnthropicMaxImageTokens)
+			}
 		case !isNull(pt.ExecutableCode) || !isNull(pt.CodeExecutionResult):
 			addText(&b, compactJSON(part))
 		case !isNull(pt.Text):

@@ -79,6 +79,11 @@ func randomConversation(r *rand.Rand) []chitta.Message {
 			msgs = append(msgs, msg([]chitta.Role{chitta.RoleUser, chitta.RoleAssistant}[r.IntN(2)], say()))
 		}
 	}
+	for i := range msgs {
+		if r.IntN(6) == 0 { // an image or two, as the provider bills them
+			msgs[i].MediaTokens = 1 + r.IntN(2*chitta.AnthropicMaxImageTokens)
+		}
+	}
 	return msgs
 }
 
@@ -147,6 +152,7 @@ func checkInvariants(t *testing.T, msgs []chitta.Message, res *chitta.Result) {
 		require.Equal(t, kept[i], s.Kept)
 		require.False(t, math.IsNaN(s.Score))
 		before += s.Tokens
+		require.GreaterOrEqual(t, s.Tokens, msgs[i].MediaTokens, "a message counts its media")
 		if s.Kept {
 			after += s.Tokens
 		}

@@ -189,22 +189,32 @@ type FramingCounter interface {
 }
 
 // countMessage returns the tokens of m under tc: its Content, plus its
-// framing when tc is a FramingCounter. A negative part makes the result
-// negative; the sum saturates at math.MaxInt.
+// framing when tc is a FramingCounter, plus its MediaTokens. A negative
+// part makes the result negative; the sum saturates at math.MaxInt.
 func countMessage(tc TokenCounter, m *Message) int {
 	n := tc.CountTokens(m.Content)
-	fc, ok := tc.(FramingCounter)
-	if !ok || n < 0 {
+	if n < 0 {
 		return n
 	}
-	f := fc.FramingTokens(m)
-	if f < 0 {
-		return f
+	if fc, ok := tc.(FramingCounter); ok {
+		f := fc.FramingTokens(m)
+		if f < 0 {
+			return f
+		}
+		n = addTokens(n, f)
 	}
-	if f > math.MaxInt-n {
+	if m.MediaTokens < 0 {
+		return m.MediaTokens
+	}
+	return addTokens(n, m.MediaTokens)
+}
+
+// addTokens returns a + b for counts a, b >= 0, saturating at math.MaxInt.
+func addTokens(a, b int) int {
+	if b > math.MaxInt-a {
 		return math.MaxInt
 	}
-	return n + f
+	return a + b
 }
 
 // FramingTokens returns the wrapped counter's framing of m when it is a

@@ -6,8 +6,12 @@
 // web_search_tool_result blocks (each result's title and URL, or the error
 // code) and tool_reference blocks (the name of the tool a tool search
 // loads), as chitta.ParseMessages reads them, and a server tool search's
-// tool_search_tool_result (the names of the tools it loads); images and documents count as
-// "[image]" and "[document]"; any other block (other server tool results,
+// tool_search_tool_result (the names of the tools it loads); an image
+// counts as "[image]" plus what Anthropic bills for it in
+// chitta.Message.MediaTokens (chitta.AnthropicImageTokens of a base64
+// source's size, chitta.AnthropicMaxImageTokens for a URL or file), a
+// document as "[document]", its title and context and the text of a text
+// or content source (a PDF is not estimated); any other block (other server tool results,
 // block types newer than this adapter) is scored by its JSON. A tool_use block and the tool_result blocks answering
 // it (by ID), and a server_tool_use block and its result, are kept or
 // dropped together.
@@ -244,6 +248,42 @@ func onlyTextResult(blocks []anthropic.ContentBlockParamUnion) (id, text string,
 	return r.ToolUseID, r.Content[0].OfText.Text, true
 }
 
+// addImage adds an image block: the piece "[image]" and what Anthropic
+// bills for it (chitta.AnthropicImageTokens of a base64 source's size;
+// chitta.AnthropicMaxImageTokens for a URL or file source), as
+// chitta.ParseMessages counts it.
+func addImage(b *adaptkit.Builder, img *anthropic.ImageBlockParam) {
+	if s := img.Source.OfBase64; s != nil {
+		b.Image(chitta.AnthropicBase64ImageTokens(s.Data))
+	} else {
+		b.Image(chitta.AnthropicMaxImageTokens)
+	}
+}
+
+// addDocument adds a document block as chitta.ParseMessages reads it:
+// "[document]", its title and context, and the text of a text or content
+// source (a content source's images as addImage adds them); a PDF adds
+// nothing more (its pages are not estimated).
+func addDocument(b *adaptkit.Builder, d *anthropic.DocumentBlockParam) {
+	b.Add("[document]")
+	b.Add(d.Title.Value)
+	b.Add(d.Context.Value)
+	switch s := &d.Source; {
+	case s.OfText != nil:
+		b.Add(s.OfText.Data)
+	case s.OfContent != nil:
+		b.Add(s.OfContent.Content.OfString.Value)
+		for _, c := range s.OfContent.Content.OfContentBlockSourceContent {
+			switch {
+			case c.OfText != nil:
+				b.Add(c.OfText.Text)
+			case c.OfImage != nil:
+				addImage(b, c.OfImage)
+			}
+		}
+	}
+}
+
 func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 	for i := range blocks {
 		blk := &blocks[i]
@@ -265,9 +305,9 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 				case c.OfText != nil:
 					b.Add(c.OfText.Text)
 				case c.OfImage != nil:
-					b.Add("[image]")
+					addImage(b, c.OfImage)
 				case c.OfDocument != nil:
-					b.Add("[document]")
+					addDocument(b, c.OfDocument)
 				case c.OfSearchResult != nil:
 					addSearchResult(b, c.OfSearchResult)
 				case c.OfToolReference != nil:
@@ -281,9 +321,9 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 			b.ServerCallID(blk.OfServerToolUse.ID)
 			b.AddCallJSON(string(blk.OfServerToolUse.Name), blk.OfServerToolUse.Input)
 		case blk.OfImage != nil:
-			b.Add("[image]")
+			addImage(b, blk.OfImage)
 		case blk.OfDocument != nil:
-			b.Add("[document]")
+			addDocument(b, blk.OfDocument)
 		case blk.OfSearchResult != nil:
 			addSearchResult(b, blk.OfSearchResult)
 		case len(serverReferences(blk.OfToolSearchToolResult)) > 0:

@@ -6,7 +6,11 @@
 //
 // Text for scoring comes from every part: text and refusals, tool call
 // names and arguments, tool outputs, reasoning summaries; images, audio and
-// files count as "[image]" or "[document]"; anything the adapter does not
+// files count as "[image]" or "[document]", and an image also carries what
+// OpenAI bills for it in chitta.Message.MediaTokens
+// (chitta.OpenAIImageURLTokens: a data URL's size by the tile rule, the
+// rule's maximum for another URL or a file ID), as chitta.ParseMessages
+// counts it; anything the adapter does not
 // read itself is scored by its JSON. Units stay intact by the SDK's own
 // linkage: tool_calls[].id and tool_call_id in chat; call_id between a
 // *_call item and its *_call_output in Responses, where a reasoning item is
@@ -88,7 +92,7 @@ func buildChat(b *adaptkit.Builder, msgs []openai.ChatCompletionMessageParamUnio
 				case p.OfText != nil:
 					b.Add(p.OfText.Text)
 				case p.OfImageURL != nil:
-					b.Add("[image]")
+					b.Image(chitta.OpenAIImageURLTokens(p.OfImageURL.ImageURL.URL, p.OfImageURL.ImageURL.Detail))
 				case p.OfInputAudio != nil:
 					b.Add("[audio]")
 				case p.OfFile != nil:

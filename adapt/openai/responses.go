@@ -104,7 +104,7 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 				case p.OfInputText != nil:
 					b.Add(p.OfInputText.Text)
 				case p.OfInputImage != nil:
-					b.Add("[image]")
+					b.Image(chitta.OpenAIImageURLTokens(p.OfInputImage.ImageURL.Value, string(p.OfInputImage.Detail)))
 				case p.OfInputFile != nil:
 					b.Add("[document]")
 				default:
@@ -282,7 +282,7 @@ func addInputContent(b *adaptkit.Builder, parts responses.ResponseInputMessageCo
 		case p.OfInputText != nil:
 			b.Add(p.OfInputText.Text)
 		case p.OfInputImage != nil:
-			b.Add("[image]")
+			b.Image(chitta.OpenAIImageURLTokens(p.OfInputImage.ImageURL.Value, string(p.OfInputImage.Detail)))
 		case p.OfInputFile != nil:
 			b.Add("[document]")
 		default:

@@ -367,6 +367,26 @@ func (b *Builder) Add(s string) {
 	b.add(s)
 }
 
+// Image appends the piece "[image]" for an image that the provider bills
+// n tokens for, and adds n (when positive) to the current message's
+// [chitta.Message.MediaTokens]. In mask mode the synthetic Raw writes it
+// as {"type":"image","media_tokens":N}, which chitta reads back as the
+// same piece and count, so that a masked message counts the images its
+// rewritten Raw still holds (one in a masked result is gone with it).
+func (b *Builder) Image(n int) {
+	k := 0
+	if b.mk != nil {
+		k = len(b.mk.pieces)
+	}
+	b.Add("[image]")
+	if b.mk != nil && len(b.mk.pieces) > k {
+		b.mk.pieces[k].kind, b.mk.pieces[k].media = pieceImage, max(0, n)
+	}
+	if m := &b.out[b.next]; n > 0 {
+		m.MediaTokens += n
+	}
+}
+
 // AddReference appends name, the tool that a tool_reference block (an
 // Anthropic tool search's result) loads, as a piece, like Add; in mask
 // mode the synthetic Raw writes it as that block inside its tool result

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/chitta-go/chitta"
@@ -87,7 +88,8 @@ const (
 	pieceCallName              // id, a: name (names a call, adds no text)
 	pieceOpen                  // id: a result's call
 	pieceClose
-	pieceRef // a: the tool a tool_reference block loads (AddReference)
+	pieceRef   // a: the tool a tool_reference block loads (AddReference)
+	pieceImage // media: the image's tokens (Image)
 )
 
 // piece is one piece of the current message, as its Raw block shows it.
@@ -97,6 +99,7 @@ type piece struct {
 	kind     uint8
 	a, b, id string
 	from, to int // buf[from:to] is the text (pieceText) or b (else) when to > from
+	media    int // pieceImage: its MediaTokens
 }
 
 // maskBuilders are the pooled Builders of mask mode, apart from the
@@ -315,6 +318,8 @@ func (mk *maskBuild) full(b *Builder, i int, r chitta.Role) {
 		case pieceText, pieceRef: // a reference outside a result: text
 			raw = append(raw, `{"type":"text","text":`...)
 			raw = append(mk.appendText(raw, b, p), '}')
+		case pieceImage:
+			raw = appendImage(raw, p)
 		case pieceCall:
 			raw = append(mk.appendUse(raw, p.id, p.a, mk.serverCall(b, p.id)), `,"input":`...)
 			raw = append(appendString(raw, second(p)), '}')
@@ -326,11 +331,11 @@ func (mk *maskBuild) full(b *Builder, i int, r chitta.Role) {
 				end++
 			}
 			var inner []*piece
-			refs := false
+			blocks := false // a piece only a block shows: the content is blocks
 			for q := k + 1; q < end; q++ {
 				switch mk.pieces[q].kind {
-				case pieceRef:
-					refs = true
+				case pieceRef, pieceImage:
+					blocks = true
 					fallthrough
 				case pieceText, pieceCall:
 					inner = append(inner, &mk.pieces[q])
@@ -339,13 +344,17 @@ func (mk *maskBuild) full(b *Builder, i int, r chitta.Role) {
 			switch {
 			case len(inner) == 0:
 				raw = append(raw, `""`...)
-			case len(inner) == 1 && !refs:
+			case len(inner) == 1 && !blocks:
 				raw = mk.appendText(raw, b, inner[0])
 			default:
 				raw = append(raw, '[')
 				for q, ip := range inner {
 					if q > 0 {
 						raw = append(raw, ',')
+					}
+					if ip.kind == pieceImage {
+						raw = appendImage(raw, ip)
+						continue
 					}
 					if ip.kind == pieceRef {
 						// chitta's tool-search rule reads the block
@@ -364,6 +373,16 @@ func (mk *maskBuild) full(b *Builder, i int, r chitta.Role) {
 	}
 	mk.raw = raw
 	mk.endRaw(i, start, true)
+}
+
+// appendImage appends the block of image piece p,
+// {"type":"image","media_tokens":N}, which chitta reads back as the piece
+// "[image]" costing N media tokens: a masked message then counts the
+// images its rewritten Raw still holds, as the adapter counts the
+// rewritten value.
+func appendImage(dst []byte, p *piece) []byte {
+	dst = append(dst, `{"type":"image","media_tokens":`...)
+	return append(strconv.AppendInt(dst, int64(p.media), 10), '}')
 }
 
 // appendText appends the text of p as a JSON string: a text piece's text,

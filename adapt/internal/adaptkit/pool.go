@@ -104,6 +104,9 @@ func (b *Builder) reuse(n int) {
 		lastResults: b.lastResults,
 	}
 	b.memo.turn()
+	for i := range b.out {
+		b.out[i].MediaTokens = 0 // set by Media only (not a pointer: no write barrier)
+	}
 	if b.lastCalls > 0 {
 		b.calls.all = make([]string, 0, b.lastCalls+b.lastCalls/8+8)
 	}

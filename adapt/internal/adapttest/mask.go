@@ -17,12 +17,12 @@ import (
 
 // Count is how the mask checks count a message: the tokens of its Content
 // under tc (EstimateTokens when nil) plus its framing when tc is a
-// chitta.FramingCounter, as chitta counts a message.
+// chitta.FramingCounter, plus its MediaTokens, as chitta counts a message.
 func Count(tc chitta.TokenCounter, m *chitta.Message) int {
 	if tc == nil {
-		return chitta.EstimateTokens(m.Content)
+		return chitta.EstimateTokens(m.Content) + m.MediaTokens
 	}
-	n := tc.CountTokens(m.Content)
+	n := tc.CountTokens(m.Content) + m.MediaTokens
 	if fc, ok := tc.(chitta.FramingCounter); ok {
 		n += fc.FramingTokens(m)
 	}
