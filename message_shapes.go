@@ -82,6 +82,7 @@ type responsesItem struct {
 	Results           json.RawMessage `json:"results"`   // file_search_call's hits
 	Result            json.RawMessage `json:"result"`    // program_output's output
 	Error             json.RawMessage `json:"error"`     // mcp_call's failure
+	Tools             json.RawMessage `json:"tools"`     // tool_search_output's loaded definitions
 	Summary           json.RawMessage `json:"summary"`
 	Content           json.RawMessage `json:"content"`
 }
@@ -170,6 +171,29 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 			m.ToolResultIDs = append(m.ToolResultIDs, reqID)
 		}
 		addText(&b, compactJSON(raw))
+	case typ == "tool_search_output":
+		// The tools a tool search loaded: their names (the loads of the
+		// tool-search rule, deferred.go), then their definitions, which the
+		// model is sent, as adapt/openai reads the item.
+		m.Role = RoleTool
+		if callID == "" {
+			callID = id
+		}
+		if callID != "" {
+			m.ToolResultIDs = append(m.ToolResultIDs, callID)
+		}
+		var tools []json.RawMessage
+		if !isNull(it.Tools) && json.Unmarshal(it.Tools, &tools) != nil {
+			return fail("tools", "want an array of tool definitions (item type \"tool_search_output\")")
+		}
+		if len(tools) > 0 {
+			for _, n := range toolReferences(raw) {
+				addText(&b, n)
+			}
+		}
+		for _, t := range tools {
+			addText(&b, compactJSON(t))
+		}
 	case strings.HasSuffix(typ, "_output"):
 		m.Role = RoleTool
 		if callID == "" {
