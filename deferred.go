@@ -132,23 +132,50 @@ func contentReferences(b []byte, at int, out []string) []string {
 		if content.end == 0 {
 			continue
 		}
-		refs := jsonSpan{}
 		switch t, _ := stringAt(b, typ); {
 		case t == "tool_result" && b[content.start] == '[':
-			refs = content
-		case t == "tool_search_tool_result" && b[content.start] == '{':
-			refs, _, _ = memberPair(b, content.start, "tool_references", "")
+			out = referenceNames(b, content.start, out)
+		case t == "tool_search_tool_result":
+			out = searchResultNames(b, content, out)
 		}
-		if refs.end == 0 || b[refs.start] != '[' {
-			continue // not a result, or one with string content
-		}
-		for in := newElements(b, refs.start); in.next(); {
-			typ, name, end := memberPair(b, in.start(), "type", "tool_name")
-			in.setEnd(end)
-			if t, _ := stringAt(b, typ); t == "tool_reference" {
-				if n, _ := stringAt(b, name); n != "" {
-					out = append(out, n)
-				}
+	}
+	return out
+}
+
+// serverToolSearchNames returns the names that blk, a content block of
+// type typ, loads when it is a server tool search's
+// tool_search_tool_result (its content's tool_references); nil for an
+// error result or another block.
+func serverToolSearchNames(typ string, blk json.RawMessage) []string {
+	if typ != "tool_search_tool_result" {
+		return nil
+	}
+	b := []byte(blk)
+	content, _, _ := memberPair(b, skipSpace(b, 0), "content", "")
+	return searchResultNames(b, content, nil)
+}
+
+// searchResultNames appends to out the names of the tool_references of
+// content, a tool_search_tool_result's content (absent: none).
+func searchResultNames(b []byte, content jsonSpan, out []string) []string {
+	if content.end == 0 || b[content.start] != '{' {
+		return out
+	}
+	if refs, _, _ := memberPair(b, content.start, "tool_references", ""); refs.end > 0 && b[refs.start] == '[' {
+		out = referenceNames(b, refs.start, out)
+	}
+	return out
+}
+
+// referenceNames appends to out the tool_name of each tool_reference
+// block of the array at b[at].
+func referenceNames(b []byte, at int, out []string) []string {
+	for in := newElements(b, at); in.next(); {
+		typ, name, end := memberPair(b, in.start(), "type", "tool_name")
+		in.setEnd(end)
+		if t, _ := stringAt(b, typ); t == "tool_reference" {
+			if n, _ := stringAt(b, name); n != "" {
+				out = append(out, n)
 			}
 		}
 	}

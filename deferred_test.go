@@ -405,3 +405,29 @@ func TestParseToolSearchOutput(t *testing.T) {
 		assert.Contains(t, me.Msg, "want an array", tools)
 	}
 }
+
+// TestParseServerToolSearchResult: ParseMessages reads a server tool
+// search's tool_search_tool_result as the names of the tools it loads, as
+// adapt/anthropic does (on main: its JSON), and an error result as its
+// JSON; both carry the server_tool_use's ID.
+func TestParseServerToolSearchResult(t *testing.T) {
+	t.Parallel()
+	errResult := `{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"tool_search_tool_result_error","error_code":"unavailable"}}`
+	tests := []struct {
+		name, msg, text string
+	}{
+		{"loads", serverSearch, "tool_search_tool_regex {\"query\":\"task\"}\nTaskUpdate\nFound the tracker tool."},
+		{"an error", `{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"tool_search_tool_regex","input":{"query":"x"}},` + errResult + `]}`,
+			"tool_search_tool_regex {\"query\":\"x\"}\n" + errResult},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			msgs, err := chitta.ParseMessages([]byte("[" + deferredPrompt + "," + tt.msg + "]"))
+			require.NoError(t, err)
+			assert.Equal(t, tt.text, msgs[1].Content)
+			assert.Equal(t, []string{"srvtoolu_1"}, msgs[1].ToolCallIDs)
+			assert.Equal(t, []string{"srvtoolu_1"}, msgs[1].ToolResultIDs)
+		})
+	}
+}

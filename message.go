@@ -563,7 +563,13 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 				if id != "" {
 					m.ToolResultIDs = append(m.ToolResultIDs, id)
 				}
-				addText(b, compactJSON(blk))
+				if names := serverToolSearchNames(typ, blk); len(names) > 0 {
+					for _, n := range names { // the tools a server tool search loads, as adapt/anthropic reads them
+						addText(b, n)
+					}
+				} else {
+					addText(b, compactJSON(blk))
+				}
 			} else if !isNull(block.Text) {
 				s, ok := optString(block.Text)
 				if !ok {

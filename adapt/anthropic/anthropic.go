@@ -5,8 +5,8 @@
 // blocks (title, source and text, in a message or in a tool_result) and
 // web_search_tool_result blocks (each result's title and URL, or the error
 // code) and tool_reference blocks (the name of the tool a tool search
-// loads), as chitta.ParseMessages reads them, and a server tool search's
-// tool_search_tool_result (the names of the tools it loads); images and documents count as
+// loads) and a server tool search's tool_search_tool_result (the names
+// of the tools it loads), as chitta.ParseMessages reads them; images and documents count as
 // "[image]" and "[document]"; any other block (other server tool results,
 // block types newer than this adapter) is scored by its JSON. A tool_use block and the tool_result blocks answering
 // it (by ID), and a server_tool_use block and its result, are kept or

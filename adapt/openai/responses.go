@@ -39,7 +39,8 @@ import (
 // blocks; the items concerned get a few bytes of synthetic Raw naming the
 // tools, which the rule reads (see adapt/anthropic's Tool search). Loaded
 // MCP servers and built-in tools are not followed. chitta.Compact on the
-// items' JSON (chitta.ParseMessages) does not apply the rule to them. An item with
+// items' JSON (chitta.ParseMessages) applies the same rule and reads a
+// tool_search_output as the same text. An item with
 // no variant set, or whose JSON cannot be read, is an error naming its
 // index.
 func ResponsesMessages(items []responses.ResponseInputItemUnionParam) ([]chitta.Message, error) {

@@ -126,3 +126,46 @@ func TestResponsesToolSearchMaskedLoader(t *testing.T) {
 	}
 	adapttest.Paired(t, conv)
 }
+
+// TestResponsesToolSearchParity: on Responses items that load tools by
+// tool search, CompactResponses keeps (and masks) the same items as
+// chitta.Compact keeps of the items' JSON, and ResponsesMessages reads
+// them as chitta.ParseMessages does. On main chitta.Compact on the JSON
+// did not apply the tool-search rule to them and read a
+// tool_search_output as empty text.
+func TestResponsesToolSearchParity(t *testing.T) {
+	t.Parallel()
+	taskCall := responses.ResponseInputItemParamOfFunctionCall(`{"taskId":"3"}`, "t1", "TaskUpdate")
+	nsCall := responses.ResponseInputItemParamOfFunctionCall(`{"taskId":"3"}`, "t1", "TaskUpdate")
+	nsCall.OfFunctionCall.Namespace = openai.String("crm")
+	namespace := responses.ResponseToolSearchOutputItemParamToolUnion{OfNamespace: &responses.ToolSearchOutputNamespaceToolParam{Name: "crm", Description: "CRM",
+		Tools: []responses.ToolSearchOutputNamespaceToolToolUnionParam{{OfFunction: &responses.ToolSearchOutputNamespaceToolToolFunctionParam{Name: "TaskUpdate"}}}}}
+	long := func() []responses.ResponseInputItemUnionParam {
+		tools := []responses.ResponseToolSearchOutputItemParamToolUnion{functionTool("TaskUpdate")}
+		for k := range 30 {
+			tools = append(tools, functionTool(fmt.Sprintf("Tool%d", k)))
+		}
+		in := searchRun(tools[0], taskCall)
+		in[2].OfToolSearchOutput.Tools = tools
+		var steps []responses.ResponseInputItemUnionParam
+		for k := range 6 {
+			id := fmt.Sprintf("b%d", k)
+			steps = append(steps, responses.ResponseInputItemParamOfFunctionCall(`{"command":"go test ./..."}`, id, "Bash"), output(id, strings.Repeat("ok fine ", 30)))
+		}
+		return append(in[:3], append(steps, in[5:]...)...)
+	}
+	for name, in := range map[string][]responses.ResponseInputItemUnionParam{
+		"a function":                searchRun(functionTool("TaskUpdate"), taskCall),
+		"a function in a namespace": searchRun(namespace, nsCall),
+		"a custom tool": searchRun(responses.ResponseToolSearchOutputItemParamToolUnion{OfCustom: &responses.CustomToolParam{Name: "apply_patch"}},
+			responses.ResponseInputItemParamOfCustomToolCall("t1", "*** patch", "apply_patch")),
+		"another tool loaded":      searchRun(functionTool("WebFetch"), taskCall),
+		"many tools, many results": long(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			adapttest.MatchesParse(t, in, adapter.ResponsesMessages)
+			adapttest.SameKept(t, in, adapter.CompactResponses)
+		})
+	}
+}
