@@ -48,16 +48,18 @@ func (p *pass) references() map[int][]string {
 }
 
 // mayLoad reports whether message m may load tools: a message with tool
-// results whose Raw holds `_reference"` (the type of a tool_reference
-// block, in a tool_result or a tool_search_tool_result), or a tool
-// message (a Responses output item) whose Raw holds `_search_output"`.
-// The needles start with '_', rarer in JSON than '"', so the scan runs at
-// several GB/s; a message of another role is scanned once at most.
+// results or of the tool role whose Raw holds `_reference"` (the type of
+// a tool_reference block, in a tool_result or a tool_search_tool_result,
+// or in the Raw an adapter writes, see adapt/internal/adaptkit), or a
+// tool message (a Responses output item, which may carry no ID) whose Raw
+// holds `_search_output"`. The needles start with '_', rarer in JSON than
+// '"', so the scan runs at several GB/s; only a tool message may be
+// scanned twice.
 func mayLoad(m *Message) bool {
-	if len(m.Raw) == 0 {
+	if len(m.Raw) == 0 || len(m.ToolResultIDs) == 0 && m.Role != RoleTool {
 		return false
 	}
-	if len(m.ToolResultIDs) > 0 && bytes.Contains(m.Raw, []byte(`_reference"`)) {
+	if bytes.Contains(m.Raw, []byte(`_reference"`)) {
 		return true
 	}
 	return m.Role == RoleTool && bytes.Contains(m.Raw, []byte(`_search_output"`))

@@ -268,6 +268,16 @@ func responsesSearchRun(loaded, call, output string) []string {
 	}
 }
 
+// noCallIDs removes the call_id of the tool search items of run.
+func noCallIDs(run []string) []string {
+	for i, m := range run {
+		if strings.Contains(m, `"type":"tool_search_`) {
+			run[i] = strings.Replace(m, `"call_id":"s1",`, "", 1)
+		}
+	}
+	return run
+}
+
 const (
 	responsesTaskCall   = `{"type":"function_call","call_id":"t1","name":"TaskUpdate","arguments":"{\"taskId\":\"3\"}"}`
 	responsesTaskResult = `{"type":"function_call_output","call_id":"t1","output":"Updated task #3 status"}`
@@ -297,6 +307,10 @@ func TestCompactKeepsToolLoaderShapes(t *testing.T) {
 		{"Responses custom tool", responsesSearchRun(`{"type":"custom","name":"apply_patch"}`,
 			`{"type":"custom_tool_call","call_id":"t1","name":"apply_patch","input":"*** patch"}`, `{"type":"custom_tool_call_output","call_id":"t1","output":"patched"}`), []int{0, 1, 2, 5, 6}},
 		{"Responses output loading another tool", responsesSearchRun(`{"type":"function","name":"WebFetch"}`, responsesTaskCall, responsesTaskResult), []int{0, 5, 6}},
+		// A server-executed search may come without call_id nor id: the
+		// output pairs with nothing (Validate rejects it, a tool message
+		// naming no call) and is kept alone.
+		{"Responses, no call_id nor id", noCallIDs(responsesSearchRun(fn, responsesTaskCall, responsesTaskResult)), []int{0, 2, 5, 6}},
 	}
 	for _, tt := range tests {
 		for _, mask := range []*chitta.MaskOptions{nil, {}} {
@@ -304,12 +318,19 @@ func TestCompactKeepsToolLoaderShapes(t *testing.T) {
 				t.Parallel()
 				msgs, err := chitta.ParseMessages([]byte("[" + strings.Join(tt.msgs, ",") + "]"))
 				require.NoError(t, err)
-				require.NoError(t, chitta.Validate(msgs))
+				lone := strings.Contains(tt.name, "no call_id")
+				if lone {
+					require.ErrorIs(t, chitta.Validate(msgs), chitta.ErrInvalidConversation)
+				} else {
+					require.NoError(t, chitta.Validate(msgs))
+				}
 				opts := &chitta.Options{MaxTokens: 1, Tokens: chitta.TokenCounterFunc(chitta.CountWords), Mask: mask} // nothing but the pins fits
 				res, err := chitta.Compact(t.Context(), msgs, opts)
 				require.NoError(t, err)
 				assert.Equal(t, tt.want, res.Kept)
-				require.NoError(t, chitta.Validate(res.Messages))
+				if !lone {
+					require.NoError(t, chitta.Validate(res.Messages))
+				}
 			})
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,6 +33,21 @@ func searchRun(loaded responses.ResponseToolSearchOutputItemParamToolUnion, call
 		call,
 		output("t1", "Updated task #3 status"),
 	}
+}
+
+// noIDs clears the call_id of the tool_search_call and tool_search_output
+// items of in, which the API's input types allow (a server-executed
+// search), and returns in.
+func noIDs(in []responses.ResponseInputItemUnionParam) []responses.ResponseInputItemUnionParam {
+	for i := range in {
+		if c := in[i].OfToolSearchCall; c != nil {
+			c.CallID = param.Opt[string]{}
+		}
+		if o := in[i].OfToolSearchOutput; o != nil {
+			o.CallID = param.Opt[string]{}
+		}
+	}
+	return in
 }
 
 func functionTool(name string) responses.ResponseToolSearchOutputItemParamToolUnion {
@@ -161,6 +177,7 @@ func TestResponsesToolSearchParity(t *testing.T) {
 			responses.ResponseInputItemParamOfCustomToolCall("t1", "*** patch", "apply_patch")),
 		"another tool loaded":      searchRun(functionTool("WebFetch"), taskCall),
 		"many tools, many results": long(),
+		"no call_id nor id":        noIDs(searchRun(functionTool("TaskUpdate"), taskCall)),
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
