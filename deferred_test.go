@@ -307,10 +307,9 @@ func TestCompactKeepsToolLoaderShapes(t *testing.T) {
 		{"Responses custom tool", responsesSearchRun(`{"type":"custom","name":"apply_patch"}`,
 			`{"type":"custom_tool_call","call_id":"t1","name":"apply_patch","input":"*** patch"}`, `{"type":"custom_tool_call_output","call_id":"t1","output":"patched"}`), []int{0, 1, 2, 5, 6}},
 		{"Responses output loading another tool", responsesSearchRun(`{"type":"function","name":"WebFetch"}`, responsesTaskCall, responsesTaskResult), []int{0, 5, 6}},
-		// A server-executed search may come without call_id nor id: the
-		// output pairs with nothing (Validate rejects it, a tool message
-		// naming no call) and is kept alone.
-		{"Responses, no call_id nor id", noCallIDs(responsesSearchRun(fn, responsesTaskCall, responsesTaskResult)), []int{0, 2, 5, 6}},
+		// A search the server ran may come without call_id: the output
+		// pairs with the call right before it.
+		{"Responses, no call_id", noCallIDs(responsesSearchRun(fn, responsesTaskCall, responsesTaskResult)), []int{0, 1, 2, 5, 6}},
 	}
 	for _, tt := range tests {
 		for _, mask := range []*chitta.MaskOptions{nil, {}} {
@@ -318,19 +317,12 @@ func TestCompactKeepsToolLoaderShapes(t *testing.T) {
 				t.Parallel()
 				msgs, err := chitta.ParseMessages([]byte("[" + strings.Join(tt.msgs, ",") + "]"))
 				require.NoError(t, err)
-				lone := strings.Contains(tt.name, "no call_id")
-				if lone {
-					require.ErrorIs(t, chitta.Validate(msgs), chitta.ErrInvalidConversation)
-				} else {
-					require.NoError(t, chitta.Validate(msgs))
-				}
+				require.NoError(t, chitta.Validate(msgs))
 				opts := &chitta.Options{MaxTokens: 1, Tokens: chitta.TokenCounterFunc(chitta.CountWords), Mask: mask} // nothing but the pins fits
 				res, err := chitta.Compact(t.Context(), msgs, opts)
 				require.NoError(t, err)
 				assert.Equal(t, tt.want, res.Kept)
-				if !lone {
-					require.NoError(t, chitta.Validate(res.Messages))
-				}
+				require.NoError(t, chitta.Validate(res.Messages))
 			})
 		}
 	}
@@ -392,26 +384,41 @@ func TestMaskKeepsToolLoaderShapes(t *testing.T) {
 // TestParseToolSearchOutput: ParseMessages reads a Responses
 // tool_search_output as the names of the function and custom tools it
 // loads, then the JSON of every tool definition it holds (the model is
-// sent them), as adapt/openai does; it carries its call_id (else its id).
-// On main its text was empty: the definitions counted 0 tokens.
+// sent them), as adapt/openai does; it carries its call_id, else the ID
+// ParseMessages gives the tool_search_call right before it when that has
+// no call_id either (a search the server ran), else its id. On main its
+// text was empty (the definitions counted 0 tokens), and an output and
+// call without call_id were not paired.
 func TestParseToolSearchOutput(t *testing.T) {
 	t.Parallel()
+	call := `{"type":"tool_search_call","call_id":"s1","arguments":{"query":"x"}}`
 	tests := []struct {
 		name, item string
 		text       string
 		ids        []string
+		call       string // item 0, call by default
+		callIDs    []string
 	}{
 		{"a function and an MCP server", `{"type":"tool_search_output","call_id":"s1","tools":[{"type":"function","name":"TaskUpdate","parameters":{"type": "object"}},{"type":"mcp","server_label":"gh"}]}`,
-			"TaskUpdate\n" + `{"type":"function","name":"TaskUpdate","parameters":{"type":"object"}}` + "\n" + `{"type":"mcp","server_label":"gh"}`, []string{"s1"}},
+			"TaskUpdate\n" + `{"type":"function","name":"TaskUpdate","parameters":{"type":"object"}}` + "\n" + `{"type":"mcp","server_label":"gh"}`, []string{"s1"}, "", nil},
 		{"a namespace, no call_id", `{"type":"tool_search_output","id":"tso_1","execution":"server","tools":[{"type":"namespace","name":"crm","tools":[{"type":"custom","name":"apply_patch"}]}]}`,
-			"apply_patch\n" + `{"type":"namespace","name":"crm","tools":[{"type":"custom","name":"apply_patch"}]}`, []string{"tso_1"}},
-		{"no tools", `{"type":"tool_search_output","call_id":"s1","tools":[]}`, "", []string{"s1"}},
+			"apply_patch\n" + `{"type":"namespace","name":"crm","tools":[{"type":"custom","name":"apply_patch"}]}`, []string{"tso_1"}, "", nil},
+		{"no tools", `{"type":"tool_search_output","call_id":"s1","tools":[]}`, "", []string{"s1"}, "", nil},
+		{"a server search without call_id", `{"type":"tool_search_output","call_id":null,"id":"tso_1","execution":"server","tools":[]}`, "", []string{"tool_search@0"},
+			`{"type":"tool_search_call","id":"tsc_1","execution":"server","arguments":{"query":"x"}}`, []string{"tool_search@0"}},
+		{"an output without call_id after another item", `{"type":"tool_search_output","id":"tso_1","tools":[]}`, "", []string{"tso_1"},
+			`{"type":"function_call","name":"Bash","arguments":"{}"}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			msgs, err := chitta.ParseMessages([]byte(`[{"type":"tool_search_call","call_id":"s1","arguments":{"query":"x"}},` + tt.item + `]`))
+			first, callIDs := call, []string{"s1"}
+			if tt.call != "" {
+				first, callIDs = tt.call, tt.callIDs
+			}
+			msgs, err := chitta.ParseMessages([]byte(`[` + first + `,` + tt.item + `]`))
 			require.NoError(t, err)
+			assert.Equal(t, callIDs, msgs[0].ToolCallIDs)
 			assert.Equal(t, chitta.RoleTool, msgs[1].Role)
 			assert.Equal(t, tt.text, msgs[1].Content)
 			assert.Equal(t, tt.ids, msgs[1].ToolResultIDs)

@@ -30,6 +30,7 @@ func (p *parser) parse(index int, raw json.RawMessage) (Message, error) {
 	)
 	reasoning, run := p.pendingReasoning, p.reasoningCalls
 	p.call, p.reasoningCalls = false, ""
+	p.lastSearch, p.pendingSearch = p.pendingSearch, ""
 	switch {
 	case isNull(w.Role) && (!isNull(w.Type) || isBareReference(raw)):
 		m, err = p.parseItem(index, raw)
@@ -177,6 +178,12 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 		// model is sent, as adapt/openai reads the item.
 		m.Role = RoleTool
 		if callID == "" {
+			// A search the server ran may come without call_id: it
+			// answers the tool_search_call right before it, if that has
+			// none either (see toolSearchID), else it carries its id.
+			callID = p.lastSearch
+		}
+		if callID == "" {
 			callID = id
 		}
 		if callID != "" {
@@ -211,6 +218,10 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 		}
 	case strings.HasSuffix(typ, "_call"):
 		p.call = true
+		if callID == "" && typ == "tool_search_call" && index >= 0 {
+			callID = toolSearchID(index)
+			p.pendingSearch = callID
+		}
 		if callID != "" {
 			m.ToolCallIDs = append(m.ToolCallIDs, callID)
 		}
@@ -313,6 +324,12 @@ func appendCallPayload(b *strings.Builder, it *responsesItem) *contentError {
 	}
 	return nil
 }
+
+// toolSearchID is the ID that ParseMessages gives the tool_search_call
+// without call_id at index (a search the server ran), which the
+// tool_search_output right after it, if it has no call_id either,
+// carries: the two are kept or dropped together.
+func toolSearchID(index int) string { return "tool_search@" + strconv.Itoa(index) }
 
 // isBareReference reports whether raw is a Responses item reference
 // without its optional type: an object whose only member is a string "id".

@@ -186,3 +186,22 @@ func TestResponsesToolSearchParity(t *testing.T) {
 		})
 	}
 }
+
+// TestResponsesServerToolSearchPaired: a tool_search_call and the
+// tool_search_output right after it, neither with a call_id (a search the
+// server ran), are paired as chitta.ParseMessages pairs them, so a kept
+// call of the tool it loaded keeps both. On main the call issued no ID
+// and the output carried none: the output was kept without its call.
+func TestResponsesServerToolSearchPaired(t *testing.T) {
+	t.Parallel()
+	in := noIDs(searchRun(functionTool("TaskUpdate"), responses.ResponseInputItemParamOfFunctionCall(`{"taskId":"3"}`, "t1", "TaskUpdate")))
+	conv := adapttest.MatchesParse(t, in, adapter.ResponsesMessages)
+	assert.Equal(t, []string{"tool_search@1"}, conv[1].ToolCallIDs)
+	assert.Equal(t, []string{"tool_search@1"}, conv[2].ToolResultIDs)
+	require.NoError(t, chitta.Validate(conv))
+	for _, mask := range []*chitta.MaskOptions{nil, {}} {
+		_, res, err := adapter.CompactResponses(t.Context(), in, &chitta.Options{MaxTokens: 1, Tokens: chitta.TokenCounterFunc(chitta.CountWords), Mask: mask})
+		require.NoError(t, err)
+		assert.Equal(t, []int{0, 1, 2, 5, 6}, res.Kept, "mask %v", mask != nil)
+	}
+}
