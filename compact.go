@@ -49,10 +49,12 @@ type Options struct {
 	// message or be empty. false (the default) also pins the live turn and
 	// the first user turn, so that the result passes Validate whenever the
 	// input does (see the package documentation), and, for a kept call of
-	// a tool that an Anthropic tool search loaded (a tool_reference block
-	// in a tool_result of a parsed message's Raw, or of a typed
-	// adapt/anthropic value), the nearest result before the call that
-	// loads it when no kept message does.
+	// a tool that a tool search loaded (in a parsed message's Raw: a
+	// tool_reference block in a tool_result or a server tool search's
+	// tool_search_tool_result, or a Responses tool_search_output item's
+	// tools; or in a typed adapt/anthropic or adapt/openai Responses
+	// value), the nearest result before the call that loads it when no
+	// kept message does.
 	FreeSelection bool
 
 	// GeminiTurns, when true, applies the Gemini API's rule for function

@@ -7,31 +7,33 @@ import (
 	"strings"
 )
 
-// Deferred tools (Anthropic tool search). A tool declared with
-// defer_loading is not in the model's tool list until a tool search
-// returns a tool_reference to it: the tool_result of the search holds
-// {"type": "tool_reference", "tool_name": "TaskUpdate"}, and the API (and
-// Claude Code, which sends a deferred tool's schema only while such a
-// reference is in the conversation) gives the model the tool's schema for
-// as long as that reference stays. A kept call of such a tool whose
-// loading result was dropped leaves the model calling a tool it no longer
-// has the schema of. So, as a tool call keeps its result, a kept call of a
-// loaded tool keeps a result that loads it: when none is kept, the nearest
-// one before the call is pinned with its tool-call group (charged to the
-// budget like every pin).
+// Deferred tools (tool search). A tool declared with defer_loading is
+// not in the model's tool list until a tool search loads it: with
+// Anthropic's client-side tool search, the tool_result of the search
+// holds {"type": "tool_reference", "tool_name": "TaskUpdate"}; with its
+// server tool search (tool_search_tool_regex/bm25), the assistant's
+// message holds a tool_search_tool_result whose content lists
+// tool_references; with the OpenAI Responses API, a tool_search_output
+// item holds the loaded tool definitions (tools[].name, in a namespace
+// too). The API (and Claude Code, which sends a deferred tool's schema
+// only while such a reference is in the conversation) gives the model
+// the tool's schema for as long as that load stays. A kept call of such
+// a tool whose loading result was dropped leaves the model calling a
+// tool it no longer has the schema of. So, as a tool call keeps its
+// result, a kept call of a loaded tool keeps a result that loads it: when
+// none is kept, the nearest one before the call is pinned with its
+// tool-call group (charged to the budget like every pin).
 
-// references returns, per message whose tool results load tools (a
-// tool_reference block in the content of a tool_result block), the names
-// of the tools it loads; messages without Raw or without tool results
-// load nothing. It reads each result's Raw once per Compact call, for
-// masking and selection both: the needle starts with '_', rarer in JSON
-// than '"', so the scan runs at several GB/s.
+// references returns, per message that loads tools, the names of the
+// tools it loads (see toolReferences); messages without Raw load nothing.
+// It reads each message's Raw once per Compact call, for masking and
+// selection both, and only one that mayLoad.
 func (p *pass) references() map[int][]string {
 	if !p.refsRead {
 		p.refsRead = true
 		for i := range p.msgs {
 			m := &p.msgs[i]
-			if len(m.ToolResultIDs) == 0 || !bytes.Contains(m.Raw, []byte(`_reference"`)) {
+			if !mayLoad(m) {
 				continue
 			}
 			if names := toolReferences(m.Raw); len(names) > 0 {
@@ -43,6 +45,24 @@ func (p *pass) references() map[int][]string {
 		}
 	}
 	return p.refs
+}
+
+// mayLoad reports whether message m may load tools: a message with tool
+// results or of the tool role whose Raw holds `_reference"` (the type of
+// a tool_reference block, in a tool_result or a tool_search_tool_result,
+// or in the Raw an adapter writes, see adapt/internal/adaptkit), or a
+// tool message (a Responses output item, which may carry no ID) whose Raw
+// holds `_search_output"`. The needles start with '_', rarer in JSON than
+// '"', so the scan runs at several GB/s; only a tool message may be
+// scanned twice.
+func mayLoad(m *Message) bool {
+	if len(m.Raw) == 0 || len(m.ToolResultIDs) == 0 && m.Role != RoleTool {
+		return false
+	}
+	if bytes.Contains(m.Raw, []byte(`_reference"`)) {
+		return true
+	}
+	return m.Role == RoleTool && bytes.Contains(m.Raw, []byte(`_search_output"`))
 }
 
 // toolLoads returns, per tool name, the non-pinned messages that load it
@@ -73,30 +93,113 @@ func (p *pass) loadsTools(i int) bool {
 	return len(p.references()[i]) > 0
 }
 
-// toolReferences returns the tool names of the tool_reference blocks in
-// the content of a message object's tool_result blocks; a malformed
-// block gives none (ParseMessages has rejected it in any case).
+// toolReferences returns the names of the tools a message object loads:
+// the tool_name of each tool_reference block in the content of its
+// tool_result blocks (Anthropic's client-side tool search) and in the
+// tool_references of its tool_search_tool_result blocks (the server tool
+// search), and, for a Responses tool_search_output item, the name of
+// each function and custom tool in its tools, in a namespace too (as
+// adapt/openai reads them: a call names such a tool by its own name; MCP
+// servers and built-in tools are left out, no function_call names them).
+// A malformed block gives none (ParseMessages has rejected it in any
+// case).
 func toolReferences(raw json.RawMessage) []string {
 	b := []byte(raw)
 	var out []string
+	var typ, tools jsonSpan // of a Responses item
 	for it := newMembers(b, 0); it.next(); {
-		if !it.is("content") || b[it.start()] != '[' {
+		switch {
+		case it.is("type"):
+			typ = it.val()
+		case it.is("tools"):
+			tools = it.val()
+		case it.is("content") && b[it.start()] == '[':
+			out = contentReferences(b, it.start(), out)
+		}
+	}
+	if tools.end > 0 && b[tools.start] == '[' {
+		if t, _ := stringAt(b, typ); t == "tool_search_output" {
+			out = loadedTools(b, tools.start, out, true)
+		}
+	}
+	return out
+}
+
+// contentReferences appends to out the names that the tool_result and
+// tool_search_tool_result blocks of the content array at b[at] load.
+func contentReferences(b []byte, at int, out []string) []string {
+	for el := newElements(b, at); el.next(); {
+		typ, content, end := memberPair(b, el.start(), "type", "content")
+		el.setEnd(end)
+		if content.end == 0 {
 			continue
 		}
-		for el := newElements(b, it.start()); el.next(); {
-			typ, content, end := memberPair(b, el.start(), "type", "content")
-			el.setEnd(end)
-			if t, _ := stringAt(b, typ); t != "tool_result" || content.end == 0 || b[content.start] != '[' {
-				continue // not a result, or one with string content
+		switch t, _ := stringAt(b, typ); {
+		case t == "tool_result" && b[content.start] == '[':
+			out = referenceNames(b, content.start, out)
+		case t == "tool_search_tool_result":
+			out = searchResultNames(b, content, out)
+		}
+	}
+	return out
+}
+
+// serverToolSearchNames returns the names that blk, a content block of
+// type typ, loads when it is a server tool search's
+// tool_search_tool_result (its content's tool_references); nil for an
+// error result or another block.
+func serverToolSearchNames(typ string, blk json.RawMessage) []string {
+	if typ != "tool_search_tool_result" {
+		return nil
+	}
+	b := []byte(blk)
+	content, _, _ := memberPair(b, skipSpace(b, 0), "content", "")
+	return searchResultNames(b, content, nil)
+}
+
+// searchResultNames appends to out the names of the tool_references of
+// content, a tool_search_tool_result's content (absent: none).
+func searchResultNames(b []byte, content jsonSpan, out []string) []string {
+	if content.end == 0 || b[content.start] != '{' {
+		return out
+	}
+	if refs, _, _ := memberPair(b, content.start, "tool_references", ""); refs.end > 0 && b[refs.start] == '[' {
+		out = referenceNames(b, refs.start, out)
+	}
+	return out
+}
+
+// referenceNames appends to out the tool_name of each tool_reference
+// block of the array at b[at].
+func referenceNames(b []byte, at int, out []string) []string {
+	for in := newElements(b, at); in.next(); {
+		typ, name, end := memberPair(b, in.start(), "type", "tool_name")
+		in.setEnd(end)
+		if t, _ := stringAt(b, typ); t == "tool_reference" {
+			if n, _ := stringAt(b, name); n != "" {
+				out = append(out, n)
 			}
-			for in := newElements(b, content.start); in.next(); {
-				typ, name, end := memberPair(b, in.start(), "type", "tool_name")
-				in.setEnd(end)
-				if t, _ := stringAt(b, typ); t == "tool_reference" {
-					if n, _ := stringAt(b, name); n != "" {
-						out = append(out, n)
-					}
-				}
+		}
+	}
+	return out
+}
+
+// loadedTools appends to out the names of the function and custom tools
+// of the tools array at b[at] (a tool_search_output's), and those of its
+// namespaces' tools when nested.
+func loadedTools(b []byte, at int, out []string, nested bool) []string {
+	for el := newElements(b, at); el.next(); {
+		typ, name, end := memberPair(b, el.start(), "type", "name")
+		start := el.start()
+		el.setEnd(end)
+		switch t, _ := stringAt(b, typ); t {
+		case "function", "custom":
+			if n, _ := stringAt(b, name); n != "" {
+				out = append(out, n)
+			}
+		case "namespace":
+			if ts, _, _ := memberPair(b, start, "tools", ""); nested && ts.end > 0 && b[ts.start] == '[' {
+				out = loadedTools(b, ts.start, out, false)
 			}
 		}
 	}

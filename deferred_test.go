@@ -253,3 +253,209 @@ func TestMaskKeepsToolReferences(t *testing.T) {
 		})
 	}
 }
+
+// A run on the Responses API that loads a deferred tool with a tool
+// search (items 1 and 2: tool_search_call and the tool_search_output
+// holding the loaded definitions), runs Bash, then calls (item 5) a tool.
+func responsesSearchRun(loaded, call, output string) []string {
+	return []string{
+		deferredPrompt,
+		`{"type":"tool_search_call","call_id":"s1","arguments":{"query":"tracker"},"execution":"client"}`,
+		`{"type":"tool_search_output","call_id":"s1","execution":"client","tools":[` + loaded + `]}`,
+		`{"type":"function_call","call_id":"b1","name":"Bash","arguments":"{\"command\":\"go test ./...\"}"}`,
+		`{"type":"function_call_output","call_id":"b1","output":"` + strings.Repeat("ok ", 40) + `"}`,
+		call, output,
+	}
+}
+
+// noCallIDs removes the call_id of the tool search items of run.
+func noCallIDs(run []string) []string {
+	for i, m := range run {
+		if strings.Contains(m, `"type":"tool_search_`) {
+			run[i] = strings.Replace(m, `"call_id":"s1",`, "", 1)
+		}
+	}
+	return run
+}
+
+const (
+	responsesTaskCall   = `{"type":"function_call","call_id":"t1","name":"TaskUpdate","arguments":"{\"taskId\":\"3\"}"}`
+	responsesTaskResult = `{"type":"function_call_output","call_id":"t1","output":"Updated task #3 status"}`
+	serverSearch        = `{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"tool_search_tool_regex","input":{"query":"task"}},{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"tool_search_tool_search_result","tool_references":[{"type":"tool_reference","tool_name":"TaskUpdate"}]}},{"type":"text","text":"Found the tracker tool."}]}`
+	serverSearchOther   = `{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"tool_search_tool_regex","input":{"query":"web"}},{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"tool_search_tool_search_result","tool_references":[{"type":"tool_reference","tool_name":"WebFetch"}]}}]}`
+)
+
+// TestCompactKeepsToolLoaderShapes: the tool-search rule follows
+// Anthropic's server tool search (a tool_search_tool_result in the
+// assistant's message) and the Responses API's tool_search_output items
+// as it follows tool_reference blocks in tool results, with and without
+// Mask: a kept call of a loaded tool keeps the message that loaded it.
+// On main the rule saw neither shape (kept [0 4 5] and [0 5 6]).
+func TestCompactKeepsToolLoaderShapes(t *testing.T) {
+	t.Parallel()
+	fn := `{"type":"function","name":"TaskUpdate","parameters":{"type":"object"}}`
+	tests := []struct {
+		name string
+		msgs []string
+		want []int
+	}{
+		{"server tool search", []string{deferredPrompt, serverSearch, bashCall, bashResult(), taskCall, taskResult}, []int{0, 1, 4, 5}},
+		{"server tool search loading another tool", []string{deferredPrompt, serverSearchOther, bashCall, bashResult(), taskCall, taskResult}, []int{0, 4, 5}},
+		{"Responses function", responsesSearchRun(fn, responsesTaskCall, responsesTaskResult), []int{0, 1, 2, 5, 6}},
+		{"Responses function in a namespace", responsesSearchRun(`{"type":"namespace","name":"crm","description":"CRM","tools":[`+fn+`]}`,
+			`{"type":"function_call","call_id":"t1","namespace":"crm","name":"TaskUpdate","arguments":"{\"taskId\":\"3\"}"}`, responsesTaskResult), []int{0, 1, 2, 5, 6}},
+		{"Responses custom tool", responsesSearchRun(`{"type":"custom","name":"apply_patch"}`,
+			`{"type":"custom_tool_call","call_id":"t1","name":"apply_patch","input":"*** patch"}`, `{"type":"custom_tool_call_output","call_id":"t1","output":"patched"}`), []int{0, 1, 2, 5, 6}},
+		{"Responses output loading another tool", responsesSearchRun(`{"type":"function","name":"WebFetch"}`, responsesTaskCall, responsesTaskResult), []int{0, 5, 6}},
+		// A search the server ran may come without call_id: the output
+		// pairs with the call right before it.
+		{"Responses, no call_id", noCallIDs(responsesSearchRun(fn, responsesTaskCall, responsesTaskResult)), []int{0, 1, 2, 5, 6}},
+	}
+	for _, tt := range tests {
+		for _, mask := range []*chitta.MaskOptions{nil, {}} {
+			t.Run(fmt.Sprintf("%s/mask=%v", tt.name, mask != nil), func(t *testing.T) {
+				t.Parallel()
+				msgs, err := chitta.ParseMessages([]byte("[" + strings.Join(tt.msgs, ",") + "]"))
+				require.NoError(t, err)
+				require.NoError(t, chitta.Validate(msgs))
+				opts := &chitta.Options{MaxTokens: 1, Tokens: chitta.TokenCounterFunc(chitta.CountWords), Mask: mask} // nothing but the pins fits
+				res, err := chitta.Compact(t.Context(), msgs, opts)
+				require.NoError(t, err)
+				assert.Equal(t, tt.want, res.Kept)
+				require.NoError(t, chitta.Validate(res.Messages))
+			})
+		}
+	}
+}
+
+// TestMaskKeepsToolLoaderShapes: masking leaves whole a server tool
+// search's result and a Responses tool_search_output, while the other
+// results of the conversation are masked.
+func TestMaskKeepsToolLoaderShapes(t *testing.T) {
+	t.Parallel()
+	tools := make([]string, 30)
+	for k := range tools {
+		tools[k] = fmt.Sprintf(`{"type":"function","name":"Tool%02d","description":"tracker tool %d","parameters":{"type":"object"}}`, k, k)
+	}
+	tools[0] = `{"type":"function","name":"TaskUpdate","parameters":{"type":"object"}}`
+	steps := func(call func(id string) string, result func(id string) string) []string {
+		var out []string
+		for k := range 6 {
+			id := fmt.Sprintf("b%d", k)
+			out = append(out, call(id), result(id))
+		}
+		return out
+	}
+	responses := responsesSearchRun(strings.Join(tools, ","), responsesTaskCall, responsesTaskResult)
+	responses = slices.Concat(responses[:3], steps(func(id string) string {
+		return `{"type":"function_call","call_id":"` + id + `","name":"Bash","arguments":"{\"command\":\"go test ./...\"}"}`
+	}, func(id string) string {
+		return `{"type":"function_call_output","call_id":"` + id + `","output":"` + strings.Repeat("ok fine ", 30) + `"}`
+	}), responses[5:])
+	server := slices.Concat([]string{deferredPrompt, serverSearch}, steps(func(id string) string {
+		return strings.Replace(bashCall, `"b1"`, `"`+id+`"`, 1)
+	}, func(id string) string {
+		return strings.Replace(bashResult(), `"b1"`, `"`+id+`"`, 1)
+	}), []string{taskCall, taskResult})
+	for _, tt := range []struct {
+		name   string
+		msgs   []string
+		loader int
+	}{{"server tool search", server, 1}, {"Responses", responses, 2}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			msgs, err := chitta.ParseMessages([]byte("[" + strings.Join(tt.msgs, ",") + "]"))
+			require.NoError(t, err)
+			require.NoError(t, chitta.Validate(msgs))
+			for _, mask := range []chitta.MaskOptions{{KeepRecent: 1, MinTokens: 5}, {KeepRecent: 20, MinTokens: 1 << 20, MaxResultTokens: 3}, {}} {
+				res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: 0.9, Tokens: chitta.TokenCounterFunc(chitta.CountWords), Mask: &mask})
+				require.NoError(t, err)
+				require.Contains(t, res.Kept, tt.loader, "%+v", mask)
+				assert.False(t, res.Scores[tt.loader].Masked, "the loader is left whole (%+v)", mask)
+				assert.Equal(t, string(msgs[tt.loader].Raw), string(res.Messages[slices.Index(res.Kept, tt.loader)].Raw), "%+v", mask)
+				if mask.MinTokens == 5 {
+					assert.Positive(t, res.Stats.Masked, "the other results are masked")
+				}
+			}
+		})
+	}
+}
+
+// TestParseToolSearchOutput: ParseMessages reads a Responses
+// tool_search_output as the names of the function and custom tools it
+// loads, then the JSON of every tool definition it holds (the model is
+// sent them), as adapt/openai does; it carries its call_id, else the ID
+// ParseMessages gives the tool_search_call right before it when that has
+// no call_id either (a search the server ran), else its id. On main its
+// text was empty (the definitions counted 0 tokens), and an output and
+// call without call_id were not paired.
+func TestParseToolSearchOutput(t *testing.T) {
+	t.Parallel()
+	call := `{"type":"tool_search_call","call_id":"s1","arguments":{"query":"x"}}`
+	tests := []struct {
+		name, item string
+		text       string
+		ids        []string
+		call       string // item 0, call by default
+		callIDs    []string
+	}{
+		{"a function and an MCP server", `{"type":"tool_search_output","call_id":"s1","tools":[{"type":"function","name":"TaskUpdate","parameters":{"type": "object"}},{"type":"mcp","server_label":"gh"}]}`,
+			"TaskUpdate\n" + `{"type":"function","name":"TaskUpdate","parameters":{"type":"object"}}` + "\n" + `{"type":"mcp","server_label":"gh"}`, []string{"s1"}, "", nil},
+		{"a namespace, no call_id", `{"type":"tool_search_output","id":"tso_1","execution":"server","tools":[{"type":"namespace","name":"crm","tools":[{"type":"custom","name":"apply_patch"}]}]}`,
+			"apply_patch\n" + `{"type":"namespace","name":"crm","tools":[{"type":"custom","name":"apply_patch"}]}`, []string{"tso_1"}, "", nil},
+		{"no tools", `{"type":"tool_search_output","call_id":"s1","tools":[]}`, "", []string{"s1"}, "", nil},
+		{"a server search without call_id", `{"type":"tool_search_output","call_id":null,"id":"tso_1","execution":"server","tools":[]}`, "", []string{"tool_search@0"},
+			`{"type":"tool_search_call","id":"tsc_1","execution":"server","arguments":{"query":"x"}}`, []string{"tool_search@0"}},
+		{"an output without call_id after another item", `{"type":"tool_search_output","id":"tso_1","tools":[]}`, "", []string{"tso_1"},
+			`{"type":"function_call","name":"Bash","arguments":"{}"}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			first, callIDs := call, []string{"s1"}
+			if tt.call != "" {
+				first, callIDs = tt.call, tt.callIDs
+			}
+			msgs, err := chitta.ParseMessages([]byte(`[` + first + `,` + tt.item + `]`))
+			require.NoError(t, err)
+			assert.Equal(t, callIDs, msgs[0].ToolCallIDs)
+			assert.Equal(t, chitta.RoleTool, msgs[1].Role)
+			assert.Equal(t, tt.text, msgs[1].Content)
+			assert.Equal(t, tt.ids, msgs[1].ToolResultIDs)
+		})
+	}
+	for _, tools := range []string{`{"type":"function"}`, `"TaskUpdate"`, `7`} {
+		_, err := chitta.ParseMessages([]byte(`[{"type":"tool_search_output","call_id":"s1","tools":` + tools + `}]`))
+		require.ErrorIs(t, err, chitta.ErrInvalidMessages, tools)
+		var me *chitta.MessageError
+		require.ErrorAs(t, err, &me, tools)
+		assert.Equal(t, "tools", me.Field, tools)
+		assert.Contains(t, me.Msg, "want an array", tools)
+	}
+}
+
+// TestParseServerToolSearchResult: ParseMessages reads a server tool
+// search's tool_search_tool_result as the names of the tools it loads, as
+// adapt/anthropic does (on main: its JSON), and an error result as its
+// JSON; both carry the server_tool_use's ID.
+func TestParseServerToolSearchResult(t *testing.T) {
+	t.Parallel()
+	errResult := `{"type":"tool_search_tool_result","tool_use_id":"srvtoolu_1","content":{"type":"tool_search_tool_result_error","error_code":"unavailable"}}`
+	tests := []struct {
+		name, msg, text string
+	}{
+		{"loads", serverSearch, "tool_search_tool_regex {\"query\":\"task\"}\nTaskUpdate\nFound the tracker tool."},
+		{"an error", `{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"tool_search_tool_regex","input":{"query":"x"}},` + errResult + `]}`,
+			"tool_search_tool_regex {\"query\":\"x\"}\n" + errResult},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			msgs, err := chitta.ParseMessages([]byte("[" + deferredPrompt + "," + tt.msg + "]"))
+			require.NoError(t, err)
+			assert.Equal(t, tt.text, msgs[1].Content)
+			assert.Equal(t, []string{"srvtoolu_1"}, msgs[1].ToolCallIDs)
+			assert.Equal(t, []string{"srvtoolu_1"}, msgs[1].ToolResultIDs)
+		})
+	}
+}

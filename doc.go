@@ -25,9 +25,10 @@
 // The live turn (the last user message and what follows; in a tool loop,
 // that prompt and the latest tool results) and the user turn before the
 // first kept message are pinned, so the result passes [Validate] whenever
-// the input does, and a kept call of a tool that an Anthropic tool search
-// loaded keeps a result that loads it (the tool_reference that gives the
-// model its schema); [Options.FreeSelection] restores the plain greedy rule.
+// the input does, and a kept call of a tool that a tool search loaded
+// keeps a result that loads it (the Anthropic tool_reference, or the
+// Responses tool_search_output, that gives the model its schema);
+// [Options.FreeSelection] restores the plain greedy rule.
 // In an agent loop, a [Compactor] appends to its previous result until
 // [Policy.MaxTokens] and then compacts to [Policy.TargetTokens], keeping
 // the provider's prompt cache warm ([Pricing]).

@@ -59,7 +59,8 @@ type MaskOptions struct {
 	// ExcludeTools names tools whose results are never masked nor cut
 	// (exact, case-sensitive match on the tool name). nil means none.
 	// A result that loads tools (Anthropic tool_reference blocks, as a
-	// tool search returns) is never masked nor cut either: a placeholder
+	// tool search returns, or a Responses tool_search_output) is never
+	// masked nor cut either: a placeholder
 	// in its place would take the loaded tools' schemas out of the
 	// conversation.
 	ExcludeTools []string

@@ -200,14 +200,18 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // blocks, an MCP connector's mcp_tool_use block read as a tool_use; a
 // search_result block reads as its title, source and text blocks,
 // a web_search_tool_result as the title and URL of each web_search_result
-// or as its error_code, another server tool's *_tool_result block as its
-// JSON) or SWE-agent format (tool_call_ids), mixed freely. It also reads
+// or as its error_code, a server tool search's tool_search_tool_result as
+// the names of the tools it loads, another server tool's *_tool_result
+// block as its JSON) or SWE-agent format (tool_call_ids), mixed freely. It also reads
 // OpenAI Responses input items (function_call / function_call_output and
 // the other *_call / *_call_output pairs linked by call_id, a call read as
 // its name or type and arguments, an apply_patch_call's operation as its
 // type, path and diff, a code_interpreter_call's outputs as their logs,
 // a file_search_call's results as their file names and texts, an
-// mcp_call with its output or error; a reasoning item grouped with the
+// mcp_call with its output or error; a tool_search_output as the names of
+// the function and custom tools it loads, then the JSON of each tool
+// definition, paired, when neither has a call_id (a search the server
+// ran), with the tool_search_call right before it; a reasoning item grouped with the
 // item after it, or with the run of *_call items after it, a reasoning
 // model's parallel calls; a compaction item read as a system message, so
 // always kept; an unknown item type scored by its JSON, and issuing its
@@ -310,7 +314,9 @@ type parser struct {
 	pendingReasoning string
 	reasoningCalls   string
 	pendingCalls     []string
-	call             bool // the item parsed last is a Responses *_call item
+	call             bool   // the item parsed last is a Responses *_call item
+	pendingSearch    string // the ID a tool_search_call without call_id issued, for the item after it
+	lastSearch       string // pendingSearch as the previous item left it
 }
 
 // parseChat reads a message with a role in OpenAI, Anthropic or SWE-agent
@@ -606,7 +612,13 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 				if id != "" {
 					m.ToolResultIDs = append(m.ToolResultIDs, id)
 				}
-				addText(b, compactJSON(blk))
+				if names := serverToolSearchNames(typ, blk); len(names) > 0 {
+					for _, n := range names { // the tools a server tool search loads, as adapt/anthropic reads them
+						addText(b, n)
+					}
+				} else {
+					addText(b, compactJSON(blk))
+				}
 			} else if !isNull(block.Text) {
 				s, ok := optString(block.Text)
 				if !ok {

@@ -30,6 +30,7 @@ func (p *parser) parse(index int, raw json.RawMessage) (Message, error) {
 	)
 	reasoning, run := p.pendingReasoning, p.reasoningCalls
 	p.call, p.reasoningCalls = false, ""
+	p.lastSearch, p.pendingSearch = p.pendingSearch, ""
 	switch {
 	case isNull(w.Role) && (!isNull(w.Type) || isBareReference(raw)):
 		m, err = p.parseItem(index, raw)
@@ -82,6 +83,7 @@ type responsesItem struct {
 	Results           json.RawMessage `json:"results"`   // file_search_call's hits
 	Result            json.RawMessage `json:"result"`    // program_output's output
 	Error             json.RawMessage `json:"error"`     // mcp_call's failure
+	Tools             json.RawMessage `json:"tools"`     // tool_search_output's loaded definitions
 	Summary           json.RawMessage `json:"summary"`
 	Content           json.RawMessage `json:"content"`
 }
@@ -170,6 +172,35 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 			m.ToolResultIDs = append(m.ToolResultIDs, reqID)
 		}
 		addText(&b, compactJSON(raw))
+	case typ == "tool_search_output":
+		// The tools a tool search loaded: their names (the loads of the
+		// tool-search rule, deferred.go), then their definitions, which the
+		// model is sent, as adapt/openai reads the item.
+		m.Role = RoleTool
+		if callID == "" {
+			// A search the server ran may come without call_id: it
+			// answers the tool_search_call right before it, if that has
+			// none either (see toolSearchID), else it carries its id.
+			callID = p.lastSearch
+		}
+		if callID == "" {
+			callID = id
+		}
+		if callID != "" {
+			m.ToolResultIDs = append(m.ToolResultIDs, callID)
+		}
+		var tools []json.RawMessage
+		if !isNull(it.Tools) && json.Unmarshal(it.Tools, &tools) != nil {
+			return fail("tools", "want an array of tool definitions (item type \"tool_search_output\")")
+		}
+		if len(tools) > 0 {
+			for _, n := range toolReferences(raw) {
+				addText(&b, n)
+			}
+		}
+		for _, t := range tools {
+			addText(&b, compactJSON(t))
+		}
 	case strings.HasSuffix(typ, "_output"):
 		m.Role = RoleTool
 		if callID == "" {
@@ -187,6 +218,10 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 		}
 	case strings.HasSuffix(typ, "_call"):
 		p.call = true
+		if callID == "" && typ == "tool_search_call" && index >= 0 {
+			callID = toolSearchID(index)
+			p.pendingSearch = callID
+		}
 		if callID != "" {
 			m.ToolCallIDs = append(m.ToolCallIDs, callID)
 		}
@@ -289,6 +324,12 @@ func appendCallPayload(b *strings.Builder, it *responsesItem) *contentError {
 	}
 	return nil
 }
+
+// toolSearchID is the ID that ParseMessages gives the tool_search_call
+// without call_id at index (a search the server ran), which the
+// tool_search_output right after it, if it has no call_id either,
+// carries: the two are kept or dropped together.
+func toolSearchID(index int) string { return "tool_search@" + strconv.Itoa(index) }
 
 // isBareReference reports whether raw is a Responses item reference
 // without its optional type: an object whose only member is a string "id".

@@ -5,8 +5,8 @@
 // blocks (title, source and text, in a message or in a tool_result) and
 // web_search_tool_result blocks (each result's title and URL, or the error
 // code) and tool_reference blocks (the name of the tool a tool search
-// loads), as chitta.ParseMessages reads them, and a server tool search's
-// tool_search_tool_result (the names of the tools it loads); an image
+// loads) and a server tool search's tool_search_tool_result (the names
+// of the tools it loads), as chitta.ParseMessages reads them; an image
 // counts as "[image]" plus what Anthropic bills for it in
 // chitta.Message.MediaTokens (chitta.AnthropicImageTokens of a base64
 // source's size, chitta.AnthropicMaxImageTokens for a URL or file), a

@@ -214,3 +214,38 @@ func TestServerToolSearchLoaderKept(t *testing.T) {
 		}
 	}
 }
+
+// TestToolSearchParity: on conversations that load tools by tool search
+// (a custom tool search's tool_result of tool_reference blocks, or the
+// server tool search's tool_search_tool_result), Compact keeps (and
+// masks) the same messages as chitta.Compact keeps of the messages' JSON,
+// and Messages reads them as chitta.ParseMessages does. On main
+// chitta.Compact on the JSON did not apply the tool-search rule to the
+// server tool search (kept [0 4 5], the typed values [0 1 4 5]) and read
+// its result as JSON.
+func TestToolSearchParity(t *testing.T) {
+	t.Parallel()
+	var steps []string
+	for k := range 6 {
+		steps = append(steps, fmt.Sprintf(`{"role":"assistant","content":[{"type":"tool_use","id":"b%d","name":"Bash","input":{"command":"go test ./..."}}]}`, k),
+			fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"b%d","content":%q}]}`, k, strings.Repeat("ok fine ", 30)))
+	}
+	for _, tt := range []struct {
+		name string
+		msgs []string
+	}{
+		{"a custom tool search", []string{tsPrompt, tsSearch, tsLoad, tsBash, tsBashResult(), tsTask, tsDone}},
+		{"a custom tool search loading another tool", []string{tsPrompt, tsSearch, tsOther, tsBash, tsBashResult(), tsTask, tsDone}},
+		{"the server tool search", []string{tsPrompt, tsServerSearch, tsBash, tsBashResult(), tsTask, tsDone}},
+		{"the server tool search loading another tool", []string{tsPrompt, tsServerOther, tsBash, tsBashResult(), tsTask, tsDone}},
+		{"the server tool search, many results", append(append([]string{tsPrompt, tsServerSearch}, steps...), tsTask, tsDone)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var typed []sdk.MessageParam
+			require.NoError(t, json.Unmarshal([]byte("["+strings.Join(tt.msgs, ",")+"]"), &typed))
+			adapttest.MatchesParse(t, typed, anthropic.Messages)
+			adapttest.SameKept(t, typed, anthropic.Compact)
+		})
+	}
+}

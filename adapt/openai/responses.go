@@ -28,7 +28,10 @@ import (
 // compaction item has the role system, so it is always kept. A
 // tool_search_output item's text is the names of the function and custom
 // tools it loads, then the JSON of every tool definition it holds (the
-// model is sent them).
+// model is sent them); a tool_search_call without call_id (a search the
+// server ran) issues the ID "tool_search@<index>", which a
+// tool_search_output right after it without call_id carries, so the two
+// are kept or dropped together, as chitta.ParseMessages pairs them.
 //
 // [CompactResponses] and [NewResponsesCompactor] apply chitta's tool-search
 // rule (see chitta.Options.FreeSelection) to the items: a kept
@@ -39,7 +42,8 @@ import (
 // blocks; the items concerned get a few bytes of synthetic Raw naming the
 // tools, which the rule reads (see adapt/anthropic's Tool search). Loaded
 // MCP servers and built-in tools are not followed. chitta.Compact on the
-// items' JSON (chitta.ParseMessages) does not apply the rule to them. An item with
+// items' JSON (chitta.ParseMessages) applies the same rule and reads a
+// tool_search_output as the same text. An item with
 // no variant set, or whose JSON cannot be read, is an error naming its
 // index.
 func ResponsesMessages(items []responses.ResponseInputItemUnionParam) ([]chitta.Message, error) {
@@ -49,12 +53,15 @@ func ResponsesMessages(items []responses.ResponseInputItemUnionParam) ([]chitta.
 func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnionParam) error {
 	reasoning := "" // the reasoning item the next item belongs with
 	run := ""       // the reasoning item whose run of calls the last item continued
+	search := ""    // the ID a tool_search_call without call_id issued, for the next item
 	var loaded map[string]bool
 	if b.ToolSearching() {
 		loaded = loadedTools(items)
 	}
 	for i := range items {
 		it := &items[i]
+		lastSearch := search
+		search = ""
 		isReasoning, isCall := false, false
 		if loaded != nil {
 			toolSearch(b, it, loaded)
@@ -137,6 +144,9 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 			o := it.OfToolSearchOutput
 			id := o.CallID.Value
 			if id == "" {
+				id = lastSearch // a search the server ran: the call right before it
+			}
+			if id == "" {
 				id = o.ID.Value // as chitta.ParseMessages reads an *_output item
 			}
 			b.SetRole(chitta.RoleTool)
@@ -173,6 +183,13 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 			b.SetRole(pm.Role)
 			for _, id := range pm.ToolCallIDs {
 				b.CallID(id)
+			}
+			if c := it.OfToolSearchCall; c != nil && c.CallID.Value == "" {
+				// A search the server ran, without call_id: the
+				// tool_search_output right after it answers it, as
+				// chitta.ParseMessages pairs them.
+				search = "tool_search@" + strconv.Itoa(i)
+				b.CallID(search)
 			}
 			for _, id := range pm.ToolResultIDs {
 				b.ResultID(id)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,6 +33,21 @@ func searchRun(loaded responses.ResponseToolSearchOutputItemParamToolUnion, call
 		call,
 		output("t1", "Updated task #3 status"),
 	}
+}
+
+// noIDs clears the call_id of the tool_search_call and tool_search_output
+// items of in, which the API's input types allow (a server-executed
+// search), and returns in.
+func noIDs(in []responses.ResponseInputItemUnionParam) []responses.ResponseInputItemUnionParam {
+	for i := range in {
+		if c := in[i].OfToolSearchCall; c != nil {
+			c.CallID = param.Opt[string]{}
+		}
+		if o := in[i].OfToolSearchOutput; o != nil {
+			o.CallID = param.Opt[string]{}
+		}
+	}
+	return in
 }
 
 func functionTool(name string) responses.ResponseToolSearchOutputItemParamToolUnion {
@@ -125,4 +141,67 @@ func TestResponsesToolSearchMaskedLoader(t *testing.T) {
 		assert.Equal(t, res.Messages[j].Content, conv[j].Content, "kept item %d", j)
 	}
 	adapttest.Paired(t, conv)
+}
+
+// TestResponsesToolSearchParity: on Responses items that load tools by
+// tool search, CompactResponses keeps (and masks) the same items as
+// chitta.Compact keeps of the items' JSON, and ResponsesMessages reads
+// them as chitta.ParseMessages does. On main chitta.Compact on the JSON
+// did not apply the tool-search rule to them and read a
+// tool_search_output as empty text.
+func TestResponsesToolSearchParity(t *testing.T) {
+	t.Parallel()
+	taskCall := responses.ResponseInputItemParamOfFunctionCall(`{"taskId":"3"}`, "t1", "TaskUpdate")
+	nsCall := responses.ResponseInputItemParamOfFunctionCall(`{"taskId":"3"}`, "t1", "TaskUpdate")
+	nsCall.OfFunctionCall.Namespace = openai.String("crm")
+	namespace := responses.ResponseToolSearchOutputItemParamToolUnion{OfNamespace: &responses.ToolSearchOutputNamespaceToolParam{Name: "crm", Description: "CRM",
+		Tools: []responses.ToolSearchOutputNamespaceToolToolUnionParam{{OfFunction: &responses.ToolSearchOutputNamespaceToolToolFunctionParam{Name: "TaskUpdate"}}}}}
+	long := func() []responses.ResponseInputItemUnionParam {
+		tools := []responses.ResponseToolSearchOutputItemParamToolUnion{functionTool("TaskUpdate")}
+		for k := range 30 {
+			tools = append(tools, functionTool(fmt.Sprintf("Tool%d", k)))
+		}
+		in := searchRun(tools[0], taskCall)
+		in[2].OfToolSearchOutput.Tools = tools
+		var steps []responses.ResponseInputItemUnionParam
+		for k := range 6 {
+			id := fmt.Sprintf("b%d", k)
+			steps = append(steps, responses.ResponseInputItemParamOfFunctionCall(`{"command":"go test ./..."}`, id, "Bash"), output(id, strings.Repeat("ok fine ", 30)))
+		}
+		return append(in[:3], append(steps, in[5:]...)...)
+	}
+	for name, in := range map[string][]responses.ResponseInputItemUnionParam{
+		"a function":                searchRun(functionTool("TaskUpdate"), taskCall),
+		"a function in a namespace": searchRun(namespace, nsCall),
+		"a custom tool": searchRun(responses.ResponseToolSearchOutputItemParamToolUnion{OfCustom: &responses.CustomToolParam{Name: "apply_patch"}},
+			responses.ResponseInputItemParamOfCustomToolCall("t1", "*** patch", "apply_patch")),
+		"another tool loaded":      searchRun(functionTool("WebFetch"), taskCall),
+		"many tools, many results": long(),
+		"no call_id nor id":        noIDs(searchRun(functionTool("TaskUpdate"), taskCall)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			adapttest.MatchesParse(t, in, adapter.ResponsesMessages)
+			adapttest.SameKept(t, in, adapter.CompactResponses)
+		})
+	}
+}
+
+// TestResponsesServerToolSearchPaired: a tool_search_call and the
+// tool_search_output right after it, neither with a call_id (a search the
+// server ran), are paired as chitta.ParseMessages pairs them, so a kept
+// call of the tool it loaded keeps both. On main the call issued no ID
+// and the output carried none: the output was kept without its call.
+func TestResponsesServerToolSearchPaired(t *testing.T) {
+	t.Parallel()
+	in := noIDs(searchRun(functionTool("TaskUpdate"), responses.ResponseInputItemParamOfFunctionCall(`{"taskId":"3"}`, "t1", "TaskUpdate")))
+	conv := adapttest.MatchesParse(t, in, adapter.ResponsesMessages)
+	assert.Equal(t, []string{"tool_search@1"}, conv[1].ToolCallIDs)
+	assert.Equal(t, []string{"tool_search@1"}, conv[2].ToolResultIDs)
+	require.NoError(t, chitta.Validate(conv))
+	for _, mask := range []*chitta.MaskOptions{nil, {}} {
+		_, res, err := adapter.CompactResponses(t.Context(), in, &chitta.Options{MaxTokens: 1, Tokens: chitta.TokenCounterFunc(chitta.CountWords), Mask: mask})
+		require.NoError(t, err)
+		assert.Equal(t, []int{0, 1, 2, 5, 6}, res.Kept, "mask %v", mask != nil)
+	}
 }

@@ -153,3 +153,35 @@ func KeptValues[T any](t *testing.T, in []T, kept []int, out []T, messages Messa
 	require.NoError(t, err)
 	Paired(t, conv)
 }
+
+// SameKept checks that compact (an adapter's Compact) keeps the same
+// indices of vals as chitta.Compact keeps of chitta.ParseMessages on the
+// SDK's own encoding/json of vals, and marks the same messages masked,
+// at several budgets (nothing but the pins fitting, then ratios) with
+// and without Mask, words counting as tokens: the adapter and the parser
+// follow the same rules (the tool-search rule included).
+func SameKept[T any](t *testing.T, vals []T, compact CompactFunc[T]) {
+	t.Helper()
+	data, err := json.Marshal(vals)
+	require.NoError(t, err)
+	parsed, err := chitta.ParseMessages(data)
+	require.NoError(t, err, "the SDK's JSON reads back: %s", data)
+	require.Len(t, parsed, len(vals))
+	for _, budget := range []chitta.Options{{MaxTokens: 1}, {TargetRatio: 0.3}, {TargetRatio: 0.6}, {TargetRatio: 0.9}} {
+		for _, mask := range []*chitta.MaskOptions{nil, {}, {KeepRecent: 1, MinTokens: 5}} {
+			opts := budget
+			opts.Tokens, opts.Mask = chitta.TokenCounterFunc(chitta.CountWords), mask
+			want, err := chitta.Compact(t.Context(), parsed, &opts)
+			require.NoError(t, err)
+			_, got, err := compact(t.Context(), vals, &opts)
+			require.NoError(t, err)
+			assert.Equal(t, want.Kept, got.Kept, "budget %+v, mask %+v: kept as chitta.Compact keeps the JSON", budget, mask)
+			if len(want.Scores) == len(got.Scores) {
+				for i := range want.Scores {
+					assert.Equal(t, want.Scores[i].Masked, got.Scores[i].Masked, "budget %+v, mask %+v: message %d masked", budget, mask, i)
+					assert.Equal(t, want.Scores[i].Pinned, got.Scores[i].Pinned, "budget %+v, mask %+v: message %d pinned", budget, mask, i)
+				}
+			}
+		}
+	}
+}
