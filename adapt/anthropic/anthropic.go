@@ -101,14 +101,29 @@ func noContent(i int, role string) error {
 }
 
 func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
+	// The tools loaded so far: a load precedes the calls it serves (chitta's
+	// rule pins the nearest loading result before a call), so one pass finds
+	// them as it goes, with each message's blocks read once.
 	var loaded map[string]bool
-	if b.ToolSearching() {
-		loaded = loadedTools(msgs)
-	}
+	searching := b.ToolSearching()
 	for i := range msgs {
 		m := &msgs[i]
-		if loaded != nil {
-			toolSearch(b, m, loaded)
+		if searching {
+			var c []anthropic.ContentBlockParamUnion
+			switch {
+			case m.OfUser != nil:
+				c = m.OfUser.Content
+			case m.OfAssistant != nil:
+				c = m.OfAssistant.Content
+			}
+			for j := range c { // only result blocks can load tools
+				if c[j].OfToolResult != nil || c[j].OfToolSearchToolResult != nil {
+					loaded = appendReferences(loaded, c[j:j+1])
+				}
+			}
+			if loaded != nil {
+				toolSearch(b, m, loaded)
+			}
 		}
 		switch {
 		case m.OfUser != nil && len(m.OfUser.Content) == 0:
@@ -151,26 +166,32 @@ func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 	return nil
 }
 
-// loadedTools returns the names of the tools that the tool_reference
-// blocks in the tool results of msgs load (a tool search's: a custom one's
-// tool_result in a user message, the server tool search's
-// tool_search_tool_result in an assistant message), or nil when there are
-// none.
-func loadedTools(msgs []anthropic.MessageParam) map[string]bool {
-	var loaded map[string]bool
-	for i := range msgs {
-		var blocks []anthropic.ContentBlockParamUnion
+// appendReferences adds to loaded (made when nil and a name is found) the
+// tool names of the tool_reference blocks in the tool_result and
+// tool_search_tool_result blocks of blocks. It reads the blocks in place
+// and calls nothing for a block of another type: build runs it over
+// every message of every call.
+func appendReferences(loaded map[string]bool, blocks []anthropic.ContentBlockParamUnion) map[string]bool {
+	for i := range blocks {
+		blk := &blocks[i]
 		switch {
-		case msgs[i].OfUser != nil:
-			blocks = msgs[i].OfUser.Content
-		case msgs[i].OfAssistant != nil:
-			blocks = msgs[i].OfAssistant.Content
-		}
-		for _, n := range references(blocks) {
-			if loaded == nil {
-				loaded = make(map[string]bool)
+		case blk.OfToolResult != nil:
+			c := blk.OfToolResult.Content
+			for j := range c {
+				if ref := c[j].OfToolReference; ref != nil && ref.ToolName != "" {
+					if loaded == nil {
+						loaded = make(map[string]bool)
+					}
+					loaded[ref.ToolName] = true
+				}
 			}
-			loaded[n] = true
+		case blk.OfToolSearchToolResult != nil:
+			for _, n := range serverReferences(blk.OfToolSearchToolResult) {
+				if loaded == nil {
+					loaded = make(map[string]bool)
+				}
+				loaded[n] = true
+			}
 		}
 	}
 	return loaded
@@ -182,14 +203,18 @@ func loadedTools(msgs []anthropic.MessageParam) map[string]bool {
 func references(blocks []anthropic.ContentBlockParamUnion) []string {
 	var out []string
 	for i := range blocks {
-		if r := blocks[i].OfToolResult; r != nil {
-			for _, c := range r.Content {
-				if c.OfToolReference != nil && c.OfToolReference.ToolName != "" {
-					out = append(out, c.OfToolReference.ToolName)
+		blk := &blocks[i]
+		switch {
+		case blk.OfToolResult != nil:
+			c := blk.OfToolResult.Content
+			for j := range c {
+				if ref := c[j].OfToolReference; ref != nil && ref.ToolName != "" {
+					out = append(out, ref.ToolName)
 				}
 			}
+		case blk.OfToolSearchToolResult != nil:
+			out = append(out, serverReferences(blk.OfToolSearchToolResult)...)
 		}
-		out = append(out, serverReferences(blocks[i].OfToolSearchToolResult)...)
 	}
 	return out
 }
