@@ -172,6 +172,13 @@ func (m *Message) original() ([]byte, error) {
 	return raw, nil
 }
 
+// hasRaw reports whether raw holds a message's JSON as original reads it:
+// not empty nor JSON null. A Raw that starts with '{' (the usual case)
+// costs a length and a byte check.
+func hasRaw(raw json.RawMessage) bool {
+	return len(raw) > 0 && (raw[0] == '{' || string(bytes.TrimSpace(raw)) != "null")
+}
+
 // UnmarshalJSON reads one message object of any shape [ParseMessages]
 // reads, as ParseMessages does for each element of an array, but alone:
 // linkage that spans messages needs ParseMessages. json.Unmarshal into a
