@@ -83,7 +83,7 @@ type responsesItem struct {
 	Results           json.RawMessage `json:"results"`   // file_search_call's hits
 	Result            json.RawMessage `json:"result"`    // program_output's output
 	Error             json.RawMessage `json:"error"`     // mcp_call's failure
-	Tools             json.RawMessage `json:"tools"`     // tool_search_output's loaded definitions
+	Tools             json.RawMessage `json:"tools"`     // tool_search_output's loaded definitions; additional_tools' and mcp_list_tools' tools
 	Summary           json.RawMessage `json:"summary"`
 	Content           json.RawMessage `json:"content"`
 	Role              json.RawMessage `json:"role"` // additional_tools' (developer)
