@@ -353,7 +353,7 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 		}
 		if masks && !c.exclude[pr.name] && !loads && !pr.listed {
 			pr.list(p.scratch, c.values)
-			if c.cache != nil && pr.whole && len(m.Raw) > 0 {
+			if c.cache != nil && pr.whole && hasRaw(m.Raw) {
 				pr.valuesOf = c.cache.valuesKey(pr.text)
 			}
 			inf.dirty = true
@@ -548,7 +548,7 @@ func resultsOf(m *Message) ([]toolResult, bool) {
 	if !isResultRole(m.Role) && len(m.ToolResultIDs) == 0 {
 		return nil, false
 	}
-	if len(m.Raw) == 0 {
+	if !hasRaw(m.Raw) {
 		if m.Role == RoleAssistant || len(m.ToolCallIDs) > 0 {
 			return nil, false
 		}
@@ -1000,7 +1000,7 @@ func newText(r *toolResult, memory string, c *maskConfig, tc TokenCounter) (stri
 // (placeholderWords) and its text, too, is written only if it is returned.
 // ok is false when no result can be rewritten.
 func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (int, bool) {
-	if c.estimate && len(mm.results) == 1 && mm.results[0].action == maskResult && (len(m.Raw) == 0 || mm.direct) {
+	if c.estimate && len(mm.results) == 1 && mm.results[0].action == maskResult && (!hasRaw(m.Raw) || mm.direct) {
 		r := &mm.results[0]
 		if !r.listed {
 			r.setValues(listValues(r.text, c.values))
@@ -1018,7 +1018,7 @@ func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (in
 	if !some {
 		return 0, false
 	}
-	if len(m.Raw) == 0 || mm.direct && len(mm.results) == 1 {
+	if !hasRaw(m.Raw) || mm.direct && len(mm.results) == 1 {
 		// Framing (role, linkage) is unchanged by masking; the result's
 		// media are gone with it.
 		counted := *m
@@ -1059,7 +1059,7 @@ func (mm *maskedMessage) build(m *Message, cache *MaskCache, counter any) Messag
 	if mm.built {
 		return mm.msg
 	}
-	if mm.keyed && len(m.Raw) > 0 && cache != nil {
+	if mm.keyed && hasRaw(m.Raw) && cache != nil {
 		if raw, content, media, ok := cache.formBuilt(counter, mm.key); ok {
 			mm.msg = Message{Role: m.Role, Content: content, MediaTokens: media, Raw: append(make(json.RawMessage, 0, len(raw)), raw...), ToolCallIDs: m.ToolCallIDs, ToolResultIDs: m.ToolResultIDs}
 			mm.built = true
@@ -1073,7 +1073,7 @@ func (mm *maskedMessage) build(m *Message, cache *MaskCache, counter any) Messag
 		}
 	}
 	out := Message{Role: m.Role, ToolCallIDs: m.ToolCallIDs, ToolResultIDs: m.ToolResultIDs}
-	if len(m.Raw) == 0 {
+	if !hasRaw(m.Raw) {
 		out.Content = mm.texts[0]
 		mm.msg, mm.built = out, true
 		return out

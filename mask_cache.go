@@ -144,7 +144,7 @@ func (c *MaskCache) init() {
 func (c *MaskCache) lookup(m *Message) (cacheKey, *maskEntry) {
 	c.init()
 	hdr := c.header(m)
-	if len(m.Raw) > 0 {
+	if hasRaw(m.Raw) {
 		k := cacheKey{maphash.Bytes(c.seeds[0], m.Raw), hdr}
 		return k, c.get(k)
 	}
@@ -390,7 +390,7 @@ func (p *pass) info(o *resolved, i int) *msgInfo {
 	if !inf.counted {
 		m := &p.msgs[i]
 		content := contentTokens(o.tokens, m, p.scores[i].OriginalTokens)
-		check := o.mask.cache != nil && len(m.Raw) > 0 // the key did not read Content
+		check := o.mask.cache != nil && hasRaw(m.Raw) // the key did not read Content
 		for k := range inf.results {
 			r := &inf.results[k]
 			if r.whole {

@@ -588,3 +588,56 @@ func TestMaskToolReasoning(t *testing.T) {
 	assert.Contains(t, res.Messages[2].Content, "why I read it")
 	assert.Contains(t, res.Messages[2].Content, "[chitta: read_file output elided (")
 }
+
+// A message whose Raw is JSON null (what encoding/json decodes a null
+// json.RawMessage to, and what MarshalJSON treats as unset) is masked as
+// one without Raw, with and without a MaskCache; two such results of one
+// length and linkage are not taken for one another by the cache.
+func TestMaskRawNullIsNoRaw(t *testing.T) {
+	t.Parallel()
+	conv := func(raw json.RawMessage, tag string) []chitta.Message {
+		return []chitta.Message{
+			msg(chitta.RoleUser, "go"),
+			{Role: chitta.RoleAssistant, Content: "call", ToolCallIDs: []string{"x"}, Raw: raw},
+			{Role: chitta.RoleTool, Content: output(tag, 120), ToolResultIDs: []string{"x"}, Raw: raw},
+			{Role: chitta.RoleAssistant, Content: "call", ToolCallIDs: []string{"y"}, Raw: raw},
+			{Role: chitta.RoleTool, Content: output("q", 120), ToolResultIDs: []string{"y"}, Raw: raw},
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		raw   json.RawMessage
+		cache bool
+	}{
+		{"null", json.RawMessage("null"), false},
+		{"null with spaces", json.RawMessage(" null\n"), false},
+		{"null cached", json.RawMessage("null"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			opts := func() *chitta.Options {
+				o := &chitta.Options{TargetRatio: 1, Tokens: words, Mask: &chitta.MaskOptions{KeepRecent: 1}}
+				if tc.cache {
+					o.Mask.Cache = chitta.NewMaskCache()
+				}
+				return o
+			}
+			want, err := chitta.Compact(t.Context(), conv(nil, "r"), opts())
+			require.NoError(t, err)
+			require.True(t, want.Scores[2].Masked)
+			o := opts()
+			for _, tag := range []string{"r", "s"} { // same length, other words
+				res, err := chitta.Compact(t.Context(), conv(tc.raw, tag), o)
+				require.NoError(t, err)
+				assert.Equal(t, want.Scores, res.Scores)
+				require.Len(t, res.Messages, 5)
+				assert.Equal(t, want.Messages[2].Content, res.Messages[2].Content)
+				assert.Empty(t, res.Messages[2].Raw)
+				assert.Equal(t, output("q", 120), res.Messages[4].Content)
+				out, err := chitta.MarshalMessages(res.Messages)
+				require.NoError(t, err)
+				assert.NotContains(t, string(out), tag+"0 ")
+			}
+		})
+	}
+}

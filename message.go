@@ -172,6 +172,13 @@ func (m *Message) original() ([]byte, error) {
 	return raw, nil
 }
 
+// hasRaw reports whether raw holds a message's JSON as original reads it:
+// not empty nor JSON null. A Raw that starts with '{' (the usual case)
+// costs a length and a byte check.
+func hasRaw(raw json.RawMessage) bool {
+	return len(raw) > 0 && (raw[0] == '{' || string(bytes.TrimSpace(raw)) != "null")
+}
+
 // UnmarshalJSON reads one message object of any shape [ParseMessages]
 // reads, as ParseMessages does for each element of an array, but alone:
 // linkage that spans messages needs ParseMessages. json.Unmarshal into a
@@ -213,8 +220,11 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // definition, paired, when neither has a call_id (a search the server
 // ran), with the tool_search_call right before it; a reasoning item grouped with the
 // item after it, or with the run of *_call items after it, a reasoning
-// model's parallel calls; a compaction item read as a system message, so
-// always kept; an unknown item type scored by its JSON, and issuing its
+// model's parallel calls; a compaction item, and a compaction_trigger,
+// read as a system message, so always kept; an additional_tools item
+// (role developer) read as the JSON of its tool definitions and an
+// mcp_list_tools item as its server's label and each tool's name,
+// description and input schema, what the model is sent; an unknown item type scored by its JSON, and issuing its
 // call_id when it has one, as a program item does, which its
 // program_output answers with its result) and the JSON of langchaingo's MessageContent (roles human, ai, system, tool,
 // function, generic; parts, a CachedContent part read as the part it

@@ -32,7 +32,7 @@ func (p *parser) parse(index int, raw json.RawMessage) (Message, error) {
 	p.call, p.reasoningCalls = false, ""
 	p.lastSearch, p.pendingSearch = p.pendingSearch, ""
 	switch {
-	case isNull(w.Role) && (!isNull(w.Type) || isBareReference(raw)):
+	case isNull(w.Role) && (!isNull(w.Type) || isBareReference(raw)) || string(w.Type) == `"additional_tools"`:
 		m, err = p.parseItem(index, raw)
 	case isNull(w.Content) && (!isNull(w.Parts) || (!isNull(w.Text) && !isNull(w.Role)) || isPartsRole(w.Role)):
 		// (a Content without parts: genai omits them, langchaingo writes
@@ -83,16 +83,22 @@ type responsesItem struct {
 	Results           json.RawMessage `json:"results"`   // file_search_call's hits
 	Result            json.RawMessage `json:"result"`    // program_output's output
 	Error             json.RawMessage `json:"error"`     // mcp_call's failure
-	Tools             json.RawMessage `json:"tools"`     // tool_search_output's loaded definitions
+	Tools             json.RawMessage `json:"tools"`     // tool_search_output's loaded definitions; additional_tools' and mcp_list_tools' tools
 	Summary           json.RawMessage `json:"summary"`
 	Content           json.RawMessage `json:"content"`
+	Role              json.RawMessage `json:"role"` // additional_tools' (developer)
+	ServerLabel       json.RawMessage `json:"server_label"`
 }
 
 // parseItem reads a Responses input item without a role. Calls issue
 // their call_id (or id), outputs carry it; a reasoning item is grouped with
-// the item that follows it (and parse, with the calls of its run); a compaction item is read as a system message,
-// so that Compact always keeps it; an unknown type is an assistant message
-// scored by its JSON.
+// the item that follows it (and parse, with the calls of its run); a
+// compaction item, and a compaction_trigger (the request to compact, the
+// last item), is read as a system message, so that Compact always keeps
+// it; an additional_tools item (which has a role, developer) and an
+// mcp_list_tools item read as the tool definitions they carry, which the
+// model is sent; an unknown type is an assistant message scored by its
+// JSON.
 func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 	fail := func(field, format string, args ...any) (Message, error) {
 		return Message{}, &MessageError{Index: index, Field: field, Msg: fmt.Sprintf(format, args...), Err: ErrInvalidMessages}
@@ -155,6 +161,27 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 	case typ == "compaction" || typ == "compaction_summary":
 		m.Role = RoleSystem
 		addText(&b, "[compaction]")
+	case typ == "compaction_trigger":
+		// It asks the API to compact what precedes it: dropping it
+		// would lose the request, and it bills next to nothing.
+		m.Role = RoleSystem
+		addText(&b, "[compaction_trigger]")
+	case typ == "additional_tools":
+		role, merr := str("role", it.Role)
+		if merr != nil {
+			return Message{}, merr
+		}
+		m.Role = RoleDeveloper // the only role the API accepts
+		if role != "" {
+			m.Role = Role(role)
+		}
+		if err := appendToolDefinitions(&b, it.Tools, typ); err != nil {
+			return fail(err.field, "%s", err.msg)
+		}
+	case typ == "mcp_list_tools":
+		if err := appendMCPTools(&b, &it); err != nil {
+			return fail(err.field, "%s", err.msg)
+		}
 	case typ == "item_reference":
 		addText(&b, "[item_reference "+id+"]")
 	case typ == "mcp_approval_request":
@@ -362,6 +389,53 @@ func appendOutput(b *strings.Builder, m *Message, raw json.RawMessage) *contentE
 		return nil
 	}
 	return appendContent(b, m, raw, "output", 0)
+}
+
+// appendToolDefinitions renders the tool definitions an item of type typ
+// holds under "tools" (function, custom, namespace, MCP and built-in tools,
+// as the request's tools are written): the JSON of each, compacted, since
+// the model is sent their names, descriptions and schemas.
+func appendToolDefinitions(b *strings.Builder, raw json.RawMessage, typ string) *contentError {
+	var tools []json.RawMessage
+	if !isNull(raw) && json.Unmarshal(raw, &tools) != nil {
+		return &contentError{"tools", "want an array of tool definitions (item type " + strconv.Quote(typ) + ")"}
+	}
+	for _, t := range tools {
+		addText(b, compactJSON(t))
+	}
+	return nil
+}
+
+// appendMCPTools renders an mcp_list_tools item: its server's label, then
+// each tool's name, description and input schema (compacted), and the
+// error of a listing that failed.
+func appendMCPTools(b *strings.Builder, it *responsesItem) *contentError {
+	if err := addStrings(b, "", member{"server_label", it.ServerLabel}); err != nil {
+		return err
+	}
+	var tools []json.RawMessage
+	if !isNull(it.Tools) && json.Unmarshal(it.Tools, &tools) != nil {
+		return &contentError{"tools", "want an array of tools (item type \"mcp_list_tools\")"}
+	}
+	for j, t := range tools {
+		var tool struct {
+			Name        json.RawMessage `json:"name"`
+			Description json.RawMessage `json:"description"`
+			InputSchema json.RawMessage `json:"input_schema"`
+		}
+		field := "tools[" + strconv.Itoa(j) + "]"
+		if !isObject(t) || json.Unmarshal(t, &tool) != nil {
+			return &contentError{field, "want an object"}
+		}
+		if err := addStrings(b, field+".", member{"name", tool.Name}, member{"description", tool.Description}); err != nil {
+			return err
+		}
+		if !isNull(tool.InputSchema) {
+			addText(b, compactJSON(tool.InputSchema))
+		}
+	}
+	addText(b, argumentsText(it.Error))
+	return nil
 }
 
 // compactJSON returns raw without insignificant white space.

@@ -369,3 +369,86 @@ func TestParseResponsesProgramItems(t *testing.T) {
 		assert.Equal(t, res.Scores[1].Unit, res.Scores[2].Unit, "the program and its output are one group")
 	}
 }
+
+// TestParseResponsesToolSchemas: an mcp_list_tools item (its server's
+// tools: names, descriptions, input schemas) and an additional_tools item
+// (role developer, tool definitions) were read as their whole JSON and as
+// nothing, so a budget missed what the model is sent of an always-kept
+// additional_tools item; each now reads as the definitions it carries.
+func TestParseResponsesToolSchemas(t *testing.T) {
+	t.Parallel()
+	schema := `{"type":"object","properties":{"query":{"type":"string","description":"what to look for in the ledger"}},"required":["query"]}`
+	tests := []struct {
+		name, item string
+		role       chitta.Role
+		want       []string
+		not        []string
+	}{
+		{"mcp_list_tools", `{"type":"mcp_list_tools","id":"mcpl_1","server_label":"ledger","tools":[{"name":"search_ledger","description":"Searches the ledger","input_schema":` + schema + `,"annotations":{"readOnlyHint":true}}]}`,
+			chitta.RoleAssistant, []string{"ledger", "search_ledger", "Searches the ledger", `"what to look for in the ledger"`}, []string{"mcpl_1", "readOnlyHint"}},
+		{"mcp_list_tools error", `{"type":"mcp_list_tools","id":"mcpl_2","server_label":"ledger","tools":[],"error":"server unreachable"}`,
+			chitta.RoleAssistant, []string{"ledger", "server unreachable"}, []string{"mcpl_2"}},
+		{"additional_tools", `{"type":"additional_tools","role":"developer","tools":[{"type":"function","name":"refund","description":"Issues a refund","parameters":` + schema + `},{"type":"namespace","name":"crm","description":"CRM tools","tools":[{"type":"function","name":"find_customer","parameters":{}}]}]}`,
+			chitta.RoleDeveloper, []string{`"name":"refund"`, "Issues a refund", `"what to look for in the ledger"`, `"name":"crm"`, `"name":"find_customer"`}, nil},
+		{"additional_tools without role", `{"type":"additional_tools","tools":[{"type":"web_search"}]}`,
+			chitta.RoleDeveloper, []string{`{"type":"web_search"}`}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			msgs, err := chitta.ParseMessages([]byte(`[{"role":"user","content":"go"},` + tt.item + `]`))
+			require.NoError(t, err)
+			m := msgs[1]
+			assert.Equal(t, tt.role, m.Role)
+			assert.Empty(t, m.ToolCallIDs)
+			assert.Empty(t, m.ToolResultIDs)
+			for _, w := range tt.want {
+				assert.Contains(t, m.Content, w)
+			}
+			for _, w := range tt.not {
+				assert.NotContains(t, m.Content, w)
+			}
+			out, err := chitta.MarshalMessages(msgs)
+			require.NoError(t, err)
+			assert.JSONEq(t, `[{"role":"user","content":"go"},`+tt.item+`]`, string(out))
+		})
+	}
+	for _, tt := range []struct{ item, field string }{
+		{`{"type":"additional_tools","role":"developer","tools":{"type":"function"}}`, "tools"},
+		{`{"type":"additional_tools","role":7,"tools":[]}`, "role"},
+		{`{"type":"mcp_list_tools","server_label":"s","tools":"search"}`, "tools"},
+		{`{"type":"mcp_list_tools","server_label":"s","tools":[7]}`, "tools[0]"},
+		{`{"type":"mcp_list_tools","server_label":"s","tools":[{"name":1}]}`, "tools[0].name"},
+		{`{"type":"mcp_list_tools","server_label":false,"tools":[]}`, "server_label"},
+	} {
+		_, err := chitta.ParseMessages([]byte(`[` + tt.item + `]`))
+		require.ErrorIs(t, err, chitta.ErrInvalidMessages, tt.item)
+		var me *chitta.MessageError
+		require.ErrorAs(t, err, &me, tt.item)
+		assert.Equal(t, tt.field, me.Field, tt.item)
+		assert.Equal(t, 0, me.Index, tt.item)
+	}
+}
+
+// TestCompactResponsesCompactionTrigger: a compaction_trigger item (the
+// request that the API compact what precedes it, the last input item) was
+// an assistant message scored by its JSON, kept only for coming after the
+// last user message; it is now a system message, always kept as a
+// compaction item is (issue #11).
+func TestCompactResponsesCompactionTrigger(t *testing.T) {
+	t.Parallel()
+	msgs, err := chitta.ParseMessages([]byte(`[
+ {"role":"user","content":"first question with many words to make it expensive to keep around"},
+ {"role":"assistant","content":"a long answer with many words that a tight budget cannot keep either"},
+ {"role":"user","content":"second question"},
+ {"type":"compaction_trigger","id":"ct_1"}
+]`))
+	require.NoError(t, err)
+	assert.Equal(t, chitta.RoleSystem, msgs[3].Role)
+	assert.Equal(t, "[compaction_trigger]", msgs[3].Content)
+	for _, ratio := range []float64{0.05, 0.3, 1} {
+		res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: ratio})
+		require.NoError(t, err)
+		assert.Contains(t, res.Kept, 3, "ratio %v: the trigger is kept", ratio)
+	}
+}

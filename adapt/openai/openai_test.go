@@ -223,3 +223,33 @@ func TestWireProperties(t *testing.T) {
 	adapttest.Wire(t, "openai", wiregen.Options{}, 150, adapter.Compact, adapter.NewCompactor, adapter.Messages)
 	adapttest.Wire(t, "responses", wiregen.Options{Typed: true}, 150, adapter.CompactResponses, adapter.NewResponsesCompactor, adapter.ResponsesMessages)
 }
+
+// TestResponsesToolSchemasAsParsed: an additional_tools item (developer,
+// always kept) and an mcp_list_tools item read as the tool definitions they
+// carry, and a compaction_trigger as a system message, as
+// chitta.ParseMessages reads their JSON.
+func TestResponsesToolSchemasAsParsed(t *testing.T) {
+	t.Parallel()
+	schema := map[string]any{"type": "object", "properties": map[string]any{"query": map[string]any{"type": "string", "description": "what to look for in the ledger"}}}
+	refund := responses.ToolParamOfFunction("refund", schema, true)
+	refund.OfFunction.Description = openai.String("Issues a refund")
+	in := []responses.ResponseInputItemUnionParam{
+		responses.ResponseInputItemParamOfMessage("go", responses.EasyInputMessageRoleUser),
+		responses.ResponseInputItemParamOfAdditionalTools([]responses.ToolUnionParam{refund}),
+		{OfMcpListTools: &responses.ResponseInputItemMcpListToolsParam{ID: "mcpl_1", ServerLabel: "ledger", Tools: []responses.ResponseInputItemMcpListToolsToolParam{
+			{Name: "search_ledger", Description: openai.String("Searches the ledger"), InputSchema: schema},
+		}}},
+		{OfCompactionTrigger: &responses.ResponseInputItemCompactionTriggerParam{}},
+	}
+	msgs := adapttest.MatchesParse(t, in, adapter.ResponsesMessages)
+	assert.Equal(t, chitta.RoleDeveloper, msgs[1].Role)
+	for _, w := range []string{`"name":"refund"`, "Issues a refund", "what to look for in the ledger"} {
+		assert.Contains(t, msgs[1].Content, w)
+	}
+	assert.Equal(t, chitta.RoleAssistant, msgs[2].Role)
+	for _, w := range []string{"ledger", "search_ledger", "Searches the ledger", "what to look for in the ledger"} {
+		assert.Contains(t, msgs[2].Content, w)
+	}
+	assert.Equal(t, chitta.RoleSystem, msgs[3].Role)
+	assert.Equal(t, "[compaction_trigger]", msgs[3].Content)
+}

@@ -25,7 +25,10 @@ import (
 // the item after it carries, and so do the calls of the run of *_call
 // items after it (a reasoning model's parallel calls), so they are kept or
 // dropped together; a
-// compaction item has the role system, so it is always kept. A
+// compaction item has the role system, so it is always kept, and so has a
+// compaction_trigger. An additional_tools item reads as the JSON of its
+// tool definitions, an mcp_list_tools item as its server's label and each
+// tool's name, description and input schema. A
 // tool_search_output item's text is the names of the function and custom
 // tools it loads, then the JSON of every tool definition it holds (the
 // model is sent them); a tool_search_call without call_id (a search the
