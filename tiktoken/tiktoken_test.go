@@ -222,15 +222,16 @@ func TestInvalidUTF8CountsAsSent(t *testing.T) {
 
 // Compact and a Compactor counting with tiktoken, masks included, keep
 // random valid conversations valid, and their AfterTokens is what the
-// Counter counts of what they return, framing included.
+// Counter counts of what they return, framing included, plus the
+// messages' MediaTokens (wiregen's conversations hold images).
 func TestWireProperties(t *testing.T) {
 	t.Parallel()
 	c, err := tiktoken.New(tiktoken.O200kBase)
 	require.NoError(t, err)
-	count := func(msgs []chitta.Message) int {
+	count := func(msgs []chitta.Message) int { // as Compact counts a message: text, framing, media
 		n := 0
 		for i := range msgs {
-			n += c.CountTokens(msgs[i].Content) + c.FramingTokens(&msgs[i])
+			n += c.CountTokens(msgs[i].Content) + c.FramingTokens(&msgs[i]) + msgs[i].MediaTokens
 		}
 		return n
 	}
