@@ -216,17 +216,15 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 		if callID != "" {
 			m.ToolResultIDs = append(m.ToolResultIDs, callID)
 		}
-		var tools []json.RawMessage
-		if !isNull(it.Tools) && json.Unmarshal(it.Tools, &tools) != nil {
-			return fail("tools", "want an array of tool definitions (item type \"tool_search_output\")")
+		var defs strings.Builder
+		if err := appendToolDefinitions(&defs, it.Tools, typ); err != nil {
+			return fail(err.field, "%s", err.msg)
 		}
-		if len(tools) > 0 {
+		if defs.Len() > 0 {
 			for _, n := range toolReferences(raw) {
 				addText(&b, n)
 			}
-		}
-		for _, t := range tools {
-			addText(&b, compactJSON(t))
+			addText(&b, defs.String())
 		}
 	case strings.HasSuffix(typ, "_output"):
 		m.Role = RoleTool
