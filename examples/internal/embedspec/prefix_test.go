@@ -79,17 +79,7 @@ func recordingServer(t *testing.T) (*httptest.Server, func() []string) {
 		mu.Lock()
 		seen = append(seen, req.Input...)
 		mu.Unlock()
-		type item struct {
-			Index     int       `json:"index"`
-			Embedding []float32 `json:"embedding"`
-		}
-		var resp struct {
-			Data []item `json:"data"`
-		}
-		for i, text := range req.Input {
-			resp.Data = append(resp.Data, item{Index: i, Embedding: []float32{float32(len(text)), 1, 2}})
-		}
-		_ = json.NewEncoder(w).Encode(resp)
+		writeVectors(w, req.Input, func(text string) []float32 { return []float32{float32(len(text)), 1, 2} })
 	}))
 	t.Cleanup(srv.Close)
 	return srv, func() []string {
