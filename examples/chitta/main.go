@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	chitta [--store PATH|postgres://URL] [--embedder hash|hash:DIMS|llamacpp:PATH|openai:URL#MODEL]
+//	chitta [--store PATH|postgres://URL] [--embedder hash|hash:DIMS|llamacpp[+PRESET]:PATH|openai[+PRESET]:URL#MODEL]
 //	       [--mode auto|serve|oneshot] [--tokenizer estimate|o200k_base|cl100k_base]
 //	       [--timeout 60s] [--store-timeout 20s] [--verbose]
 //
@@ -139,7 +139,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.SetOutput(stderr)
 	c := &config{}
 	fs.StringVar(&c.store, "store", "", storepath.FlagUsage)
-	fs.StringVar(&c.embedder, "embedder", "hash", "embedder: hash, hash:DIMS, llamacpp:PATH (needs -tags llamacpp) or openai:URL#MODEL")
+	fs.StringVar(&c.embedder, "embedder", "hash", "embedder: hash, hash:DIMS, llamacpp[+PRESET]:PATH (needs -tags llamacpp) or openai[+PRESET]:URL#MODEL; PRESET nomic, e5 or bge gives an asymmetric model its query/document prefixes")
 	fs.StringVar(&c.mode, "mode", "auto", "auto (choose by the first message), serve (MCP session) or oneshot (answer one request)")
 	fs.BoolVar(&c.verbose, "verbose", false, "log debug messages (and the MCP SDK's) to stderr")
 	fs.StringVar(&c.tokenizer, "tokenizer", tokenizerEstimate, "how compact_context counts tokens when a call names no tokenizer: "+strings.Join(tokenizerNames, ", ")+" (exact OpenAI encodings; estimate is words × 1.3)")

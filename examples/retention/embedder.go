@@ -8,8 +8,8 @@ import (
 	"github.com/chitta-go/chitta/examples/internal/embedspec"
 )
 
-// newEmbedder opens the -embedder spec (hash, hash:DIMS, llamacpp:PATH or
-// openai:URL#MODEL, see internal/embedspec) that every method shares. The
+// newEmbedder opens the -embedder spec (hash, hash:DIMS, llamacpp[+PRESET]:PATH or
+// openai[+PRESET]:URL#MODEL, see internal/embedspec) that every method shares. The
 // hash embedder is put behind a chitta.CachedEmbedder too, so that every
 // text is embedded once across questions, cuts, ratios and methods (the
 // others already sit behind one). The caller closes the result.

@@ -8,12 +8,20 @@
 //	llamacpp:PATH      a GGUF embedding model run by llama.cpp (build with -tags llamacpp)
 //	openai:URL#MODEL   an OpenAI-compatible /embeddings endpoint at URL serving MODEL
 //
+// llamacpp and openai take the query and document prefixes of an
+// asymmetric model as a preset after the kind: llamacpp+nomic:PATH,
+// openai+e5:URL#MODEL. The presets are nomic ("search_query: " /
+// "search_document: "), e5 ("query: " / "passage: ") and bge (queries get
+// "Represent this sentence for searching relevant passages: ", documents
+// none). Only the word before the first ':' is read for a preset, so a
+// path or URL is never mistaken for one.
+//
 // The empty spec means hash. An openai: embedder sends $OPENAI_API_KEY as
 // its bearer token when set, and embeds one probe text when opened to learn
 // its dimension; llamacpp and openai embedders sit behind a
-// chitta.CachedEmbedder. A llamacpp: model is opened without query or
-// document prefixes, so it embeds queries as documents and has no
-// Embedder.Queries (a spec cannot give prefixes yet).
+// chitta.CachedEmbedder. Without a preset queries embed as documents and
+// Embedder.Queries is nil; with one, Queries is the query side behind a
+// cache of its own.
 package embedspec
 
 import (
@@ -42,10 +50,9 @@ type Embedder struct {
 	// Dims is the length of the vectors it makes.
 	Dims int
 	// Queries, when not nil, embeds search queries: the query side of an
-	// asymmetric model (llamacpp's Queries, behind a cache of its own),
+	// asymmetric model (llamacpp's Queries, or openai's texts with the query prefix, behind a cache of its own),
 	// for chitta.Options.QueryEmbedder. It is nil when queries embed as
-	// documents do: hash, openai, and llamacpp opened without a query
-	// prefix other than its document prefix (as every spec opens it).
+	// documents do: hash, and llamacpp or openai without a preset.
 	Queries chitta.Embedder
 
 	close func() error
@@ -64,7 +71,11 @@ func (e *Embedder) Close() error {
 // malformed spec, and the provider's error (for instance llamacpp's
 // ErrUnavailable in a build without the llamacpp tag) otherwise.
 func Open(ctx context.Context, spec string) (*Embedder, error) {
-	kind, arg, hasArg := strings.Cut(strings.TrimSpace(spec), ":")
+	kind, arg, p, err := parse(spec)
+	if err != nil {
+		return nil, err
+	}
+	hasArg := strings.Contains(spec, ":")
 	switch kind {
 	case "", "hash":
 		dims := 0
@@ -81,7 +92,7 @@ func Open(ctx context.Context, spec string) (*Embedder, error) {
 		if arg == "" {
 			return nil, fmt.Errorf("%w: llamacpp: want llamacpp:PATH to a GGUF embedding model", ErrInvalidSpec)
 		}
-		return openLlama(ctx, arg)
+		return openLlama(ctx, arg, p)
 	case "openai":
 		// The model follows the last '#': one in the URL can only be part
 		// of a password (a base URL has no fragment), which a split at the
@@ -94,9 +105,9 @@ func Open(ctx context.Context, spec string) (*Embedder, error) {
 		if url == "" || !ok || model == "" {
 			return nil, fmt.Errorf("%w: %q: want openai:URL#MODEL, e.g. openai:https://api.openai.com/v1#text-embedding-3-small", ErrInvalidSpec, Redact(spec))
 		}
-		return openOpenAI(ctx, url, model)
+		return openOpenAI(ctx, url, model, p)
 	default:
-		return nil, fmt.Errorf("%w: %q: want hash, hash:DIMS, llamacpp:PATH or openai:URL#MODEL", ErrInvalidSpec, Redact(spec))
+		return nil, fmt.Errorf("%w: %q: want hash, hash:DIMS, llamacpp[+PRESET]:PATH or openai[+PRESET]:URL#MODEL", ErrInvalidSpec, Redact(spec))
 	}
 }
 

@@ -105,24 +105,32 @@ func embeddingsServer(t *testing.T, dims, status int) *httptest.Server {
 			http.Error(w, "bad request", http.StatusBadRequest)
 			return
 		}
-		type item struct {
-			Index     int       `json:"index"`
-			Embedding []float32 `json:"embedding"`
-		}
-		var resp struct {
-			Data []item `json:"data"`
-		}
-		for i, text := range req.Input {
+		writeVectors(w, req.Input, func(text string) []float32 {
 			v := make([]float32, dims)
 			for j := range v {
 				v[j] = float32(len(text)%7+j+1) / 10
 			}
-			resp.Data = append(resp.Data, item{Index: i, Embedding: v})
-		}
-		_ = json.NewEncoder(w).Encode(resp)
+			return v
+		})
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// writeVectors answers an embeddings request for inputs with vec's vector
+// for each text, in the OpenAI response shape.
+func writeVectors(w http.ResponseWriter, inputs []string, vec func(text string) []float32) {
+	type item struct {
+		Index     int       `json:"index"`
+		Embedding []float32 `json:"embedding"`
+	}
+	var resp struct {
+		Data []item `json:"data"`
+	}
+	for i, text := range inputs {
+		resp.Data = append(resp.Data, item{Index: i, Embedding: vec(text)})
+	}
+	_ = json.NewEncoder(w).Encode(resp)
 }
 
 func TestOpenOpenAI(t *testing.T) {

@@ -11,10 +11,14 @@ import (
 
 // openLlama opens a GGUF embedding model with llama.cpp behind an
 // embedding cache (a long MCP session compacts the same messages again and
-// again). Without the llamacpp build tag it fails with
-// llamacpp.ErrUnavailable.
-func openLlama(_ context.Context, path string) (*Embedder, error) {
-	return openLlamaWith(path, nil)
+// again), with the spec's prefixes. Without the llamacpp build tag it fails
+// with llamacpp.ErrUnavailable.
+func openLlama(_ context.Context, path string, p prefixes) (*Embedder, error) {
+	var opts *llamacpp.Options
+	if p != (prefixes{}) {
+		opts = &llamacpp.Options{QueryPrefix: p.query, DocumentPrefix: p.document}
+	}
+	return openLlamaWith(path, opts)
 }
 
 // openLlamaWith is openLlama with llama.cpp options (nil: defaults). When

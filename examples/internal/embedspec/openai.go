@@ -21,8 +21,10 @@ const probeTimeout = 30 * time.Second
 // openOpenAI opens an OpenAI-compatible embeddings endpoint behind an
 // embedding cache. The store needs the vector length up front, so it embeds
 // one probe text to learn it: a server that cannot answer fails here, with
-// a clear error, rather than in the middle of a compaction.
-func openOpenAI(ctx context.Context, url, model string) (*Embedder, error) {
+// a clear error, rather than in the middle of a compaction. Documents go
+// out with p.document before them; when p.query differs, Queries sends
+// texts with p.query before them, behind a cache of its own.
+func openOpenAI(ctx context.Context, url, model string, p prefixes) (*Embedder, error) {
 	spec := Redact("openai:" + url + "#" + model)
 	e, err := openai.New(&openai.Options{BaseURL: url, Model: model, APIKey: os.Getenv(APIKeyEnv)})
 	if err != nil {
@@ -30,13 +32,18 @@ func openOpenAI(ctx context.Context, url, model string) (*Embedder, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
-	if _, err := e.Embed(ctx, []string{"chitta embedding dimension probe"}); err != nil {
+	docs := prefixEmbedder{next: e, prefix: p.document}
+	if _, err := docs.Embed(ctx, []string{"chitta embedding dimension probe"}); err != nil {
 		return nil, fmt.Errorf("embedder %s: probe: %w", spec, err)
 	}
 	dims := e.Dimensions()
-	return &Embedder{
-		Embedder: chitta.NewCachedEmbedder(e, 0),
+	out := &Embedder{
+		Embedder: chitta.NewCachedEmbedder(docs, 0),
 		Name:     fmt.Sprintf("openai (%s, %d dims)", model, dims),
 		Dims:     dims,
-	}, nil
+	}
+	if p.query != p.document {
+		out.Queries = chitta.NewCachedEmbedder(prefixEmbedder{next: e, prefix: p.query}, 0)
+	}
+	return out, nil
 }
