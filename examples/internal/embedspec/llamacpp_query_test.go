@@ -14,8 +14,8 @@ import (
 )
 
 // TestLlamaQueries: a llamacpp spec has no query side of its own (no
-// prefixes: queries embed as documents); with a query prefix, Queries
-// embeds with it, as llamacpp's EmbedQueries does.
+// prefixes: queries embed as documents); with a preset (llamacpp+e5:PATH),
+// Queries embeds with its query prefix, as llamacpp's EmbedQueries does.
 func TestLlamaQueries(t *testing.T) {
 	vocab := os.Getenv("CHITTA_LLAMA_VOCAB")
 	if vocab == "" {
@@ -33,8 +33,8 @@ func TestLlamaQueries(t *testing.T) {
 	defer plain.Close()
 	assert.Nil(t, plain.Queries)
 
-	opts := &llamacpp.Options{Threads: 1, QueryPrefix: "query: ", DocumentPrefix: "passage: "}
-	asym, err := openLlamaWith(path, opts)
+	opts := &llamacpp.Options{QueryPrefix: "query: ", DocumentPrefix: "passage: "} // e5's preset
+	asym, err := Open(ctx, "llamacpp+e5:"+path)
 	require.NoError(t, err)
 	defer asym.Close()
 	require.NotNil(t, asym.Queries)
