@@ -446,7 +446,7 @@ func commonPrefix(a, b []Message) int {
 // sameMessage reports whether a and b are the same message, field by
 // field (identical strings and slices compare in constant time).
 func sameMessage(a, b *Message) bool {
-	return a.Role == b.Role && a.Content == b.Content &&
+	return a.Role == b.Role && a.Content == b.Content && a.MediaTokens == b.MediaTokens &&
 		slices.Equal(a.ToolCallIDs, b.ToolCallIDs) && slices.Equal(a.ToolResultIDs, b.ToolResultIDs) &&
 		bytes.Equal(a.Raw, b.Raw)
 }
