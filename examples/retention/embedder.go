@@ -12,7 +12,10 @@ import (
 // openai[+PRESET]:URL#MODEL, see internal/embedspec) that every method shares. The
 // hash embedder is put behind a chitta.CachedEmbedder too, so that every
 // text is embedded once across questions, cuts, ratios and methods (the
-// others already sit behind one). The caller closes the result.
+// others already sit behind one). The evaluation embeds queries as
+// documents: with a +PRESET, e.Queries is left unused and every text,
+// query or turn, gets the preset's document prefix. The caller closes the
+// result.
 func newEmbedder(ctx context.Context, c *config) (*embedspec.Embedder, chitta.Embedder, error) {
 	e, err := embedspec.Open(ctx, c.embedder)
 	if err != nil {

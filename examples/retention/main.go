@@ -72,7 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	ratios := fs.String("ratios", "0.1,0.2,0.3,0.4,0.5", "comma-separated target `ratios`, each in [0.05, 1]")
 	fs.StringVar(&c.out, "out", "retention-out", "output `dir`ectory (created)")
 	fs.Uint64Var(&c.seed, "seed", 1, "`seed` of the random baseline (runs use seed streams 0–4)")
-	fs.StringVar(&c.embedder, "embedder", "hash", "embedder: hash, hash:DIMS, llamacpp[+PRESET]:PATH (build tag llamacpp) or openai[+PRESET]:URL#MODEL (key from $OPENAI_API_KEY)")
+	fs.StringVar(&c.embedder, "embedder", "hash", "embedder: hash, hash:DIMS, llamacpp[+PRESET]:PATH (build tag llamacpp) or openai[+PRESET]:URL#MODEL (key from $OPENAI_API_KEY); a PRESET's document prefix goes before every text, queries too: the evaluation embeds queries as documents")
 	fs.IntVar(&c.cache, "cache", 1<<16, "embedding cache capacity (texts)")
 	fs.BoolVar(&c.variants, "variants", true, "also report the chitta variants (extra rows)")
 	fs.BoolVar(&c.mask, "mask", false, "run the observation-masking evaluation instead (chitta with and without chitta.Options.Mask on -tau, -claude and -mask-swe; see mask.go)")

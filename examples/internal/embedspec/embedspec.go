@@ -71,11 +71,10 @@ func (e *Embedder) Close() error {
 // malformed spec, and the provider's error (for instance llamacpp's
 // ErrUnavailable in a build without the llamacpp tag) otherwise.
 func Open(ctx context.Context, spec string) (*Embedder, error) {
-	kind, arg, p, err := parse(spec)
+	kind, arg, hasArg, p, err := parse(spec)
 	if err != nil {
 		return nil, err
 	}
-	hasArg := strings.Contains(spec, ":")
 	switch kind {
 	case "", "hash":
 		dims := 0

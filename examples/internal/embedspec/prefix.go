@@ -24,22 +24,22 @@ var presets = map[string]prefixes{
 // presetForms lists the presets for an error message.
 const presetForms = "nomic, e5 or bge"
 
-// parse splits spec into its kind, the argument after the first ':' and the
-// prefixes its +PRESET names. Only the part before the first ':' is read
-// for a preset, and kinds and presets are plain words, so a '+' or ':' in a
-// path or URL never counts as one.
-func parse(spec string) (kind, arg string, p prefixes, err error) {
-	head, arg, _ := strings.Cut(strings.TrimSpace(spec), ":")
+// parse splits spec into its kind, the argument after the first ':'
+// (hasArg: there is a ':') and the prefixes its +PRESET names. Only the
+// part before the first ':' is read for a preset, and kinds and presets
+// are plain words, so a '+' or ':' in a path or URL never counts as one.
+func parse(spec string) (kind, arg string, hasArg bool, p prefixes, err error) {
+	head, arg, hasArg := strings.Cut(strings.TrimSpace(spec), ":")
 	kind, preset, hasPreset := strings.Cut(head, "+")
 	if !hasPreset {
-		return kind, arg, prefixes{}, nil
+		return kind, arg, hasArg, prefixes{}, nil
 	}
 	p, ok := presets[preset]
 	if !ok || kind == "hash" || kind == "" {
-		return "", "", prefixes{}, fmt.Errorf("%w: %q: prefixes +%s: want llamacpp+PRESET:PATH or openai+PRESET:URL#MODEL with PRESET %s",
+		return "", "", false, prefixes{}, fmt.Errorf("%w: %q: prefixes +%s: want llamacpp+PRESET:PATH or openai+PRESET:URL#MODEL with PRESET %s",
 			ErrInvalidSpec, Redact(spec), preset, presetForms)
 	}
-	return kind, arg, p, nil
+	return kind, arg, hasArg, p, nil
 }
 
 // prefixEmbedder embeds texts with prefix put before each one. It is as

@@ -27,7 +27,7 @@ func TestParsePrefixes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
 			t.Parallel()
-			kind, arg, p, err := parse(tt.spec)
+			kind, arg, _, p, err := parse(tt.spec)
 			require.NoError(t, err)
 			assert.Equal(t, tt.kind, kind)
 			assert.Equal(t, tt.arg, arg)
