@@ -31,6 +31,17 @@ import (
 // Models billed by 32-pixel patches (gpt-4.1-mini and -nano, o4-mini,
 // GPT-5) are not modelled.
 //
+// Gemini (the rule of the Gemini API's token documentation): an image
+// with both sides at most 384 pixels costs 258 tokens; a larger one is
+// cropped and scaled into 768 × 768 tiles, 258 tokens each. The Vertex AI
+// input limits scale an image down (padding it) to fit 3072 × 3072, so
+// at most 4 × 4 tiles. Not modelled: Gemini 3's media_resolution
+// settings (a fixed budget per image, at most 2240 tokens, below the
+// 16-tile cap), and video, audio and PDF pages.
+//
+// An image whose provider chitta cannot tell (a langchaingo or eino part)
+// counts as the largest of the three rules for its size, [MaxImageTokens].
+//
 // An image whose size cannot be read (a URL or file ID, data that is not
 // PNG, JPEG, GIF or WebP) counts as the most its rule bills, so that a
 // budget errs on the safe side.
@@ -39,9 +50,7 @@ import (
 const (
 	// AnthropicMaxImageTokens is the most the Anthropic rule bills for one
 	// image (its ~1.15-megapixel limit), and the estimate for an image
-	// whose size is unknown. It is also the estimate for an image whose
-	// provider chitta cannot tell (genai, langchaingo and eino parts),
-	// the larger of the two rules.
+	// whose size is unknown.
 	AnthropicMaxImageTokens = 1600
 	// OpenAIMaxImageTokens is the most the OpenAI tile rule bills for one
 	// image at high or auto detail (8 tiles: 768 × 2048), and the estimate
@@ -50,7 +59,45 @@ const (
 	// OpenAILowDetailImageTokens is what OpenAI bills for an image at
 	// detail "low", whatever its size.
 	OpenAILowDetailImageTokens = 85
+	// GeminiMaxImageTokens is the most the Gemini rule bills for one
+	// image: 16 tiles of 258 tokens, a 3072 × 3072 image, the size Gemini
+	// scales a larger one down to. It is the estimate for a Gemini image
+	// whose size is unknown (a file URI), and, being the largest of the
+	// three maxima, for an image whose provider and size are both unknown.
+	GeminiMaxImageTokens = geminiTileTokens * 16
 )
+
+// geminiTileTokens is what Gemini bills for a small image or a tile.
+const geminiTileTokens = 258
+
+// GeminiImageTokens returns the tokens Gemini bills for an image of
+// width × height pixels (see the rule above), at most
+// [GeminiMaxImageTokens]; a width or height that is not positive gives
+// GeminiMaxImageTokens. It is safe for concurrent use.
+func GeminiImageTokens(width, height int) int {
+	if width <= 0 || height <= 0 {
+		return GeminiMaxImageTokens
+	}
+	if width <= 384 && height <= 384 {
+		return geminiTileTokens
+	}
+	w, h := float64(width), float64(height)
+	if s := 3072 / max(w, h); s < 1 {
+		w, h = w*s, h*s
+	}
+	tiles := math.Ceil(math.Floor(w)/768) * math.Ceil(math.Floor(h)/768)
+	return min(GeminiMaxImageTokens, geminiTileTokens*max(1, int(tiles)))
+}
+
+// MaxImageTokens returns the largest of [AnthropicImageTokens],
+// [OpenAIImageTokens] (at high detail) and [GeminiImageTokens] for an
+// image of width × height pixels: the estimate for an image whose
+// provider chitta cannot tell, which errs on the safe side. A width or
+// height that is not positive gives the largest maximum,
+// [GeminiMaxImageTokens]. It is safe for concurrent use.
+func MaxImageTokens(width, height int) int {
+	return max(AnthropicImageTokens(width, height), OpenAIImageTokens(width, height, "high"), GeminiImageTokens(width, height))
+}
 
 // AnthropicImageTokens returns the tokens Anthropic bills for an image of
 // width × height pixels (see the rule above), at most
@@ -98,10 +145,7 @@ func OpenAIImageTokens(width, height int, detail string) int {
 // cannot be read gives [AnthropicMaxImageTokens]. It is safe for
 // concurrent use.
 func AnthropicBase64ImageTokens(data string) int {
-	w, h, ok := ImageSize(base64Reader(data))
-	if !ok {
-		return AnthropicMaxImageTokens
-	}
+	w, h, _ := Base64ImageSize(data)
 	return AnthropicImageTokens(w, h)
 }
 
@@ -114,13 +158,29 @@ func OpenAIImageURLTokens(url, detail string) int {
 	if detail == "low" {
 		return OpenAILowDetailImageTokens
 	}
-	w, h := 0, 0
-	if rest, ok := strings.CutPrefix(url, "data:"); ok {
-		if meta, data, ok := strings.Cut(rest, ","); ok && strings.HasSuffix(meta, ";base64") {
-			w, h, _ = ImageSize(base64Reader(data))
+	w, h, _ := DataURLImageSize(url)
+	return OpenAIImageTokens(w, h, detail)
+}
+
+// Base64ImageSize returns [ImageSize] of the image whose standard base64
+// data (padded or not, line breaks ignored) is data, decoding only its
+// header; ok is false when the size cannot be read. It is safe for
+// concurrent use.
+func Base64ImageSize(data string) (width, height int, ok bool) {
+	return ImageSize(base64Reader(data))
+}
+
+// DataURLImageSize returns [ImageSize] of the image a base64 data URL
+// ("data:image/png;base64,…") holds, decoding only its header; ok is
+// false for any other URL or when the size cannot be read. It is safe for
+// concurrent use.
+func DataURLImageSize(url string) (width, height int, ok bool) {
+	if rest, found := strings.CutPrefix(url, "data:"); found {
+		if meta, data, found := strings.Cut(rest, ","); found && strings.HasSuffix(meta, ";base64") {
+			return Base64ImageSize(data)
 		}
 	}
-	return OpenAIImageTokens(w, h, detail)
+	return 0, 0, false
 }
 
 // base64Reader decodes standard base64, padded or not, ignoring line

@@ -147,6 +147,60 @@ func TestOpenAIImageTokens(t *testing.T) {
 	assert.Equal(t, chitta.OpenAIMaxImageTokens, chitta.OpenAIImageURLTokens("data:image/png,rawbytes", ""))
 }
 
+func TestGeminiImageTokens(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		w, h, want int
+	}{
+		{384, 384, 258}, // both sides at most 384: one image
+		{1, 384, 258},
+		{385, 100, 258},       // one 768 tile
+		{768, 768, 258},       // one tile
+		{1000, 1000, 258 * 4}, // 2 × 2 tiles
+		{1920, 1080, 258 * 6}, // 3 × 2
+		{3072, 3072, chitta.GeminiMaxImageTokens},
+		{10000, 10000, chitta.GeminiMaxImageTokens}, // scaled to 3072 × 3072
+		{10000, 100, 258 * 4},                       // scaled to 3072 × 30: 4 × 1
+		{0, 100, chitta.GeminiMaxImageTokens},
+		{-5, -5, chitta.GeminiMaxImageTokens},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%dx%d", tt.w, tt.h), func(t *testing.T) {
+			assert.Equal(t, tt.want, chitta.GeminiImageTokens(tt.w, tt.h))
+		})
+	}
+	assert.Equal(t, 4128, chitta.GeminiMaxImageTokens)
+}
+
+func TestMaxImageTokens(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		w, h, want int
+	}{
+		{200, 200, 258},    // Gemini's 258 over Anthropic's 54 and OpenAI's 255
+		{1000, 1000, 1334}, // Anthropic's
+		{1024, 1024, 1399}, // Anthropic's, over OpenAI's 765 and Gemini's 1032
+		{3000, 3000, chitta.GeminiMaxImageTokens},
+		{0, 0, chitta.GeminiMaxImageTokens}, // the largest maximum
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%dx%d", tt.w, tt.h), func(t *testing.T) {
+			assert.Equal(t, tt.want, chitta.MaxImageTokens(tt.w, tt.h))
+			assert.GreaterOrEqual(t, tt.want, chitta.AnthropicImageTokens(tt.w, tt.h))
+			assert.GreaterOrEqual(t, tt.want, chitta.OpenAIImageTokens(tt.w, tt.h, "high"))
+			assert.GreaterOrEqual(t, tt.want, chitta.GeminiImageTokens(tt.w, tt.h))
+		})
+	}
+	w, h, ok := chitta.DataURLImageSize("data:image/png;base64," + pngBase64(t, 30, 20))
+	require.True(t, ok)
+	assert.Equal(t, [2]int{30, 20}, [2]int{w, h})
+	_, _, ok = chitta.DataURLImageSize("https://x/y.png")
+	assert.False(t, ok)
+	w, h, ok = chitta.Base64ImageSize(strings.TrimRight(pngBase64(t, 7, 9), "="))
+	require.True(t, ok)
+	assert.Equal(t, [2]int{7, 9}, [2]int{w, h})
+}
+
 func TestParseMessagesMediaTokens(t *testing.T) {
 	t.Parallel()
 	anthropicPNG := `{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + pngBase64(t, 200, 200) + `"}}`
@@ -172,8 +226,18 @@ func TestParseMessagesMediaTokens(t *testing.T) {
 		{"anthropic content document", `{"role":"user","content":[{"type":"document","source":{"type":"content","content":[{"type":"text","text":"page one"},` + anthropicPNG + `]}}]}`, 54, "[document]\npage one\n[image]"},
 		{"anthropic pdf document", `{"role":"user","content":[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}}]}`, 0, "[document]"},
 		{"image with its count", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","media_tokens":321}]},{"type":"image","media_tokens":0}]}`, 321, "[image]\n[image]"},
-		{"genai inline image", `{"role":"user","parts":[{"inlineData":{"mimeType":"image/png","data":"AAAA"}}]}`, chitta.AnthropicMaxImageTokens, "[image]"},
-		{"langchaingo image_url", `{"role":"human","parts":[{"type":"image_url","image_url":{"url":"https://x/y.png"}}]}`, chitta.AnthropicMaxImageTokens, "[image]"},
+		{"genai inline image unreadable", `{"role":"user","parts":[{"inlineData":{"mimeType":"image/png","data":"AAAA"}}]}`, chitta.GeminiMaxImageTokens, "[image]"},
+		{"genai inline image", `{"role":"model","parts":[{"inlineData":{"mimeType":"image/png","data":"` + pngBase64(t, 1000, 1000) + `"}}]}`, 258 * 4, "[image]"},
+		{"genai inline_data", `{"role":"user","parts":[{"inline_data":{"mime_type":"image/png","data":"` + pngBase64(t, 200, 200) + `"}}]}`, 258, "[image]"},
+		{"genai file image", `{"role":"user","parts":[{"fileData":{"mimeType":"image/jpeg","fileUri":"gs://b/a.jpg"}}]}`, chitta.GeminiMaxImageTokens, "[image]"},
+		{"genai pdf", `{"role":"user","parts":[{"inlineData":{"mimeType":"application/pdf","data":"JVBERi0="}}]}`, 0, "[document]"},
+		{"genai function response image", `{"role":"user","parts":[{"functionResponse":{"id":"f","name":"shot","response":{"output":"ok"},"parts":[{"inlineData":{"mimeType":"image/png","data":"` + pngBase64(t, 300, 300) + `"}}]}}]}`, 258, "ok\n[image]"},
+		{"langchaingo image_url", `{"role":"human","parts":[{"type":"image_url","image_url":{"url":"https://x/y.png"}}]}`, chitta.GeminiMaxImageTokens, "[image]"},
+		{"langchaingo data url", `{"role":"human","parts":[{"type":"image_url","image_url":{"url":"` + openaiPNG + `"}}]}`, 1399, "[image]"},
+		{"langchaingo binary", `{"role":"human","parts":[{"type":"binary","binary":{"mime_type":"image/png","data":"` + pngBase64(t, 200, 200) + `"}}]}`, 258, "[image]"},
+		{"eino base64data", `{"role":"user","user_input_multi_content":[{"type":"image_url","image":{"base64data":"` + pngBase64(t, 1000, 1000) + `","mime_type":"image/png"}}]}`, 1334, "[image]"},
+		{"eino url", `{"role":"user","multi_content":[{"type":"image_url","image_url":{"url":"https://x/y.png"}}]}`, chitta.GeminiMaxImageTokens, "[image]"},
+		{"eino output data url", `{"role":"assistant","assistant_output_multi_content":[{"type":"image_url","image":{"url":"` + openaiPNG + `"}}]}`, 1399, "[image]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -57,8 +57,9 @@ type Message struct {
 	// Stats, TurnScore.Tokens) but never passes them to the TokenCounter
 	// nor embeds them; a masked message counts the media its rewritten
 	// Raw still holds (none when its text was the masked result's).
-	// [ParseMessages] sets them for images (see [AnthropicImageTokens]
-	// and [OpenAIImageTokens]); a negative value is rejected by Compact.
+	// [ParseMessages] sets them for images (see [AnthropicImageTokens],
+	// [OpenAIImageTokens], [GeminiImageTokens] and [MaxImageTokens]); a
+	// negative value is rejected by Compact.
 	MediaTokens int
 
 	// ToolCallIDs are the IDs of the tool calls this message issues
@@ -245,8 +246,10 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // [AnthropicImageTokens] (or by its "media_tokens" member, a non-negative
 // integer, when it has one: a count its writer knows), an OpenAI
 // image_url or input_image part and a computer screenshot by
-// [OpenAIImageTokens], a genai or langchaingo image part (whose provider
-// is unknown) as [AnthropicMaxImageTokens]. An Anthropic document block
+// [OpenAIImageTokens], a genai image part (inline data, in a function
+// response too) by [GeminiImageTokens] (file data as
+// [GeminiMaxImageTokens]), a langchaingo or eino image part (whose
+// provider is unknown) by [MaxImageTokens]. An Anthropic document block
 // reads as "[document]", its title and context and the text of a text or
 // content source; a PDF is not estimated.
 func ParseMessages(data []byte) ([]Message, error) {
@@ -357,7 +360,7 @@ func (p *parser) parseChat(index int, raw json.RawMessage, w *wireMessage) (Mess
 	if err := appendContent(&b, &m, w.Content, "content", 0); err != nil {
 		return fail(err.field, "%s", err.msg)
 	}
-	if err := appendEinoParts(&b, w); err != nil {
+	if err := appendEinoParts(&b, &m, w); err != nil {
 		return fail(err.field, "%s", err.msg)
 	}
 	if err := addStrings(&b, "", member{"refusal", w.Refusal}); err != nil {

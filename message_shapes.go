@@ -613,16 +613,38 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 				m.ToolResultIDs = append(m.ToolResultIDs, id)
 			}
 			addText(&b, responseText(fr.Response))
-			if err := appendResponseParts(&b, fr.Parts, f+".functionResponse.parts"); err != nil {
+			if err := appendResponseParts(&b, &m, fr.Parts, f+".functionResponse.parts"); err != nil {
 				return fail(err.field, "%s", err.msg)
 			}
 		case typ == "image_url":
+			// langchaingo's, whose provider is unknown
 			addText(&b, "[image]")
-			m.MediaTokens = addTokens(m.MediaTokens, AnthropicMaxImageTokens) // the provider is unknown
-		case typ == "binary" || !isNull(pt.InlineData) || !isNull(pt.FileData):
+			var img struct {
+				ImageURL struct {
+					URL json.RawMessage `json:"url"`
+				} `json:"image_url"`
+			}
+			_ = json.Unmarshal(part, &img) // an unreadable URL: the largest maximum
+			url, _ := optString(img.ImageURL.URL)
+			w, h, _ := DataURLImageSize(url)
+			m.MediaTokens = addTokens(m.MediaTokens, MaxImageTokens(w, h))
+		case typ == "binary":
 			addText(&b, mediaText(part))
 			if mediaText(part) == "[image]" {
-				m.MediaTokens = addTokens(m.MediaTokens, AnthropicMaxImageTokens)
+				var bin struct {
+					Binary struct {
+						Data json.RawMessage `json:"data"`
+					} `json:"binary"`
+				}
+				_ = json.Unmarshal(part, &bin)
+				data, _ := optString(bin.Binary.Data)
+				w, h, _ := Base64ImageSize(data)
+				m.MediaTokens = addTokens(m.MediaTokens, MaxImageTokens(w, h))
+			}
+		case !isNull(pt.InlineData) || !isNull(pt.FileData) || !isNull(pt.InlineDataSnake) || !isNull(pt.FileDataSnake):
+			addText(&b, mediaText(part))
+			if mediaText(part) == "[image]" {
+				m.MediaTokens = addTokens(m.MediaTokens, geminiDataTokens(pt.InlineData, pt.InlineDataSnake))
 			}
 		case !isNull(pt.ExecutableCode) || !isNull(pt.CodeExecutionResult):
 			addText(&b, compactJSON(part))
@@ -642,10 +664,30 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 	return m, nil
 }
 
+// geminiDataTokens estimates a genai image part by the Gemini rule: inline
+// data (inlineData, or inline_data as the REST API also writes it) is read
+// for its size; file data (a URI), or data chitta cannot read, counts as
+// GeminiMaxImageTokens.
+func geminiDataTokens(inline ...json.RawMessage) int {
+	for _, raw := range inline {
+		var blob struct {
+			Data json.RawMessage `json:"data"`
+		}
+		if !isObject(raw) || json.Unmarshal(raw, &blob) != nil {
+			continue
+		}
+		data, _ := optString(blob.Data)
+		w, h, _ := Base64ImageSize(data)
+		return GeminiImageTokens(w, h)
+	}
+	return GeminiMaxImageTokens
+}
+
 // appendResponseParts renders the parts of a genai function response
 // (multimodal output) as adapt/genai scores them: inline and file data as
-// mediaText, a part with neither as its JSON, null as nothing.
-func appendResponseParts(b *strings.Builder, raw json.RawMessage, field string) *contentError {
+// mediaText (an image adding its Gemini estimate to m's MediaTokens), a
+// part with neither as its JSON, null as nothing.
+func appendResponseParts(b *strings.Builder, m *Message, raw json.RawMessage, field string) *contentError {
 	if isNull(raw) {
 		return nil
 	}
@@ -666,6 +708,9 @@ func appendResponseParts(b *strings.Builder, raw json.RawMessage, field string) 
 		}
 		if !isNull(pt.InlineData) || !isNull(pt.FileData) {
 			addText(b, mediaText(part))
+			if mediaText(part) == "[image]" {
+				m.MediaTokens = addTokens(m.MediaTokens, geminiDataTokens(pt.InlineData))
+			}
 		} else {
 			addText(b, compactJSON(part))
 		}
@@ -720,9 +765,34 @@ type partFields struct {
 	FunctionResponse    json.RawMessage `json:"functionResponse"`
 	InlineData          json.RawMessage `json:"inlineData"`
 	FileData            json.RawMessage `json:"fileData"`
+	InlineDataSnake     json.RawMessage `json:"inline_data"` // the REST API's other spelling
+	FileDataSnake       json.RawMessage `json:"file_data"`
 	ExecutableCode      json.RawMessage `json:"executableCode"`
 	CodeExecutionResult json.RawMessage `json:"codeExecutionResult"`
 	ThoughtSignature    json.RawMessage `json:"thoughtSignature"`
+}
+
+// einoImageTokens estimates an eino image part, whose provider is unknown,
+// by MaxImageTokens: of its base64data, or of a data URL, when either is
+// readable; any other image counts as the largest maximum.
+func einoImageTokens(imageURL, image json.RawMessage) int {
+	var img struct {
+		URL        json.RawMessage `json:"url"`
+		Base64Data json.RawMessage `json:"base64data"`
+	}
+	if isObject(image) {
+		_ = json.Unmarshal(image, &img)
+	} else if isObject(imageURL) {
+		_ = json.Unmarshal(imageURL, &img)
+	}
+	w, h, ok := 0, 0, false
+	if data, _ := optString(img.Base64Data); data != "" {
+		w, h, ok = Base64ImageSize(data)
+	}
+	if url, _ := optString(img.URL); !ok && url != "" {
+		w, h, _ = DataURLImageSize(url)
+	}
+	return MaxImageTokens(w, h)
 }
 
 // appendEinoParts renders the parts of an eino schema.Message's
@@ -730,7 +800,7 @@ type partFields struct {
 // assistant_output_multi_content, in that order, as adapt/eino scores
 // them: text as itself, images as "[image]", files as "[document]", audio
 // and video as "[media]", a part of another type as its type and text.
-func appendEinoParts(b *strings.Builder, w *wireMessage) *contentError {
+func appendEinoParts(b *strings.Builder, m *Message, w *wireMessage) *contentError {
 	for _, list := range [...]struct {
 		field string
 		raw   json.RawMessage
@@ -748,8 +818,10 @@ func appendEinoParts(b *strings.Builder, w *wireMessage) *contentError {
 				continue // nothing to read, as in the parts of genai and langchaingo
 			}
 			var pt struct {
-				Type json.RawMessage `json:"type"`
-				Text json.RawMessage `json:"text"`
+				Type     json.RawMessage `json:"type"`
+				Text     json.RawMessage `json:"text"`
+				ImageURL json.RawMessage `json:"image_url"` // multi_content's
+				Image    json.RawMessage `json:"image"`     // the others'
 			}
 			if !isObject(part) || json.Unmarshal(part, &pt) != nil {
 				return &contentError{f, "want an object"}
@@ -767,6 +839,7 @@ func appendEinoParts(b *strings.Builder, w *wireMessage) *contentError {
 				addText(b, text)
 			case "image_url":
 				addText(b, "[image]")
+				m.MediaTokens = addTokens(m.MediaTokens, einoImageTokens(pt.ImageURL, pt.Image))
 			case "file_url":
 				addText(b, "[document]")
 			case "audio_url", "video_url":

@@ -5,7 +5,14 @@
 // Text for scoring comes from Content, every part of MultiContent,
 // UserInputMultiContent and AssistantGenMultiContent (images, audio, video
 // and files count as "[image]" and "[media]"), ReasoningContent, and tool
-// calls (function name and arguments). An assistant message's tool calls
+// calls (function name and arguments). An image adds to
+// chitta.Message.MediaTokens what the costliest provider bills for it,
+// since eino's message does not say which model gets it:
+// chitta.MaxImageTokens of the size read from its Base64Data or a base64
+// data URL, erring on the safe side; an image by URL, or data whose size
+// cannot be read, counts as the largest maximum
+// (chitta.GeminiMaxImageTokens), as chitta.ParseMessages counts eino's
+// JSON. An assistant message's tool calls
 // and the tool messages answering them (ToolCallID) are kept or dropped
 // together.
 //
@@ -83,13 +90,25 @@ func build(b *adaptkit.Builder, msgs []*schema.Message) error {
 		}
 		b.Add(m.Content)
 		for _, p := range m.MultiContent {
-			addPart(b, p.Type, p.Text)
+			var url string
+			if p.ImageURL != nil {
+				url = p.ImageURL.URL
+			}
+			addPart(b, p.Type, p.Text, url, nil)
 		}
 		for _, p := range m.UserInputMultiContent {
-			addPart(b, p.Type, p.Text)
+			var img *schema.MessagePartCommon
+			if p.Image != nil {
+				img = &p.Image.MessagePartCommon
+			}
+			addPart(b, p.Type, p.Text, "", img)
 		}
 		for _, p := range m.AssistantGenMultiContent {
-			addPart(b, p.Type, p.Text)
+			var img *schema.MessagePartCommon
+			if p.Image != nil {
+				img = &p.Image.MessagePartCommon
+			}
+			addPart(b, p.Type, p.Text, "", img)
 		}
 		if m.ToolCallID != "" {
 			b.CloseResult()
@@ -108,12 +127,15 @@ func build(b *adaptkit.Builder, msgs []*schema.Message) error {
 	return nil
 }
 
-func addPart(b *adaptkit.Builder, typ schema.ChatMessagePartType, text string) {
+// addPart adds a part of type typ: text as itself, an image (by url, a
+// MultiContent part's, or img, another list's) with its media tokens,
+// other media as a placeholder, another type as its type and text.
+func addPart(b *adaptkit.Builder, typ schema.ChatMessagePartType, text, url string, img *schema.MessagePartCommon) {
 	switch typ {
 	case schema.ChatMessagePartTypeText:
 		b.Add(text)
 	case schema.ChatMessagePartTypeImageURL:
-		b.Add("[image]")
+		b.Image(imageTokens(url, img))
 	case schema.ChatMessagePartTypeFileURL:
 		b.Add("[document]")
 	case schema.ChatMessagePartTypeAudioURL, schema.ChatMessagePartTypeVideoURL:
@@ -121,6 +143,27 @@ func addPart(b *adaptkit.Builder, typ schema.ChatMessagePartType, text string) {
 	default:
 		b.AddCall(string(typ), text)
 	}
+}
+
+// imageTokens estimates an image whose provider is unknown by
+// chitta.MaxImageTokens of its size: read from img's Base64Data, else
+// from a data URL (img's URL, or url); any other image counts as the
+// largest maximum.
+func imageTokens(url string, img *schema.MessagePartCommon) int {
+	w, h, ok := 0, 0, false
+	if img != nil {
+		if img.Base64Data != nil && *img.Base64Data != "" {
+			w, h, ok = chitta.Base64ImageSize(*img.Base64Data)
+		}
+		url = ""
+		if img.URL != nil {
+			url = *img.URL
+		}
+	}
+	if !ok && url != "" {
+		w, h, _ = chitta.DataURLImageSize(url)
+	}
+	return chitta.MaxImageTokens(w, h)
 }
 
 // Compact compacts msgs with [chitta.Compact] and returns the surviving

@@ -9,7 +9,11 @@
 // string, reads as s, since the Gemini API takes that s as the function's
 // output, then its parts: inline and file data as below),
 // executable code and its result, server tool calls and responses; inline
-// and file data count as "[image]" or "[document]"; a part with none of
+// and file data count as "[image]" or "[document]", an image adding what
+// Gemini bills for it to chitta.Message.MediaTokens (chitta.GeminiImageTokens
+// of inline data's size, read from its header; chitta.GeminiMaxImageTokens
+// for file data or data whose size cannot be read), as
+// chitta.ParseMessages counts the SDK's JSON; a part with none of
 // these set is scored by its JSON. A function call and its response are
 // kept or dropped together: paired by ID, or, when IDs are absent, by
 // position (the k-th call of a model turn with the k-th ID-less response
@@ -66,6 +70,7 @@
 package genai
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -183,9 +188,9 @@ func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
 		case p.Text != "":
 			b.Add(p.Text)
 		case p.InlineData != nil:
-			b.Add(media(p.InlineData.MIMEType))
+			addMedia(b, p.InlineData.MIMEType, p.InlineData.Data, true)
 		case p.FileData != nil:
-			b.Add(media(p.FileData.MIMEType))
+			addMedia(b, p.FileData.MIMEType, nil, false)
 		case p.ExecutableCode != nil:
 			b.Add(p.ExecutableCode.Code)
 		case p.CodeExecutionResult != nil:
@@ -269,27 +274,37 @@ func outputText(response map[string]any) (string, bool) {
 }
 
 // addResponseParts adds the parts of a multimodal function response, as
-// the content's own inline and file data count: "[image]" or
-// "[document]"; a part with neither is scored by its JSON.
+// the content's own inline and file data count: "[image]" (with its
+// media tokens) or "[document]"; a part with neither is scored by its
+// JSON.
 func addResponseParts(b *adaptkit.Builder, parts []*genai.FunctionResponsePart) {
 	for _, p := range parts {
 		switch {
 		case p == nil:
 		case p.InlineData != nil:
-			b.Add(media(p.InlineData.MIMEType))
+			addMedia(b, p.InlineData.MIMEType, p.InlineData.Data, true)
 		case p.FileData != nil:
-			b.Add(media(p.FileData.MIMEType))
+			addMedia(b, p.FileData.MIMEType, nil, false)
 		default:
 			b.AddJSON(p)
 		}
 	}
 }
 
-func media(mime string) string {
-	if strings.HasPrefix(mime, "image/") {
-		return "[image]"
+// addMedia adds inline (inline is true) or file data of the given MIME
+// type: an image as "[image]" costing what Gemini bills for it (inline
+// data by its size, file data, or data whose size cannot be read, as
+// chitta.GeminiMaxImageTokens), anything else as "[document]".
+func addMedia(b *adaptkit.Builder, mime string, data []byte, inline bool) {
+	if !strings.HasPrefix(mime, "image/") {
+		b.Add("[document]")
+		return
 	}
-	return "[document]"
+	w, h := 0, 0
+	if inline {
+		w, h, _ = chitta.ImageSize(bytes.NewReader(data))
+	}
+	b.Image(chitta.GeminiImageTokens(w, h))
 }
 
 // Compact compacts msgs with [chitta.Compact] and returns the surviving

@@ -5,7 +5,14 @@
 // system, tool and function as they are. Text for scoring comes from every
 // part: text, tool calls (function name and arguments), tool responses;
 // images and binary parts count as "[image]" or "[document]"; a part of a
-// type this adapter does not know is scored by its JSON. An ai message's
+// type this adapter does not know is scored by its JSON. An image adds to
+// chitta.Message.MediaTokens what the costliest provider bills for it,
+// since langchaingo does not say which model gets it:
+// chitta.MaxImageTokens of the size read from its data (a binary part, or
+// an image URL that is a base64 data URL), erring on the safe side; an
+// image by URL, or data whose size cannot be read, counts as the largest
+// maximum (chitta.GeminiMaxImageTokens), as chitta.ParseMessages counts
+// the SDK's JSON. An ai message's
 // tool calls and the tool messages answering them (by tool call ID) are
 // kept or dropped together.
 //
@@ -37,6 +44,7 @@
 package langchaingo
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -124,10 +132,12 @@ func addPart(b *adaptkit.Builder, p llms.ContentPart) {
 		b.Add(x.Content)
 		b.CloseResult()
 	case llms.ImageURLContent:
-		b.Add("[image]")
+		w, h, _ := chitta.DataURLImageSize(x.URL)
+		b.Image(chitta.MaxImageTokens(w, h))
 	case llms.BinaryContent:
 		if strings.HasPrefix(x.MIMEType, "image/") {
-			b.Add("[image]")
+			w, h, _ := chitta.ImageSize(bytes.NewReader(x.Data))
+			b.Image(chitta.MaxImageTokens(w, h))
 		} else {
 			b.Add("[document]")
 		}
