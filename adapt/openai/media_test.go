@@ -59,3 +59,33 @@ func TestResponsesMessagesMediaTokens(t *testing.T) {
 	require.NoError(t, err)
 	adapttest.ParsedMedia(t, items, cm, []int{85, 0, 85 + 170*6})
 }
+
+// TestResponsesOtherOutputsMediaTokens: a computer_call_output's
+// screenshot and the input_image parts of a custom_tool_call_output carry
+// what OpenAI bills for them, as chitta.ParseMessages counts their JSON
+// (before, the adapter read both through their JSON and kept the
+// "[image]" text but not its tokens).
+func TestResponsesOtherOutputsMediaTokens(t *testing.T) {
+	t.Parallel()
+	shot := pngDataURL(t, 1280, 800)
+	custom := responses.ResponseInputItemParamOfCustomToolCallOutput("call_p", []responses.ResponseCustomToolCallOutputOutputOutputContentListItemUnionParam{
+		{OfInputText: &responses.ResponseInputTextParam{Text: "rendered"}},
+		{OfInputImage: &responses.ResponseInputImageParam{ImageURL: openai.String(pngDataURL(t, 512, 512)), Detail: responses.ResponseInputImageDetailHigh}},
+		{OfInputImage: &responses.ResponseInputImageParam{FileID: openai.String("file_1"), Detail: responses.ResponseInputImageDetailAuto}},
+	})
+	items := []responses.ResponseInputItemUnionParam{
+		responses.ResponseInputItemParamOfMessage("look at the screen", responses.EasyInputMessageRoleUser),
+		{OfComputerCall: &responses.ResponseComputerToolCallParam{ID: "cu_1", CallID: "call_c", Status: responses.ResponseComputerToolCallStatusCompleted, Type: responses.ResponseComputerToolCallTypeComputerCall,
+			Action: responses.ResponseComputerToolCallActionUnionParam{OfScreenshot: &responses.ResponseComputerToolCallActionScreenshotParam{}}}},
+		responses.ResponseInputItemParamOfComputerCallOutput("call_c", responses.ResponseComputerToolCallOutputScreenshotParam{ImageURL: openai.String(shot)}),
+		responses.ResponseInputItemParamOfCustomToolCall("call_p", "draw()", "render"),
+		custom,
+	}
+	cm, err := adapter.ResponsesMessages(items)
+	require.NoError(t, err)
+	adapttest.ParsedMedia(t, items, cm, []int{0, 0, chitta.OpenAIImageURLTokens(shot, ""), 0,
+		chitta.OpenAIImageTokens(512, 512, "high") + chitta.OpenAIMaxImageTokens})
+	for _, i := range []int{2, 4} {
+		assert.Contains(t, cm[i].Content, "[image]", "message %d", i)
+	}
+}

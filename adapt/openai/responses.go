@@ -205,8 +205,16 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 				// Its output, a string or content parts, is what a string
 				// may replace.
 				b.OpenResult(pm.ToolResultIDs[0])
-				b.Add(pm.Content)
+				if parts := it.OfCustomToolCallOutput.Output.OfOutputContentList; len(parts) > 0 {
+					addCustomOutput(b, parts)
+				} else {
+					b.Add(pm.Content)
+				}
 				b.CloseResult()
+			case it.OfComputerCallOutput != nil:
+				// Its screenshot, which OpenAI bills as an image at
+				// high detail (a file ID: the most it bills).
+				b.Image(chitta.OpenAIImageURLTokens(it.OfComputerCallOutput.Output.ImageURL.Value, ""))
 			default:
 				b.Add(pm.Content)
 			}
@@ -298,16 +306,31 @@ func toolSearch(b *adaptkit.Builder, it *responses.ResponseInputItemUnionParam, 
 
 func addInputContent(b *adaptkit.Builder, parts responses.ResponseInputMessageContentListParam) {
 	for _, p := range parts {
-		switch {
-		case p.OfInputText != nil:
-			b.Add(p.OfInputText.Text)
-		case p.OfInputImage != nil:
-			b.Image(chitta.OpenAIImageURLTokens(p.OfInputImage.ImageURL.Value, string(p.OfInputImage.Detail)))
-		case p.OfInputFile != nil:
-			b.Add("[document]")
-		default:
-			b.AddJSON(p)
-		}
+		addInputPart(b, p)
+	}
+}
+
+// addInputPart adds a content part: text, an image with what OpenAI bills
+// for it, a file as "[document]", another part as its JSON.
+func addInputPart(b *adaptkit.Builder, p responses.ResponseInputContentUnionParam) {
+	switch {
+	case p.OfInputText != nil:
+		b.Add(p.OfInputText.Text)
+	case p.OfInputImage != nil:
+		b.Image(chitta.OpenAIImageURLTokens(p.OfInputImage.ImageURL.Value, string(p.OfInputImage.Detail)))
+	case p.OfInputFile != nil:
+		b.Add("[document]")
+	default:
+		b.AddJSON(p)
+	}
+}
+
+// addCustomOutput adds the content parts of a custom_tool_call_output,
+// whose union has the fields of a message's content part, as
+// addInputContent adds those.
+func addCustomOutput(b *adaptkit.Builder, parts []responses.ResponseCustomToolCallOutputOutputOutputContentListItemUnionParam) {
+	for _, p := range parts {
+		addInputPart(b, responses.ResponseInputContentUnionParam(p))
 	}
 }
 
