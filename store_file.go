@@ -41,7 +41,12 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // SaveFile writes the store to path atomically: it writes a temporary file
 // in the same directory, syncs it, renames it over path and syncs the
 // directory, so a crash at any point leaves either the old file or the new
-// one. The file is created with mode 0600. When path is a symbolic link,
+// one. A new file is created with mode 0600; a file that exists keeps its
+// permission bits (the new file is given them before the rename), though
+// not its owner, group or extended attributes. Because the rename puts a
+// new file in place, a hard link to the old file keeps the old contents
+// and stops being the store: save through a symbolic link instead, which
+// SaveFile follows. When path is a symbolic link,
 // SaveFile resolves it once and writes the file it points to (the link
 // stays a link); a link to nothing is an error naming both. A path that
 // names (itself or through a link) a directory, a named pipe, a device or
@@ -63,8 +68,12 @@ func (s *HNSWStore) SaveFile(path string) (err error) {
 	if err != nil {
 		return fmt.Errorf("save store: %w", err)
 	}
-	if info, err := os.Lstat(path); err == nil && !info.Mode().IsRegular() {
-		return fmt.Errorf("save store: %s is a %s: %w", path, fileKind(info.Mode()), ErrNotRegularFile)
+	perm := os.FileMode(0o600)
+	if info, err := os.Lstat(path); err == nil {
+		if !info.Mode().IsRegular() {
+			return fmt.Errorf("save store: %s is a %s: %w", path, fileKind(info.Mode()), ErrNotRegularFile)
+		}
+		perm = info.Mode().Perm()
 	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -81,7 +90,12 @@ func (s *HNSWStore) SaveFile(path string) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	err = s.writeFile(f)
+	if perm != 0o600 {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		err = s.writeFile(f)
+	}
 	if err == nil {
 		err = f.Sync()
 	}

@@ -100,3 +100,49 @@ func TestSaveFileRefusesSpecialFiles(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, entries, 4, "no temporary file left")
 }
+
+// TestSaveFileKeepsPermissions: saving over an existing store keeps the
+// mode its owner chose (the replacement was created at 0600 before, so a
+// group-readable 0640 store became 0600 on every save), and a new store
+// is created at 0600 whatever the umask.
+func TestSaveFileKeepsPermissions(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []os.FileMode{0o640, 0o644, 0o400, 0o600, 0o660} {
+		t.Run(mode.String(), func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "m.chitta")
+			require.NoError(t, richStore(t, 1, 6).SaveFile(path))
+			info, err := os.Stat(path)
+			require.NoError(t, err)
+			assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "a new store")
+			require.NoError(t, os.Chmod(path, mode))
+
+			require.NoError(t, richStore(t, 3, 6).SaveFile(path))
+			info, err = os.Stat(path)
+			require.NoError(t, err)
+			assert.Equal(t, mode, info.Mode().Perm())
+			s, err := chitta.LoadHNSWStore(path)
+			require.NoError(t, err)
+			assert.Equal(t, 3, s.Len())
+		})
+	}
+}
+
+// TestSaveFileHardLink shows the documented effect of the rename: a hard
+// link to the store keeps the old contents and stops being the store.
+func TestSaveFileHardLink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.chitta")
+	require.NoError(t, richStore(t, 1, 6).SaveFile(path))
+	hard := filepath.Join(dir, "hard.chitta")
+	require.NoError(t, os.Link(path, hard))
+
+	require.NoError(t, richStore(t, 4, 6).SaveFile(path))
+	s, err := chitta.LoadHNSWStore(path)
+	require.NoError(t, err)
+	assert.Equal(t, 4, s.Len())
+	old, err := chitta.LoadHNSWStore(hard)
+	require.NoError(t, err)
+	assert.Equal(t, 1, old.Len(), "the hard link keeps the old file")
+}
