@@ -5,7 +5,7 @@ go 1.25.0
 replace github.com/chitta-go/chitta => ../
 
 require (
-	github.com/chitta-go/chitta v0.0.0-00010101000000-000000000000
+	github.com/chitta-go/chitta v0.1.0
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/pgvector/pgvector-go v0.3.0
 	github.com/stretchr/testify v1.12.1

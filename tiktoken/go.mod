@@ -3,7 +3,7 @@ module github.com/chitta-go/chitta/tiktoken
 go 1.26
 
 require (
-	github.com/chitta-go/chitta v0.0.0
+	github.com/chitta-go/chitta v0.1.0
 	github.com/stretchr/testify v1.12.1
 	github.com/tiktoken-go/tokenizer v0.10.0
 )

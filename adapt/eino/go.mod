@@ -3,7 +3,7 @@ module github.com/chitta-go/chitta/adapt/eino
 go 1.25
 
 require (
-	github.com/chitta-go/chitta v0.0.0
+	github.com/chitta-go/chitta v0.1.0
 	github.com/stretchr/testify v1.12.1
 )
 

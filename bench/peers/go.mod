@@ -3,7 +3,7 @@ module github.com/chitta-go/chitta/bench/peers
 go 1.25
 
 require (
-	github.com/chitta-go/chitta v0.0.0-00010101000000-000000000000
+	github.com/chitta-go/chitta v0.1.0
 	github.com/philippgille/chromem-go v0.7.0
 )
 

@@ -5,9 +5,9 @@ go 1.26
 replace github.com/chitta-go/chitta => ../..
 
 require (
-	github.com/chitta-go/chitta v0.0.0
-	github.com/chitta-go/chitta/pgstore v0.0.0-00010101000000-000000000000
-	github.com/chitta-go/chitta/tiktoken v0.0.0-00010101000000-000000000000
+	github.com/chitta-go/chitta v0.1.0
+	github.com/chitta-go/chitta/pgstore v0.1.0
+	github.com/chitta-go/chitta/tiktoken v0.1.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/jackc/pgx/v5 v5.13.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0

@@ -8,8 +8,8 @@ replace (
 )
 
 require (
-	github.com/chitta-go/chitta v0.0.0-00010101000000-000000000000
-	github.com/chitta-go/chitta/pgstore v0.0.0-00010101000000-000000000000
+	github.com/chitta-go/chitta v0.1.0
+	github.com/chitta-go/chitta/pgstore v0.1.0
 	github.com/stretchr/testify v1.12.1
 )
 
