@@ -220,6 +220,7 @@ func TestUserBuild(t *testing.T) {
 	require.NoError(t, err)
 
 	proxy := t.TempDir()
+	start := time.Now()
 	for _, rel := range release.Published {
 		p := modulePath(rel)
 		esc, err := module.EscapePath(p)
@@ -242,6 +243,7 @@ func TestUserBuild(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "list"), []byte(release.Version+"\n"), 0o644))
 	}
 
+	t.Logf("proxy: %v", time.Since(start).Round(time.Millisecond))
 	user := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(user, "go.mod"), []byte("module example.com/user\n\ngo 1.26\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(user, "main.go"), []byte(userProgram), 0o644))
@@ -261,7 +263,7 @@ func TestUserBuild(t *testing.T) {
 	for _, rel := range release.Published {
 		alone := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(alone, "go.mod"), []byte("module example.com/alone\n\ngo 1.26\n"), 0o644))
-		start := time.Now()
+		start = time.Now()
 		run(alone, env, goCmd, "get", modulePath(rel)+"@"+release.Version)
 		t.Logf("go get %s@%s alone: %v", modulePath(rel), release.Version, time.Since(start).Round(time.Millisecond))
 	}
@@ -270,10 +272,12 @@ func TestUserBuild(t *testing.T) {
 	for _, rel := range release.Published {
 		args = append(args, modulePath(rel)+"@"+release.Version)
 	}
-	start := time.Now()
+	start = time.Now()
 	run(user, env, goCmd, args...)
 	t.Logf("go get all: %v", time.Since(start).Round(time.Millisecond))
+	start = time.Now()
 	run(user, env, goCmd, "mod", "tidy")
+	t.Logf("go mod tidy: %v", time.Since(start).Round(time.Millisecond))
 	data, err := os.ReadFile(filepath.Join(user, "go.mod"))
 	require.NoError(t, err)
 	f, err := modfile.Parse("go.mod", data, nil)
