@@ -18,7 +18,6 @@ import (
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/vecmath"
 )
 
 // SchemaVersion is the version of the tables this package creates and
@@ -469,7 +468,7 @@ func (s *Store) prepare(v []float32, field string) ([]float32, error) {
 	if len(v) != s.opts.Dims {
 		return nil, fmt.Errorf("%w: %s has %d dimensions, want %d", chitta.ErrDimensionMismatch, field, len(v), s.opts.Dims)
 	}
-	if !vecmath.AllFinite(v) {
+	if !allFinite(v) {
 		return nil, fmt.Errorf("%w: %s has a NaN or infinite component", chitta.ErrInvalidVector, field)
 	}
 	var ss float64
@@ -741,7 +740,7 @@ func (s *Store) BestSimilarities(ctx context.Context, vectors [][]float32, f chi
 		if g.i < 0 || g.i >= len(out) {
 			return nil, fmt.Errorf("best similarities: server returned query index %d of %d", g.i+1, len(out))
 		}
-		out[g.i] = max(out[g.i], min(1, vecmath.Cosine64(vectors[g.i], g.v)))
+		out[g.i] = max(out[g.i], min(1, cosine64(vectors[g.i], g.v)))
 	}
 	return out, nil
 }
@@ -805,7 +804,7 @@ func scanMemory(r pgx.Rows, lead ...any) (chitta.Memory, error) {
 func hits(q []float32, ms []chitta.Memory) []chitta.Hit {
 	out := make([]chitta.Hit, len(ms))
 	for i, m := range ms {
-		out[i] = chitta.Hit{Memory: m, Similarity: vecmath.Cosine64(q, m.Vector)}
+		out[i] = chitta.Hit{Memory: m, Similarity: cosine64(q, m.Vector)}
 	}
 	slices.SortFunc(out, func(a, b chitta.Hit) int {
 		if c := cmp.Compare(b.Similarity, a.Similarity); c != 0 {
