@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
@@ -121,4 +124,44 @@ func memories(seed uint64, n, dims int) []chitta.Memory {
 		}
 	}
 	return ms
+}
+
+// queryLog is a pgx.QueryTracer that records the SQL of every statement
+// its connections start, so that a test can tell that a call sent none.
+type queryLog struct {
+	mu  sync.Mutex
+	sql []string
+}
+
+func (l *queryLog) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.sql = append(l.sql, d.SQL)
+	return ctx
+}
+
+func (l *queryLog) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// statements returns the SQL recorded so far.
+func (l *queryLog) statements() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.sql)
+}
+
+// openTraced opens a second store on s's table and configuration whose
+// connections record their statements in the returned log. The store
+// opens no connection of its pool until a call needs one.
+func openTraced(t testing.TB, s *Store) (*Store, *queryLog) {
+	t.Helper()
+	cfg := s.pool.Config()
+	log := &queryLog{}
+	cfg.ConnConfig.Tracer = log
+	traced, err := openConfig(t.Context(), cfg, s.opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { traced.Close() })
+	log.mu.Lock()
+	log.sql = nil // Open's own statements
+	log.mu.Unlock()
+	return traced, log
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/vecmath"
 )
 
 // SchemaVersion is the version of the tables this package creates and
@@ -352,6 +351,30 @@ func checkText(field, v string, max int) error {
 	return nil
 }
 
+// checkField reports a memory's string field (ID, Text, Kind or Source)
+// that Add cannot store, wrapping chitta.ErrInvalidMemory.
+func checkField(field, v string) error {
+	if err := checkText(field, v, maxStringLen); err != nil {
+		return fmt.Errorf("%w: %w", chitta.ErrInvalidMemory, err)
+	}
+	return nil
+}
+
+// lookup checks a Get or Delete before any SQL: the store is usable, ctx
+// is not done, and id is one Add could have stored. A malformed ID would
+// otherwise reach the server, which answers invalid UTF-8 with SQLSTATE
+// 22021 and a NUL byte with a protocol violation (08P01), and an ID over
+// 64 MiB would be sent in full to find nothing.
+func (s *Store) lookup(ctx context.Context, id string) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return checkField("ID", id)
+}
+
 // Add stores m, replacing the memory of the namespace with the same ID, and
 // bumps the namespace's generation in the same statement. The rules are
 // chitta.HNSWStore's: an empty ID becomes chitta.MemoryID(m.Kind, m.Text),
@@ -391,8 +414,8 @@ func (s *Store) add(ctx context.Context, ms []chitta.Memory) error {
 			return fmt.Errorf("%w: Confidence %v, want 0–1", chitta.ErrInvalidMemory, m.Confidence)
 		}
 		for _, f := range []struct{ name, v string }{{"ID", m.ID}, {"Text", m.Text}, {"Kind", m.Kind}, {"Source", m.Source}} {
-			if err := checkText(f.name, f.v, maxStringLen); err != nil {
-				return fmt.Errorf("%w: %w", chitta.ErrInvalidMemory, err)
+			if err := checkField(f.name, f.v); err != nil {
+				return err
 			}
 		}
 		if m.ID == "" {
@@ -445,7 +468,7 @@ func (s *Store) prepare(v []float32, field string) ([]float32, error) {
 	if len(v) != s.opts.Dims {
 		return nil, fmt.Errorf("%w: %s has %d dimensions, want %d", chitta.ErrDimensionMismatch, field, len(v), s.opts.Dims)
 	}
-	if !vecmath.AllFinite(v) {
+	if !allFinite(v) {
 		return nil, fmt.Errorf("%w: %s has a NaN or infinite component", chitta.ErrInvalidVector, field)
 	}
 	var ss float64
@@ -479,9 +502,11 @@ func (s *Store) prepareAll(vectors [][]float32) ([]string, error) {
 
 // Delete removes the memory with the given ID from the namespace and bumps
 // its generation. It returns an error wrapping chitta.ErrNotFound when
-// there is none.
+// there is none, chitta.ErrInvalidMemory for an ID that Add rejects
+// (longer than 64 MiB, not valid UTF-8 or with a NUL byte; no SQL is
+// sent), and ctx.Err() when ctx is done.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	if err := s.usable(); err != nil {
+	if err := s.lookup(ctx, id); err != nil {
 		return err
 	}
 	tag, err := s.pool.Exec(ctx, s.q.del, s.opts.Namespace, id, firstGeneration())
@@ -495,9 +520,13 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 }
 
 // Get returns the memory with the given ID (its Vector the stored,
-// normalised one) and whether it exists.
+// normalised one) and whether it exists. An empty ID is never stored (Add
+// replaces it by chitta.MemoryID), so Get reports it absent. Get returns an
+// error wrapping chitta.ErrInvalidMemory for an ID that Add rejects (longer
+// than 64 MiB, not valid UTF-8 or with a NUL byte; no SQL is sent), and
+// ctx.Err() when ctx is done.
 func (s *Store) Get(ctx context.Context, id string) (chitta.Memory, bool, error) {
-	if err := s.usable(); err != nil {
+	if err := s.lookup(ctx, id); err != nil {
 		return chitta.Memory{}, false, err
 	}
 	rows, err := s.pool.Query(ctx, s.q.get, s.opts.Namespace, id)
@@ -711,7 +740,7 @@ func (s *Store) BestSimilarities(ctx context.Context, vectors [][]float32, f chi
 		if g.i < 0 || g.i >= len(out) {
 			return nil, fmt.Errorf("best similarities: server returned query index %d of %d", g.i+1, len(out))
 		}
-		out[g.i] = max(out[g.i], min(1, vecmath.Cosine64(vectors[g.i], g.v)))
+		out[g.i] = max(out[g.i], min(1, cosine64(vectors[g.i], g.v)))
 	}
 	return out, nil
 }
@@ -775,7 +804,7 @@ func scanMemory(r pgx.Rows, lead ...any) (chitta.Memory, error) {
 func hits(q []float32, ms []chitta.Memory) []chitta.Hit {
 	out := make([]chitta.Hit, len(ms))
 	for i, m := range ms {
-		out[i] = chitta.Hit{Memory: m, Similarity: vecmath.Cosine64(q, m.Vector)}
+		out[i] = chitta.Hit{Memory: m, Similarity: cosine64(q, m.Vector)}
 	}
 	slices.SortFunc(out, func(a, b chitta.Hit) int {
 		if c := cmp.Compare(b.Similarity, a.Similarity); c != 0 {

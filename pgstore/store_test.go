@@ -159,6 +159,78 @@ func TestAddRejectsBadInput(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 }
 
+func TestGetDeleteRejectBadIDs(t *testing.T) {
+	ctx := t.Context()
+	s := openTest(t, Options{Dims: 3})
+	traced, log := openTraced(t, s)
+	for _, tt := range []struct {
+		name, id, in string
+	}{
+		{"ID over 64 MiB", strings.Repeat("x", maxStringLen+1), fmt.Sprintf("ID is %d bytes, want at most %d", maxStringLen+1, maxStringLen)},
+		{"invalid UTF-8", "a\xffb", "ID is not valid UTF-8"},
+		{"NUL byte", "a\x00b", "ID contains a NUL byte"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			addErr := traced.Add(ctx, chitta.Memory{ID: tt.id, Text: "x", Vector: []float32{1, 2, 3}})
+			require.ErrorIs(t, addErr, chitta.ErrInvalidMemory)
+
+			m, ok, err := traced.Get(ctx, tt.id)
+			require.ErrorIs(t, err, chitta.ErrInvalidMemory)
+			assert.Contains(t, err.Error(), tt.in)
+			assert.Equal(t, addErr.Error(), err.Error(), "Get rejects the ID as Add does")
+			assert.False(t, ok)
+			assert.Zero(t, m)
+
+			err = traced.Delete(ctx, tt.id)
+			require.ErrorIs(t, err, chitta.ErrInvalidMemory)
+			assert.False(t, errors.Is(err, chitta.ErrNotFound))
+			assert.Equal(t, addErr.Error(), err.Error(), "Delete rejects the ID as Add does")
+		})
+	}
+	assert.Empty(t, log.statements(), "bad IDs are rejected before any SQL")
+
+	// An empty ID is not malformed: Add never stores one (it becomes
+	// MemoryID), so it is simply absent, as in chitta.HNSWStore.
+	_, ok, err := traced.Get(ctx, "")
+	require.NoError(t, err)
+	assert.False(t, ok)
+	require.ErrorIs(t, traced.Delete(ctx, ""), chitta.ErrNotFound)
+}
+
+func TestGetDeleteDoneContext(t *testing.T) {
+	s := openTest(t, Options{Dims: 3})
+	require.NoError(t, s.Add(t.Context(), chitta.Memory{ID: "kept", Text: "x", Vector: []float32{1, 2, 3}}))
+	traced, log := openTraced(t, s)
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	expired, stop := context.WithDeadline(t.Context(), time.Unix(0, 0))
+	defer stop()
+	for _, tt := range []struct {
+		name string
+		ctx  context.Context
+		want error
+	}{
+		{"cancelled", cancelled, context.Canceled},
+		{"deadline passed", expired, context.DeadlineExceeded},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, ok, err := traced.Get(tt.ctx, "kept")
+			require.ErrorIs(t, err, tt.want)
+			assert.False(t, ok)
+			assert.Zero(t, m)
+			require.ErrorIs(t, traced.Delete(tt.ctx, "kept"), tt.want)
+			// A done ctx wins over a bad ID, as in Add.
+			_, _, err = traced.Get(tt.ctx, "a\x00b")
+			require.ErrorIs(t, err, tt.want)
+			require.ErrorIs(t, traced.Delete(tt.ctx, "a\x00b"), tt.want)
+		})
+	}
+	assert.Empty(t, log.statements(), "a done ctx sends no SQL")
+	_, ok, err := s.Get(t.Context(), "kept")
+	require.NoError(t, err)
+	assert.True(t, ok, "the Delete with a done ctx removed nothing")
+}
+
 func TestNamespacesIsolated(t *testing.T) {
 	ctx := t.Context()
 	a := openTest(t, Options{Dims: 4, Namespace: "project-a"})
