@@ -33,6 +33,8 @@ const (
 	// DistillDuplicate is the cosine at or above which DistillNovel treats
 	// a dropped message as a near-duplicate of a stored memory (of any
 	// kind) or of another message distilled in the same call, and skips it.
+	// It also skips a message whose memory text (see [Distilled.Text]) is
+	// that of another distilled in the call, whatever their cosine.
 	DistillDuplicate = 0.92
 )
 
@@ -176,12 +178,14 @@ func (p *pass) novel(o *resolved, i int) (kind, text string, ok bool) {
 // store failure.
 func distill(ctx context.Context, o *resolved, msgs []Message, p *pass) ([]Distilled, error) {
 	var cands []int
+	texts := make(map[int]string) // each candidate's memory text
 	for _, i := range p.free {
 		if p.scores[i].Kept && !p.elided(i) {
 			continue
 		}
-		if _, _, ok := p.novel(o, i); ok {
+		if _, text, ok := p.novel(o, i); ok {
 			cands = append(cands, i)
+			texts[i] = text
 		}
 	}
 	// Most novel first; ties: the later message first.
@@ -199,7 +203,7 @@ func distill(ctx context.Context, o *resolved, msgs []Message, p *pass) ([]Disti
 	next := 0   // the next candidate to consider
 	now := time.Now().UTC()
 	for next < len(cands) && (o.DistillMax == 0 || failed < o.DistillMax) {
-		picked, err := p.pick(ctx, o, cands, &next, added, &errs, &streak)
+		picked, err := p.pick(ctx, o, cands, texts, &next, added, &errs, &streak)
 		if err != nil {
 			errs = append(errs, err)
 			break
@@ -238,12 +242,13 @@ func distill(ctx context.Context, o *resolved, msgs []Message, p *pass) ([]Disti
 
 // pick returns the next candidates to write, from cands[*next:], most
 // novel first, skipping near-duplicates of the messages already added or
-// picked and of stored memories, until DistillMax minus len(added) are
+// picked (and those whose memory text, in texts, is one of theirs) and of
+// stored memories, until DistillMax minus len(added) are
 // picked. A failed duplicate check is logged and joined into errs and
 // counts in streak (store calls failed in a row; a check that succeeds
 // resets it); picking stops when streak reaches distillFailStreak. The
 // error returned is ctx's, when it is done.
-func (p *pass) pick(ctx context.Context, o *resolved, cands []int, next *int, added []int, errs *[]error, streak *int) ([]int, error) {
+func (p *pass) pick(ctx context.Context, o *resolved, cands []int, texts map[int]string, next *int, added []int, errs *[]error, streak *int) ([]int, error) {
 	var picked []int
 	for ; *next < len(cands); *next++ {
 		if o.DistillMax > 0 && len(added)+len(picked) == o.DistillMax {
@@ -253,7 +258,7 @@ func (p *pass) pick(ctx context.Context, o *resolved, cands []int, next *int, ad
 			return picked, err
 		}
 		i := cands[*next]
-		dup, err := p.duplicate(ctx, o, i, slices.Concat(added, picked))
+		dup, err := p.duplicate(ctx, o, i, slices.Concat(added, picked), texts)
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return picked, doneErr(ctxErr, i, err)
@@ -312,11 +317,14 @@ func sortDistilled(out []Distilled) []Distilled {
 
 // duplicate reports whether message i's vector has a cosine of at least
 // DistillDuplicate to a message already picked in this pass or to any
-// stored memory, whatever its kind.
-func (p *pass) duplicate(ctx context.Context, o *resolved, i int, picked []int) (bool, error) {
+// stored memory, whatever its kind, or its memory text (in texts) is that
+// of a message picked: the two would be one memory (one MemoryID), the
+// second write replacing the first, though their vectors, of the whole
+// messages, may differ beyond the DistillMaxRunes the text keeps.
+func (p *pass) duplicate(ctx context.Context, o *resolved, i int, picked []int, texts map[int]string) (bool, error) {
 	v := p.vecs[i]
 	for _, j := range picked {
-		if float64(vecmath.Cosine(v, p.vecs[j])) >= DistillDuplicate {
+		if texts[i] == texts[j] || float64(vecmath.Cosine(v, p.vecs[j])) >= DistillDuplicate {
 			return true, nil
 		}
 	}

@@ -3,6 +3,7 @@ package chitta_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -400,4 +401,87 @@ func TestDistillStopsWhenTheStoreIsDown(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDistillSameTextOnce: two dropped messages whose first
+// DistillMaxRunes runes agree (a log read twice, its tails differing) give
+// one memory text and so one MemoryID; their vectors, of the whole
+// messages, need not be near-duplicates. DistillNovel records the memory
+// once, for the more novel message, and the other does not take a
+// DistillMax slot. On main both were written, the second Add replacing
+// the first (store 1 memory, Distilled 2 with the same ID, Stats.Distilled
+// 2) and, with DistillMax 2, the twins took both slots: message 0 was not
+// distilled.
+func TestDistillSameTextOnce(t *testing.T) {
+	t.Parallel()
+	head := strings.Repeat("the build log says the linker ran out of memory again ", 12) // > DistillMaxRunes
+	require.Greater(t, utf8.RuneCountInString(head), chitta.DistillMaxRunes)
+	msgs := []chitta.Message{
+		msg(chitta.RoleUser, "The staging cluster runs the billing service behind the eu-west load balancer"),
+		msg(chitta.RoleTool, head+"first tail"),
+		msg(chitta.RoleTool, head+"second tail"),
+		msg(chitta.RoleUser, "next"),
+	}
+	for _, tt := range []struct {
+		max  int
+		want []int
+	}{{0, []int{0, 2}}, {2, []int{0, 2}}, {1, []int{2}}} {
+		t.Run(fmt.Sprint("DistillMax=", tt.max), func(t *testing.T) {
+			t.Parallel()
+			store := &pickyStore{}
+			res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{Embedder: chittatest.SeededEmbedder{Dims: 32},
+				Store: store, DistillNovel: true, DistillMax: tt.max, KeepLast: 1, MaxTokens: 1})
+			require.NoError(t, err)
+			require.NoError(t, res.DistillErr)
+			var got []int
+			ids := map[string]bool{}
+			for _, d := range res.Distilled {
+				got = append(got, d.Index)
+				ids[d.ID] = true
+			}
+			assert.Equal(t, tt.want, got)
+			assert.Len(t, ids, len(res.Distilled), "one entry per memory")
+			assert.Len(t, store.Memories, len(tt.want))
+			assert.Equal(t, len(tt.want), store.adds, "one write per memory")
+			assert.Equal(t, len(tt.want), res.Stats.Distilled)
+		})
+	}
+}
+
+// TestDistillSameTextOnceMasked: two masked tool results with one memory
+// text are distilled once, and both placeholders still name the memory,
+// which the store holds. On main both were written (Distilled listed the
+// one memory twice); recording it once without reading Distilled by ID
+// would have rewritten message 2's placeholder without the ID.
+func TestDistillSameTextOnceMasked(t *testing.T) {
+	t.Parallel()
+	head := strings.Repeat("the build log says the linker ran out of memory again ", 12)
+	quote := func(s string) string {
+		b, err := json.Marshal(s)
+		require.NoError(t, err)
+		return string(b)
+	}
+	in, err := chitta.ParseMessages([]byte(`[{"role":"user","content":"build it"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"read_file","arguments":"{}"}},{"id":"c2","type":"function","function":{"name":"read_file","arguments":"{}"}},{"id":"c3","type":"function","function":{"name":"read_file","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"c1","content":` + quote(head+"first tail") + `},
+{"role":"tool","tool_call_id":"c2","content":` + quote(head+"second tail") + `},
+{"role":"tool","tool_call_id":"c3","content":"short recent"},
+{"role":"user","content":"next"}]`))
+	require.NoError(t, err)
+	store := &pickyStore{}
+	res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 1, Tokens: words, Embedder: chittatest.SeededEmbedder{Dims: 16},
+		Store: store, DistillNovel: true, Mask: &chitta.MaskOptions{KeepRecent: 1}})
+	require.NoError(t, err)
+	require.NoError(t, res.DistillErr)
+	require.Len(t, res.Distilled, 1)
+	d := res.Distilled[0]
+	assert.Equal(t, 3, d.Index, "the later of the two, equally novel")
+	assert.Equal(t, 1, store.adds)
+	require.Len(t, store.Memories, 1)
+	assert.Equal(t, d.ID, store.Memories[0].ID)
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5}, res.Kept)
+	for _, i := range []int{2, 3} {
+		assert.Equal(t, "[chitta: read_file output elided (134 tokens); excerpt in memory "+d.ID+"]", res.Messages[i].Content, "message %d", i)
+	}
+	assert.Equal(t, 2, res.Stats.Masked)
 }

@@ -489,7 +489,9 @@ func (p *pass) elided(i int) bool {
 
 // finishMask runs after distillation: a kept message whose placeholder
 // names a memory that was not stored (a store error) is rewritten without
-// the ID, and the masking figures of res.Stats are filled in.
+// the ID, and the masking figures of res.Stats are filled in. A memory
+// stored for another message with the same memory text (distillation
+// writes it once) is stored: the placeholder keeps its ID.
 func (p *pass) finishMask(o *resolved, res *Result) {
 	defer p.releaseScratch() // the forms too: nothing reads them once Result is built
 	if o.mask != nil {
@@ -498,9 +500,9 @@ func (p *pass) finishMask(o *resolved, res *Result) {
 	if p.masked == nil {
 		return
 	}
-	stored := map[int]string{}
+	stored := map[string]bool{}
 	for _, d := range res.Distilled {
-		stored[d.Index] = d.ID
+		stored[d.ID] = true
 	}
 	st := &res.Stats
 	for k, i := range res.Kept {
@@ -509,7 +511,7 @@ func (p *pass) finishMask(o *resolved, res *Result) {
 			continue
 		}
 		s := &p.scores[i]
-		if mm.memory != "" && stored[i] != mm.memory {
+		if mm.memory != "" && !stored[mm.memory] {
 			without := *mm
 			without.memory, without.built, without.keyed = "", false, false
 			if n, ok := without.prepare(&p.msgs[i], o.mask, o.tokens); ok && n >= 0 && n <= s.Tokens {

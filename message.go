@@ -70,13 +70,13 @@ type Message struct {
 	// SWE-agent tool_call_ids).
 	ToolResultIDs []string
 	// Raw is the original JSON object, or nil for a message built in Go
-	// (JSON null counts as nil: encoding/json decodes a null into a
-	// json.RawMessage as the bytes null).
+	// (an empty Raw and JSON null count as nil: encoding/json decodes a
+	// null into a json.RawMessage as the bytes null).
 	Raw json.RawMessage
 }
 
-// MarshalJSON returns m.Raw unchanged when it is set (a Raw holding JSON
-// null counts as unset; one holding another JSON value that is not an
+// MarshalJSON returns m.Raw unchanged when it is set (an empty Raw, nil
+// or not, and one holding JSON null count as unset; one holding another JSON value that is not an
 // object is an error, a [*MessageError] wrapping [ErrInvalidMessages]
 // naming the field Raw). Otherwise it encodes
 // {"role", "content"} plus the tool linkage in OpenAI form ("tool_calls"
@@ -159,7 +159,10 @@ func MarshalMessages(msgs []Message) ([]byte, error) {
 // MarshalMessages report it).
 func (m *Message) original() ([]byte, error) {
 	raw := m.Raw
-	if len(raw) == 0 || raw[0] == '{' {
+	if len(raw) == 0 {
+		return nil, nil // nil, or empty but not nil (json.RawMessage{})
+	}
+	if raw[0] == '{' {
 		return raw, nil
 	}
 	switch t := bytes.TrimSpace(raw); {

@@ -354,7 +354,10 @@ func appendCallPayload(b *strings.Builder, it *responsesItem) *contentError {
 // without call_id at index (a search the server ran), which the
 // tool_search_output right after it, if it has no call_id either,
 // carries: the two are kept or dropped together.
-func toolSearchID(index int) string { return "tool_search@" + strconv.Itoa(index) }
+func toolSearchID(index int) string { return toolSearchPrefix + strconv.Itoa(index) }
+
+// toolSearchPrefix starts the IDs toolSearchID gives.
+const toolSearchPrefix = "tool_search@"
 
 // isBareReference reports whether raw is a Responses item reference
 // without its optional type: an object whose only member is a string "id".

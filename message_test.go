@@ -398,3 +398,30 @@ func TestParseMessagesRefusal(t *testing.T) {
 	assert.Equal(t, "I can't help with that.", msgs[1].Content)
 	assert.Equal(t, "Instead:\nnot that\nsearch {}", msgs[2].Content)
 }
+
+// TestMarshalEmptyRaw: a Raw that is empty but not nil (json.RawMessage{},
+// a buffer cut to [:0]) holds no message, as MarshalJSON's doc says of an
+// empty Raw, so the message encodes from its fields, as with a nil or null
+// Raw. On main MarshalJSON returned no bytes: MarshalMessages wrote the
+// message as nothing (`[]` for one message, `[,{…}]` for two, not JSON)
+// and json.Marshal failed with encoding/json's "unexpected end of JSON
+// input".
+func TestMarshalEmptyRaw(t *testing.T) {
+	t.Parallel()
+	const want = `[{"role":"user","content":"hi"},{"role":"assistant","content":"ok","tool_calls":[{"id":"c1","type":"function"}]}]`
+	for _, raw := range []json.RawMessage{nil, {}, []byte("{}")[:0], json.RawMessage("null")} {
+		msgs := []chitta.Message{
+			{Role: chitta.RoleUser, Content: "hi", Raw: raw},
+			{Role: chitta.RoleAssistant, Content: "ok", ToolCallIDs: []string{"c1"}, Raw: raw},
+		}
+		out, err := chitta.MarshalMessages(msgs)
+		require.NoError(t, err, "Raw %q", raw)
+		assert.JSONEq(t, want, string(out), "Raw %q", raw)
+		std, err := json.Marshal(msgs)
+		require.NoError(t, err, "Raw %q", raw)
+		assert.JSONEq(t, want, string(std), "Raw %q", raw)
+		one, err := msgs[0].MarshalJSON()
+		require.NoError(t, err, "Raw %q", raw)
+		assert.JSONEq(t, `{"role":"user","content":"hi"}`, string(one), "Raw %q", raw)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Validate reports whether a chat provider would accept msgs as a
@@ -22,7 +23,10 @@ import (
 //     message answers (a result answers the nearest earlier call with its
 //     ID, as [Compact] groups them; trajectories reuse IDs), except an
 //     Anthropic server_tool_use in a message that also calls a client
-//     tool, whose result a later response carries;
+//     tool, whose result a later response carries, and a Responses
+//     tool_search_call without call_id (a search the server ran: the ID
+//     [ParseMessages] gives it only keeps it with the tool_search_output
+//     right after it);
 //   - an assistant message before the first user turn. A user turn is a
 //     user message that carries no tool results: an Anthropic user message
 //     holding only tool_result blocks answers a call, it does not open a
@@ -121,11 +125,39 @@ func Validate(msgs []Message) error {
 				if b := blocksOf(i); b.server[id] && len(b.client) > 0 {
 					continue
 				}
+				if isServerSearch(m, id) {
+					continue
+				}
 			}
 			return fail(i, "ToolCallIDs", "call %q has no result after it", id)
 		}
 	}
 	return nil
+}
+
+// isServerSearch reports whether id, issued by the assistant message m,
+// is the ID ParseMessages gives a Responses tool_search_call without
+// call_id (a search the server ran, see toolSearchID): m's Raw is such a
+// call, or m has no Raw (the adapters build messages without it) and id
+// has that ID's form. Such an ID only keeps the call with the
+// tool_search_output right after it in Compact; the API cannot link the
+// two, so the call needs no result.
+func isServerSearch(m *Message, id string) bool {
+	if !strings.HasPrefix(id, toolSearchPrefix) {
+		return false
+	}
+	if !hasRaw(m.Raw) {
+		return true
+	}
+	var w struct {
+		Type   string          `json:"type"`
+		CallID json.RawMessage `json:"call_id"`
+	}
+	if json.Unmarshal(m.Raw, &w) != nil || w.Type != "tool_search_call" {
+		return false
+	}
+	callID, ok := optString(w.CallID)
+	return ok && callID == ""
 }
 
 // earlierCall returns the nearest index in calls (ascending) below i.

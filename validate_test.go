@@ -313,3 +313,57 @@ func TestValidateManyServerCalls(t *testing.T) {
 		t.Fatal("Validate took more than 5 s")
 	}
 }
+
+// TestValidateServerToolSearchAlone: a Responses tool_search_call without
+// call_id is a search the server ran. ParseMessages gives it a synthetic
+// ID (tool_search@<index>) only so that Compact keeps it with the
+// tool_search_output right after it; the API cannot link the two (call_id
+// is null in both), so a call without that output is no call left
+// unanswered, and Validate does not require results directly after their
+// call. A client search (with call_id) still needs its output, and a
+// message built in Go with such an ID (the adapters' messages have no Raw)
+// reads as ParseMessages' does. On main Validate failed with: call
+// "tool_search@1" has no result after it.
+func TestValidateServerToolSearchAlone(t *testing.T) {
+	t.Parallel()
+	const user = `{"role":"user","content":"find the CRM tools"}`
+	const server = `{"type":"tool_search_call","id":"tsc_1","execution":"server","status":"completed","arguments":{"paths":["crm"]}}`
+	tests := []struct {
+		name  string
+		items string
+		index int // the message Validate names, -1: valid
+	}{
+		{"server search, no output", user + `,` + server, -1},
+		{"server search, call_id null", user + `,{"type":"tool_search_call","call_id":null,"execution":"server","arguments":{}}`, -1},
+		{"server search, no output, then a turn", user + `,` + server + `,{"role":"assistant","content":"none found"},{"role":"user","content":"ok"}`, -1},
+		{"server search with its output", user + `,` + server + `,{"type":"tool_search_output","call_id":null,"execution":"server","tools":[]}`, -1},
+		{"client search, no output", user + `,{"type":"tool_search_call","call_id":"s1","execution":"client","arguments":{}}`, 1},
+		{"function call, no output", user + `,` + server + `,{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"}`, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			msgs, err := chitta.ParseMessages([]byte(`[` + tt.items + `]`))
+			require.NoError(t, err)
+			built := slices.Clone(msgs)
+			for i := range built {
+				built[i].Raw = nil
+			}
+			for _, conv := range [][]chitta.Message{msgs, built} {
+				err := chitta.Validate(conv)
+				if tt.index < 0 {
+					require.NoError(t, err)
+					res, err := chitta.Compact(t.Context(), conv, &chitta.Options{TargetRatio: 0.3})
+					require.NoError(t, err)
+					assert.NoError(t, chitta.Validate(res.Messages))
+					continue
+				}
+				var me *chitta.MessageError
+				require.ErrorAs(t, err, &me)
+				require.ErrorIs(t, err, chitta.ErrInvalidConversation)
+				assert.Equal(t, tt.index, me.Index)
+				assert.Equal(t, "ToolCallIDs", me.Field)
+			}
+		})
+	}
+}
