@@ -213,8 +213,10 @@ type Result struct {
 	// Distilled lists the memories recorded by Options.DistillNovel.
 	Distilled []Distilled
 	// DistillErr is the (joined) store error met while distilling, if any,
-	// or ctx's error when ctx was done before distillation finished.
-	// Distillation failures never fail Compact.
+	// or ctx's error when ctx was done before distillation finished; it
+	// wraps ErrDistillStopped too when distillation gave up on a store that
+	// failed several calls in a row. Distillation failures never fail
+	// Compact.
 	DistillErr error
 }
 

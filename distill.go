@@ -474,5 +474,5 @@ const distillFailStreak = 3
 // errStoreDown is the error distillation joins when it stops after
 // distillFailStreak failed store calls in a row, untried candidates left.
 func errStoreDown(untried int) error {
-	return fmt.Errorf("distill: stopped after %d failed store calls in a row, %d candidates not tried", distillFailStreak, untried)
+	return fmt.Errorf("%w after %d failed store calls in a row, %d candidates not tried", ErrDistillStopped, distillFailStreak, untried)
 }

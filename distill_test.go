@@ -396,8 +396,10 @@ func TestDistillStopsWhenTheStoreIsDown(t *testing.T) {
 			require.Error(t, res.DistillErr)
 			if tt.wantErr != "" {
 				assert.ErrorContains(t, res.DistillErr, tt.wantErr)
+				assert.ErrorIs(t, res.DistillErr, chitta.ErrDistillStopped)
 			} else {
 				assert.NotContains(t, res.DistillErr.Error(), "stopped after")
+				assert.NotErrorIs(t, res.DistillErr, chitta.ErrDistillStopped)
 			}
 		})
 	}

@@ -62,6 +62,12 @@ var (
 	// confidence outside [0, 1]).
 	ErrInvalidMemory = errors.New("chitta: invalid memory")
 
+	// ErrDistillStopped is joined into [Result.DistillErr] when
+	// distillation stopped early because the store failed several calls in
+	// a row (the error says how many candidates were left untried); the
+	// store's own errors are joined beside it.
+	ErrDistillStopped = errors.New("chitta: distillation stopped")
+
 	// ErrNotFound reports a memory ID that is not in the store.
 	ErrNotFound = errors.New("chitta: memory not found")
 

@@ -27,6 +27,8 @@ import (
 //     tool_search_call without call_id (a search the server ran: the ID
 //     [ParseMessages] gives it only keeps it with the tool_search_output
 //     right after it);
+//   - a message whose Raw is set (not nil, empty or JSON null) but is not
+//     a JSON object, which [MarshalMessages] cannot write;
 //   - an assistant message before the first user turn. A user turn is a
 //     user message that carries no tool results: an Anthropic user message
 //     holding only tool_result blocks answers a call, it does not open a
@@ -94,6 +96,9 @@ func Validate(msgs []Message) error {
 	userTurn, afterModel := false, false
 	for i := range msgs {
 		m := &msgs[i]
+		if msg := rawProblem(m.Raw); msg != "" {
+			return fail(i, "Raw", "%s", msg)
+		}
 		if isToolRole(m.Role) && len(m.ToolResultIDs) == 0 {
 			return fail(i, "role", "%s message names no tool call", m.Role)
 		}
@@ -158,6 +163,21 @@ func isServerSearch(m *Message, id string) bool {
 	}
 	callID, ok := optString(w.CallID)
 	return ok && callID == ""
+}
+
+// rawProblem says what is wrong with a Message.Raw that cannot be sent
+// (MarshalMessages refuses it): set (see hasRaw) but not valid JSON, or
+// valid JSON other than an object. It returns "" for a Raw that can.
+func rawProblem(raw json.RawMessage) string {
+	switch {
+	case !hasRaw(raw):
+		return ""
+	case !json.Valid(raw):
+		return "not valid JSON"
+	case bytes.TrimLeft(raw, " \t\r\n")[0] != '{':
+		return "not a JSON object"
+	}
+	return ""
 }
 
 // earlierCall returns the nearest index in calls (ascending) below i.

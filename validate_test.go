@@ -367,3 +367,48 @@ func TestValidateServerToolSearchAlone(t *testing.T) {
 		})
 	}
 }
+
+// A Raw that is set but holds no JSON object cannot be sent (MarshalMessages
+// refuses it), so Validate reports it, naming the message and the field;
+// nil, empty and JSON null Raw mean "built in Go" and pass.
+func TestValidateRaw(t *testing.T) {
+	user := func(raw string) chitta.Message {
+		m := chitta.Message{Role: chitta.RoleUser, Content: "hi"}
+		if raw != "<nil>" {
+			m.Raw = []byte(raw)
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name, raw string
+		ok        bool
+	}{
+		{"nil", "<nil>", true},
+		{"empty", "", true},
+		{"null", "null", true},
+		{"null with space", " null\n", true},
+		{"object", `{"role":"user","content":"hi"}`, true},
+		{"object after space", ` {"role":"user","content":"hi"}`, true},
+		{"spaces", "   ", false},
+		{"truncated", `{"role":"user"`, false},
+		{"array", `[1]`, false},
+		{"string", `"hi"`, false},
+		{"object then garbage", `{"role":"user"} x`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msgs := []chitta.Message{{Role: chitta.RoleSystem, Content: "s"}, user(tc.raw)}
+			err := chitta.Validate(msgs)
+			if tc.ok {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, chitta.ErrInvalidConversation)
+			var me *chitta.MessageError
+			require.ErrorAs(t, err, &me)
+			assert.Equal(t, 1, me.Index)
+			assert.Equal(t, "Raw", me.Field)
+			_, merr := chitta.MarshalMessages(msgs)
+			assert.Error(t, merr, "MarshalMessages refuses what Validate reports")
+		})
+	}
+}
