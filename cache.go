@@ -67,7 +67,7 @@ type CachedEmbedder struct {
 // a snapshot returned by [CachedEmbedder.Stats]; the zero value counts
 // nothing.
 type CacheStats struct {
-	Hits      uint64 // texts answered from the cache (including repeats within one call)
+	Hits      uint64 // texts answered from the cache (including repeats within one call; failed calls not counted)
 	Misses    uint64 // distinct texts embedded by the wrapped embedder (failed calls not counted)
 	Evictions uint64 // vectors dropped to stay within capacity
 	Len       int    // vectors cached now
@@ -176,6 +176,7 @@ func (c *CachedEmbedder) embedShared(ctx context.Context, texts []string, ents [
 	var missTexts []string
 	var missKeys []cacheKey
 	var missOf map[cacheKey]int // key → index in missTexts
+	var hits uint64             // counted once the call succeeds
 	c.mu.Lock()
 	c.capacity = max(c.capacity, len(texts)) // never evict what this call needs
 	dims := c.dims
@@ -186,7 +187,7 @@ func (c *CachedEmbedder) embedShared(ctx context.Context, texts []string, ents [
 			if ents != nil {
 				ents[i] = e
 			}
-			c.stats.Hits++
+			hits++
 			continue
 		}
 		if missOf == nil {
@@ -194,7 +195,7 @@ func (c *CachedEmbedder) embedShared(ctx context.Context, texts []string, ents [
 		}
 		j, ok := missOf[k]
 		if ok {
-			c.stats.Hits++ // a repeat within this call
+			hits++ // a repeat within this call
 		} else {
 			j = len(missTexts)
 			missOf[k] = j
@@ -203,13 +204,16 @@ func (c *CachedEmbedder) embedShared(ctx context.Context, texts []string, ents [
 		}
 		missIdx[i] = j
 	}
+	if len(missTexts) == 0 {
+		c.stats.Hits += hits
+	}
 	c.mu.Unlock()
 
 	var fresh [][]float32
 	var freshEnts []*cacheEntry
 	if len(missTexts) > 0 {
 		var err error
-		fresh, freshEnts, err = c.embedMisses(ctx, missTexts, missKeys, dims)
+		fresh, freshEnts, err = c.embedMisses(ctx, missTexts, missKeys, dims, hits)
 		if err != nil {
 			return nil, err
 		}
@@ -228,8 +232,9 @@ func (c *CachedEmbedder) embedShared(ctx context.Context, texts []string, ents [
 
 // embedMisses embeds the distinct uncached texts (with their keys) in one
 // call, checks the answer against dims (0 when not yet known) and caches
-// copies. It returns the copies and each text's entry.
-func (c *CachedEmbedder) embedMisses(ctx context.Context, texts []string, keys []cacheKey, dims int) ([][]float32, []*cacheEntry, error) {
+// copies; only then does it count the call's hits (the other texts of the
+// call) and misses. It returns the copies and each text's entry.
+func (c *CachedEmbedder) embedMisses(ctx context.Context, texts []string, keys []cacheKey, dims int, hits uint64) ([][]float32, []*cacheEntry, error) {
 	vecs, err := c.e.Embed(ctx, texts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("embed %d uncached texts: %w", len(texts), err)
@@ -267,6 +272,7 @@ func (c *CachedEmbedder) embedMisses(ctx context.Context, texts []string, keys [
 	} else if c.dims != want { // a concurrent call fixed another length first
 		return nil, nil, fmt.Errorf("%w: embedder returned %d dimensions, cached vectors have %d", ErrDimensionMismatch, want, c.dims)
 	}
+	c.stats.Hits += hits
 	c.stats.Misses += uint64(len(texts))
 	ents := make([]*cacheEntry, len(keys))
 	for k, key := range keys {

@@ -50,3 +50,33 @@ func TestCachesGrowToTheConversation(t *testing.T) {
 	assert.GreaterOrEqual(t, st.Capacity, 6011)
 	assert.Greater(t, st.Capacity, chitta.DefaultCacheCapacity)
 }
+
+// TestCalibratedCounterGrowsItsCachedBase re-compacts a 6 000-message
+// conversation grown by 10 turns with a CalibratedCounter around a
+// CachedTokenCounter of the default capacity (the wrapping
+// CalibratedCounter's doc recommends) and no observation yet: only the 10
+// new turns reach the base counter, as with the CachedTokenCounter set as
+// Options.Tokens directly. Before the CalibratedCounter passed Compact's
+// reserve on, its base kept DefaultCacheCapacity and 1 923 texts were
+// counted again.
+func TestCalibratedCounterGrowsItsCachedBase(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	msgs, refill := growingTurns(6000)
+	tokens := &countingTokens{}
+	opts := &chitta.Options{Tokens: chitta.NewCalibratedCounter(chitta.NewCachedTokenCounter(tokens, 0))}
+	_, err := chitta.Compact(ctx, msgs, opts)
+	require.NoError(t, err)
+	for range 3 {
+		refill()
+		tokens.n.Store(0)
+		_, err := chitta.Compact(ctx, msgs, opts)
+		require.NoError(t, err)
+		assert.Equal(t, int64(10), tokens.n.Load(), "only the new turns are counted")
+	}
+	// A nil base, and a nil *CachedTokenCounter base, have nothing to grow.
+	for _, base := range []chitta.TokenCounter{nil, (*chitta.CachedTokenCounter)(nil)} {
+		_, err := chitta.Compact(ctx, msgs, &chitta.Options{Tokens: chitta.NewCalibratedCounter(base)})
+		require.NoError(t, err)
+	}
+}

@@ -194,6 +194,46 @@ func TestCachedEmbedderBadAnswers(t *testing.T) {
 	}
 }
 
+// TestCachedEmbedderFailedCallCountsNoHits checks that a call that fails
+// answers no text and so counts no hit, as it counts no miss: before, the
+// cached text and the repeat of a call whose embedder then failed were
+// counted as hits (Hits 2 after the failed call), inflating the hit rate
+// of a cache in front of a flaky embedder with every retry.
+func TestCachedEmbedderFailedCallCountsNoHits(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		err     error
+		corrupt func([][]float32) [][]float32
+		want    error
+	}{
+		{"embedder error", errors.New("boom"), nil, nil},
+		{"no vector", nil, func(v [][]float32) [][]float32 { return v[:0] }, chitta.ErrInvalidEmbedding},
+		{"other dimensions", nil, func(v [][]float32) [][]float32 { v[0] = v[0][:3]; return v }, chitta.ErrDimensionMismatch},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			f := &chittatest.CountingEmbedder{Next: chitta.NewHashEmbedder(8)}
+			c := chitta.NewCachedEmbedder(f, 0)
+			_, err := c.Embed(ctx, []string{"cached"})
+			require.NoError(t, err)
+			f.Err, f.Corrupt = tt.err, tt.corrupt
+			_, err = c.Embed(ctx, []string{"new", "new", "cached"})
+			require.Error(t, err)
+			if tt.want != nil {
+				require.ErrorIs(t, err, tt.want)
+			}
+			assert.Equal(t, chitta.CacheStats{Misses: 1, Len: 1, Capacity: chitta.DefaultCacheCapacity}, c.Stats(), "the failed call counts nothing")
+			f.Err, f.Corrupt = nil, nil
+			_, err = c.Embed(ctx, []string{"new", "new", "cached"})
+			require.NoError(t, err)
+			assert.Equal(t, chitta.CacheStats{Hits: 2, Misses: 2, Len: 2, Capacity: chitta.DefaultCacheCapacity}, c.Stats())
+		})
+	}
+}
+
 func TestCachedEmbedderDimensionChange(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()

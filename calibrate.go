@@ -144,6 +144,20 @@ func (c *CalibratedCounter) baseCounter() TokenCounter {
 	return c.base
 }
 
+// reserve passes Compact's working set on to the base when the base sizes
+// itself to it (a [CachedTokenCounter]), so that a cached base keeps every
+// count of a conversation longer than its capacity, as it does when it is
+// [Options.Tokens] itself. The counter's own memory is fixed
+// ([CalibrationMemory]).
+func (c *CalibratedCounter) reserve(n int) {
+	if c == nil {
+		return
+	}
+	if r, ok := c.base.(reserver); ok {
+		r.reserve(n)
+	}
+}
+
 // messageKey hashes what the provider bills of m: role, content and the
 // tool-call linkage, each string length-prefixed so that no two messages
 // hash the same input.

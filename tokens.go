@@ -75,10 +75,11 @@ var asciiSpace = [utf8.RuneSelf]uint8{'\t': 1, '\n': 1, '\v': 1, '\f': 1, '\r': 
 // full it becomes the old one and the previous old one is dropped, and a
 // hit in the old generation moves the entry forward. So the counts of the
 // last capacity distinct texts are always kept. [Compact] grows the
-// capacity to the number of messages it is given, so re-compacting a
-// conversation longer than the initial capacity still finds every count;
-// the capacity never shrinks (memory: about 40 bytes per entry, at most
-// two generations).
+// capacity to the number of messages it is given (also when the
+// CachedTokenCounter is the base of the [CalibratedCounter] set as
+// [Options.Tokens]), so re-compacting a conversation longer than the
+// initial capacity still finds every count; the capacity never shrinks
+// (memory: about 40 bytes per entry, at most two generations).
 //
 // The zero value is ready to use: it wraps EstimateTokens with
 // DefaultCacheCapacity. A nil *CachedTokenCounter counts with
