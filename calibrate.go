@@ -266,10 +266,19 @@ func (c *CalibratedCounter) Observe(msgs []Message, reportedInputTokens int) {
 	c.mu.Lock()
 	for j := range items {
 		// A count of 0 (a report too small to give each message a
-		// token) is no knowledge: rescaling cannot move it.
-		if n, ok := c.lookup(items[j].key); ok && n > 0 {
-			items[j].known = n
+		// token) is no knowledge: rescaling cannot move it. Nor is a
+		// non-empty text remembered at 0: rescaling would leave it there,
+		// so the message is attributed anew, its text with it.
+		n, ok := c.lookup(items[j].key)
+		if !ok || n <= 0 {
+			continue
 		}
+		if content := items[j].msg.Content; content != "" {
+			if t, ok := c.lookup(c.textKey(content)); ok && t <= 0 {
+				continue
+			}
+		}
+		items[j].known = n
 	}
 	c.mu.Unlock()
 
@@ -423,13 +432,15 @@ func (c *CalibratedCounter) rescale(items []observed, reported float64) {
 // content's share of that count (by the estimates of content and framing)
 // under its text: a text count above the message's would count it above
 // what it was billed (FramingTokens cannot go below 0), while lowering it
-// leaves the messages already remembered with that text exact. c.mu must
-// be held.
+// leaves the messages already remembered with that text exact. A text
+// remembered at 0 counts as not known. c.mu must be held.
 func (c *CalibratedCounter) remember(it *observed, attributed int) {
 	n := roundCount(float64(attributed) / float64(it.copies))
 	c.put(it.key, n)
 	tk := c.textKey(it.msg.Content)
-	if t, ok := c.lookup(tk); ok && t <= n {
+	// A text remembered at 0 (a report too small to give it a token) is no
+	// knowledge either: the new count replaces it.
+	if t, ok := c.lookup(tk); ok && t > 0 && t <= n {
 		return
 	}
 	share := 1.0

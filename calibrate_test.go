@@ -429,6 +429,11 @@ func TestCalibratedCounterZeroCountRecovers(t *testing.T) {
 	assert.Equal(t, 60, totalTokens(c, msgs))
 	for i := range msgs {
 		assert.Positive(t, totalTokens(c, msgs[i:i+1]), "message %d", i)
+		// The text's own count recovers too: a message never observed
+		// that holds it (here under another role) counts its content.
+		assert.Positive(t, c.CountTokens(msgs[i].Content), "content of message %d", i)
+		other := chitta.Message{Role: chitta.RoleTool, Content: msgs[i].Content, ToolResultIDs: []string{"x"}}
+		assert.GreaterOrEqual(t, totalTokens(c, []chitta.Message{other}), c.CountTokens(msgs[i].Content), "message %d's text under another role", i)
 	}
 	c.Observe(msgs[2:], 9) // all known: rescaled, not stuck at 0
 	assert.Equal(t, 9, totalTokens(c, msgs[2:]))
