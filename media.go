@@ -35,9 +35,11 @@ import (
 // with both sides at most 384 pixels costs 258 tokens; a larger one is
 // cropped and scaled into 768 × 768 tiles, 258 tokens each. The Vertex AI
 // input limits scale an image down (padding it) to fit 3072 × 3072, so
-// at most 4 × 4 tiles. Not modelled: Gemini 3's media_resolution
-// settings (a fixed budget per image, at most 2240 tokens, below the
-// 16-tile cap), and video, audio and PDF pages.
+// at most 4 × 4 tiles. A genai image part whose media resolution sets
+// numTokens above zero counts exactly that instead (see [ParseMessages]).
+// Not modelled: Gemini 3's media_resolution levels without a count (a
+// fixed budget per image, at most 2240 tokens, below the 16-tile cap,
+// that depends on the model), and video, audio and PDF pages.
 //
 // An image whose provider chitta cannot tell (a langchaingo or eino part)
 // counts as the largest of the three rules for its size, [MaxImageTokens].

@@ -398,3 +398,45 @@ func TestMaskedMediaNotInRawKept(t *testing.T) {
 	assert.Equal(t, tokens[2], tokens[3])
 	assert.Positive(t, cache.Stats().Forms, "the cache was used")
 }
+
+// TestParseMessagesGeminiMediaResolution: a genai image part whose
+// mediaResolution (or media_resolution, as the REST API also writes it)
+// sets numTokens (num_tokens) > 0 counts exactly that; a level alone, a
+// count not positive or not an integer, or one on a function response's
+// part (which the SDK's FunctionResponsePart has no field for) leaves the
+// Gemini rule (before, the rule applied to all: 258 for the small PNG
+// with numTokens 70).
+func TestParseMessagesGeminiMediaResolution(t *testing.T) {
+	t.Parallel()
+	small := `"data":"` + pngBase64(t, 200, 200) + `"`
+	inline := `"inlineData":{"mimeType":"image/png",` + small + `}`
+	tests := []struct {
+		name  string
+		part  string
+		media int
+	}{
+		{"camelCase", `{` + inline + `,"mediaResolution":{"numTokens":70}}`, 70},
+		{"with a level", `{` + inline + `,"mediaResolution":{"level":"MEDIA_RESOLUTION_HIGH","numTokens":1120}}`, 1120},
+		{"snake_case", `{"inline_data":{"mime_type":"image/png",` + small + `},"media_resolution":{"num_tokens":70}}`, 70},
+		{"file data", `{"fileData":{"mimeType":"image/png","fileUri":"gs://b/a.png"},"mediaResolution":{"numTokens":280}}`, 280},
+		{"level only", `{` + inline + `,"mediaResolution":{"level":"MEDIA_RESOLUTION_LOW"}}`, 258},
+		{"zero", `{` + inline + `,"mediaResolution":{"numTokens":0}}`, 258},
+		{"negative", `{"fileData":{"mimeType":"image/png","fileUri":"gs://b/a.png"},"mediaResolution":{"numTokens":-5}}`, chitta.GeminiMaxImageTokens},
+		{"fraction", `{` + inline + `,"mediaResolution":{"numTokens":70.5}}`, 258},
+		{"string", `{` + inline + `,"mediaResolution":{"numTokens":"70"}}`, 258},
+		{"above int32", `{` + inline + `,"mediaResolution":{"numTokens":2147483648}}`, 258},
+		{"not an object", `{` + inline + `,"mediaResolution":"MEDIA_RESOLUTION_HIGH"}`, 258},
+		{"null", `{` + inline + `,"mediaResolution":null}`, 258},
+		{"a document stays uncounted", `{"fileData":{"mimeType":"application/pdf","fileUri":"gs://b/f.pdf"},"mediaResolution":{"numTokens":560}}`, 0},
+		{"function response part", `{"functionResponse":{"id":"f","name":"shot","response":{"output":"ok"},"parts":[{` + inline + `,"mediaResolution":{"numTokens":70}}]}}`, 258},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			msgs, err := chitta.ParseMessages([]byte(`[{"role":"user","parts":[{"text":"look"},` + tt.part + `]}]`))
+			require.NoError(t, err)
+			require.Len(t, msgs, 1)
+			assert.Equal(t, tt.media, msgs[0].MediaTokens)
+		})
+	}
+}

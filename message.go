@@ -251,7 +251,11 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // image_url or input_image part and a computer screenshot by
 // [OpenAIImageTokens], a genai image part (inline data, in a function
 // response too) by [GeminiImageTokens] (file data as
-// [GeminiMaxImageTokens]), a langchaingo or eino image part (whose
+// [GeminiMaxImageTokens]; a content's part whose mediaResolution sets
+// numTokens, or media_resolution num_tokens, to an integer above zero as
+// exactly that, a level alone or any other count changing nothing, and a
+// function response's part, which the SDK gives no media resolution,
+// by the rule), a langchaingo or eino image part (whose
 // provider is unknown) by [MaxImageTokens]. An Anthropic document block
 // reads as "[document]", its title and context and the text of a text or
 // content source; a PDF is not estimated.

@@ -647,7 +647,11 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 		case !isNull(pt.InlineData) || !isNull(pt.FileData) || !isNull(pt.InlineDataSnake) || !isNull(pt.FileDataSnake):
 			addText(&b, mediaText(part))
 			if mediaText(part) == "[image]" {
-				m.MediaTokens = addTokens(m.MediaTokens, geminiDataTokens(pt.InlineData, pt.InlineDataSnake))
+				n, ok := geminiNumTokens(pt.MediaResolution, pt.MediaResolutionSnake)
+				if !ok {
+					n = geminiDataTokens(pt.InlineData, pt.InlineDataSnake)
+				}
+				m.MediaTokens = addTokens(m.MediaTokens, n)
 			}
 		case !isNull(pt.ExecutableCode) || !isNull(pt.CodeExecutionResult):
 			addText(&b, compactJSON(part))
@@ -684,6 +688,31 @@ func geminiDataTokens(inline ...json.RawMessage) int {
 		return GeminiImageTokens(w, h)
 	}
 	return GeminiMaxImageTokens
+}
+
+// geminiNumTokens returns the token count a genai part's media resolution
+// sets: numTokens of mediaResolution (num_tokens, media_resolution, as the
+// REST API also writes them) when it is an int32 above zero. Its level
+// alone says nothing (what a level costs depends on the model), and a
+// count that is not positive or not an int32 is ignored: ok is false, and
+// the part counts by the Gemini rule (geminiDataTokens).
+func geminiNumTokens(resolution ...json.RawMessage) (n int, ok bool) {
+	for _, raw := range resolution {
+		var r struct {
+			NumTokens      json.RawMessage `json:"numTokens"`
+			NumTokensSnake json.RawMessage `json:"num_tokens"`
+		}
+		if !isObject(raw) || json.Unmarshal(raw, &r) != nil {
+			continue
+		}
+		for _, v := range [...]json.RawMessage{r.NumTokens, r.NumTokensSnake} {
+			var k int32
+			if !isNull(v) && json.Unmarshal(v, &k) == nil && k > 0 {
+				return int(k), true
+			}
+		}
+	}
+	return 0, false
 }
 
 // appendResponseParts renders the parts of a genai function response
@@ -764,15 +793,19 @@ type partFields struct {
 	ToolResponse json.RawMessage `json:"tool_response"`
 	ContentPart  json.RawMessage `json:"ContentPart"` // a CachedContent
 	// genai
-	FunctionCall        json.RawMessage `json:"functionCall"`
-	FunctionResponse    json.RawMessage `json:"functionResponse"`
-	InlineData          json.RawMessage `json:"inlineData"`
-	FileData            json.RawMessage `json:"fileData"`
-	InlineDataSnake     json.RawMessage `json:"inline_data"` // the REST API's other spelling
-	FileDataSnake       json.RawMessage `json:"file_data"`
-	ExecutableCode      json.RawMessage `json:"executableCode"`
-	CodeExecutionResult json.RawMessage `json:"codeExecutionResult"`
-	ThoughtSignature    json.RawMessage `json:"thoughtSignature"`
+	FunctionCall     json.RawMessage `json:"functionCall"`
+	FunctionResponse json.RawMessage `json:"functionResponse"`
+	InlineData       json.RawMessage `json:"inlineData"`
+	FileData         json.RawMessage `json:"fileData"`
+	InlineDataSnake  json.RawMessage `json:"inline_data"` // the REST API's other spelling
+	FileDataSnake    json.RawMessage `json:"file_data"`
+	// MediaResolution (media_resolution) may set an image's token count
+	// (see geminiNumTokens).
+	MediaResolution      json.RawMessage `json:"mediaResolution"`
+	MediaResolutionSnake json.RawMessage `json:"media_resolution"`
+	ExecutableCode       json.RawMessage `json:"executableCode"`
+	CodeExecutionResult  json.RawMessage `json:"codeExecutionResult"`
+	ThoughtSignature     json.RawMessage `json:"thoughtSignature"`
 }
 
 // einoImageTokens estimates an eino image part, whose provider is unknown,

@@ -12,7 +12,10 @@
 // and file data count as "[image]" or "[document]", an image adding what
 // Gemini bills for it to chitta.Message.MediaTokens (chitta.GeminiImageTokens
 // of inline data's size, read from its header; chitta.GeminiMaxImageTokens
-// for file data or data whose size cannot be read), as
+// for file data or data whose size cannot be read; exactly
+// MediaResolution.NumTokens when a part sets it above zero, a count not
+// positive being ignored; MediaResolution.Level alone changes nothing,
+// since what a level costs depends on the model), as
 // chitta.ParseMessages counts the SDK's JSON; a part with none of
 // these set is scored by its JSON. A function call and its response are
 // kept or dropped together: paired by ID, or, when IDs are absent, by
@@ -188,9 +191,9 @@ func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
 		case p.Text != "":
 			b.Add(p.Text)
 		case p.InlineData != nil:
-			addMedia(b, p.InlineData.MIMEType, p.InlineData.Data, true)
+			addMedia(b, p.InlineData.MIMEType, p.InlineData.Data, true, numTokens(p.MediaResolution))
 		case p.FileData != nil:
-			addMedia(b, p.FileData.MIMEType, nil, false)
+			addMedia(b, p.FileData.MIMEType, nil, false, numTokens(p.MediaResolution))
 		case p.ExecutableCode != nil:
 			b.Add(p.ExecutableCode.Code)
 		case p.CodeExecutionResult != nil:
@@ -282,9 +285,9 @@ func addResponseParts(b *adaptkit.Builder, parts []*genai.FunctionResponsePart) 
 		switch {
 		case p == nil:
 		case p.InlineData != nil:
-			addMedia(b, p.InlineData.MIMEType, p.InlineData.Data, true)
+			addMedia(b, p.InlineData.MIMEType, p.InlineData.Data, true, 0)
 		case p.FileData != nil:
-			addMedia(b, p.FileData.MIMEType, nil, false)
+			addMedia(b, p.FileData.MIMEType, nil, false, 0)
 		default:
 			b.AddJSON(p)
 		}
@@ -292,12 +295,17 @@ func addResponseParts(b *adaptkit.Builder, parts []*genai.FunctionResponsePart) 
 }
 
 // addMedia adds inline (inline is true) or file data of the given MIME
-// type: an image as "[image]" costing what Gemini bills for it (inline
-// data by its size, file data, or data whose size cannot be read, as
+// type: an image as "[image]" costing what Gemini bills for it (tokens
+// when it is above zero, the part's own count; else inline data by its
+// size, file data, or data whose size cannot be read, as
 // chitta.GeminiMaxImageTokens), anything else as "[document]".
-func addMedia(b *adaptkit.Builder, mime string, data []byte, inline bool) {
+func addMedia(b *adaptkit.Builder, mime string, data []byte, inline bool, tokens int) {
 	if !strings.HasPrefix(mime, "image/") {
 		b.Add("[document]")
+		return
+	}
+	if tokens > 0 {
+		b.Image(tokens)
 		return
 	}
 	w, h := 0, 0
@@ -305,6 +313,17 @@ func addMedia(b *adaptkit.Builder, mime string, data []byte, inline bool) {
 		w, h, _ = chitta.ImageSize(bytes.NewReader(data))
 	}
 	b.Image(chitta.GeminiImageTokens(w, h))
+}
+
+// numTokens is the token count a part's media resolution sets: its
+// NumTokens, or 0 (none: the Gemini rule applies) when r or NumTokens is
+// nil or NumTokens is not positive. Level alone sets none: what a level
+// costs depends on the model.
+func numTokens(r *genai.PartMediaResolution) int {
+	if r == nil || r.NumTokens == nil || *r.NumTokens <= 0 {
+		return 0
+	}
+	return int(*r.NumTokens)
 }
 
 // Compact compacts msgs with [chitta.Compact] and returns the surviving

@@ -91,3 +91,56 @@ func TestCompactBudgetWithImages(t *testing.T) {
 	}
 	assert.Greater(t, res.Scores[2].OriginalTokens-res.Scores[2].Tokens, 258*4, "the response's image is saved")
 }
+
+// resolution returns a part's media resolution of numTokens tokens at
+// level (either may be zero: unset).
+func resolution(level genai.PartMediaResolutionLevel, numTokens int32) *genai.PartMediaResolution {
+	r := &genai.PartMediaResolution{Level: level}
+	if numTokens != 0 {
+		r.NumTokens = &numTokens
+	}
+	return r
+}
+
+// TestMessagesMediaResolution: an image part whose MediaResolution sets
+// NumTokens > 0 counts exactly NumTokens, inline or by URI, as
+// chitta.ParseMessages counts the SDK's JSON; Level alone, and NumTokens
+// not positive, leave the Gemini rule (before, the rule applied to every
+// part: 258 for the small PNG with NumTokens 70).
+func TestMessagesMediaResolution(t *testing.T) {
+	t.Parallel()
+	small, large := encoded(t, "png", 200, 200), encoded(t, "jpeg", 1000, 1000)
+	high, medium, low := genai.PartMediaResolutionLevelMediaResolutionHigh, genai.PartMediaResolutionLevelMediaResolutionMedium, genai.PartMediaResolutionLevelMediaResolutionLow
+	tests := []struct {
+		name string
+		part *genai.Part
+		res  *genai.PartMediaResolution
+		want int
+	}{
+		{"inline, fewer tokens than the rule", genai.NewPartFromBytes(small, "image/png"), resolution("", 70), 70},
+		{"inline, more tokens than the rule", genai.NewPartFromBytes(large, "image/jpeg"), resolution(high, 1120), 1120},
+		{"by URI", genai.NewPartFromURI("gs://b/a.png", "image/png"), resolution(medium, 280), 280},
+		{"level only", genai.NewPartFromBytes(large, "image/jpeg"), resolution(low, 0), 258 * 4},
+		{"zero", genai.NewPartFromBytes(small, "image/png"), &genai.PartMediaResolution{NumTokens: new(int32)}, 258},
+		{"negative", genai.NewPartFromURI("gs://b/a.png", "image/png"), resolution("", -5), chitta.GeminiMaxImageTokens},
+		{"a document stays uncounted", genai.NewPartFromURI("gs://b/f.pdf", "application/pdf"), resolution("", 560), 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tt.part.MediaResolution = tt.res
+			msgs := []*genai.Content{genai.NewContentFromParts([]*genai.Part{genai.NewPartFromText("look"), tt.part}, genai.RoleUser)}
+			cm, err := adapter.Messages(msgs)
+			require.NoError(t, err)
+			adapttest.ParsedMedia(t, msgs, cm, []int{tt.want})
+		})
+	}
+
+	// Beside the rule's images: each part counts by its own resolution.
+	msgs := mediaConversation(t)
+	msgs[0].Parts[1].MediaResolution = resolution(genai.PartMediaResolutionLevelMediaResolutionHigh, 1120)
+	msgs[2].Parts[1].MediaResolution = resolution("", 280)
+	cm, err := adapter.Messages(msgs)
+	require.NoError(t, err)
+	adapttest.ParsedMedia(t, msgs, cm, []int{1120, 0, 258*4 + 280, 0})
+}
