@@ -17,6 +17,7 @@ type envelope struct {
 	method   string          // "" for a response
 	params   json.RawMessage // as sent, trimmed; nil when absent
 	response bool            // a response to a call of ours (no method, a result or an error)
+	ignored  bool            // a notification to drop unanswered (its params an array)
 }
 
 // utf8BOM is the byte order mark some Windows tools put before UTF-8 text.
@@ -25,10 +26,15 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // readEnvelope checks data as one JSON-RPC 2.0 message and returns its
 // envelope, or the error response to send: -32700 for text that is not
 // JSON, -32600 for JSON that is not a request (a batch, a non-object, a bad
-// id, version or method), -32602 for params that are not an object.
+// id, version or method, params neither an object nor an array: JSON-RPC
+// params are structured), -32602 for params that are an array (MCP's are
+// objects).
 //
 // One-shot mode (session false) accepts only requests with an id. An MCP
-// session (session true) also accepts notifications (no id) and responses.
+// session (session true) also accepts notifications (no id) and responses;
+// a notification whose params are an array is returned with ignored set,
+// since JSON-RPC never answers a notification (-32602 is a method's
+// error, and a notification has no response to carry it).
 // An id must be a string or a number, and valid UTF-8 (it is echoed back
 // as sent); null is not an id.
 func readEnvelope(data []byte, session bool) (*envelope, *rpcResponse) {
@@ -93,7 +99,13 @@ func readEnvelope(data []byte, session bool) (*envelope, *rpcResponse) {
 	if raw, ok := fields["params"]; ok {
 		env.params = bytes.TrimSpace(raw)
 	}
-	if p := env.params; len(p) > 0 && string(p) != "null" && p[0] != '{' {
+	switch p := env.params; {
+	case len(p) == 0, string(p) == "null", p[0] == '{':
+	case p[0] != '[':
+		return nil, rpcError(replyID, jsonrpc.CodeInvalidRequest, "invalid request: params: want an object")
+	case env.id == nil:
+		env.ignored = true
+	default:
 		return nil, rpcError(replyID, jsonrpc.CodeInvalidParams, "invalid params: params: want an object")
 	}
 	return env, nil

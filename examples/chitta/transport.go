@@ -176,6 +176,10 @@ func (c *lineConn) parse(line []byte) jsonrpc.Message {
 		c.reply(bad)
 		return nil
 	}
+	if env.ignored {
+		c.log.Info("dropped a notification whose params are not an object", "method", clipMessage(env.method))
+		return nil
+	}
 	if env.response {
 		msg, err := jsonrpc.DecodeMessage(line)
 		if err != nil {

@@ -120,6 +120,12 @@ func TestSessionMalformedFrames(t *testing.T) {
 		{name: "no jsonrpc", line: `{"id":7,"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "7", msg: "jsonrpc"},
 		{name: "method a number", line: `{"jsonrpc":"2.0","id":7,"method":5}`, code: jsonrpc.CodeInvalidRequest, id: "7", msg: "method"},
 		{name: "params an array", line: `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":[1]}`, code: jsonrpc.CodeInvalidParams, id: "7", msg: "params"},
+		// JSON-RPC params are structured (an object or an array): a
+		// scalar makes the message no request at all.
+		{name: "params a string", line: `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":"x"}`, code: jsonrpc.CodeInvalidRequest, id: "7", msg: "params"},
+		{name: "notification params a number", line: `{"jsonrpc":"2.0","method":"notifications/whatever","params":5}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "params"},
+		// A notification is never answered, though MCP wants an object.
+		{name: "notification params an array", line: `{"jsonrpc":"2.0","method":"notifications/initialized","params":[1]}`},
 		{name: "response without id", line: `{"jsonrpc":"2.0","result":{}}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "response"},
 		{name: "nesting beyond the JSON decoder", line: `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}}`, code: jsonrpc.CodeParseError, id: "null"},
 		{name: "line too long", line: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"recall","arguments":{"text":"` + strings.Repeat("x", 70000) + `"}}}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "longer than 65536 bytes"},
