@@ -199,6 +199,13 @@ func (c *lineConn) parse(line []byte) jsonrpc.Message {
 			c.reply(stoppingError(env.id))
 			return nil
 		}
+		if env.method == "notifications/cancelled" {
+			// The SDK acts on a cancel before it looks at the id: as a
+			// request it would cancel the call that params name and then
+			// refuse it, or answer -32603 "EOF" when params are absent.
+			c.reply(rpcError(env.id, jsonrpc.CodeInvalidRequest, `invalid request: unexpected id for "notifications/cancelled" (send it as a notification, without an id)`))
+			return nil
+		}
 		if slices.Contains(undeclaredMethods, env.method) {
 			c.reply(rpcError(env.id, jsonrpc.CodeMethodNotFound, "method not found: %q (chitta declares the tools and logging capabilities only: no resources, prompts or completions)", env.method))
 			return nil
