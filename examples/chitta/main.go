@@ -14,7 +14,8 @@
 //     params._meta carries an MCP protocol version, opens an MCP session
 //     (what MCP clients such as Claude Code, Claude Desktop or an SDK client
 //     send first); chitta serves it until stdin closes, then answers the
-//     requests already read (waiting at most --timeout) and exits. The
+//     requests already read (waiting at most --timeout; a subscriptions/listen
+//     stream ends with the session) and exits. The
 //     session reads one JSON-RPC message per line: a line that is not JSON
 //     gets -32700, one that is not a request (a batch, an id that is not a
 //     string or an integer, a version other than "2.0", params neither an

@@ -670,6 +670,25 @@ func TestSessionCancelRequestCancelsNothing(t *testing.T) {
 	}
 }
 
+// TestSessionListenStreamNotAwaited: a subscriptions/listen call (MCP
+// 2026-07-28) is a stream that lasts until the client cancels it, so the
+// end of input does not wait for its response: the session ends at once,
+// with every other call answered. It waited the whole --timeout and then
+// failed with "1 requests still unanswered".
+func TestSessionListenStreamNotAwaited(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	lines := []string{
+		initializeLine, initializedLine,
+		`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+	}
+	var out syncBuffer
+	require.NoError(t, a.serve(t.Context(), strings.NewReader(strings.Join(lines, "\n")+"\n"), &out, 30*time.Second))
+	assert.Contains(t, out.String(), `{"jsonrpc":"2.0","id":2,"result":{}}`)
+	assert.Contains(t, out.String(), `"notifications/subscriptions/acknowledged"`, "the stream was opened")
+}
+
 // TestSessionUndeclaredCapabilities: the initialize result declares no
 // resources, prompts or completions, and their methods are -32601 naming
 // the method (MCP: a server offering resources or prompts declares them);
