@@ -114,6 +114,10 @@ func readEnvelope(data []byte, session bool) (*envelope, *rpcResponse) {
 // callParamsRequired is the -32600 message for a tools/call without params.
 const callParamsRequired = "invalid request: params: required (an object with the name of the tool to call and its arguments)"
 
+// initializeParamsRequired is the -32600 message for an initialize without
+// params.
+const initializeParamsRequired = "invalid request: params: required (an object with the protocol version, the client's capabilities and its name and version)"
+
 // requestParams judges the params of a request (id set) as both modes do
 // before the method runs, and returns its members by their exact names
 // (slices of params: no copy), or the response refusing them:
@@ -124,6 +128,8 @@ const callParamsRequired = "invalid request: params: required (an object with th
 //     which the SDK holds as float64), else -32602;
 //   - tools/call: params required (-32600), params.name required and a
 //     string (-32602);
+//   - initialize: params required (-32600; with null params the SDK
+//     answered -32603, its code-less error);
 //   - logging/setLevel: params.level required and one of the levels MCP
 //     names (MCP logging: an invalid level is -32602).
 //
@@ -136,6 +142,8 @@ func requestParams(id json.RawMessage, method string, params json.RawMessage) (m
 		}
 	} else if method == "tools/call" {
 		return nil, rpcError(id, jsonrpc.CodeInvalidRequest, callParamsRequired)
+	} else if method == "initialize" {
+		return nil, rpcError(id, jsonrpc.CodeInvalidRequest, initializeParamsRequired)
 	}
 	if meta := bytes.TrimSpace(fields["_meta"]); len(meta) > 0 && string(meta) != "null" {
 		if meta[0] != '{' {

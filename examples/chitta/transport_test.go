@@ -521,6 +521,11 @@ func TestSessionOrderErrorsHaveCodes(t *testing.T) {
 	}{
 		{name: "call before initialize", lines: []string{`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, initializeLine}, msg: `invalid request: method "tools/list" before initialize (send initialize first)`},
 		{name: "second initialize", lines: []string{initializeLine, initializedLine, secondInit}, msg: "invalid request: initialize: the session is already initialized"},
+		// The SDK answered -32603 "internal error: handling 'initialize':
+		// missing required \"params\"": the client's mistake, not chitta's.
+		{name: "initialize without params", lines: []string{`{"jsonrpc":"2.0","id":7,"method":"initialize"}`}, msg: initializeParamsRequired},
+		{name: "initialize with null params", lines: []string{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":null}`, initializeLine}, msg: initializeParamsRequired},
+		{name: "second initialize without params", lines: []string{initializeLine, initializedLine, `{"jsonrpc":"2.0","id":7,"method":"initialize"}`}, msg: initializeParamsRequired},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
