@@ -25,8 +25,9 @@ import (
 // included, -32601 unknown method, -32602 params an array). Every line
 // written is one valid UTF-8 JSON-RPC 2.0 message (a response, or a
 // notification of the server's) within the limits the server documents
-// (maxLineLength, maxErrorMessage), and the session ends at the end of
-// input with nothing left unanswered.
+// (maxLineLength, maxErrorMessage), none is -32603 (nothing fails on
+// chitta's side), and the session ends at the end of input with nothing
+// left unanswered.
 func FuzzSessionLines(f *testing.F) {
 	compact := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"compact_context","arguments":{"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hello there"},{"role":"assistant","content":"hi"}],"target_ratio":0.5}}}`
 	seeds := []struct {
@@ -49,6 +50,7 @@ func FuzzSessionLines(f *testing.F) {
 		{true, []string{`{"jsonrpc":"2.0","id":12,"result":{}}`, `{"jsonrpc":"2.0","result":{}}`, `{"jsonrpc":"2.0","id":null,"method":"ping"}`, `{"jsonrpc":"2.0","id":true,"method":"ping"}`}},
 		{false, []string{`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, initializeLine, initializeLine}},
 		{true, []string{`{"jsonrpc":"2.0","id":13,"method":"notifications/cancelled","params":{"requestId":13}}`, `{"jsonrpc":"2.0","id":14,"method":"notifications/initialized"}`}},
+		{false, []string{`{"jsonrpc":"2.0","id":0,"method":"initialize","params":null}`, `{"jsonrpc":"2.0","id":1,"method":"initialize"}`, initializeLine, `{"jsonrpc":"2.0","id":2,"method":"initialize","params":null}`}},
 		{true, []string{`{"jsonrpc":"2.0","id":15,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`, `{"jsonrpc":"2.0","id":16,"method":"ping"}`}},
 		{false, []string{`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"recall","arguments":{"text":"x"}}}`}},
 	}
@@ -87,6 +89,10 @@ func checkSession(t *testing.T, input, output []byte) {
 		require.NoError(t, json.Unmarshal(line, &r))
 		if r.Error != nil {
 			require.LessOrEqual(t, len(r.Error.Message), maxErrorMessage, "%s", line)
+			// Nothing fails on chitta's side here (no signal, a store in
+			// memory, the hash embedder): -32603 would be a client's
+			// mistake under the wrong code.
+			require.NotEqual(t, int64(jsonrpc.CodeInternalError), r.Error.Code, "%s", line)
 		}
 		r.raw = string(line)
 		got = append(got, r)
