@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -54,6 +55,18 @@ func FuzzSessionLines(f *testing.F) {
 		{true, []string{`{"jsonrpc":"2.0","id":15,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`, `{"jsonrpc":"2.0","id":16,"method":"ping"}`}},
 		{false, []string{`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"recall","arguments":{"text":"x"}}}`}},
 	}
+	// The stateless protocol (MCP 2026-07-28): every request carries its
+	// version, capabilities and client in params._meta.
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"0"}}`
+	seeds = append(seeds, struct {
+		handshake bool
+		lines     []string
+	}{false, []string{
+		`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{` + meta + `,"name":"remember","arguments":{"text":"x"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"subscriptions/listen","params":{` + meta + `,"notifications":{"toolsListChanged":true}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`,
+	}})
 	for _, s := range seeds {
 		f.Add(s.handshake, []byte(strings.Join(s.lines, "\n")))
 	}
@@ -84,9 +97,19 @@ func checkSession(t *testing.T, input, output []byte) {
 		if isNotification(t, line) {
 			continue // the server's own (a subscription stream's acknowledgement)
 		}
-		checkResponse(t, line)
 		var r wireResponse
 		require.NoError(t, json.Unmarshal(line, &r))
+		r.raw = string(line)
+		if r.Error != nil && slices.Contains(statelessCodes, r.Error.Code) {
+			var v struct {
+				JSONRPC string `json:"jsonrpc"`
+			}
+			require.NoError(t, json.Unmarshal(line, &v))
+			require.Equal(t, "2.0", v.JSONRPC, "%s", line)
+			require.NotEmpty(t, r.ID, "%s", line)
+		} else {
+			checkResponse(t, line) // the codes JSON-RPC defines, without data
+		}
 		if r.Error != nil {
 			require.LessOrEqual(t, len(r.Error.Message), maxErrorMessage, "%s", line)
 			// Nothing fails on chitta's side here (no signal, a store in
@@ -94,7 +117,6 @@ func checkSession(t *testing.T, input, output []byte) {
 			// mistake under the wrong code.
 			require.NotEqual(t, int64(jsonrpc.CodeInternalError), r.Error.Code, "%s", line)
 		}
-		r.raw = string(line)
 		got = append(got, r)
 	}
 	cancels := bytes.Contains(input, []byte("notifications/cancelled"))
@@ -113,6 +135,12 @@ func checkSession(t *testing.T, input, output []byte) {
 	}
 	matchResponses(t, got, want, lines)
 }
+
+// statelessCodes are the errors MCP 2026-07-28 defines for a request of
+// the stateless protocol whose params._meta the server cannot serve (an
+// unsupported version, missing client capabilities), with data naming
+// what it supports.
+var statelessCodes = []int64{mcp.CodeHeaderMismatch, mcp.CodeMissingRequiredClientCapabilities, mcp.CodeUnsupportedProtocolVersion}
 
 // isNotification reports whether the output line is a notification of the
 // server's, failing unless it is a valid one.
@@ -337,7 +365,7 @@ func matchResponses(t *testing.T, got []wireResponse, want []expectation, lines 
 		if !slices.Contains(e.ids, canonicalID(r.ID)) {
 			return false
 		}
-		if e.codes == nil {
+		if e.codes == nil || e.request && r.Error != nil && slices.Contains(statelessCodes, r.Error.Code) {
 			return true
 		}
 		return r.Error != nil && slices.Contains(e.codes, r.Error.Code)
