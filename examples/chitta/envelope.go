@@ -17,6 +17,7 @@ type envelope struct {
 	method   string          // "" for a response
 	params   json.RawMessage // as sent, trimmed; nil when absent
 	response bool            // a response to a call of ours (no method, a result or an error)
+	ignored  bool            // a notification to drop unanswered (its params an array)
 }
 
 // utf8BOM is the byte order mark some Windows tools put before UTF-8 text.
@@ -25,10 +26,15 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // readEnvelope checks data as one JSON-RPC 2.0 message and returns its
 // envelope, or the error response to send: -32700 for text that is not
 // JSON, -32600 for JSON that is not a request (a batch, a non-object, a bad
-// id, version or method), -32602 for params that are not an object.
+// id, version or method, params neither an object nor an array: JSON-RPC
+// params are structured), -32602 for params that are an array (MCP's are
+// objects).
 //
 // One-shot mode (session false) accepts only requests with an id. An MCP
-// session (session true) also accepts notifications (no id) and responses.
+// session (session true) also accepts notifications (no id) and responses;
+// a notification whose params are an array is returned with ignored set,
+// since JSON-RPC never answers a notification (-32602 is a method's
+// error, and a notification has no response to carry it).
 // An id must be a string or a number, and valid UTF-8 (it is echoed back
 // as sent); null is not an id.
 func readEnvelope(data []byte, session bool) (*envelope, *rpcResponse) {
@@ -93,7 +99,13 @@ func readEnvelope(data []byte, session bool) (*envelope, *rpcResponse) {
 	if raw, ok := fields["params"]; ok {
 		env.params = bytes.TrimSpace(raw)
 	}
-	if p := env.params; len(p) > 0 && string(p) != "null" && p[0] != '{' {
+	switch p := env.params; {
+	case len(p) == 0, string(p) == "null", p[0] == '{':
+	case p[0] != '[':
+		return nil, rpcError(replyID, jsonrpc.CodeInvalidRequest, "invalid request: params: want an object")
+	case env.id == nil:
+		env.ignored = true
+	default:
 		return nil, rpcError(replyID, jsonrpc.CodeInvalidParams, "invalid params: params: want an object")
 	}
 	return env, nil
@@ -101,6 +113,10 @@ func readEnvelope(data []byte, session bool) (*envelope, *rpcResponse) {
 
 // callParamsRequired is the -32600 message for a tools/call without params.
 const callParamsRequired = "invalid request: params: required (an object with the name of the tool to call and its arguments)"
+
+// initializeParamsRequired is the -32600 message for an initialize without
+// params.
+const initializeParamsRequired = "invalid request: params: required (an object with the protocol version, the client's capabilities and its name and version)"
 
 // requestParams judges the params of a request (id set) as both modes do
 // before the method runs, and returns its members by their exact names
@@ -112,6 +128,8 @@ const callParamsRequired = "invalid request: params: required (an object with th
 //     which the SDK holds as float64), else -32602;
 //   - tools/call: params required (-32600), params.name required and a
 //     string (-32602);
+//   - initialize: params required (-32600; with null params the SDK
+//     answered -32603, its code-less error);
 //   - logging/setLevel: params.level required and one of the levels MCP
 //     names (MCP logging: an invalid level is -32602).
 //
@@ -124,6 +142,8 @@ func requestParams(id json.RawMessage, method string, params json.RawMessage) (m
 		}
 	} else if method == "tools/call" {
 		return nil, rpcError(id, jsonrpc.CodeInvalidRequest, callParamsRequired)
+	} else if method == "initialize" {
+		return nil, rpcError(id, jsonrpc.CodeInvalidRequest, initializeParamsRequired)
 	}
 	if meta := bytes.TrimSpace(fields["_meta"]); len(meta) > 0 && string(meta) != "null" {
 		if meta[0] != '{' {

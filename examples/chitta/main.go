@@ -14,10 +14,12 @@
 //     params._meta carries an MCP protocol version, opens an MCP session
 //     (what MCP clients such as Claude Code, Claude Desktop or an SDK client
 //     send first); chitta serves it until stdin closes, then answers the
-//     requests already read (waiting at most --timeout) and exits. The
+//     requests already read (waiting at most --timeout; a subscriptions/listen
+//     stream ends with the session) and exits. The
 //     session reads one JSON-RPC message per line: a line that is not JSON
 //     gets -32700, one that is not a request (a batch, an id that is not a
-//     string or an integer, a version other than "2.0") -32600, a line over
+//     string or an integer, a version other than "2.0", params neither an
+//     object nor an array) -32600, a line over
 //     64 MiB -32600, and the session goes on; params are judged as
 //     one-shot mode judges them, in its words (a tools/call without params
 //     -32600, without a name -32602, a params._meta.progressToken that is
@@ -28,7 +30,8 @@
 //     and logging: resources/*, prompts/*, completion/complete) -32601,
 //     and the SDK's log records of a client's mistake are at INFO, not
 //     ERROR; a call the client cancels (notifications/cancelled) gets no
-//     response, as MCP asks;
+//     response, as MCP asks, nor does a notification whose params are an
+//     array (dropped: JSON-RPC never answers a notification);
 //   - anything else is a one-shot request: chitta answers that single
 //     request on stdout and exits, without a handshake. It answers
 //     tools/call and tools/list; malformed JSON gets -32700, a non-request

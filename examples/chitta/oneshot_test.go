@@ -306,6 +306,8 @@ func TestOneShotParamsAsSession(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`, jsonrpc.CodeInvalidRequest, ""},
 		{call(`null`), jsonrpc.CodeInvalidRequest, ""},
 		{call(`[]`), jsonrpc.CodeInvalidParams, ""},
+		{call(`5`), jsonrpc.CodeInvalidRequest, ""},
+		{list(`"x"`), jsonrpc.CodeInvalidRequest, ""},
 		{call(`{}`), jsonrpc.CodeInvalidParams, ""},
 		{call(`{"name":5}`), jsonrpc.CodeInvalidParams, ""},
 		{call(`{"NAME":"recall","arguments":{"text":"x"}}`), jsonrpc.CodeInvalidParams, ""},

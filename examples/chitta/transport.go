@@ -36,7 +36,7 @@ const sdkMaxDepth = 1000
 // a line longer than maxLine with -32600 (its bytes are skipped, never
 // held), and the session goes on with the next line. At the end of the
 // input it waits, at most drain, for the requests it read to be answered
-// before it reports EOF, so that a client that writes its requests and
+// (but a subscription stream, see listenMethod) before it reports EOF, so that a client that writes its requests and
 // closes stdin gets every answer.
 //
 // A tools/call whose arguments nest deeper than the SDK accepts (a deep
@@ -71,13 +71,18 @@ func (t *lineTransport) Connect(context.Context) (mcp.Connection, error) {
 		incoming:  make(chan jsonrpc.Message),
 		readDone:  make(chan struct{}),
 		closed:    make(chan struct{}),
-		pending:   map[jsonrpc.ID]struct{}{},
+		pending:   map[jsonrpc.ID]bool{},
 		cancelled: map[jsonrpc.ID]struct{}{},
 	}
 	t.conn = c
 	go c.readLoop(t.r, t.maxLine)
 	return c, nil
 }
+
+// listenMethod is MCP's subscription stream (2026-07-28): its call lasts
+// until the client cancels it, answered only then, so the end of input
+// does not wait for it (the session ends, and the stream with it).
+const listenMethod = "subscriptions/listen"
 
 // lineConn is the connection of a lineTransport.
 type lineConn struct {
@@ -97,10 +102,11 @@ type lineConn struct {
 	close    sync.Once
 
 	mu        sync.Mutex
-	pending   map[jsonrpc.ID]struct{} // calls read and not yet answered
+	pending   map[jsonrpc.ID]bool     // calls read and not yet answered; true for a stream (see listenMethod)
+	awaited   int                     // the calls of pending that are not streams: the end of input waits for them
 	cancelled map[jsonrpc.ID]struct{} // pending calls the client cancelled: their responses are not sent
-	idle      chan struct{}           // closed when pending empties; nil if nobody waits
-	unhandled int                     // calls still pending when the drain timed out
+	idle      chan struct{}           // closed when awaited falls to 0; nil if nobody waits
+	unhandled int                     // calls still awaited when the drain timed out
 }
 
 // readLoop reads the lines of r until its end or an error, answering bad
@@ -176,6 +182,10 @@ func (c *lineConn) parse(line []byte) jsonrpc.Message {
 		c.reply(bad)
 		return nil
 	}
+	if env.ignored {
+		c.log.Info("dropped a notification whose params are not an object", "method", clipMessage(env.method))
+		return nil
+	}
 	if env.response {
 		msg, err := jsonrpc.DecodeMessage(line)
 		if err != nil {
@@ -195,6 +205,13 @@ func (c *lineConn) parse(line []byte) jsonrpc.Message {
 			c.reply(stoppingError(env.id))
 			return nil
 		}
+		if env.method == "notifications/cancelled" {
+			// The SDK acts on a cancel before it looks at the id: as a
+			// request it would cancel the call that params name and then
+			// refuse it, or answer -32603 "EOF" when params are absent.
+			c.reply(rpcError(env.id, jsonrpc.CodeInvalidRequest, `invalid request: unexpected id for "notifications/cancelled" (send it as a notification, without an id)`))
+			return nil
+		}
 		if slices.Contains(undeclaredMethods, env.method) {
 			c.reply(rpcError(env.id, jsonrpc.CodeMethodNotFound, "method not found: %q (chitta declares the tools and logging capabilities only: no resources, prompts or completions)", env.method))
 			return nil
@@ -209,7 +226,11 @@ func (c *lineConn) parse(line []byte) jsonrpc.Message {
 		c.mu.Lock()
 		_, dup := c.pending[id]
 		if !dup {
-			c.pending[id] = struct{}{}
+			stream := env.method == listenMethod
+			c.pending[id] = stream
+			if !stream {
+				c.awaited++
+			}
 		}
 		c.mu.Unlock()
 		if dup {
@@ -393,7 +414,8 @@ func (c *lineConn) writeLine(data []byte) error {
 }
 
 // Read implements [mcp.Connection]. At the end of the input, or once stop
-// is closed, it returns once every call it returned has been answered, or
+// is closed, it returns once every call it returned has been answered
+// (subscription streams aside, see listenMethod), or
 // after the drain time (stopDrain, when stopped).
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	stop := c.stop // nil when it never fires, or once it has (the drain is short then)
@@ -422,7 +444,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	defer timer.Stop()
 	for {
 		c.mu.Lock()
-		n := len(c.pending)
+		n := c.awaited
 		if n > 0 && c.idle == nil {
 			c.idle = make(chan struct{})
 		}
@@ -438,7 +460,7 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			timer.Reset(min(c.drain, c.stopDrain))
 		case <-timer.C:
 			c.mu.Lock()
-			c.unhandled = len(c.pending)
+			c.unhandled = c.awaited
 			c.mu.Unlock()
 			return nil, end()
 		case <-c.closed:
@@ -502,9 +524,12 @@ func (c *lineConn) wasCancelled(id jsonrpc.ID) bool {
 func (c *lineConn) retire(id jsonrpc.ID) {
 	c.stash.drop(id)
 	c.mu.Lock()
+	if stream, ok := c.pending[id]; ok && !stream {
+		c.awaited--
+	}
 	delete(c.pending, id)
 	delete(c.cancelled, id)
-	if len(c.pending) == 0 && c.idle != nil {
+	if c.awaited == 0 && c.idle != nil {
 		close(c.idle)
 		c.idle = nil
 	}

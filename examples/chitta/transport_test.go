@@ -120,6 +120,15 @@ func TestSessionMalformedFrames(t *testing.T) {
 		{name: "no jsonrpc", line: `{"id":7,"method":"tools/list"}`, code: jsonrpc.CodeInvalidRequest, id: "7", msg: "jsonrpc"},
 		{name: "method a number", line: `{"jsonrpc":"2.0","id":7,"method":5}`, code: jsonrpc.CodeInvalidRequest, id: "7", msg: "method"},
 		{name: "params an array", line: `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":[1]}`, code: jsonrpc.CodeInvalidParams, id: "7", msg: "params"},
+		// JSON-RPC params are structured (an object or an array): a
+		// scalar makes the message no request at all.
+		{name: "params a string", line: `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":"x"}`, code: jsonrpc.CodeInvalidRequest, id: "7", msg: "params"},
+		{name: "notification params a number", line: `{"jsonrpc":"2.0","method":"notifications/whatever","params":5}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "params"},
+		// A notification is never answered, though MCP wants an object.
+		{name: "notification params an array", line: `{"jsonrpc":"2.0","method":"notifications/initialized","params":[1]}`},
+		// The SDK reads a cancel's params before it looks at the id: it
+		// answered -32603 "internal error: EOF".
+		{name: "cancelled sent as a request", line: `{"jsonrpc":"2.0","id":7,"method":"notifications/cancelled"}`, code: jsonrpc.CodeInvalidRequest, id: "7", msg: `unexpected id for "notifications/cancelled"`},
 		{name: "response without id", line: `{"jsonrpc":"2.0","result":{}}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "response"},
 		{name: "nesting beyond the JSON decoder", line: `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"x":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}}`, code: jsonrpc.CodeParseError, id: "null"},
 		{name: "line too long", line: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"recall","arguments":{"text":"` + strings.Repeat("x", 70000) + `"}}}`, code: jsonrpc.CodeInvalidRequest, id: "null", msg: "longer than 65536 bytes"},
@@ -512,6 +521,11 @@ func TestSessionOrderErrorsHaveCodes(t *testing.T) {
 	}{
 		{name: "call before initialize", lines: []string{`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, initializeLine}, msg: `invalid request: method "tools/list" before initialize (send initialize first)`},
 		{name: "second initialize", lines: []string{initializeLine, initializedLine, secondInit}, msg: "invalid request: initialize: the session is already initialized"},
+		// The SDK answered -32603 "internal error: handling 'initialize':
+		// missing required \"params\"": the client's mistake, not chitta's.
+		{name: "initialize without params", lines: []string{`{"jsonrpc":"2.0","id":7,"method":"initialize"}`}, msg: initializeParamsRequired},
+		{name: "initialize with null params", lines: []string{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":null}`, initializeLine}, msg: initializeParamsRequired},
+		{name: "second initialize without params", lines: []string{initializeLine, initializedLine, `{"jsonrpc":"2.0","id":7,"method":"initialize"}`}, msg: initializeParamsRequired},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -573,6 +587,41 @@ func (e *blockingEmbedder) Embed(ctx context.Context, _ []string) ([][]float32, 
 	return nil, ctx.Err()
 }
 
+// blockedSession is an MCP session, after the handshake, whose tools embed
+// with a blockingEmbedder, read from pw; done gets Run's error.
+type blockedSession struct {
+	emb  *blockingEmbedder
+	tr   *lineTransport
+	out  *syncBuffer
+	pw   *io.PipeWriter
+	done chan error
+}
+
+// startBlockedSession starts a blockedSession that waits at most drain at
+// the end of its input.
+func startBlockedSession(t *testing.T, drain time.Duration) *blockedSession {
+	t.Helper()
+	store, err := chitta.NewHNSWStore(testDims, nil)
+	require.NoError(t, err)
+	s := &blockedSession{emb: &blockingEmbedder{Embedder: chitta.NewHashEmbedder(testDims), started: make(chan struct{}, 1)}, out: &syncBuffer{}, done: make(chan error, 1)}
+	a := newApp(store, s.emb, nil, nil)
+	pr, pw := io.Pipe()
+	s.pw = pw
+	stash := newArgStash()
+	s.tr = &lineTransport{r: pr, w: s.out, maxLine: 1 << 20, drain: drain, stash: stash, log: a.log}
+	go func() { s.done <- newSessionServer(a, stash).Run(t.Context(), s.tr) }()
+	s.write(t, initializeLine)
+	s.write(t, initializedLine)
+	return s
+}
+
+// write sends one line of input.
+func (s *blockedSession) write(t *testing.T, line string) {
+	t.Helper()
+	_, err := io.WriteString(s.pw, line+"\n")
+	require.NoError(t, err)
+}
+
 // TestSessionCancelledCallGetsNoResponse: a call the client cancels
 // (notifications/cancelled) gets no response, as MCP's cancellation says
 // ("receivers … SHOULD NOT send a response for the cancelled request"),
@@ -582,40 +631,67 @@ func (e *blockingEmbedder) Embed(ctx context.Context, _ []string) ([][]float32, 
 // progress changes nothing.
 func TestSessionCancelledCallGetsNoResponse(t *testing.T) {
 	t.Parallel()
-	store, err := chitta.NewHNSWStore(testDims, nil)
-	require.NoError(t, err)
-	emb := &blockingEmbedder{Embedder: chitta.NewHashEmbedder(testDims), started: make(chan struct{}, 1)}
-	a := newApp(store, emb, nil, nil)
-	pr, pw := io.Pipe()
-	var out syncBuffer
-	stash := newArgStash()
-	tr := &lineTransport{r: pr, w: &out, maxLine: 1 << 20, drain: 30 * time.Second, stash: stash, log: a.log}
-	done := make(chan error, 1)
-	go func() { done <- newSessionServer(a, stash).Run(t.Context(), tr) }()
-	write := func(line string) {
-		_, err := io.WriteString(pw, line+"\n")
-		require.NoError(t, err)
-	}
-	write(initializeLine)
-	write(initializedLine)
-	write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nothing"}}`)
-	write(`{"jsonrpc":"2.0","id":"r-9","method":"tools/call","params":{"name":"remember","arguments":{"text":"cancel me"}}}`)
-	<-emb.started
-	write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r-9","reason":"the user pressed Esc"}}`)
-	write(`{"jsonrpc":"2.0","id":10,"method":"ping"}`)
-	require.NoError(t, pw.Close())
+	s := startBlockedSession(t, 30*time.Second)
+	s.write(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nothing"}}`)
+	s.write(t, `{"jsonrpc":"2.0","id":"r-9","method":"tools/call","params":{"name":"remember","arguments":{"text":"cancel me"}}}`)
+	<-s.emb.started
+	s.write(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r-9","reason":"the user pressed Esc"}}`)
+	s.write(t, `{"jsonrpc":"2.0","id":10,"method":"ping"}`)
+	require.NoError(t, s.pw.Close())
 	select {
-	case err := <-done:
+	case err := <-s.done:
 		require.NoError(t, err)
 	case <-time.After(20 * time.Second):
 		t.Fatal("the session waited for the cancelled call")
 	}
-	assert.Zero(t, tr.conn.Unanswered())
-	rs := responses(t, out.String())
+	assert.Zero(t, s.tr.conn.Unanswered())
+	rs := responses(t, s.out.String())
 	byID(t, rs, "10")
 	for _, r := range rs {
 		assert.NotEqual(t, `"r-9"`, string(r.ID), "a response to the cancelled call: %s", r.raw)
 	}
+}
+
+// TestSessionCancelRequestCancelsNothing: notifications/cancelled sent as a
+// request (with an id) is refused with -32600 and cancels nothing; the
+// SDK acted on it before refusing it, cancelling the call it named, whose
+// response then went out (-32603 "context canceled") although the client
+// never cancelled it. The call is still running when the input ends.
+func TestSessionCancelRequestCancelsNothing(t *testing.T) {
+	t.Parallel()
+	s := startBlockedSession(t, 200*time.Millisecond) // the drain only bounds the wait for the call, which never ends
+	s.write(t, `{"jsonrpc":"2.0","id":"r-9","method":"tools/call","params":{"name":"remember","arguments":{"text":"keep me"}}}`)
+	<-s.emb.started
+	s.write(t, `{"jsonrpc":"2.0","id":"c","method":"notifications/cancelled","params":{"requestId":"r-9"}}`)
+	require.NoError(t, s.pw.Close())
+	require.NoError(t, <-s.done)
+	assert.Equal(t, 1, s.tr.conn.Unanswered(), "the call was still running")
+	rs := responses(t, s.out.String())
+	c := byID(t, rs, `"c"`)
+	require.NotNil(t, c.Error, c.raw)
+	assert.Equal(t, int64(jsonrpc.CodeInvalidRequest), c.Error.Code)
+	for _, r := range rs {
+		assert.NotEqual(t, `"r-9"`, string(r.ID), "a response to a call nobody cancelled: %s", r.raw)
+	}
+}
+
+// TestSessionListenStreamNotAwaited: a subscriptions/listen call (MCP
+// 2026-07-28) is a stream that lasts until the client cancels it, so the
+// end of input does not wait for its response: the session ends at once,
+// with every other call answered. It waited the whole --timeout and then
+// failed with "1 requests still unanswered".
+func TestSessionListenStreamNotAwaited(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	lines := []string{
+		initializeLine, initializedLine,
+		`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+	}
+	var out syncBuffer
+	require.NoError(t, a.serve(t.Context(), strings.NewReader(strings.Join(lines, "\n")+"\n"), &out, 30*time.Second))
+	assert.Contains(t, out.String(), `{"jsonrpc":"2.0","id":2,"result":{}}`)
+	assert.Contains(t, out.String(), `"notifications/subscriptions/acknowledged"`, "the stream was opened")
 }
 
 // TestSessionUndeclaredCapabilities: the initialize result declares no
