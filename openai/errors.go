@@ -22,7 +22,8 @@ var (
 
 	// ErrBadResponse reports a 2xx response that is not a usable embeddings
 	// answer: malformed JSON, a wrong number of vectors, an index out of
-	// range or repeated, an empty or non-finite vector.
+	// range or repeated, an empty or non-finite vector (a null component
+	// included: TEI and llama-server write a NaN as null).
 	ErrBadResponse = errors.New("openai: malformed response")
 
 	// ErrDimensionMismatch reports vectors whose length differs within an

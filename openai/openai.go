@@ -804,12 +804,19 @@ func (e *Embedder) decode(data []byte, want int) ([][]float32, error) {
 
 // parseVector reads an embedding given as a JSON array of numbers or as a
 // base64 string of little-endian float32s, and checks it is non-empty and
-// finite.
+// finite. A null component is refused too: serde_json (TEI),
+// nlohmann::json (llama-server) and JSON.stringify write NaN and
+// infinities as null, which encoding/json would decode as 0.
 func parseVector(raw json.RawMessage) ([]float32, error) {
 	var v []float32
 	var s string
 	switch {
 	case json.Unmarshal(raw, &v) == nil:
+		// A number holds no letter but e or E, so "null" in an array
+		// that decoded is a null component (or a null embedding).
+		if len(v) > 0 && bytes.Contains(raw, []byte("null")) {
+			return nil, errors.New("null component (a NaN or infinity as the server's JSON writes it)")
+		}
 	case json.Unmarshal(raw, &s) == nil:
 		b, err := base64.StdEncoding.DecodeString(s)
 		if err != nil || len(b)%4 != 0 {

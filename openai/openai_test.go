@@ -364,6 +364,11 @@ func TestEmbedBadAnswers(t *testing.T) {
 		{"empty vector", `{"data":[{"index":0,"embedding":[]},{"index":1,"embedding":[1,2]}]}`, ErrBadResponse},
 		{"not numbers", `{"data":[{"index":0,"embedding":["a"]},{"index":1,"embedding":[1,2]}]}`, ErrBadResponse},
 		{"mismatched dims", `{"data":[{"index":0,"embedding":[1,2,3]},{"index":1,"embedding":[1,2]}]}`, ErrDimensionMismatch},
+		// serde_json (TEI), nlohmann::json (llama-server) and JavaScript's
+		// JSON.stringify write a NaN or infinite component as null.
+		{"null component", `{"data":[{"index":0,"embedding":[0.1,null,0.3]},{"index":1,"embedding":[1,2,3]}]}`, ErrBadResponse},
+		{"all components null", `{"data":[{"index":0,"embedding":[null,null]},{"index":1,"embedding":[1,2]}]}`, ErrBadResponse},
+		{"null vector", `{"data":[{"index":0,"embedding":null},{"index":1,"embedding":[1,2]}]}`, ErrBadResponse},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
