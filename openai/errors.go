@@ -11,8 +11,9 @@ import (
 var (
 	// ErrInvalidOption reports an [Options] field outside its allowed range
 	// (an empty Model, a BaseURL that is not an absolute http or https URL,
-	// a negative MaxBatch or Dimensions, a MaxBatch above [MaxBatchLimit],
-	// MinBackoff > MaxBackoff).
+	// an APIKey with a control character inside, a negative MaxBatch or
+	// Dimensions, a MaxBatch above [MaxBatchLimit], MinBackoff >
+	// MaxBackoff).
 	ErrInvalidOption = errors.New("openai: invalid option")
 
 	// ErrStatus reports a response with a non-2xx status after retries.

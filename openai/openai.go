@@ -88,8 +88,9 @@ type Options struct {
 
 	// APIKey, when set, is sent as "Authorization: Bearer <APIKey>", white
 	// space around it removed. It never appears in errors, as sent,
-	// URL-encoded or JSON-escaped. Empty sends no Authorization header
-	// (local servers).
+	// URL-encoded or JSON-escaped. A control character inside it (other
+	// than tab), which no header may carry, is an error. Empty sends no
+	// Authorization header (local servers).
 	APIKey string
 
 	// Dimensions, when > 0, is sent as the request's "dimensions" field
@@ -204,6 +205,11 @@ func New(opts *Options) (*Embedder, error) {
 		return nil, fmt.Errorf("%w: MinBackoff %v, MaxBackoff %v, want >= 0", ErrInvalidOption, o.MinBackoff, o.MaxBackoff)
 	}
 	key := strings.TrimSpace(o.APIKey) // a pasted key often carries a newline
+	if i := strings.IndexFunc(key, isCTL); i >= 0 {
+		// net/http refuses to send it, at every attempt: say so now,
+		// by position (never the key itself).
+		return nil, fmt.Errorf("%w: APIKey has a control character at byte %d, want none but tab inside the key (two lines pasted?)", ErrInvalidOption, i)
+	}
 	e := &Embedder{
 		endpoint:   endpoint,
 		model:      o.Model,
@@ -270,6 +276,10 @@ func origin(u *url.URL) string {
 	}
 	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
+
+// isCTL reports whether r is a control character that no HTTP header
+// value may hold (tab is allowed), as net/http checks before it sends one.
+func isCTL(r rune) bool { return (r < ' ' && r != '\t') || r == 0x7f }
 
 func cmpOr[T comparable](v, def T) T {
 	var zero T

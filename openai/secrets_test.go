@@ -232,3 +232,36 @@ func TestRedirectErrorChainHasNoKey(t *testing.T) {
 	require.ErrorAs(t, err, &ue)
 	assert.NotContains(t, ue.URL, key)
 }
+
+// TestKeyControlCharacterRefused: a key that net/http cannot send in a
+// header (a control character inside it, as when two lines were pasted)
+// is refused by New, naming the field but not the key, instead of every
+// Embed failing after its retries and their waits.
+func TestKeyControlCharacterRefused(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, key string
+		refused   bool
+	}{
+		{"newline inside", "sk-first-SECRET\nsk-second", true},
+		{"carriage return", "sk-cr-SECRET\rrest", true},
+		{"NUL", "sk-nul-SECRET\x00", true},
+		{"DEL", "sk-del-SECRET\x7frest", true},
+		{"tab inside", "sk-tab-SECRET\tinside", false},
+		{"white space around", "\n sk-around-SECRET \r\n", false},
+		{"non-ASCII", "sk-ключ-SECRET", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := New(&Options{Model: "m", APIKey: tt.key})
+			if !tt.refused {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrInvalidOption)
+			assert.Contains(t, err.Error(), "APIKey")
+			assert.NotContains(t, err.Error(), "SECRET")
+		})
+	}
+}
