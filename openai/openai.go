@@ -371,8 +371,10 @@ func (e *Embedder) Dimensions() int {
 // Embed returns ctx's error when ctx is done (also while waiting to
 // retry), a [*StatusError] (wrapping [ErrStatus]) when the server keeps
 // refusing, and errors wrapping [ErrBadResponse] or [ErrDimensionMismatch]
-// for unusable answers. Nothing is returned on failure: a call succeeds or
-// fails as a whole.
+// for unusable answers; when the call took several requests, the error
+// names the first and last of texts the failed one held ("batch of texts
+// 6–7"). Nothing is returned on failure: a call succeeds or fails as a
+// whole.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if e == nil || e.endpoint == "" {
 		return nil, fmt.Errorf("%w: Embedder not created with New", ErrInvalidOption)
@@ -396,7 +398,8 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 		vecs, err := e.embedBatch(ctx, send[lo:hi])
 		if err != nil {
 			if lo > 0 || hi < len(send) {
-				err = fmt.Errorf("batch of texts %d–%d: %w", lo, hi-1, err)
+				// The caller's indices: blank texts were not sent.
+				err = fmt.Errorf("batch of texts %d–%d: %w", owner[lo], owner[hi-1], err)
 			}
 			return nil, e.redact(err)
 		}

@@ -294,6 +294,27 @@ func TestEmbedBatchingAndOrder(t *testing.T) {
 	assert.Equal(t, []string{"eeeee"}, srv.requests[2].Input)
 }
 
+// TestEmbedBatchErrorNamesTexts: the error of a failed batch names the
+// caller's texts it held, not their places among the texts sent (blank
+// texts are not sent).
+func TestEmbedBatchErrorNamesTexts(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, func(n int, req request, w http.ResponseWriter) {
+		if n == 2 {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error":{"message":"input too long"}}`)
+			return
+		}
+		openAIAnswer(w, req, 2, nil)
+	})
+	e, _ := newTest(t, srv, Options{MaxBatch: 2})
+	texts := []string{"", "a", " ", "b", "", "", "c", "d", "e"}
+	_, err := e.Embed(t.Context(), texts)
+	require.ErrorIs(t, err, ErrStatus)
+	require.Equal(t, []string{"c", "d"}, srv.requests[1].Input, "the second batch")
+	assert.Contains(t, err.Error(), "batch of texts 6–7: ", "texts[6] and texts[7] were sent in it")
+}
+
 func TestEmbedEmptyInput(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, func(_ int, req request, w http.ResponseWriter) { openAIAnswer(w, req, 3, nil) })
