@@ -3,7 +3,8 @@
 // Hugging Face TEI and others. It POSTs batches of texts to
 // {base}/v1/embeddings, retries rate limits and server errors with
 // exponential backoff, checks every answer, and never puts the API key in
-// an error (nor a password or query-string value of the base URL). With a
+// an error, even when the server echoes it (nor a password, or a
+// query-string value of 8 bytes or more, of the base URL). With a
 // key set, it refuses redirects to another origin (scheme, host, port),
 // which would receive the key.
 //
@@ -79,7 +80,11 @@ type Options struct {
 	// http://localhost:11434/v1/embeddings. Any other path is kept
 	// ("https://host/proxy" → https://host/proxy/v1/embeddings). Empty
 	// means DefaultBaseURL (OpenAI). It must be an absolute http or https
-	// URL.
+	// URL. Its password (or a token given as the user name) and its
+	// query-string values never appear in errors, also when the server
+	// echoes them (as written, decoded, or as the Basic credential sent
+	// for the user information), except query values shorter than 8
+	// bytes, which are no credentials ("?debug=1", "format=json").
 	BaseURL string
 
 	// Model is the embedding model's name, e.g. "text-embedding-3-small"
@@ -214,7 +219,7 @@ func New(opts *Options) (*Embedder, error) {
 		endpoint:   endpoint,
 		model:      o.Model,
 		key:        key,
-		secrets:    secretForms(key),
+		secrets:    secretForms(append(urlSecrets(o.BaseURL), key)...),
 		maxBatch:   cmpOr(o.MaxBatch, DefaultMaxBatch),
 		maxRetries: cmpOr(o.MaxRetries, DefaultMaxRetries),
 		minBackoff: cmpOr(o.MinBackoff, DefaultMinBackoff),
@@ -724,24 +729,65 @@ func serverMessage(body []byte, scrub func(string) string) string {
 	return msg
 }
 
-// secretForms returns the spellings of key an error text may carry: the
-// key itself, URL-encoded (query and path), JSON-escaped (with and
-// without HTML escaping) and with its white space normalised; longest
-// first, so that no form is half-replaced by a shorter one.
-func secretForms(key string) []string {
-	if key == "" {
+// minQuerySecret is the shortest value of a base URL's query string
+// scrubbed from server messages: a credential there (api-key, key, token,
+// sig) is longer, and scrubbing a short flag, version or format
+// ("?debug=1", "format=json") would mangle the messages that hold it.
+const minQuerySecret = 8
+
+// urlSecrets returns the secrets a base URL carries that a server may
+// echo into an error body: the password (or a token given as the user
+// name), also as the Basic credential net/http sends for it, and the
+// values of the query string, decoded and as written, of at least
+// minQuerySecret bytes.
+func urlSecrets(base string) []string {
+	u, err := url.Parse(base)
+	if err != nil {
 		return nil
 	}
-	forms := []string{key, url.QueryEscape(key), url.PathEscape(key), strings.Join(strings.Fields(key), " ")}
-	if b, err := json.Marshal(key); err == nil {
-		forms = append(forms, string(b[1:len(b)-1]))
+	var query []string
+	for _, vs := range u.Query() {
+		query = append(query, vs...)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(key) == nil {
-		b := bytes.TrimSpace(buf.Bytes())
-		forms = append(forms, string(b[1:len(b)-1]))
+	for pair := range strings.SplitSeq(u.RawQuery, "&") {
+		if _, v, ok := strings.Cut(pair, "="); ok {
+			query = append(query, v)
+		}
+	}
+	out := slices.DeleteFunc(query, func(v string) bool { return len(v) < minQuerySecret })
+	if u.User != nil {
+		name := u.User.Username()
+		pass, ok := u.User.Password()
+		out = append(out, pass, base64.StdEncoding.EncodeToString([]byte(name+":"+pass)))
+		if !ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// secretForms returns the spellings of the keys an error text may carry:
+// each key itself, URL-encoded (query and path), JSON-escaped (with and
+// without HTML escaping) and with its white space normalised; longest
+// first, so that no form is half-replaced by a shorter one. Empty keys
+// are skipped; nil when none is left.
+func secretForms(keys ...string) []string {
+	var forms []string
+	for _, key := range keys {
+		if key == "" {
+			continue
+		}
+		forms = append(forms, key, url.QueryEscape(key), url.PathEscape(key), strings.Join(strings.Fields(key), " "))
+		if b, err := json.Marshal(key); err == nil {
+			forms = append(forms, string(b[1:len(b)-1]))
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(key) == nil {
+			b := bytes.TrimSpace(buf.Bytes())
+			forms = append(forms, string(b[1:len(b)-1]))
+		}
 	}
 	forms = slices.DeleteFunc(forms, func(f string) bool { return strings.TrimSpace(f) == "" })
 	slices.SortFunc(forms, func(a, b string) int { // longest first; equal ones side by side
@@ -750,10 +796,14 @@ func secretForms(key string) []string {
 		}
 		return strings.Compare(a, b)
 	})
-	return slices.Compact(forms)
+	if forms = slices.Compact(forms); len(forms) == 0 {
+		return nil
+	}
+	return forms
 }
 
-// scrub removes every form of the API key from s.
+// scrub removes every form of the API key, and of the base URL's secrets
+// (see urlSecrets), from s.
 func (e *Embedder) scrub(s string) string {
 	for _, f := range e.secrets {
 		s = strings.ReplaceAll(s, f, "[REDACTED]")
