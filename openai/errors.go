@@ -11,8 +11,9 @@ import (
 var (
 	// ErrInvalidOption reports an [Options] field outside its allowed range
 	// (an empty Model, a BaseURL that is not an absolute http or https URL,
-	// a negative MaxBatch or Dimensions, a MaxBatch above [MaxBatchLimit],
-	// MinBackoff > MaxBackoff).
+	// an APIKey with a control character inside, a negative MaxBatch or
+	// Dimensions, a MaxBatch above [MaxBatchLimit], MinBackoff >
+	// MaxBackoff).
 	ErrInvalidOption = errors.New("openai: invalid option")
 
 	// ErrStatus reports a response with a non-2xx status after retries.
@@ -22,7 +23,8 @@ var (
 
 	// ErrBadResponse reports a 2xx response that is not a usable embeddings
 	// answer: malformed JSON, a wrong number of vectors, an index out of
-	// range or repeated, an empty or non-finite vector.
+	// range or repeated, an empty or non-finite vector (a null component
+	// included: TEI and llama-server write a NaN as null).
 	ErrBadResponse = errors.New("openai: malformed response")
 
 	// ErrDimensionMismatch reports vectors whose length differs within an

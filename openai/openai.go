@@ -3,7 +3,8 @@
 // Hugging Face TEI and others. It POSTs batches of texts to
 // {base}/v1/embeddings, retries rate limits and server errors with
 // exponential backoff, checks every answer, and never puts the API key in
-// an error (nor a password or query-string value of the base URL). With a
+// an error, even when the server echoes it (nor a password, or a
+// query-string value of 8 bytes or more, of the base URL). With a
 // key set, it refuses redirects to another origin (scheme, host, port),
 // which would receive the key.
 //
@@ -79,7 +80,11 @@ type Options struct {
 	// http://localhost:11434/v1/embeddings. Any other path is kept
 	// ("https://host/proxy" → https://host/proxy/v1/embeddings). Empty
 	// means DefaultBaseURL (OpenAI). It must be an absolute http or https
-	// URL.
+	// URL. Its password (or a token given as the user name) and its
+	// query-string values never appear in errors, also when the server
+	// echoes them (as written, decoded, or as the Basic credential sent
+	// for the user information), except query values shorter than 8
+	// bytes, which are no credentials ("?debug=1", "format=json").
 	BaseURL string
 
 	// Model is the embedding model's name, e.g. "text-embedding-3-small"
@@ -88,8 +93,9 @@ type Options struct {
 
 	// APIKey, when set, is sent as "Authorization: Bearer <APIKey>", white
 	// space around it removed. It never appears in errors, as sent,
-	// URL-encoded or JSON-escaped. Empty sends no Authorization header
-	// (local servers).
+	// URL-encoded or JSON-escaped. A control character inside it (other
+	// than tab), which no header may carry, is an error. Empty sends no
+	// Authorization header (local servers).
 	APIKey string
 
 	// Dimensions, when > 0, is sent as the request's "dimensions" field
@@ -204,11 +210,16 @@ func New(opts *Options) (*Embedder, error) {
 		return nil, fmt.Errorf("%w: MinBackoff %v, MaxBackoff %v, want >= 0", ErrInvalidOption, o.MinBackoff, o.MaxBackoff)
 	}
 	key := strings.TrimSpace(o.APIKey) // a pasted key often carries a newline
+	if i := strings.IndexFunc(key, isCTL); i >= 0 {
+		// net/http refuses to send it, at every attempt: say so now,
+		// by position (never the key itself).
+		return nil, fmt.Errorf("%w: APIKey has a control character at byte %d, want none but tab inside the key (two lines pasted?)", ErrInvalidOption, i)
+	}
 	e := &Embedder{
 		endpoint:   endpoint,
 		model:      o.Model,
 		key:        key,
-		secrets:    secretForms(key),
+		secrets:    secretForms(append(urlSecrets(o.BaseURL), key)...),
 		maxBatch:   cmpOr(o.MaxBatch, DefaultMaxBatch),
 		maxRetries: cmpOr(o.MaxRetries, DefaultMaxRetries),
 		minBackoff: cmpOr(o.MinBackoff, DefaultMinBackoff),
@@ -270,6 +281,10 @@ func origin(u *url.URL) string {
 	}
 	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
+
+// isCTL reports whether r is a control character that no HTTP header
+// value may hold (tab is allowed), as net/http checks before it sends one.
+func isCTL(r rune) bool { return (r < ' ' && r != '\t') || r == 0x7f }
 
 func cmpOr[T comparable](v, def T) T {
 	var zero T
@@ -361,8 +376,10 @@ func (e *Embedder) Dimensions() int {
 // Embed returns ctx's error when ctx is done (also while waiting to
 // retry), a [*StatusError] (wrapping [ErrStatus]) when the server keeps
 // refusing, and errors wrapping [ErrBadResponse] or [ErrDimensionMismatch]
-// for unusable answers. Nothing is returned on failure: a call succeeds or
-// fails as a whole.
+// for unusable answers; when the call took several requests, the error
+// names the first and last of texts the failed one held ("batch of texts
+// 6–7"). Nothing is returned on failure: a call succeeds or fails as a
+// whole.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if e == nil || e.endpoint == "" {
 		return nil, fmt.Errorf("%w: Embedder not created with New", ErrInvalidOption)
@@ -386,7 +403,8 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 		vecs, err := e.embedBatch(ctx, send[lo:hi])
 		if err != nil {
 			if lo > 0 || hi < len(send) {
-				err = fmt.Errorf("batch of texts %d–%d: %w", lo, hi-1, err)
+				// The caller's indices: blank texts were not sent.
+				err = fmt.Errorf("batch of texts %d–%d: %w", owner[lo], owner[hi-1], err)
 			}
 			return nil, e.redact(err)
 		}
@@ -711,24 +729,65 @@ func serverMessage(body []byte, scrub func(string) string) string {
 	return msg
 }
 
-// secretForms returns the spellings of key an error text may carry: the
-// key itself, URL-encoded (query and path), JSON-escaped (with and
-// without HTML escaping) and with its white space normalised; longest
-// first, so that no form is half-replaced by a shorter one.
-func secretForms(key string) []string {
-	if key == "" {
+// minQuerySecret is the shortest value of a base URL's query string
+// scrubbed from server messages: a credential there (api-key, key, token,
+// sig) is longer, and scrubbing a short flag, version or format
+// ("?debug=1", "format=json") would mangle the messages that hold it.
+const minQuerySecret = 8
+
+// urlSecrets returns the secrets a base URL carries that a server may
+// echo into an error body: the password (or a token given as the user
+// name), also as the Basic credential net/http sends for it, and the
+// values of the query string, decoded and as written, of at least
+// minQuerySecret bytes.
+func urlSecrets(base string) []string {
+	u, err := url.Parse(base)
+	if err != nil {
 		return nil
 	}
-	forms := []string{key, url.QueryEscape(key), url.PathEscape(key), strings.Join(strings.Fields(key), " ")}
-	if b, err := json.Marshal(key); err == nil {
-		forms = append(forms, string(b[1:len(b)-1]))
+	var query []string
+	for _, vs := range u.Query() {
+		query = append(query, vs...)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(key) == nil {
-		b := bytes.TrimSpace(buf.Bytes())
-		forms = append(forms, string(b[1:len(b)-1]))
+	for pair := range strings.SplitSeq(u.RawQuery, "&") {
+		if _, v, ok := strings.Cut(pair, "="); ok {
+			query = append(query, v)
+		}
+	}
+	out := slices.DeleteFunc(query, func(v string) bool { return len(v) < minQuerySecret })
+	if u.User != nil {
+		name := u.User.Username()
+		pass, ok := u.User.Password()
+		out = append(out, pass, base64.StdEncoding.EncodeToString([]byte(name+":"+pass)))
+		if !ok {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// secretForms returns the spellings of the keys an error text may carry:
+// each key itself, URL-encoded (query and path), JSON-escaped (with and
+// without HTML escaping) and with its white space normalised; longest
+// first, so that no form is half-replaced by a shorter one. Empty keys
+// are skipped; nil when none is left.
+func secretForms(keys ...string) []string {
+	var forms []string
+	for _, key := range keys {
+		if key == "" {
+			continue
+		}
+		forms = append(forms, key, url.QueryEscape(key), url.PathEscape(key), strings.Join(strings.Fields(key), " "))
+		if b, err := json.Marshal(key); err == nil {
+			forms = append(forms, string(b[1:len(b)-1]))
+		}
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(key) == nil {
+			b := bytes.TrimSpace(buf.Bytes())
+			forms = append(forms, string(b[1:len(b)-1]))
+		}
 	}
 	forms = slices.DeleteFunc(forms, func(f string) bool { return strings.TrimSpace(f) == "" })
 	slices.SortFunc(forms, func(a, b string) int { // longest first; equal ones side by side
@@ -737,10 +796,14 @@ func secretForms(key string) []string {
 		}
 		return strings.Compare(a, b)
 	})
-	return slices.Compact(forms)
+	if forms = slices.Compact(forms); len(forms) == 0 {
+		return nil
+	}
+	return forms
 }
 
-// scrub removes every form of the API key from s.
+// scrub removes every form of the API key, and of the base URL's secrets
+// (see urlSecrets), from s.
 func (e *Embedder) scrub(s string) string {
 	for _, f := range e.secrets {
 		s = strings.ReplaceAll(s, f, "[REDACTED]")
@@ -804,12 +867,19 @@ func (e *Embedder) decode(data []byte, want int) ([][]float32, error) {
 
 // parseVector reads an embedding given as a JSON array of numbers or as a
 // base64 string of little-endian float32s, and checks it is non-empty and
-// finite.
+// finite. A null component is refused too: serde_json (TEI),
+// nlohmann::json (llama-server) and JSON.stringify write NaN and
+// infinities as null, which encoding/json would decode as 0.
 func parseVector(raw json.RawMessage) ([]float32, error) {
 	var v []float32
 	var s string
 	switch {
 	case json.Unmarshal(raw, &v) == nil:
+		// A number holds no letter but e or E, so "null" in an array
+		// that decoded is a null component (or a null embedding).
+		if len(v) > 0 && bytes.Contains(raw, []byte("null")) {
+			return nil, errors.New("null component (a NaN or infinity as the server's JSON writes it)")
+		}
 	case json.Unmarshal(raw, &s) == nil:
 		b, err := base64.StdEncoding.DecodeString(s)
 		if err != nil || len(b)%4 != 0 {

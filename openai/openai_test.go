@@ -294,6 +294,27 @@ func TestEmbedBatchingAndOrder(t *testing.T) {
 	assert.Equal(t, []string{"eeeee"}, srv.requests[2].Input)
 }
 
+// TestEmbedBatchErrorNamesTexts: the error of a failed batch names the
+// caller's texts it held, not their places among the texts sent (blank
+// texts are not sent).
+func TestEmbedBatchErrorNamesTexts(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t, func(n int, req request, w http.ResponseWriter) {
+		if n == 2 {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"error":{"message":"input too long"}}`)
+			return
+		}
+		openAIAnswer(w, req, 2, nil)
+	})
+	e, _ := newTest(t, srv, Options{MaxBatch: 2})
+	texts := []string{"", "a", " ", "b", "", "", "c", "d", "e"}
+	_, err := e.Embed(t.Context(), texts)
+	require.ErrorIs(t, err, ErrStatus)
+	require.Equal(t, []string{"c", "d"}, srv.requests[1].Input, "the second batch")
+	assert.Contains(t, err.Error(), "batch of texts 6–7: ", "texts[6] and texts[7] were sent in it")
+}
+
 func TestEmbedEmptyInput(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t, func(_ int, req request, w http.ResponseWriter) { openAIAnswer(w, req, 3, nil) })
@@ -364,6 +385,11 @@ func TestEmbedBadAnswers(t *testing.T) {
 		{"empty vector", `{"data":[{"index":0,"embedding":[]},{"index":1,"embedding":[1,2]}]}`, ErrBadResponse},
 		{"not numbers", `{"data":[{"index":0,"embedding":["a"]},{"index":1,"embedding":[1,2]}]}`, ErrBadResponse},
 		{"mismatched dims", `{"data":[{"index":0,"embedding":[1,2,3]},{"index":1,"embedding":[1,2]}]}`, ErrDimensionMismatch},
+		// serde_json (TEI), nlohmann::json (llama-server) and JavaScript's
+		// JSON.stringify write a NaN or infinite component as null.
+		{"null component", `{"data":[{"index":0,"embedding":[0.1,null,0.3]},{"index":1,"embedding":[1,2,3]}]}`, ErrBadResponse},
+		{"all components null", `{"data":[{"index":0,"embedding":[null,null]},{"index":1,"embedding":[1,2]}]}`, ErrBadResponse},
+		{"null vector", `{"data":[{"index":0,"embedding":null},{"index":1,"embedding":[1,2]}]}`, ErrBadResponse},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

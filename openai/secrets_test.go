@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"encoding/base64"
 	"errors"
 	"io"
 	"net/http"
@@ -231,4 +232,75 @@ func TestRedirectErrorChainHasNoKey(t *testing.T) {
 	var ue *url.Error
 	require.ErrorAs(t, err, &ue)
 	assert.NotContains(t, ue.URL, key)
+}
+
+// TestKeyControlCharacterRefused: a key that net/http cannot send in a
+// header (a control character inside it, as when two lines were pasted)
+// is refused by New, naming the field but not the key, instead of every
+// Embed failing after its retries and their waits.
+func TestKeyControlCharacterRefused(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, key string
+		refused   bool
+	}{
+		{"newline inside", "sk-first-SECRET\nsk-second", true},
+		{"carriage return", "sk-cr-SECRET\rrest", true},
+		{"NUL", "sk-nul-SECRET\x00", true},
+		{"DEL", "sk-del-SECRET\x7frest", true},
+		{"tab inside", "sk-tab-SECRET\tinside", false},
+		{"white space around", "\n sk-around-SECRET \r\n", false},
+		{"non-ASCII", "sk-ключ-SECRET", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := New(&Options{Model: "m", APIKey: tt.key})
+			if !tt.refused {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrInvalidOption)
+			assert.Contains(t, err.Error(), "APIKey")
+			assert.NotContains(t, err.Error(), "SECRET")
+		})
+	}
+}
+
+// TestURLSecretsEchoScrubbed: a server that echoes the request (its URL,
+// its Authorization header) into an error body gets no password or
+// query-string value of the base URL into the error, as sent, decoded or
+// as the Basic credential net/http makes of the user information.
+func TestURLSecretsEchoScrubbed(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		q, _ := url.QueryUnescape(r.URL.RawQuery)
+		_, _ = io.WriteString(w, "no access for "+r.URL.RequestURI()+" ("+q+") with "+r.Header.Get("Authorization"))
+	}))
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	tests := []struct {
+		name, base string
+		absent     []string
+		present    string // a short query value is no credential: kept
+	}{
+		{"query value", "http://" + host + "/v1?api-key=QUERY-KEY%2BSECRET&format=json", []string{"QUERY-KEY", "SECRET"}, "&format=json"},
+		{"password", "http://user:PASS-WORD-SECRET@" + host, []string{"SECRET", base64.StdEncoding.EncodeToString([]byte("user:PASS-WORD-SECRET"))}, "with Basic [REDACTED]"},
+		{"token as user name", "http://TOKEN-SECRET-0123@" + host, []string{"SECRET", base64.StdEncoding.EncodeToString([]byte("TOKEN-SECRET-0123:"))}, "with Basic [REDACTED]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e, err := New(&Options{BaseURL: tt.base, Model: "m", HTTPClient: srv.Client()})
+			require.NoError(t, err)
+			_, err = e.Embed(t.Context(), []string{"x"})
+			require.ErrorIs(t, err, ErrStatus)
+			assert.Contains(t, err.Error(), "no access for /v1/embeddings")
+			assert.Contains(t, err.Error(), tt.present)
+			for _, s := range tt.absent {
+				assert.NotContains(t, err.Error(), s)
+			}
+		})
+	}
 }
