@@ -62,9 +62,13 @@ const (
 	MaxRequestBytes = 300_000
 )
 
-// Limits of the response bodies read.
+// Limits of the response bodies read: a successful one is bounded by
+// bodyLimit of its batch, never more than maxBodyBytes.
 const (
-	maxBodyBytes  = 256 << 20
+	maxBodyBytes = 256 << 20
+	bodyBase     = 1 << 20   // a response's bytes beside its vectors, at most
+	bodyPerText  = 256 << 10 // one vector's bytes, at most: 8 192 float32 written as JSON numbers of up to 16 bytes, base64 or not
+
 	maxErrorBytes = 64 << 10
 	maxErrorText  = 500 // characters of a server message kept in an error
 )
@@ -494,7 +498,7 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32,
 	}
 	var last error
 	for attempt := 0; ; attempt++ {
-		data, retryAfter, err := e.post(ctx, body)
+		data, retryAfter, err := e.post(ctx, body, bodyLimit(len(texts)))
 		if err == nil {
 			return e.decode(data, len(texts))
 		}
@@ -525,7 +529,7 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32,
 // post sends body once. It returns the response body on 2xx; otherwise an
 // error (a *StatusError for non-2xx statuses) and the Retry-After wait, or
 // -1 when there is none.
-func (e *Embedder) post(ctx context.Context, body []byte) ([]byte, time.Duration, error) {
+func (e *Embedder) post(ctx context.Context, body []byte, limit int64) ([]byte, time.Duration, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.endpoint, bytes.NewReader(body))
 	if err != nil {
 		return nil, -1, fmt.Errorf("build request: %w", err)
@@ -554,14 +558,30 @@ func (e *Embedder) post(ctx context.Context, body []byte) ([]byte, time.Duration
 			Message:    serverMessage([]byte(e.scrub(string(body))), e.scrub),
 		}
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
-	if err != nil {
+	tooLarge := fmt.Errorf("%w: body larger than %d bytes, the most a batch of its size needs", ErrBadResponse, limit)
+	if resp.ContentLength > limit {
+		return nil, -1, tooLarge // refused before reading any of it
+	}
+	var buf bytes.Buffer
+	if resp.ContentLength > 0 {
+		buf.Grow(int(resp.ContentLength) + 1) // one allocation, not ReadAll's doublings
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1)); err != nil {
 		return nil, -1, &transportError{fmt.Errorf("read response: %w", err)}
 	}
-	if len(data) > maxBodyBytes {
-		return nil, -1, fmt.Errorf("%w: body larger than %d bytes", ErrBadResponse, maxBodyBytes)
+	if int64(buf.Len()) > limit {
+		return nil, -1, tooLarge
 	}
-	return data, -1, nil
+	return buf.Bytes(), -1, nil
+}
+
+// bodyLimit is the most bytes a successful response to a batch of n texts
+// is read to: bodyBase plus bodyPerText a text, at most maxBodyBytes. A
+// larger body is refused (ErrBadResponse) without being read to its end,
+// so that a server that pads or never ends its answer costs a few
+// mebibytes for a small batch, not maxBodyBytes.
+func bodyLimit(n int) int64 {
+	return min(int64(maxBodyBytes), bodyBase+int64(max(0, n))*bodyPerText)
 }
 
 // lastingAlerts are the TLS alerts by which a server refuses who the

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -12,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -782,4 +784,46 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A response body is bounded by what the batch can need (bodyLimit: a
+// mebibyte plus 256 KiB a text), not only by the 256 MiB cap: a server
+// that pads or streams without end is cut off after a few mebibytes for
+// one text, before the whole body is read, and one that announces a
+// larger Content-Length is refused before any of it is read.
+func TestBodyBoundedByBatch(t *testing.T) {
+	t.Parallel()
+	limit := bodyLimit(1)
+	require.Less(t, limit, int64(2<<20), "one text")
+	assert.Equal(t, int64(maxBodyBytes), bodyLimit(MaxBatchLimit), "capped")
+	assert.Greater(t, bodyLimit(10), bodyLimit(1))
+	for _, tc := range []struct {
+		name    string
+		chunked bool
+	}{{"chunked", true}, {"content-length", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var sent atomic.Int64
+			srv := newServer(t, func(_ int, req request, w http.ResponseWriter) {
+				pad := bytes.Repeat([]byte(" "), 64<<10)
+				total := int64(8 << 20)
+				if !tc.chunked {
+					w.Header().Set("Content-Length", strconv.FormatInt(total+2, 10))
+				}
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, "{")
+				for n := int64(0); n < total; n += int64(len(pad)) {
+					if _, err := w.Write(pad); err != nil {
+						return
+					}
+					sent.Add(int64(len(pad)))
+				}
+				io.WriteString(w, "}")
+			})
+			e, _ := newTest(t, srv, Options{MaxRetries: -1})
+			_, err := e.Embed(t.Context(), []string{"x"})
+			require.ErrorIs(t, err, ErrBadResponse)
+			assert.Contains(t, err.Error(), "body larger than")
+		})
+	}
 }
