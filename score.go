@@ -198,8 +198,11 @@ func (p *pass) embedQuery(ctx context.Context, o *resolved, dims int) ([]float32
 		o.log.Warn("chitta: query embedder's vector does not match the messages'; scoring without the query",
 			"err", fmt.Errorf("%w: QueryEmbedder gave %d dimensions, Embedder %d", ErrDimensionMismatch, len(vecs[0]), dims))
 		return nil, nil
-	case vecmath.Norm(vecs[0]) == 0:
-		return nil, nil // no direction, as from Embedder
+	case sumSquares(vecs[0]) == 0:
+		// No direction, as from Embedder, and tested as there: in float64,
+		// since a float32 norm is 0 for vectors that have one (components
+		// ~1e20 overflow, ~1e-20 underflow).
+		return nil, nil
 	}
 	return vecs[0], nil
 }
