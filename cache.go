@@ -240,7 +240,7 @@ func (c *CachedEmbedder) embedMisses(ctx context.Context, texts []string, keys [
 		return nil, nil, fmt.Errorf("embed %d uncached texts: %w", len(texts), err)
 	}
 	if len(vecs) != len(texts) {
-		return nil, nil, fmt.Errorf("%w: embedder returned %d vectors for %d texts", ErrInvalidEmbedding, len(vecs), len(texts))
+		return nil, nil, badAnswer(fmt.Errorf("%w: embedder returned %d vectors for %d texts", ErrInvalidEmbedding, len(vecs), len(texts)))
 	}
 	want := dims
 	if want == 0 {
@@ -249,13 +249,13 @@ func (c *CachedEmbedder) embedMisses(ctx context.Context, texts []string, keys [
 	for k, v := range vecs {
 		switch {
 		case len(v) == 0:
-			return nil, nil, fmt.Errorf("%w: vector %d of %d is empty", ErrInvalidEmbedding, k, len(vecs))
+			return nil, nil, badAnswer(fmt.Errorf("%w: vector %d of %d is empty", ErrInvalidEmbedding, k, len(vecs)))
 		case len(v) != want && k > 0 && dims == 0:
-			return nil, nil, fmt.Errorf("%w: vector %d has %d dimensions, vector 0 has %d", ErrInvalidEmbedding, k, len(v), want)
+			return nil, nil, badAnswer(fmt.Errorf("%w: vector %d has %d dimensions, vector 0 has %d", ErrInvalidEmbedding, k, len(v), want))
 		case len(v) != want:
-			return nil, nil, fmt.Errorf("%w: vector %d has %d dimensions, cached vectors have %d", ErrDimensionMismatch, k, len(v), want)
+			return nil, nil, badAnswer(fmt.Errorf("%w: vector %d has %d dimensions, cached vectors have %d", ErrDimensionMismatch, k, len(v), want))
 		case !vecmath.AllFinite(v):
-			return nil, nil, fmt.Errorf("%w: vector %d has a NaN or infinite component", ErrInvalidEmbedding, k)
+			return nil, nil, badAnswer(fmt.Errorf("%w: vector %d has a NaN or infinite component", ErrInvalidEmbedding, k))
 		}
 	}
 
@@ -270,7 +270,7 @@ func (c *CachedEmbedder) embedMisses(ctx context.Context, texts []string, keys [
 	if c.dims == 0 {
 		c.dims = want
 	} else if c.dims != want { // a concurrent call fixed another length first
-		return nil, nil, fmt.Errorf("%w: embedder returned %d dimensions, cached vectors have %d", ErrDimensionMismatch, want, c.dims)
+		return nil, nil, badAnswer(fmt.Errorf("%w: embedder returned %d dimensions, cached vectors have %d", ErrDimensionMismatch, want, c.dims))
 	}
 	c.stats.Hits += hits
 	c.stats.Misses += uint64(len(texts))
@@ -294,6 +294,18 @@ func (c *CachedEmbedder) embedMisses(ctx context.Context, texts []string, keys [
 	}
 	return own, ents, nil
 }
+
+// badAnswer marks err, an answer refused by the check of embedMisses
+// (wrapping ErrInvalidEmbedding or ErrDimensionMismatch), as unusable
+// vectors for Compact (errVectors), as checkVectors marks the bare
+// embedder's: Compact logs it as such whether or not ctx is done, instead
+// of as a failed embedder. The message is err's.
+func badAnswer(err error) error { return &answerError{err} }
+
+type answerError struct{ err error }
+
+func (e *answerError) Error() string   { return e.err.Error() }
+func (e *answerError) Unwrap() []error { return []error{e.err, errVectors} }
 
 // key returns the cache key of text t.
 func (c *CachedEmbedder) key(t string) cacheKey {

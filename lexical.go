@@ -298,7 +298,15 @@ func (p *pass) reserve(o *resolved, cands []unit, free int) int {
 		cs = append(cs, rankItem{sim: sim, last: u.last, k: k})
 		minCost = min(minCost, u.cost)
 	}
-	budget := int(math.Floor(o.RelevanceReserve * float64(free) * (1 + 1e-12)))
+	// RelevanceReserve × free read as the decimal the caller wrote (the
+	// nudge as in prepare's target), capped at free: the nudge adds whole
+	// tokens once free passes 1e12, and near math.MaxInt the product is
+	// beyond int (b < float64(free) <= 2^63 keeps the conversion in range;
+	// min, float64(free) being free rounded, possibly up).
+	budget := free
+	if b := math.Floor(o.RelevanceReserve * float64(free) * (1 + 1e-12)); b < float64(free) {
+		budget = min(free, int(b))
+	}
 	used := 0
 	// Most similar first; the reserve is spent after a small share of the
 	// candidates, once what is left is below the cheapest unit: byRank

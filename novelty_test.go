@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/chittatest"
 )
 
 // heldMatchConversation is oldMatchConversation with two old turns that
@@ -143,4 +144,30 @@ func expectedReserveSelection(msgs []chitta.Message, scores []chitta.TurnScore, 
 		}
 	}
 	return out
+}
+
+// TestCompactReserveWithinFreeBudget: the reserve never spends more than
+// the free budget, however large: the nudge that reads RelevanceReserve ×
+// free as the decimal the caller wrote (× (1 + 1e-12)) adds whole tokens
+// once free passes 1e12, and would overflow int near math.MaxInt.
+func TestCompactReserveWithinFreeBudget(t *testing.T) {
+	t.Parallel()
+	const big = 1_000_000_000_001 // tokens of each of the two turns
+	msgs := []chitta.Message{msg(chitta.RoleUser, "alpha"), msg(chitta.RoleAssistant, "beta")}
+	counts := chitta.TokenCounterFunc(func(s string) int {
+		if s == "alpha" || s == "beta" {
+			return big
+		}
+		return 0
+	})
+	emb := &chittatest.TableEmbedder{Vectors: map[string][]float32{
+		"alpha": {1, 0}, "beta": {1, 0.1}, "query": {1, 0},
+	}}
+	opts := &chitta.Options{Query: "query", Embedder: emb, Tokens: counts, FreeSelection: true,
+		MaxTokens: 2*big - 2, RelevanceReserve: 1}
+	res, err := chitta.Compact(t.Context(), msgs, opts)
+	require.NoError(t, err)
+	require.Equal(t, 2*big-2, res.Stats.TargetTokens)
+	assert.LessOrEqual(t, res.Stats.AfterTokens, res.Stats.TargetTokens)
+	assert.Equal(t, []int{0}, res.Kept, "the closer turn, alone: both do not fit")
 }

@@ -168,6 +168,16 @@ func TestCompactQueryEmbedderNotCalled(t *testing.T) {
 	}
 }
 
+// configTurns is a three-message conversation about a config file that
+// fails to parse.
+func configTurns() []chitta.Message {
+	return []chitta.Message{
+		msg(chitta.RoleUser, "the config file fails to parse"),
+		msg(chitta.RoleAssistant, "line 3 has a tab"),
+		msg(chitta.RoleUser, "fix it please"),
+	}
+}
+
 // TestCompactQueryEmbedderDegrades: a QueryEmbedder that fails or returns
 // an unusable vector, or one of another dimension than the messages',
 // leaves the messages' embeddings (coverage included): the Result is the
@@ -175,11 +185,7 @@ func TestCompactQueryEmbedderNotCalled(t *testing.T) {
 // vector is no query, silently, as from Embedder.
 func TestCompactQueryEmbedderDegrades(t *testing.T) {
 	t.Parallel()
-	msgs := []chitta.Message{
-		msg(chitta.RoleUser, "the config file fails to parse"),
-		msg(chitta.RoleAssistant, "line 3 has a tab"),
-		msg(chitta.RoleUser, "fix it please"),
-	}
+	msgs := configTurns()
 	store := &chittatest.Store{Memories: []chitta.Memory{{ID: "m", Vector: chittatest.SeededVector(msgs[1].Content, 8)}}}
 	seeded := chittatest.SeededEmbedder{Dims: 8}
 	fixed := func(v []float32) chitta.EmbedderFunc {
@@ -277,4 +283,46 @@ func TestCompactorQueryEmbedder(t *testing.T) {
 	require.True(t, got.Stats.Compacted)
 	assert.Equal(t, want.Scores, got.Scores)
 	assert.Equal(t, want.Kept, got.Kept)
+}
+
+// TestCompactQueryEmbedderScaleFree: a QueryEmbedder's vector whose
+// components are so large or so small that their float32 squares
+// overflow or underflow still has a direction, as the Embedder's vectors
+// of that scale do: the scores are those of the same vector at unit
+// scale, not those without a query.
+func TestCompactQueryEmbedderScaleFree(t *testing.T) {
+	t.Parallel()
+	msgs := configTurns()
+	const query = "fix the config error"
+	run := func(t *testing.T, scale float32) *chitta.Result {
+		t.Helper()
+		queries := chitta.EmbedderFunc(func(context.Context, []string) ([][]float32, error) {
+			v := chittatest.SeededVector(query, 8)
+			for i := range v {
+				v[i] *= scale
+			}
+			return [][]float32{v}, nil
+		})
+		res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{
+			Query: query, Embedder: chittatest.SeededEmbedder{Dims: 8}, QueryEmbedder: queries, TargetRatio: 1,
+		})
+		require.NoError(t, err)
+		return res
+	}
+	want := run(t, 1)
+	require.True(t, want.Stats.Embedding)
+	require.NotEqual(t, 0.5, want.Scores[0].Semantic, "the query is used at unit scale")
+	for _, tt := range []struct {
+		name  string
+		scale float32
+	}{{"huge", 1e20}, {"tiny", 1e-20}, {"tinier", 1e-30}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := run(t, tt.scale)
+			for i := range msgs {
+				assert.InDelta(t, want.Scores[i].Semantic, got.Scores[i].Semantic, 1e-6, "semantic %d", i)
+				assert.InDelta(t, want.Scores[i].Score, got.Scores[i].Score, 1e-6, "score %d", i)
+			}
+		})
+	}
 }

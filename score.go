@@ -98,7 +98,7 @@ func (p *pass) embed(ctx context.Context, o *resolved) error {
 	vecs, err := embedTexts(ctx, o.Embedder, texts, ents)
 	switch {
 	case err == nil:
-	case errors.Is(err, errVectors): // an answer that failed the check: logged whatever ctx says
+	case errors.Is(err, errVectors): // an answer that failed the check (ours or CachedEmbedder's): logged whatever ctx says
 		o.log.Warn("chitta: embedder returned unusable vectors; scoring by recency and structure only", "err", err)
 		return nil
 	case ctx.Err() != nil:
@@ -158,9 +158,10 @@ func (p *pass) embed(ctx context.Context, o *resolved) error {
 
 // embedTexts embeds texts with e and checks the answer: one vector per
 // text, all of one non-zero length, all finite (an error wrapping
-// errVectors otherwise). A sharedEmbedder hands out
-// the vectors it keeps (read-only: Compact never writes a vector) and,
-// when ents is not nil, each text's cache entry in it.
+// errVectors otherwise, as a CachedEmbedder's refusals also do). A
+// sharedEmbedder hands out the vectors it keeps (read-only: Compact never
+// writes a vector) and, when ents is not nil, each text's cache entry in
+// it.
 func embedTexts(ctx context.Context, e Embedder, texts []string, ents []*cacheEntry) ([][]float32, error) {
 	var vecs [][]float32
 	var err error
@@ -197,8 +198,11 @@ func (p *pass) embedQuery(ctx context.Context, o *resolved, dims int) ([]float32
 		o.log.Warn("chitta: query embedder's vector does not match the messages'; scoring without the query",
 			"err", fmt.Errorf("%w: QueryEmbedder gave %d dimensions, Embedder %d", ErrDimensionMismatch, len(vecs[0]), dims))
 		return nil, nil
-	case vecmath.Norm(vecs[0]) == 0:
-		return nil, nil // no direction, as from Embedder
+	case sumSquares(vecs[0]) == 0:
+		// No direction, as from Embedder, and tested as there: in float64,
+		// since a float32 norm is 0 for vectors that have one (components
+		// ~1e20 overflow, ~1e-20 underflow).
+		return nil, nil
 	}
 	return vecs[0], nil
 }
