@@ -36,6 +36,13 @@ var (
 	// request would carry the key there.
 	ErrCrossOriginRedirect = errors.New("openai: redirect to another origin refused (it would receive the API key)")
 
+	// ErrMethodRedirect reports a 301, 302 or 303 answer to the embeddings
+	// POST: net/http would follow it as a GET without the request's body,
+	// so it is refused, naming where the server sent it (set
+	// [Options.BaseURL] to that address). 307 and 308 keep the method and
+	// are followed.
+	ErrMethodRedirect = errors.New("openai: redirect that turns the POST into a GET refused")
+
 	// ErrNoInput reports a call whose texts are all empty or white space
 	// while the model's dimension is not yet known, so that not even zero
 	// vectors can be returned (set [Options.Dimensions] to avoid it).

@@ -258,6 +258,13 @@ func guardRedirects(c *http.Client, withKey bool, scrub func(string) string) *ht
 	guarded := *c
 	next := c.CheckRedirect
 	guarded.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > 0 && req.Method != via[0].Method {
+			code := 0
+			if req.Response != nil {
+				code = req.Response.StatusCode
+			}
+			return fmt.Errorf("%w: status %d to %s", ErrMethodRedirect, code, scrub(redactURL(req.URL.String())))
+		}
 		if withKey && len(via) > 0 && origin(req.URL) != origin(via[0].URL) {
 			return fmt.Errorf("%w: %s to %s", ErrCrossOriginRedirect, scrub(origin(via[0].URL)), scrub(redactURL(req.URL.String())))
 		}
@@ -545,7 +552,7 @@ func (e *Embedder) post(ctx context.Context, body []byte, limit int64) ([]byte, 
 		if errors.As(err, &ue) {
 			ue.URL = e.scrub(redactURL(ue.URL)) // the URL of a redirect may carry an echo of the key
 		}
-		if errors.Is(err, ErrCrossOriginRedirect) || lastingTLSError(err) {
+		if errors.Is(err, ErrCrossOriginRedirect) || errors.Is(err, ErrMethodRedirect) || lastingTLSError(err) {
 			return nil, -1, err // not worth retrying
 		}
 		return nil, -1, &transportError{err}

@@ -827,3 +827,47 @@ func TestBodyBoundedByBatch(t *testing.T) {
 		})
 	}
 }
+
+// A 301, 302 or 303 answer to the POST is refused with an error that names
+// where the server sent it, instead of being followed: net/http would turn
+// the POST into a GET without a body, and the server's answer to that (405,
+// 404 or an HTML page) would hide the cause, a BaseURL one slash or path
+// away from the server's. 307 and 308 keep the method and body, and are
+// followed.
+func TestRedirectChangingMethodRefused(t *testing.T) {
+	t.Parallel()
+	for _, code := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		t.Run(strconv.Itoa(code), func(t *testing.T) {
+			t.Parallel()
+			var redirects atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/v1/embeddings" {
+					redirects.Add(1)
+					http.Redirect(w, r, "/v2/embeddings", code)
+					return
+				}
+				if r.Method != http.MethodPost {
+					w.WriteHeader(http.StatusMethodNotAllowed)
+					return
+				}
+				var req request
+				_ = json.NewDecoder(r.Body).Decode(&req)
+				openAIAnswer(w, req, 2, nil)
+			}))
+			t.Cleanup(srv.Close)
+			e, err := New(&Options{BaseURL: srv.URL + "/v1", Model: "m", APIKey: testKey, MinBackoff: time.Microsecond, MaxBackoff: time.Microsecond, HTTPClient: srv.Client()})
+			require.NoError(t, err)
+			_, err = e.Embed(t.Context(), []string{"x"})
+			if code == http.StatusTemporaryRedirect || code == http.StatusPermanentRedirect {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrMethodRedirect)
+			assert.Contains(t, err.Error(), "/v2/embeddings")
+			assert.Contains(t, err.Error(), strconv.Itoa(code))
+			assert.NotContains(t, err.Error(), "405")
+			assert.NotContains(t, err.Error(), testKey)
+			assert.Equal(t, int32(1), redirects.Load(), "not retried: the next answer is the same")
+		})
+	}
+}
