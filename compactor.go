@@ -17,8 +17,9 @@ const (
 )
 
 // Pricing is a provider's price of input tokens, per token in any unit;
-// the zero value of each field means Anthropic's default. Prices must be
-// finite and >= 0.
+// the zero value of each field means Anthropic's default, so a price
+// cannot be set to 0 (a free cache read is at best a tiny price). A price
+// that is negative, NaN or infinite is an error from [NewCompactor].
 //
 // The billing model behind [Stats.BilledInput]: the caller asks the
 // provider to cache the whole prompt on every call (Anthropic: a cache
@@ -79,7 +80,10 @@ type Policy struct {
 // leading messages, compared field by field) and the previous survivors
 // plus the new messages fit in [Policy.MaxTokens], the result is exactly
 // the previous survivors followed by the new messages: nothing is scored
-// or embedded, [Stats.Compacted] is false and [Result.Scores] is nil.
+// or embedded, nor masked ([Options.Mask] applies at compactions only,
+// so a new tool result over [MaskOptions.MaxResultTokens] is returned
+// whole until the next compaction), [Stats.Compacted] is false and
+// [Result.Scores] is nil.
 // Otherwise it compacts: the result equals [Compact] of the conversation
 // with the Compactor's Options and MaxTokens = [Policy.TargetTokens]
 // ([Stats.Compacted] true). A conversation that does not extend the
@@ -234,9 +238,14 @@ func (p *Policy) resolve() error {
 
 // Compact returns the conversation msgs as the next model call should
 // send it: the previous result followed by the new messages, or a fresh
-// compaction (see [Compactor]). The caller owns the returned Result;
-// Messages holds msgs' own messages. Errors are those of [Compact], or
-// ctx.Err(); after an error the Compactor's state is as before the call.
+// compaction (see [Compactor]). The caller owns the returned Result, but
+// for the backing arrays of a non-compacting Result's Messages and Kept,
+// which later results share (see Ownership at [Compactor]); Messages holds
+// msgs' own messages (or, between compactions, equal ones from earlier
+// calls, masked as the last compaction returned them). A non-compacting
+// Result reports [Policy.MaxTokens] as Stats.TargetTokens, and OverBudget
+// false. Errors are those of [Compact], or ctx.Err(); after an error the
+// Compactor's state is as before the call.
 func (c *Compactor) Compact(ctx context.Context, msgs []Message) (*Result, error) {
 	if c == nil || c.sem == nil {
 		return nil, fmt.Errorf("%w: Compactor not created by NewCompactor", ErrInvalidOption)
