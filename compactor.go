@@ -86,7 +86,12 @@ type Policy struct {
 // [Result.Scores] is nil.
 // Otherwise it compacts: the result equals [Compact] of the conversation
 // with the Compactor's Options and MaxTokens = [Policy.TargetTokens]
-// ([Stats.Compacted] true). A conversation that does not extend the
+// ([Stats.Compacted] true), but that with [Options.Mask] and
+// [Options.DistillNovel] a placeholder keeps naming the memory an earlier
+// compaction distilled from its message (Compact alone names it only in
+// the call that stores it: the message, covered by it since, is no
+// candidate any more), so that placeholders, and the prompt's prefix,
+// stay as they were. A conversation that does not extend the
 // previous one (edited or truncated history) starts afresh, as if it were
 // the first call. With [Policy.Horizon] a compaction may be skipped when it
 // does not pay for itself.
@@ -129,6 +134,12 @@ type Compactor struct {
 	// compaction's survivors), the tokens masking saved on each (0 for a
 	// message returned as given); nil when none was masked.
 	saved []int
+
+	// stored holds the IDs of the memories its compactions distilled
+	// (Result.Distilled), which the placeholders of later compactions
+	// name (see compact); guarded by sem, kept by Reset as the store
+	// keeps them.
+	stored map[string]bool
 }
 
 // NewCompactor returns a Compactor compacting with opts (nil means the
@@ -304,9 +315,15 @@ func (c *Compactor) Compact(ctx context.Context, msgs []Message) (*Result, error
 		c.account(res, stable, fullHit)
 		return res, nil
 	}
-	res, err := Compact(ctx, msgs, &c.opts)
+	res, err := compact(ctx, msgs, &c.opts, c.stored)
 	if err != nil {
 		return nil, err
+	}
+	for _, d := range res.Distilled {
+		if c.stored == nil {
+			c.stored = make(map[string]bool)
+		}
+		c.stored[d.ID] = true
 	}
 	if !extends {
 		c.reset()
@@ -340,7 +357,8 @@ func (c *Compactor) Compact(ctx context.Context, msgs []Message) (*Result, error
 }
 
 // Reset forgets the previous call, so that the next call starts afresh, as
-// the first call of a new Compactor does (its caches are kept): call it
+// the first call of a new Compactor does (its caches are kept, and so are
+// the IDs of the memories it distilled, which the store keeps): call it
 // when the last result was not sent, so that the next call neither builds
 // on it nor counts it as a prompt-cache hit. It waits for a call in
 // progress. On a nil or zero Compactor it does nothing.
