@@ -324,10 +324,20 @@ type Stats struct {
 // store failures are logged and degrade the scoring instead. Empty input
 // gives an empty Result and no error.
 func Compact(ctx context.Context, msgs []Message, opts *Options) (*Result, error) {
+	return compact(ctx, msgs, opts, nil)
+}
+
+// compact is Compact, told the IDs of memories known to be in the store
+// (stored, read only; nil for none): a Compactor's earlier compactions
+// distilled them, and a placeholder names such a memory (see
+// pass.storedMemory) although its message, now covered by it, is no
+// distillation candidate any more.
+func compact(ctx context.Context, msgs []Message, opts *Options, stored map[string]bool) (*Result, error) {
 	o, err := resolve(opts)
 	if err != nil {
 		return nil, err
 	}
+	o.stored = stored
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -406,6 +416,7 @@ type resolved struct {
 	tokens         TokenCounter
 	coverage       KindFilter
 	mask           *maskConfig
+	stored         map[string]bool // memories known stored (see compact)
 }
 
 // defaultCoverageFilter is the coverage filter when Options.CoverageFilter

@@ -17,8 +17,9 @@ const (
 )
 
 // Pricing is a provider's price of input tokens, per token in any unit;
-// the zero value of each field means Anthropic's default. Prices must be
-// finite and >= 0.
+// the zero value of each field means Anthropic's default, so a price
+// cannot be set to 0 (a free cache read is at best a tiny price). A price
+// that is negative, NaN or infinite is an error from [NewCompactor].
 //
 // The billing model behind [Stats.BilledInput]: the caller asks the
 // provider to cache the whole prompt on every call (Anthropic: a cache
@@ -79,10 +80,18 @@ type Policy struct {
 // leading messages, compared field by field) and the previous survivors
 // plus the new messages fit in [Policy.MaxTokens], the result is exactly
 // the previous survivors followed by the new messages: nothing is scored
-// or embedded, [Stats.Compacted] is false and [Result.Scores] is nil.
+// or embedded, nor masked ([Options.Mask] applies at compactions only,
+// so a new tool result over [MaskOptions.MaxResultTokens] is returned
+// whole until the next compaction), [Stats.Compacted] is false and
+// [Result.Scores] is nil.
 // Otherwise it compacts: the result equals [Compact] of the conversation
 // with the Compactor's Options and MaxTokens = [Policy.TargetTokens]
-// ([Stats.Compacted] true). A conversation that does not extend the
+// ([Stats.Compacted] true), but that with [Options.Mask] and
+// [Options.DistillNovel] a placeholder keeps naming the memory an earlier
+// compaction distilled from its message (Compact alone names it only in
+// the call that stores it: the message, covered by it since, is no
+// candidate any more), so that placeholders, and the prompt's prefix,
+// stay as they were. A conversation that does not extend the
 // previous one (edited or truncated history) starts afresh, as if it were
 // the first call. With [Policy.Horizon] a compaction may be skipped when it
 // does not pay for itself.
@@ -125,6 +134,12 @@ type Compactor struct {
 	// compaction's survivors), the tokens masking saved on each (0 for a
 	// message returned as given); nil when none was masked.
 	saved []int
+
+	// stored holds the IDs of the memories its compactions distilled
+	// (Result.Distilled), which the placeholders of later compactions
+	// name (see compact); guarded by sem, kept by Reset as the store
+	// keeps them.
+	stored map[string]bool
 }
 
 // NewCompactor returns a Compactor compacting with opts (nil means the
@@ -234,9 +249,14 @@ func (p *Policy) resolve() error {
 
 // Compact returns the conversation msgs as the next model call should
 // send it: the previous result followed by the new messages, or a fresh
-// compaction (see [Compactor]). The caller owns the returned Result;
-// Messages holds msgs' own messages. Errors are those of [Compact], or
-// ctx.Err(); after an error the Compactor's state is as before the call.
+// compaction (see [Compactor]). The caller owns the returned Result, but
+// for the backing arrays of a non-compacting Result's Messages and Kept,
+// which later results share (see Ownership at [Compactor]); Messages holds
+// msgs' own messages (or, between compactions, equal ones from earlier
+// calls, masked as the last compaction returned them). A non-compacting
+// Result reports [Policy.MaxTokens] as Stats.TargetTokens, and OverBudget
+// false. Errors are those of [Compact], or ctx.Err(); after an error the
+// Compactor's state is as before the call.
 func (c *Compactor) Compact(ctx context.Context, msgs []Message) (*Result, error) {
 	if c == nil || c.sem == nil {
 		return nil, fmt.Errorf("%w: Compactor not created by NewCompactor", ErrInvalidOption)
@@ -295,9 +315,15 @@ func (c *Compactor) Compact(ctx context.Context, msgs []Message) (*Result, error
 		c.account(res, stable, fullHit)
 		return res, nil
 	}
-	res, err := Compact(ctx, msgs, &c.opts)
+	res, err := compact(ctx, msgs, &c.opts, c.stored)
 	if err != nil {
 		return nil, err
+	}
+	for _, d := range res.Distilled {
+		if c.stored == nil {
+			c.stored = make(map[string]bool)
+		}
+		c.stored[d.ID] = true
 	}
 	if !extends {
 		c.reset()
@@ -331,7 +357,8 @@ func (c *Compactor) Compact(ctx context.Context, msgs []Message) (*Result, error
 }
 
 // Reset forgets the previous call, so that the next call starts afresh, as
-// the first call of a new Compactor does (its caches are kept): call it
+// the first call of a new Compactor does (its caches are kept, and so are
+// the IDs of the memories it distilled, which the store keeps): call it
 // when the last result was not sent, so that the next call neither builds
 // on it nor counts it as a prompt-cache hit. It waits for a call in
 // progress. On a nil or zero Compactor it does nothing.

@@ -163,6 +163,21 @@ func (p *pass) novel(o *resolved, i int) (kind, text string, ok bool) {
 	return ClassifyNovel(m.Role, m.Content), distillText(m.Role, m.Content), true
 }
 
+// storedMemory returns the ID of the memory distilled from message i when
+// it is known stored (o.stored, with DistillNovel and a Store), else "": a
+// message masked and distilled by an earlier compaction is covered by that
+// memory, so it is no candidate now, yet its placeholder still names it.
+func (p *pass) storedMemory(o *resolved, i int) string {
+	if len(o.stored) == 0 || !o.DistillNovel || o.Store == nil {
+		return ""
+	}
+	m := &p.msgs[i]
+	if id := MemoryID(ClassifyNovel(m.Role, m.Content), distillText(m.Role, m.Content)); o.stored[id] {
+		return id
+	}
+	return ""
+}
+
 // distill records the dropped, uncovered, long-enough messages as memories
 // (and those whose tool results masking replaced by a placeholder),
 // most novel first, skipping filler, the caller's DistillSkip, and

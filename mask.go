@@ -384,6 +384,8 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 	if mm.elided {
 		if kind, text, ok := p.novel(o, i); ok {
 			mm.memory = MemoryID(kind, text)
+		} else {
+			mm.memory = p.storedMemory(o, i)
 		}
 	}
 	n, ok := p.prepareForm(o, i, mm)
@@ -491,7 +493,8 @@ func (p *pass) elided(i int) bool {
 // names a memory that was not stored (a store error) is rewritten without
 // the ID, and the masking figures of res.Stats are filled in. A memory
 // stored for another message with the same memory text (distillation
-// writes it once) is stored: the placeholder keeps its ID.
+// writes it once), or known stored before the call (o.stored), is stored:
+// the placeholder keeps its ID.
 func (p *pass) finishMask(o *resolved, res *Result) {
 	defer p.releaseScratch() // the forms too: nothing reads them once Result is built
 	if o.mask != nil {
@@ -511,7 +514,7 @@ func (p *pass) finishMask(o *resolved, res *Result) {
 			continue
 		}
 		s := &p.scores[i]
-		if mm.memory != "" && !stored[mm.memory] {
+		if mm.memory != "" && !stored[mm.memory] && !o.stored[mm.memory] {
 			without := *mm
 			without.memory, without.built, without.keyed = "", false, false
 			if n, ok := without.prepare(&p.msgs[i], o.mask, o.tokens); ok && n >= 0 && n <= s.Tokens {
