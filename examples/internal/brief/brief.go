@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/examples/internal/claudecode"
@@ -370,11 +372,62 @@ func (l *layout) render() string {
 // oneLine joins the lines of s with spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// words returns the first n words of s, with "…" when it cut.
+// words returns the first n words of s, each at most MaxWordRunes runes,
+// with "…" where it cut.
 func words(s string, n int) string {
 	f := strings.Fields(s)
-	if len(f) <= n {
-		return strings.Join(f, " ")
+	cut := len(f) > n
+	if cut {
+		f = f[:n]
 	}
-	return strings.Join(f[:n], " ") + "…"
+	out := CutWords(strings.Join(f, " "), MaxWordRunes)
+	if cut {
+		out += "…"
+	}
+	return out
+}
+
+// MaxWordRunes bounds one word of the prose a brief quotes (an excerpt, the
+// held line, a masked call's input): a longer word, such as a pasted token
+// or minified JSON, is cut to its first MaxWordRunes runes and "…". The cap
+// counts words, so without it one word could make the brief any size.
+const MaxWordRunes = 64
+
+// CutWords returns s with every word (a run of non-space characters) longer
+// than maxRunes runes cut to its first maxRunes runes followed by "…"; the
+// white space between words is kept as it is. s is returned unchanged when
+// no word is longer.
+func CutWords(s string, maxRunes int) string {
+	var b strings.Builder
+	done := 0 // bytes of s already in b
+	for start := 0; start < len(s); {
+		r, size := utf8.DecodeRuneInString(s[start:])
+		if unicode.IsSpace(r) {
+			start += size
+			continue
+		}
+		end, runes, cutAt := start, 0, -1
+		for end < len(s) {
+			r, size := utf8.DecodeRuneInString(s[end:])
+			if unicode.IsSpace(r) {
+				break
+			}
+			if runes == maxRunes {
+				cutAt = end
+			}
+			runes++
+			end += size
+		}
+		if cutAt >= 0 {
+			b.WriteString(s[done:cutAt])
+			b.WriteString("…")
+			done = end
+		}
+		start = end
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
 }
