@@ -15,6 +15,14 @@ const (
 	recallK       = 8   // memories recalled at most
 	minSimilarity = 0.2 // below this a memory is not relevant
 	memoryWords   = 60  // words printed per memory at most
+
+	// briefWordRunes bounds a word of a stored brief that SessionStart
+	// prints: a brief's artifact is at most brief.MaxItemRunes runes, its
+	// "…" and a list's comma. A brief that an earlier hook stored with a
+	// longer word (one made before its prose was cut at brief.MaxWordRunes)
+	// is cut, as a memory's words are cut at brief.MaxWordRunes: the cap
+	// counts words, and a pasted token is one.
+	briefWordRunes = brief.MaxItemRunes + 2
 )
 
 // relevantKinds are the memories SessionStart brings back: facts, not
@@ -91,7 +99,7 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 	}
 	if len(hits) > 0 && add(memoryHeader(len(hits))) {
 		for _, h := range hits {
-			if !add(fmt.Sprintf("- [%s] %s", h.Kind, clip(oneLine(h.Text), memoryWords))) {
+			if !add(fmt.Sprintf("- [%s] %s", h.Kind, clip(brief.CutWords(oneLine(h.Text), brief.MaxWordRunes), memoryWords))) {
 				break
 			}
 			memories++
@@ -110,7 +118,7 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 	if hasBrief && strings.TrimSpace(items) != "" {
 		// The header goes in only with the brief's first line under it.
 		const header = "chitta's preservation brief from before the last compaction of this session:"
-		text := strings.Split(items, "\n")
+		text := strings.Split(brief.CutWords(items, briefWordRunes), "\n")
 		if used+chitta.CountWords(header)+chitta.CountWords(text[0]) <= capWords && add(header) {
 			for _, line := range text {
 				if !add(line) {
