@@ -54,3 +54,51 @@ func TestCutWords(t *testing.T) {
 		assert.Equal(t, tt.want, CutWords(tt.in, 8), "%q", tt.in)
 	}
 }
+
+// TestBuildCharCap: with MaxChars, the brief fits that many UTF-16 code
+// units, and the excerpts keep their share of it. A window whose turns read
+// 180 files under long paths makes a brief far under its word cap but over
+// 10 000 characters, where Claude Code cuts a hook's output (the kept
+// turns' excerpts and the held line are at the brief's end).
+func TestBuildCharCap(t *testing.T) {
+	t.Parallel()
+	var entries []any
+	for i := range 30 {
+		var uses []any
+		for k := range 6 {
+			uses = append(uses, toolUse(fmt.Sprintf("u%d_%d", i, k), "Read", map[string]any{
+				"file_path": fmt.Sprintf("/home/dev/src/monorepo/services/payments/internal/handlers/refund_%02d/refund_handler_%02d_part%d.go", i, i, k),
+			})[0])
+		}
+		entries = append(entries, "user", fmt.Sprintf("Round %d: please fix the refund handler %d.", i, i), "assistant", uses)
+	}
+	turns := transcript(t, entries...)
+	scores := make([]chitta.TurnScore, len(turns))
+	for i := range scores {
+		scores[i] = chitta.TurnScore{Index: i, Score: float64(i), Kept: true}
+	}
+
+	whole, err := Build(turns, scores, nil, nil)
+	require.NoError(t, err)
+	require.Greater(t, Chars(whole.Text), 10_000, "the case needs a brief over the cap")
+
+	for _, capChars := range []int{10_000, 3_000, 500} {
+		b, err := Build(turns, scores, nil, &Options{MaxChars: capChars})
+		require.NoError(t, err)
+		assert.LessOrEqual(t, Chars(b.Text), capChars)
+		assert.NotEmpty(t, b.Items, capChars)
+		assert.Positive(t, b.Excerpts, capChars)
+		assert.Contains(t, b.Text, "Memory holds none of these turns yet.", capChars)
+		assert.Positive(t, b.Left, capChars)
+	}
+
+	_, err = Build(turns, scores, nil, &Options{MaxChars: -1})
+	assert.ErrorContains(t, err, "MaxChars -1")
+}
+
+func TestChars(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]int{"": 0, "abc": 3, "é": 1, "…": 1, "😀": 2, "a\xffb": 3} {
+		assert.Equal(t, want, Chars(s), "%q", s)
+	}
+}
