@@ -6,7 +6,8 @@
 //     prints a preservation brief on stdout — the file paths, commands,
 //     error lines, identifiers, numbers with units, URLs and user
 //     constraints that only the conversation holds, ranked by chitta's
-//     score, at most --brief-tokens — which Claude Code appends to the
+//     score, at most --brief-tokens and 10 000 characters (Claude Code cuts
+//     a hook's output there) — which Claude Code appends to the
 //     summariser's instructions, and records a compaction episode and the
 //     brief (kind "brief", one per session) in the store; with --distill
 //     also up to --distill-max novel dropped turns (no Claude Code
@@ -18,7 +19,8 @@
 //     memories most relevant to the session's latest prompt (at most 8,
 //     similarity >= 0.2, no episodes or briefs) and the items of the
 //     session's last brief (not its first line, the summariser's
-//     instruction), together at most --brief-tokens; Claude Code adds that stdout
+//     instruction), together at most --brief-tokens and 10 000 characters
+//     (whole lines); Claude Code adds that stdout
 //     to the new context. For "startup" and "clear" it prints nothing.
 //     The brief is found by session_id: a Claude Code version that starts a
 //     resumed or forked session under a new session_id (reported in
@@ -102,6 +104,12 @@ const (
 	maxInput = 1 << 20         // bytes of hook input read
 	grace    = 1 * time.Second // how long the work may take to stop after the deadline or a signal
 	prefix   = "chitta hook: " // starts every stderr line
+
+	// maxOutputChars bounds stdout, in UTF-16 code units (brief.Chars):
+	// Claude Code (2.1.332) cuts a PreCompact hook's output, and a
+	// SessionStart hook's, to its first 10 000, so that the end of a longer
+	// brief would never reach the model.
+	maxOutputChars = 10_000
 )
 
 func main() {
@@ -222,7 +230,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.embedder, "embedder", "hash", "embedder: hash, hash:DIMS, llamacpp[+PRESET]:PATH (needs -tags llamacpp) or openai[+PRESET]:URL#MODEL (PRESET nomic, e5 or bge: query/document prefixes); must match the store's")
 	fs.BoolVar(&c.distill, "distill", false, "PreCompact: also store the novel dropped turns as memories (no Claude Code boilerplate, no filler, no near-duplicates)")
 	fs.IntVar(&c.distillMax, "distill-max", brief.DefaultDistillMax, "PreCompact with --distill: at most this many memories per compaction, most novel first")
-	fs.IntVar(&c.briefTokens, "brief-tokens", brief.DefaultMaxTokens, "cap of what the hook prints, in words × 1.3")
+	fs.IntVar(&c.briefTokens, "brief-tokens", brief.DefaultMaxTokens, "cap of what the hook prints, in words × 1.3 (it prints 10 000 characters at most, where Claude Code cuts a hook's output)")
 	fs.BoolVar(&c.mask, "mask", false, "PreCompact: mask stale tool output in the compaction and list the masked calls in the brief")
 	fs.Float64Var(&c.reserve, "relevance-reserve", 0, "PreCompact: share of the free budget filled first by the turns most similar to the query and least held by memory (the rest: least covered, newest first), 0 to 1 (0 = off; RETENTION.md measures 0.5 with --lexical 0.3)")
 	fs.Float64Var(&c.lexical, "lexical", 0, "PreCompact: weight of the conversation's own BM25 score in the similarity, 0 to 1 (0 = off)")
