@@ -89,6 +89,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -244,11 +245,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 				"Exits 0 on success, 1 with one line on stderr on any failure, never 2.\n\nFlags:\n", turns)
 			fs.SetOutput(stderr)
 			fs.PrintDefaults()
+			return nil, err
 		}
-		return nil, err
+		return nil, withoutValue(err)
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q (the hook input is read from stdin)", fs.Arg(0))
+		return nil, fmt.Errorf("unexpected argument after the flags (%d in all; %s; the hook input is read from stdin)", fs.NArg(), notRepeated)
 	}
 	if c.timeout <= 0 {
 		return nil, fmt.Errorf("--timeout %v: want > 0", c.timeout)
@@ -268,6 +270,28 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 	}
 	return c, nil
+}
+
+// notRepeated says why an error does not quote a command-line argument.
+const notRepeated = "not repeated here: it may hold a password"
+
+// flagValueRE reads the flag package's errors that quote a flag's value.
+var flagValueRE = regexp.MustCompile(`^invalid (boolean )?value ".*" for (?:flag )?-(\S+): (.*)$`)
+
+// withoutValue returns a flag parse error without the argument or value it
+// quotes: the hook's command line is in Claude Code's settings, and a
+// --store URL split at a space in its password or given to the wrong flag
+// would be printed, where Claude Code shows the line and keeps it in the
+// transcript. The flag's name and the reason stay.
+func withoutValue(err error) error {
+	msg := err.Error()
+	if m := flagValueRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("invalid %svalue for flag -%s (%s): %s", m[1], m[2], notRepeated, m[3])
+	}
+	if strings.HasPrefix(msg, "bad flag syntax: ") {
+		return fmt.Errorf("bad flag syntax (%s)", notRepeated)
+	}
+	return err
 }
 
 // hookInput is what Claude Code writes on a hook's stdin: the fields this
