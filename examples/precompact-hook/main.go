@@ -6,7 +6,8 @@
 //     prints a preservation brief on stdout — the file paths, commands,
 //     error lines, identifiers, numbers with units, URLs and user
 //     constraints that only the conversation holds, ranked by chitta's
-//     score, at most --brief-tokens — which Claude Code appends to the
+//     score, at most --brief-tokens and 10 000 characters (Claude Code cuts
+//     a hook's output there) — which Claude Code appends to the
 //     summariser's instructions, and records a compaction episode and the
 //     brief (kind "brief", one per session) in the store; with --distill
 //     also up to --distill-max novel dropped turns (no Claude Code
@@ -18,7 +19,8 @@
 //     memories most relevant to the session's latest prompt (at most 8,
 //     similarity >= 0.2, no episodes or briefs) and the items of the
 //     session's last brief (not its first line, the summariser's
-//     instruction), together at most --brief-tokens; Claude Code adds that stdout
+//     instruction), together at most --brief-tokens and 10 000 characters
+//     (whole lines); Claude Code adds that stdout
 //     to the new context. For "startup" and "clear" it prints nothing.
 //     The brief is found by session_id: a Claude Code version that starts a
 //     resumed or forked session under a new session_id (reported in
@@ -87,6 +89,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -102,6 +105,12 @@ const (
 	maxInput = 1 << 20         // bytes of hook input read
 	grace    = 1 * time.Second // how long the work may take to stop after the deadline or a signal
 	prefix   = "chitta hook: " // starts every stderr line
+
+	// maxOutputChars bounds stdout, in UTF-16 code units (brief.Chars):
+	// Claude Code (2.1.332) cuts a PreCompact hook's output, and a
+	// SessionStart hook's, to its first 10 000, so that the end of a longer
+	// brief would never reach the model.
+	maxOutputChars = 10_000
 )
 
 func main() {
@@ -222,7 +231,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.embedder, "embedder", "hash", "embedder: hash, hash:DIMS, llamacpp[+PRESET]:PATH (needs -tags llamacpp) or openai[+PRESET]:URL#MODEL (PRESET nomic, e5 or bge: query/document prefixes); must match the store's")
 	fs.BoolVar(&c.distill, "distill", false, "PreCompact: also store the novel dropped turns as memories (no Claude Code boilerplate, no filler, no near-duplicates)")
 	fs.IntVar(&c.distillMax, "distill-max", brief.DefaultDistillMax, "PreCompact with --distill: at most this many memories per compaction, most novel first")
-	fs.IntVar(&c.briefTokens, "brief-tokens", brief.DefaultMaxTokens, "cap of what the hook prints, in words × 1.3")
+	fs.IntVar(&c.briefTokens, "brief-tokens", brief.DefaultMaxTokens, "cap of what the hook prints, in words × 1.3 (it prints 10 000 characters at most, where Claude Code cuts a hook's output)")
 	fs.BoolVar(&c.mask, "mask", false, "PreCompact: mask stale tool output in the compaction and list the masked calls in the brief")
 	fs.Float64Var(&c.reserve, "relevance-reserve", 0, "PreCompact: share of the free budget filled first by the turns most similar to the query and least held by memory (the rest: least covered, newest first), 0 to 1 (0 = off; RETENTION.md measures 0.5 with --lexical 0.3)")
 	fs.Float64Var(&c.lexical, "lexical", 0, "PreCompact: weight of the conversation's own BM25 score in the similarity, 0 to 1 (0 = off)")
@@ -236,11 +245,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 				"Exits 0 on success, 1 with one line on stderr on any failure, never 2.\n\nFlags:\n", turns)
 			fs.SetOutput(stderr)
 			fs.PrintDefaults()
+			return nil, err
 		}
-		return nil, err
+		return nil, withoutValue(err)
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q (the hook input is read from stdin)", fs.Arg(0))
+		return nil, fmt.Errorf("unexpected argument after the flags (%d in all; %s; the hook input is read from stdin)", fs.NArg(), notRepeated)
 	}
 	if c.timeout <= 0 {
 		return nil, fmt.Errorf("--timeout %v: want > 0", c.timeout)
@@ -260,6 +270,28 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 	}
 	return c, nil
+}
+
+// notRepeated says why an error does not quote a command-line argument.
+const notRepeated = "not repeated here: it may hold a password"
+
+// flagValueRE reads the flag package's errors that quote a flag's value.
+var flagValueRE = regexp.MustCompile(`^invalid (boolean )?value ".*" for (?:flag )?-(\S+): (.*)$`)
+
+// withoutValue returns a flag parse error without the argument or value it
+// quotes: the hook's command line is in Claude Code's settings, and a
+// --store URL split at a space in its password or given to the wrong flag
+// would be printed, where Claude Code shows the line and keeps it in the
+// transcript. The flag's name and the reason stay.
+func withoutValue(err error) error {
+	msg := err.Error()
+	if m := flagValueRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("invalid %svalue for flag -%s (%s): %s", m[1], m[2], notRepeated, m[3])
+	}
+	if strings.HasPrefix(msg, "bad flag syntax: ") {
+		return fmt.Errorf("bad flag syntax (%s)", notRepeated)
+	}
+	return err
 }
 
 // hookInput is what Claude Code writes on a hook's stdin: the fields this

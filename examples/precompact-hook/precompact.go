@@ -77,6 +77,7 @@ func compactAndRecord(ctx context.Context, cfg *config, query string, window []c
 	out, err := brief.Run(ctx, window, emb, store, &brief.RunOptions{
 		Query:      query,
 		MaxTokens:  cfg.briefTokens,
+		MaxChars:   maxOutputChars,
 		Distill:    distill,
 		DistillMax: cfg.distillMax,
 		Mask:       maskOptions(cfg),

@@ -15,6 +15,14 @@ const (
 	recallK       = 8   // memories recalled at most
 	minSimilarity = 0.2 // below this a memory is not relevant
 	memoryWords   = 60  // words printed per memory at most
+
+	// briefWordRunes bounds a word of a stored brief that SessionStart
+	// prints: a brief's artifact is at most brief.MaxItemRunes runes, its
+	// "…" and a list's comma. A brief that an earlier hook stored with a
+	// longer word (one made before its prose was cut at brief.MaxWordRunes)
+	// is cut, as a memory's words are cut at brief.MaxWordRunes: the cap
+	// counts words, and a pasted token is one.
+	briefWordRunes = brief.MaxItemRunes + 2
 )
 
 // relevantKinds are the memories SessionStart brings back: facts, not
@@ -24,7 +32,8 @@ var relevantKinds = chitta.KindFilter{Exclude: []string{chitta.KindEpisode, chit
 // sessionStart prints, after a compaction or on resume, the memories most
 // relevant to the session's latest prompt and the items of the session's
 // last brief (not its first line, which is the summariser's instruction),
-// together at most --brief-tokens. Other sources print nothing.
+// together at most --brief-tokens and maxOutputChars (whole lines, the
+// brief's last ones left out first). Other sources print nothing.
 func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 	if in.Source != "compact" && in.Source != "resume" {
 		return outcome{summary: fmt.Sprintf("SessionStart (%s): nothing to bring back", orNone(in.Source))}
@@ -74,13 +83,29 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 
 	var lines []string
 	capWords := cfg.briefTokens * 10 / 13
-	used := 0
+	// used counts the words of lines, usedChars the characters of the
+	// output (brief.Chars of lines joined by newlines).
+	used, usedChars := 0, 0
+	// fits reports whether next fit under both caps after lines.
+	fits := func(next ...string) bool {
+		n, c, k := used, usedChars, len(lines)
+		for _, line := range next {
+			if k > 0 {
+				c++ // the newline before it
+			}
+			n, c, k = n+chitta.CountWords(line), c+brief.Chars(line), k+1
+		}
+		return n <= capWords && c <= maxOutputChars
+	}
 	add := func(line string) bool {
-		n := chitta.CountWords(line)
-		if used+n > capWords {
+		if !fits(line) {
 			return false
 		}
-		lines, used = append(lines, line), used+n
+		if len(lines) > 0 {
+			usedChars++
+		}
+		lines = append(lines, line)
+		used, usedChars = used+chitta.CountWords(line), usedChars+brief.Chars(line)
 		return true
 	}
 	// The memories' header counts those printed under it (as many as fit
@@ -91,15 +116,18 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 	}
 	if len(hits) > 0 && add(memoryHeader(len(hits))) {
 		for _, h := range hits {
-			if !add(fmt.Sprintf("- [%s] %s", h.Kind, clip(oneLine(h.Text), memoryWords))) {
+			if !add(fmt.Sprintf("- [%s] %s", h.Kind, clip(brief.CutWords(oneLine(h.Text), brief.MaxWordRunes), memoryWords))) {
 				break
 			}
 			memories++
 		}
 		if memories == 0 {
-			lines, used = lines[:0], 0
+			lines, used, usedChars = lines[:0], 0, 0
 		} else {
-			lines[0] = memoryHeader(memories) // no more words: the count is one
+			// No more words (the count is one) nor characters.
+			h := memoryHeader(memories)
+			usedChars += brief.Chars(h) - brief.Chars(lines[0])
+			lines[0] = h
 		}
 	}
 	briefLines := 0
@@ -110,8 +138,8 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 	if hasBrief && strings.TrimSpace(items) != "" {
 		// The header goes in only with the brief's first line under it.
 		const header = "chitta's preservation brief from before the last compaction of this session:"
-		text := strings.Split(items, "\n")
-		if used+chitta.CountWords(header)+chitta.CountWords(text[0]) <= capWords && add(header) {
+		text := strings.Split(brief.CutWords(items, briefWordRunes), "\n")
+		if fits(header, text[0]) && add(header) {
 			for _, line := range text {
 				if !add(line) {
 					break

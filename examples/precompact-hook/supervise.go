@@ -29,7 +29,8 @@ const maxWorkerStderr = 64 << 10
 // concurrent map write), and status 2 from a PreCompact hook would block
 // the compaction. The supervisor is small enough not to fail that way: it
 // maps such an exit, or a worker killed by a signal, to 1 with one line on
-// stderr naming the cause. The worker's own stderr (one line) is passed
+// stderr naming the cause (at most clipmsg.Max bytes after its prefix, as
+// hookMain's). The worker's own stderr (one line) is passed
 // on when it exits 0 or 1. SIGINT and SIGTERM are forwarded to the worker,
 // which gives up as it does when run alone.
 //
@@ -68,10 +69,10 @@ func supervise(exe string, args []string, stdin io.Reader, stdout, stderr io.Wri
 	}
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
-		fmt.Fprintln(stderr, prefix+"failed: worker: "+oneLine(err.Error()))
+		fmt.Fprintln(stderr, prefix+"failed: "+stderrLine("worker: "+err.Error()))
 		return 1
 	}
-	fmt.Fprintln(stderr, prefix+"failed: worker "+cmd.ProcessState.String()+crashCause(errBuf.Bytes()))
+	fmt.Fprintln(stderr, prefix+"failed: "+stderrLine("worker "+cmd.ProcessState.String()+crashCause(errBuf.Bytes())))
 	return 1
 }
 

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta/examples/internal/clipmsg"
 )
 
 // TestSupervisorMapsFatalErrors: a worker that dies of a Go runtime fatal
@@ -113,4 +115,31 @@ func TestCapBuffer(t *testing.T) {
 	assert.Equal(t, 100, n, "a full buffer still reports the whole write")
 	assert.Equal(t, maxWorkerStderr, c.Len())
 	assert.True(t, bytes.HasSuffix(c.Bytes(), bytes.Repeat([]byte("y"), 10)))
+}
+
+// TestSupervisorLineBounded: whatever the worker's stderr holds when it
+// dies, the supervisor writes one line of at most clipmsg.Max bytes after
+// its "chitta hook: failed: " prefix, as hookMain does. A worker that died
+// with a long first line (a panic quoting a value) had it passed on whole,
+// up to the 64 KiB kept of its stderr.
+func TestSupervisorLineBounded(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 5000)
+	for _, tt := range []struct{ name, script, want string }{
+		{"panic line", "printf 'panic: " + long + "\\n\\ngoroutine 1 [running]:\\n' >&2; exit 2", "failed: worker exit status 2: panic: xxx"},
+		{"fatal error after a long line", "printf '" + long + "\\nfatal error: stack overflow\\n' >&2; exit 2", "failed: worker exit status 2: fatal error: stack overflow"},
+		{"no newline", "printf '" + long + long + "' >&2; exit 3", "failed: worker exit status 3: xxx"},
+		{"killed", "kill -9 $$", "failed: worker signal: killed"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var stdout, stderr bytes.Buffer
+			code := supervise("/bin/sh", []string{"-c", tt.script}, strings.NewReader(""), &stdout, &stderr)
+			assert.Equal(t, 1, code)
+			line := stderr.String()
+			assert.True(t, strings.HasPrefix(line, prefix+tt.want), line)
+			assert.Equal(t, 1, strings.Count(line, "\n"), "one line")
+			assert.LessOrEqual(t, len(line), len(prefix+"failed: ")+clipmsg.Max+1)
+		})
+	}
 }

@@ -3,8 +3,12 @@ package brief
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/examples/internal/claudecode"
@@ -31,6 +35,12 @@ type Options struct {
 	// MaxTokens caps the brief, in words × 1.3. 0 means DefaultMaxTokens
 	// (1 500); negative is an error.
 	MaxTokens int
+	// MaxChars caps the brief's length in UTF-16 code units, what
+	// JavaScript's String.length counts (Claude Code cuts a hook's output
+	// longer than 10 000 of them: see the precompact hook). The cap in
+	// words lets a brief of long paths and commands run far past that.
+	// 0 means no cap; negative is an error.
+	MaxChars int
 	// NovelThreshold is the coverage at or above which a dropped turn
 	// counts as held by memory. 0 means chitta.DefaultNovelThreshold.
 	NovelThreshold float64
@@ -134,6 +144,9 @@ func resolve(opts *Options) (Options, error) {
 	case o.MaxTokens == 0:
 		o.MaxTokens = DefaultMaxTokens
 	}
+	if o.MaxChars < 0 {
+		return o, fmt.Errorf("brief: MaxChars %d, want >= 0 (0 means no cap)", o.MaxChars)
+	}
 	if o.NovelThreshold == 0 {
 		o.NovelThreshold = chitta.DefaultNovelThreshold
 	}
@@ -183,36 +196,45 @@ func build(turns []claudecode.Turn, order, excerptOrder []int, score func(int) f
 
 	l := &layout{held: held}
 	capWords := maxWords(o.MaxTokens)
-	l.n = l.words()
-	if l.n > capWords {
+	capChars := o.MaxChars
+	if capChars == 0 {
+		capChars = math.MaxInt
+	}
+	l.n, l.c = l.words(), l.chars()
+	if l.n > capWords || l.c > capChars {
 		l.held = ""
-		if l.n = l.words(); l.n > capWords {
+		if l.n, l.c = l.words(), l.chars(); l.n > capWords || l.c > capChars {
 			return &Brief{Text: "", Left: len(arts)}, nil
 		}
 	}
 	placed := make([]bool, len(arts))
-	fill := func(cands []candidate, placedOf []bool, limit int) {
+	fill := func(cands []candidate, placedOf []bool, limit, limitChars int) {
 		for k, c := range cands {
 			if placedOf != nil && placedOf[k] {
 				continue
 			}
-			if cost := l.cost(c); l.n+cost <= limit {
-				l.add(c, cost)
+			if cost, chars := l.cost(c), l.charCost(c); l.n+cost <= limit && l.c+chars <= limitChars {
+				l.add(c, cost, chars)
 				if placedOf != nil {
 					placedOf[k] = true
 				}
 			}
 		}
 	}
-	fixed := l.n
-	fill(arts, placed, fixed+int(artifactShare*float64(capWords-fixed)))
+	share := func(fixed, limit int) int {
+		if limit == math.MaxInt {
+			return limit
+		}
+		return fixed + int(artifactShare*float64(limit-fixed))
+	}
+	fill(arts, placed, share(l.n, capWords), share(l.c, capChars))
 	var mcs []candidate
 	for _, line := range o.Masked {
 		mcs = append(mcs, candidate{masked: line})
 	}
-	fill(mcs, nil, capWords)
-	fill(exs, nil, capWords)
-	fill(arts, placed, capWords)
+	fill(mcs, nil, capWords, capChars)
+	fill(exs, nil, capWords, capChars)
+	fill(arts, placed, capWords, capChars)
 
 	text := l.render()
 	b := &Brief{Text: text, Tokens: chitta.EstimateTokens(text), Excerpts: len(l.excerpts), Masked: len(l.masked)}
@@ -225,6 +247,9 @@ func build(turns []claudecode.Turn, order, excerptOrder []int, score func(int) f
 	}
 	if b.Tokens > o.MaxTokens { // cannot happen: every word is counted
 		return nil, fmt.Errorf("brief: %d tokens over the cap of %d", b.Tokens, o.MaxTokens)
+	}
+	if n := Chars(text); n > capChars || n != l.c { // cannot happen: every character is counted
+		return nil, fmt.Errorf("brief: %d characters (%d counted), cap %d", n, l.c, capChars)
 	}
 	return b, nil
 }
@@ -258,6 +283,7 @@ const excerptTitle = "Kept turns memory does not hold:"
 // chitta.CountWords will count the rendered text.
 type layout struct {
 	n        int // words so far
+	c        int // characters so far, as Chars counts them
 	held     string
 	items    [numKinds][]string
 	masked   []string
@@ -320,8 +346,52 @@ func (l *layout) cost(c candidate) int {
 	return n
 }
 
-func (l *layout) add(c candidate, cost int) {
+// chars is the length of the rendered layout, as Chars counts it.
+func (l *layout) chars() int { return Chars(l.render()) }
+
+// charCost is the characters c adds to the rendered layout: a line of its
+// own (its "- " bullet and the newline before it) or, in an inline
+// section, ", " and the item, plus the section's title line if c is its
+// first entry.
+func (l *layout) charCost(c candidate) int {
+	line := func(text string, first bool, title string) int {
+		n := 1 + 2 + Chars(text) // "\n- " and the text
+		if first {
+			n += 1 + Chars(title)
+		}
+		return n
+	}
+	switch {
+	case c.masked != "":
+		return line(c.masked, len(l.masked) == 0, maskedTitle)
+	case c.excerpt != "":
+		return line(c.excerpt, len(l.excerpts) == 0, excerptTitle)
+	}
+	k := c.item.Kind
+	s := sections[k]
+	if !s.inline {
+		return line(c.item.Text, len(l.items[k]) == 0, s.title)
+	}
+	if len(l.items[k]) == 0 {
+		return 1 + Chars(s.title) + 1 + Chars(c.item.Text) // "\n", title, " ", item
+	}
+	return 2 + Chars(c.item.Text) // ", " and the item
+}
+
+// Chars returns the length of s in UTF-16 code units, what JavaScript's
+// String.length counts (a rune above U+FFFF counts 2, an invalid byte 1, as
+// its decoding to U+FFFD does).
+func Chars(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+func (l *layout) add(c candidate, cost, chars int) {
 	l.n += cost
+	l.c += chars
 	if c.masked != "" {
 		l.masked = append(l.masked, c.masked)
 		return
@@ -370,11 +440,62 @@ func (l *layout) render() string {
 // oneLine joins the lines of s with spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// words returns the first n words of s, with "…" when it cut.
+// words returns the first n words of s, each at most MaxWordRunes runes,
+// with "…" where it cut.
 func words(s string, n int) string {
 	f := strings.Fields(s)
-	if len(f) <= n {
-		return strings.Join(f, " ")
+	cut := len(f) > n
+	if cut {
+		f = f[:n]
 	}
-	return strings.Join(f[:n], " ") + "…"
+	out := CutWords(strings.Join(f, " "), MaxWordRunes)
+	if cut {
+		out += "…"
+	}
+	return out
+}
+
+// MaxWordRunes bounds one word of the prose a brief quotes (an excerpt, the
+// held line, a masked call's input): a longer word, such as a pasted token
+// or minified JSON, is cut to its first MaxWordRunes runes and "…". The cap
+// counts words, so without it one word could make the brief any size.
+const MaxWordRunes = 64
+
+// CutWords returns s with every word (a run of non-space characters) longer
+// than maxRunes runes cut to its first maxRunes runes followed by "…"; the
+// white space between words is kept as it is. s is returned unchanged when
+// no word is longer.
+func CutWords(s string, maxRunes int) string {
+	var b strings.Builder
+	done := 0 // bytes of s already in b
+	for start := 0; start < len(s); {
+		r, size := utf8.DecodeRuneInString(s[start:])
+		if unicode.IsSpace(r) {
+			start += size
+			continue
+		}
+		end, runes, cutAt := start, 0, -1
+		for end < len(s) {
+			r, size := utf8.DecodeRuneInString(s[end:])
+			if unicode.IsSpace(r) {
+				break
+			}
+			if runes == maxRunes {
+				cutAt = end
+			}
+			runes++
+			end += size
+		}
+		if cutAt >= 0 {
+			b.WriteString(s[done:cutAt])
+			b.WriteString("…")
+			done = end
+		}
+		start = end
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
 }

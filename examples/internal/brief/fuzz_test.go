@@ -10,7 +10,8 @@ import (
 
 // FuzzBuild: whatever the conversation says, Extract returns non-empty
 // items of at most MaxItemRunes (+ "…") runes, and the brief stays under
-// its cap and carries every item it lists verbatim.
+// its caps (in tokens, and in characters with MaxChars) and carries every
+// item it lists verbatim.
 func FuzzBuild(f *testing.F) {
 	f.Add("Never push to main. See ./cmd/x.go and https://e.x/a", "go test ./... && rm -rf /tmp/x", "--- FAIL: TestX (0.1s)\npanic: boom", uint16(150))
 	f.Add("`a` `b` 1 ms 2 MB 3% snake_case camelCase pkg.Func", "", "", uint16(100))
@@ -49,6 +50,14 @@ func FuzzBuild(f *testing.F) {
 			if !strings.Contains(b.Text, it.Text) {
 				t.Fatalf("item %q not in the brief", it.Text)
 			}
+		}
+		capChars := 50 + int(capTokens)%3000
+		c, err := Build(turns, scores, []string{prompt}, &Options{MaxTokens: cp, MaxChars: capChars})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := Chars(c.Text); n > capChars || c.Tokens > cp {
+			t.Fatalf("brief of %d characters, %d tokens over the caps %d, %d", n, c.Tokens, capChars, cp)
 		}
 	})
 }

@@ -31,6 +31,7 @@ type Store interface {
 type RunOptions struct {
 	Query      string // the compaction query; "" gives every turn the neutral semantic score
 	MaxTokens  int    // the brief's cap; 0 means DefaultMaxTokens (1 500)
+	MaxChars   int    // Options.MaxChars: the brief's cap in UTF-16 code units; 0 means none
 	Distill    bool   // record the novel dropped turns as memories
 	DistillMax int    // at most this many per run; 0 means DefaultDistillMax (8); negative is an error
 	// Mask, when set, masks stale tool output in the compaction
@@ -92,7 +93,7 @@ func Run(ctx context.Context, window []claudecode.Turn, emb chitta.Embedder, sto
 	if err != nil {
 		return nil, err
 	}
-	b, err := Build(window, res.Scores, held, &Options{MaxTokens: ro.MaxTokens, Masked: MaskedCalls(window, res)})
+	b, err := Build(window, res.Scores, held, &Options{MaxTokens: ro.MaxTokens, MaxChars: ro.MaxChars, Masked: MaskedCalls(window, res)})
 	if err != nil {
 		return nil, err
 	}
