@@ -106,6 +106,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/chitta-go/chitta/examples/internal/embedspec"
+	"github.com/chitta-go/chitta/examples/internal/flagsafe"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
 	"github.com/chitta-go/chitta/pgstore"
 )
@@ -139,7 +140,10 @@ type config struct {
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("chitta", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// The flag package would print a parse error quoting the value, and the
+	// usage after it: errors are reported on one line by main, without the
+	// value (flagsafe); the usage is printed only for -h.
+	fs.SetOutput(io.Discard)
 	c := &config{}
 	fs.StringVar(&c.store, "store", "", storepath.FlagUsage)
 	fs.StringVar(&c.embedder, "embedder", "hash", "embedder: hash, hash:DIMS, llamacpp[+PRESET]:PATH (needs -tags llamacpp) or openai[+PRESET]:URL#MODEL; PRESET nomic, e5 or bge gives an asymmetric model its query/document prefixes")
@@ -156,15 +160,20 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fs.Usage()
+			return nil, err
+		}
+		return nil, flagsafe.WithoutValue(err)
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q (requests are read from stdin)", fs.Arg(0))
+		return nil, flagsafe.Unexpected(fs.NArg(), "requests are read from stdin")
 	}
 	switch c.mode {
 	case "auto", "serve", "oneshot":
 	default:
-		return nil, fmt.Errorf("--mode %q: want auto, serve or oneshot", c.mode)
+		return nil, fmt.Errorf("--mode: want auto, serve or oneshot (the value is %s)", flagsafe.NotRepeated)
 	}
 	if err := checkTokenizer("--tokenizer", c.tokenizer); err != nil {
 		return nil, err

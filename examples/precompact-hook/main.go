@@ -89,13 +89,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/chitta-go/chitta/examples/internal/brief"
 	"github.com/chitta-go/chitta/examples/internal/clipmsg"
+	"github.com/chitta-go/chitta/examples/internal/flagsafe"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
 )
 
@@ -247,10 +247,10 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			fs.PrintDefaults()
 			return nil, err
 		}
-		return nil, withoutValue(err)
+		return nil, flagsafe.WithoutValue(err)
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument after the flags (%d in all; %s; the hook input is read from stdin)", fs.NArg(), notRepeated)
+		return nil, flagsafe.Unexpected(fs.NArg(), "the hook input is read from stdin")
 	}
 	if c.timeout <= 0 {
 		return nil, fmt.Errorf("--timeout %v: want > 0", c.timeout)
@@ -270,28 +270,6 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 	}
 	return c, nil
-}
-
-// notRepeated says why an error does not quote a command-line argument.
-const notRepeated = "not repeated here: it may hold a password"
-
-// flagValueRE reads the flag package's errors that quote a flag's value.
-var flagValueRE = regexp.MustCompile(`^invalid (boolean )?value ".*" for (?:flag )?-(\S+): (.*)$`)
-
-// withoutValue returns a flag parse error without the argument or value it
-// quotes: the hook's command line is in Claude Code's settings, and a
-// --store URL split at a space in its password or given to the wrong flag
-// would be printed, where Claude Code shows the line and keeps it in the
-// transcript. The flag's name and the reason stay.
-func withoutValue(err error) error {
-	msg := err.Error()
-	if m := flagValueRE.FindStringSubmatch(msg); m != nil {
-		return fmt.Errorf("invalid %svalue for flag -%s (%s): %s", m[1], m[2], notRepeated, m[3])
-	}
-	if strings.HasPrefix(msg, "bad flag syntax: ") {
-		return fmt.Errorf("bad flag syntax (%s)", notRepeated)
-	}
-	return err
 }
 
 // hookInput is what Claude Code writes on a hook's stdin: the fields this
