@@ -3,6 +3,8 @@ package chitta_test
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -146,4 +148,27 @@ func TestCompactPresetConcurrentSharedCache(t *testing.T) {
 	shared := preset
 	shared.Embedder = chitta.NewCachedEmbedder(he, 16)
 	compactConcurrently(t, convs, want, &shared, 3)
+}
+
+// A message without a vector (an assistant turn whose only content is a
+// tool call, with no text) has the formula's neutral Semantic, 0.5, which
+// is no similarity to the query: it claims nothing of the relevance
+// reserve. It claimed 0.5 (above most cosines), so its tool group took the
+// reserve ahead of the old exact match.
+func TestCompactReserveIgnoresMessagesWithoutVector(t *testing.T) {
+	t.Parallel()
+	msgs := oldMatchConversation()
+	group := []chitta.Message{
+		{Role: chitta.RoleAssistant, ToolCallIDs: []string{"c1"}},
+		{Role: chitta.RoleTool, Content: strings.Repeat("lunch menu options for the team outing ", 5), ToolResultIDs: []string{"c1"}},
+	}
+	msgs = slices.Insert(msgs, 2, group...)
+	opts := chitta.Options{Query: "where does the deploy key live in vault", TargetRatio: 0.3, Embedder: chitta.NewHashEmbedder(0), Tokens: words,
+		RelevanceReserve: 0.5}
+	res, err := chitta.Compact(t.Context(), msgs, &opts)
+	require.NoError(t, err)
+	assert.Equal(t, 0.5, res.Scores[2].Semantic, "premise: the call has no vector")
+	require.Less(t, res.Scores[1].Semantic, 0.5, "premise: the exact match's cosine is below the neutral 0.5")
+	assert.True(t, res.Scores[1].Kept, "the reserve keeps the old exact match")
+	assert.False(t, res.Scores[2].Kept, "the group without a match does not take the reserve")
 }

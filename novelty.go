@@ -26,7 +26,12 @@ func (p *pass) reserving(o *resolved) bool {
 
 // reserveSimilarity is message i's claim on the relevance reserve: its
 // similarity to the query discounted by what memory already holds of it.
+// A message without a vector (no text to embed) claims nothing: its
+// Semantic is the formula's neutral 0.5, not a similarity.
 func (p *pass) reserveSimilarity(i int) float64 {
+	if i >= len(p.vecs) || p.vecs[i] == nil {
+		return 0
+	}
 	s := &p.scores[i]
 	return s.Semantic * (1 - s.Coverage)
 }
