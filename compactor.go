@@ -19,7 +19,8 @@ const (
 // Pricing is a provider's price of input tokens, per token in any unit;
 // the zero value of each field means Anthropic's default, so a price
 // cannot be set to 0 (a free cache read is at best a tiny price). A price
-// that is negative, NaN or infinite is an error from [NewCompactor].
+// that is negative, NaN or above [MaxPrice] (infinite included) is an
+// error from [NewCompactor].
 //
 // The billing model behind [Stats.BilledInput]: the caller asks the
 // provider to cache the whole prompt on every call (Anthropic: a cache
@@ -36,6 +37,12 @@ type Pricing struct {
 	CacheWrite float64 // a token written to the cache; 0 means DefaultCacheWritePrice (1.25)
 	CacheRead  float64 // a token read from the cache; 0 means DefaultCacheReadPrice (0.1)
 }
+
+// MaxPrice is the largest price a [Pricing] field may hold: prices are
+// relative (the default Input is 1), and above it the billing estimates
+// of a long session could overflow to +Inf or NaN, which json.Marshal
+// refuses.
+const MaxPrice = 1e12
 
 // Policy tells a [Compactor] when and how far to compact. MaxTokens is
 // required (the zero Policy is an error from [NewCompactor]); the zero value
@@ -238,8 +245,8 @@ func (p *Policy) resolve() error {
 		{"CacheRead", &p.Pricing.CacheRead, DefaultCacheReadPrice},
 	} {
 		switch v := *f.v; {
-		case math.IsNaN(v) || math.IsInf(v, 0) || v < 0:
-			return fmt.Errorf("%w: Policy.Pricing.%s %v, want a finite price >= 0", ErrInvalidOption, f.name, v)
+		case math.IsNaN(v) || v < 0 || v > MaxPrice:
+			return fmt.Errorf("%w: Policy.Pricing.%s %v, want a finite price in [0, %g]", ErrInvalidOption, f.name, v, float64(MaxPrice))
 		case v == 0:
 			*f.v = f.def
 		}

@@ -401,6 +401,9 @@ func TestCompactorErrors(t *testing.T) {
 		{chitta.Policy{MaxTokens: 100, HardLimit: -1}, "Policy.HardLimit -1"},
 		{chitta.Policy{MaxTokens: 100, Pricing: chitta.Pricing{CacheRead: math.NaN()}}, "Policy.Pricing.CacheRead NaN"},
 		{chitta.Policy{MaxTokens: 100, Pricing: chitta.Pricing{Input: -1}}, "Policy.Pricing.Input -1"},
+		// so large that the Stats estimates overflow to +Inf or NaN, which
+		// json.Marshal refuses
+		{chitta.Policy{MaxTokens: 100, Pricing: chitta.Pricing{CacheRead: 1e308}}, "Policy.Pricing.CacheRead 1e+308, want a finite price in [0, 1e+12]"},
 	} {
 		_, err := chitta.NewCompactor(nil, tt.p)
 		require.ErrorIs(t, err, chitta.ErrInvalidOption, tt.want)
