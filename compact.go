@@ -154,7 +154,8 @@ type Options struct {
 	// RelevanceReserve is the share of the free budget (what is left after
 	// pinned messages) that goes first to the tool-call groups most similar
 	// to the query and least held by the Store (a group's claim is its best
-	// member's Semantic × (1 − Coverage)), first fit. The rest of the budget
+	// member's Semantic × (1 − Coverage); a message without text, whose
+	// Semantic is the neutral 0.5, claims 0), first fit. The rest of the budget
 	// then goes to the least-covered groups, newest first among equals
 	// (without a Store, newest first), instead of in Score order; scores
 	// are unchanged. It keeps an old exact match that recency would push

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,7 +61,8 @@ func TestCompactReserveSkipsWhatMemoryHolds(t *testing.T) {
 
 // TestCompactReserveFillOrder checks the whole selection with the reserve
 // on against a model of it: pinned units, then the reserve (Semantic ×
-// (1 − Coverage), first fit within RelevanceReserve × the free budget),
+// (1 − Coverage), 0 for a message without text, first fit within
+// RelevanceReserve × the free budget),
 // then the rest least covered first, newest first among equals.
 func TestCompactReserveFillOrder(t *testing.T) {
 	t.Parallel()
@@ -111,7 +113,11 @@ func expectedReserveSelection(msgs []chitta.Message, scores []chitta.TurnScore, 
 		u.members = append(u.members, i)
 		u.cost += s.Tokens
 		u.last = i
-		u.sim = max(u.sim, s.Semantic*(1-s.Coverage))
+		claim := s.Semantic * (1 - s.Coverage)
+		if strings.TrimSpace(m.Content) == "" {
+			claim = 0 // no text, no vector: its Semantic is the neutral 0.5, no similarity
+		}
+		u.sim = max(u.sim, claim)
 		u.cov = min(u.cov, s.Coverage)
 		u.pinned = u.pinned || s.Pinned
 	}
