@@ -170,7 +170,7 @@ type Options struct {
 	// (1 − Lexical)·cosine + Lexical·BM25, where BM25 (k1 1.2, b 0.75) is
 	// computed over the HashEmbedder's word-level features (words, whole
 	// identifiers, bigrams) of the query and of this call's non-system
-	// messages (IDF over those messages, so a word in
+	// messages with text (those embedded; IDF over them, so a word in
 	// every turn counts little) and divided by the best message's. The
 	// lexical pass of each text is cached in a [CachedEmbedder] Embedder.
 	// 0 means off; valid range [0, 1]. Without a query and an Embedder it
