@@ -80,6 +80,7 @@ import (
 	"slices"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/adapt/internal/adaptkit"
@@ -88,7 +89,10 @@ import (
 // Messages converts msgs to chitta messages, index for index, with Content
 // and tool linkage set and Raw nil. A message that is none of user,
 // assistant or system is an error naming its index, and so is a user or
-// assistant message with no content blocks (see [ErrNoContent]).
+// assistant message with no content blocks (see [ErrNoContent]) and a
+// content block, or a tool_result's content block, with no variant set
+// (the zero union, which the SDK sends as null); [Compact] and the
+// Compactor return the same errors.
 func Messages(msgs []anthropic.MessageParam) ([]chitta.Message, error) {
 	return adaptkit.Messages(msgs, build)
 }
@@ -141,7 +145,9 @@ func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 				continue
 			}
 			b.SetRole(chitta.RoleUser)
-			addBlocks(b, m.OfUser.Content)
+			if err := addBlocks(b, m.OfUser.Content); err != nil {
+				return fmt.Errorf("%w: message %d: %w", chitta.ErrInvalidMessages, i, err)
+			}
 		case m.OfAssistant != nil:
 			if text, ok := onlyText(m.OfAssistant.Content); ok {
 				b.Message(chitta.RoleAssistant, text)
@@ -152,7 +158,9 @@ func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 				continue
 			}
 			b.SetRole(chitta.RoleAssistant)
-			addBlocks(b, m.OfAssistant.Content)
+			if err := addBlocks(b, m.OfAssistant.Content); err != nil {
+				return fmt.Errorf("%w: message %d: %w", chitta.ErrInvalidMessages, i, err)
+			}
 		case m.OfSystem != nil:
 			b.SetRole(chitta.RoleSystem)
 			for _, t := range m.OfSystem.Content {
@@ -311,7 +319,11 @@ func addDocument(b *adaptkit.Builder, d *anthropic.DocumentBlockParam) {
 	}
 }
 
-func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
+// addBlocks adds blocks, a message's content, as build reads them. A block
+// (or a tool_result's content block) with no variant set and no override,
+// the zero union, is an error naming it: the SDK sends it as null, which
+// the API (and chitta.ParseMessages) refuses.
+func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) error {
 	for i := range blocks {
 		blk := &blocks[i]
 		switch {
@@ -327,7 +339,7 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 		case blk.OfToolResult != nil:
 			b.ResultID(blk.OfToolResult.ToolUseID)
 			b.OpenResult(blk.OfToolResult.ToolUseID)
-			for _, c := range blk.OfToolResult.Content {
+			for j, c := range blk.OfToolResult.Content {
 				switch {
 				case c.OfText != nil:
 					b.Add(c.OfText.Text)
@@ -339,6 +351,8 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 					addSearchResult(b, c.OfSearchResult)
 				case c.OfToolReference != nil:
 					b.AddReference(c.OfToolReference.ToolName) // tool search: the tool it loads
+				case param.IsOmitted(c):
+					return fmt.Errorf("content[%d].content[%d]: no block variant set", i, j)
 				default:
 					b.AddJSON(c)
 				}
@@ -374,6 +388,8 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 				b.Add(w.Title)
 				b.Add(w.URL)
 			}
+		case param.IsOmitted(*blk):
+			return fmt.Errorf("content[%d]: no block variant set", i)
 		default:
 			// Server tool results (web search, web fetch, code execution,
 			// ...) answer a server_tool_use by ID; any other block type is
@@ -384,6 +400,7 @@ func addBlocks(b *adaptkit.Builder, blocks []anthropic.ContentBlockParamUnion) {
 			b.AddJSON(*blk)
 		}
 	}
+	return nil
 }
 
 // addSearchResult adds a search_result block's title, source and text

@@ -51,14 +51,7 @@ func TestNoContentRefused(t *testing.T) {
 			assert.ErrorContains(t, err, tt.msg)
 			assert.ErrorContains(t, err, "mcp_tool_use")
 
-			out, _, err := anthropic.Compact(t.Context(), tt.msgs, &chitta.Options{TargetRatio: 0.5})
-			require.ErrorIs(t, err, anthropic.ErrNoContent)
-			assert.Nil(t, out)
-
-			c, err := anthropic.NewCompactor(nil, chitta.Policy{MaxTokens: 1000})
-			require.NoError(t, err)
-			_, _, err = c.Compact(t.Context(), tt.msgs)
-			require.ErrorIs(t, err, anthropic.ErrNoContent)
+			requireRefused(t, tt.msgs, anthropic.ErrNoContent, &chitta.Options{TargetRatio: 0.5})
 		})
 	}
 
@@ -155,5 +148,63 @@ func TestEmptyFinalAssistantAccepted(t *testing.T) {
 			require.ErrorIs(t, err, anthropic.ErrNoContent)
 			assert.ErrorContains(t, err, "message 3: assistant message with no content blocks")
 		})
+	}
+}
+
+// TestBlockWithoutVariantRefused: a content block, or a tool_result's
+// content block, with no variant set (the zero union, as
+// make([]sdk.ContentBlockParamUnion, n) leaves it) is an error naming the
+// message and the block, as chitta.ParseMessages refuses the `null` the
+// SDK sends for it. The adapter scored it as the text "null" and returned
+// it, for the API to refuse.
+func TestBlockWithoutVariantRefused(t *testing.T) {
+	t.Parallel()
+	hi := sdk.NewUserMessage(sdk.NewTextBlock("hi"))
+	call := sdk.NewAssistantMessage(sdk.NewToolUseBlock("tu_1", map[string]any{"path": "a.go"}, "read_file"))
+	tests := []struct {
+		name string
+		msgs []sdk.MessageParam
+		msg  string
+	}{
+		{name: "user block", msgs: []sdk.MessageParam{sdk.NewUserMessage(sdk.ContentBlockParamUnion{})},
+			msg: "chitta: invalid messages: message 0: content[0]: no block variant set"},
+		{name: "assistant block beside text", msgs: []sdk.MessageParam{hi, sdk.NewAssistantMessage(sdk.NewTextBlock("reading"), sdk.ContentBlockParamUnion{})},
+			msg: "chitta: invalid messages: message 1: content[1]: no block variant set"},
+		{name: "tool_result content", msgs: []sdk.MessageParam{hi, call, sdk.NewUserMessage(sdk.ContentBlockParamUnion{OfToolResult: &sdk.ToolResultBlockParam{
+			ToolUseID: "tu_1", Content: []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: "package a"}}, {}},
+		}})}, msg: "chitta: invalid messages: message 2: content[0].content[1]: no block variant set"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			data, err := json.Marshal(tt.msgs)
+			require.NoError(t, err)
+			_, err = chitta.ParseMessages(data)
+			require.ErrorIs(t, err, chitta.ErrInvalidMessages, "chitta refuses the SDK's JSON: %s", data)
+
+			_, err = anthropic.Messages(tt.msgs)
+			require.ErrorIs(t, err, chitta.ErrInvalidMessages)
+			assert.EqualError(t, err, tt.msg)
+
+			requireRefused(t, tt.msgs, chitta.ErrInvalidMessages, &chitta.Options{TargetRatio: 0.5}, &chitta.Options{TargetRatio: 0.5, Mask: &chitta.MaskOptions{}})
+		})
+	}
+}
+
+// requireRefused checks that Compact, and a Compactor's Compact, refuse
+// msgs with an error wrapping target and return no values, under each of
+// opts.
+func requireRefused(t *testing.T, msgs []sdk.MessageParam, target error, opts ...*chitta.Options) {
+	t.Helper()
+	for _, o := range opts {
+		out, _, err := anthropic.Compact(t.Context(), msgs, o)
+		require.ErrorIs(t, err, target)
+		assert.Nil(t, out)
+
+		c, err := anthropic.NewCompactor(o, chitta.Policy{MaxTokens: 1000})
+		require.NoError(t, err)
+		out, _, err = c.Compact(t.Context(), msgs)
+		require.ErrorIs(t, err, target)
+		assert.Nil(t, out)
 	}
 }

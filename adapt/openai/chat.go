@@ -62,7 +62,10 @@ import (
 
 // Messages converts chat messages to chitta messages, index for index,
 // with Content and tool linkage set and Raw nil. A message with no variant
-// set is an error naming its index.
+// set is an error naming its index, and so is a content part or tool call
+// with no variant set (the zero union, which the SDK sends as null),
+// naming the message and the part; [Compact] and the Compactor return
+// the same errors.
 func Messages(msgs []openai.ChatCompletionMessageParamUnion) ([]chitta.Message, error) {
 	return adaptkit.Messages(msgs, buildChat)
 }
@@ -87,7 +90,7 @@ func buildChat(b *adaptkit.Builder, msgs []openai.ChatCompletionMessageParamUnio
 			}
 			b.SetRole(chitta.RoleUser)
 			b.Add(u.OfUser.Content.OfString.Value)
-			for _, p := range u.OfUser.Content.OfArrayOfContentParts {
+			for j, p := range u.OfUser.Content.OfArrayOfContentParts {
 				switch {
 				case p.OfText != nil:
 					b.Add(p.OfText.Text)
@@ -97,6 +100,8 @@ func buildChat(b *adaptkit.Builder, msgs []openai.ChatCompletionMessageParamUnio
 					b.Add("[audio]")
 				case p.OfFile != nil:
 					b.Add("[document]")
+				case param.IsOmitted(p):
+					return noVariant(i, "message", "content", j, "part")
 				default:
 					b.AddJSON(p)
 				}
@@ -118,18 +123,20 @@ func buildChat(b *adaptkit.Builder, msgs []openai.ChatCompletionMessageParamUnio
 			}
 			b.SetRole(chitta.RoleAssistant)
 			b.Add(a.Content.OfString.Value)
-			for _, p := range a.Content.OfArrayOfContentParts {
+			for j, p := range a.Content.OfArrayOfContentParts {
 				switch {
 				case p.OfText != nil:
 					b.Add(p.OfText.Text)
 				case p.OfRefusal != nil:
 					b.Add(p.OfRefusal.Refusal)
+				case param.IsOmitted(p):
+					return noVariant(i, "message", "content", j, "part")
 				default:
 					b.AddJSON(p)
 				}
 			}
 			b.Add(a.Refusal.Value)
-			for _, tc := range a.ToolCalls {
+			for j, tc := range a.ToolCalls {
 				switch {
 				case tc.OfFunction != nil:
 					callID(b, tc.OfFunction.ID)
@@ -137,6 +144,8 @@ func buildChat(b *adaptkit.Builder, msgs []openai.ChatCompletionMessageParamUnio
 				case tc.OfCustom != nil:
 					callID(b, tc.OfCustom.ID)
 					b.AddCall(tc.OfCustom.Custom.Name, tc.OfCustom.Custom.Input)
+				case param.IsOmitted(tc):
+					return noVariant(i, "message", "tool_calls", j, "tool call")
 				default:
 					b.AddJSON(tc)
 				}
@@ -173,6 +182,13 @@ func buildChat(b *adaptkit.Builder, msgs []openai.ChatCompletionMessageParamUnio
 		b.End()
 	}
 	return nil
+}
+
+// noVariant returns the error for part j of field in message (or item) i,
+// a union of what (a content part, a tool call) with no variant set: the
+// SDK sends it as null, which the API and chitta.ParseMessages refuse.
+func noVariant(i int, message, field string, j int, what string) error {
+	return fmt.Errorf("%w: %s %d: %s[%d]: no %s variant set", chitta.ErrInvalidMessages, message, i, field, j, what)
 }
 
 func addTextParts(b *adaptkit.Builder, parts []openai.ChatCompletionContentPartTextParam) {

@@ -253,3 +253,79 @@ func TestResponsesToolSchemasAsParsed(t *testing.T) {
 	assert.Equal(t, chitta.RoleSystem, msgs[3].Role)
 	assert.Equal(t, "[compaction_trigger]", msgs[3].Content)
 }
+
+// TestPartWithoutVariantRefused: a content part, tool call or output part
+// with no variant set (the zero union, as make leaves it) is an error
+// naming the message and the part, as chitta.ParseMessages refuses the
+// `null` the SDK sends for it. The adapter scored it as the text "null"
+// and returned it, for the API to refuse.
+func TestPartWithoutVariantRefused(t *testing.T) {
+	t.Parallel()
+	user := openai.UserMessage("hi")
+	zeroCall := openai.AssistantMessage("")
+	zeroCall.OfAssistant.ToolCalls = []openai.ChatCompletionMessageToolCallUnionParam{{}}
+	zeroText := openai.ChatCompletionMessageParamUnion{OfAssistant: &openai.ChatCompletionAssistantMessageParam{Content: openai.ChatCompletionAssistantMessageParamContentUnion{
+		OfArrayOfContentParts: []openai.ChatCompletionAssistantMessageParamContentArrayOfContentPartUnion{{}},
+	}}}
+	chatTests := []struct {
+		name string
+		msgs []openai.ChatCompletionMessageParamUnion
+		msg  string
+	}{
+		{name: "user part", msgs: []openai.ChatCompletionMessageParamUnion{openai.UserMessage([]openai.ChatCompletionContentPartUnionParam{openai.TextContentPart("see"), {}})},
+			msg: "chitta: invalid messages: message 0: content[1]: no part variant set"},
+		{name: "assistant part", msgs: []openai.ChatCompletionMessageParamUnion{user, zeroText}, msg: "chitta: invalid messages: message 1: content[0]: no part variant set"},
+		{name: "tool call", msgs: []openai.ChatCompletionMessageParamUnion{user, zeroCall}, msg: "chitta: invalid messages: message 1: tool_calls[0]: no tool call variant set"},
+	}
+	for _, tt := range chatTests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			requireRefused(t, tt.msgs, tt.msg, adapter.Messages, adapter.Compact)
+		})
+	}
+
+	call := responses.ResponseInputItemParamOfFunctionCall(`{"path":"a.go"}`, "call_a", "read_file")
+	output := responses.ResponseInputItemParamOfFunctionCallOutput(responses.ResponseFunctionCallOutputItemListParam{{}})
+	output.OfFunctionCallOutput.CallID = openai.String("call_a")
+	responsesTests := []struct {
+		name  string
+		items []responses.ResponseInputItemUnionParam
+		msg   string
+	}{
+		{name: "message part", items: []responses.ResponseInputItemUnionParam{responses.ResponseInputItemParamOfMessage(responses.ResponseInputMessageContentListParam{{}}, responses.EasyInputMessageRoleUser)},
+			msg: "chitta: invalid messages: item 0: content[0]: no part variant set"},
+		{name: "input message part", items: []responses.ResponseInputItemUnionParam{{OfInputMessage: &responses.ResponseInputItemMessageParam{Role: "user", Content: responses.ResponseInputMessageContentListParam{responses.ResponseInputContentParamOfInputText("hi"), {}}}}},
+			msg: "chitta: invalid messages: item 0: content[1]: no part variant set"},
+		{name: "output message part", items: []responses.ResponseInputItemUnionParam{responses.ResponseInputItemParamOfMessage("hi", responses.EasyInputMessageRoleUser),
+			{OfOutputMessage: &responses.ResponseOutputMessageParam{ID: "msg_1", Content: []responses.ResponseOutputMessageContentUnionParam{{}}}}},
+			msg: "chitta: invalid messages: item 1: content[0]: no part variant set"},
+		{name: "function_call_output part", items: []responses.ResponseInputItemUnionParam{responses.ResponseInputItemParamOfMessage("hi", responses.EasyInputMessageRoleUser), call, output},
+			msg: "chitta: invalid messages: item 2: output[0]: no part variant set"},
+	}
+	for _, tt := range responsesTests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			requireRefused(t, tt.items, tt.msg, adapter.ResponsesMessages, adapter.CompactResponses)
+		})
+	}
+}
+
+// requireRefused checks that chitta.ParseMessages refuses the SDK's JSON
+// of vals and that messages and compact (with and without Mask) refuse
+// vals with the error msg, wrapping chitta.ErrInvalidMessages.
+func requireRefused[T any](t *testing.T, vals []T, msg string, messages adapttest.MessagesFunc[T], compact adapttest.CompactFunc[T]) {
+	t.Helper()
+	data, err := json.Marshal(vals)
+	require.NoError(t, err)
+	_, err = chitta.ParseMessages(data)
+	require.ErrorIs(t, err, chitta.ErrInvalidMessages, "chitta refuses the SDK's JSON: %s", data)
+
+	_, err = messages(vals)
+	require.ErrorIs(t, err, chitta.ErrInvalidMessages)
+	assert.EqualError(t, err, msg)
+	for _, opts := range []*chitta.Options{{TargetRatio: 0.5}, {TargetRatio: 0.5, Mask: &chitta.MaskOptions{}}} {
+		out, _, err := compact(t.Context(), vals, opts)
+		require.ErrorIs(t, err, chitta.ErrInvalidMessages)
+		assert.Nil(t, out)
+	}
+}

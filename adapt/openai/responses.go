@@ -48,7 +48,8 @@ import (
 // items' JSON (chitta.ParseMessages) applies the same rule and reads a
 // tool_search_output as the same text. An item with
 // no variant set, or whose JSON cannot be read, is an error naming its
-// index.
+// index, and so is a content or output part with no variant set (the
+// zero union, which the SDK sends as null), naming the item and the part.
 func ResponsesMessages(items []responses.ResponseInputItemUnionParam) ([]chitta.Message, error) {
 	return adaptkit.Messages(items, buildResponses)
 }
@@ -78,18 +79,24 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 			}
 			b.SetRole(chitta.Role(it.OfMessage.Role))
 			b.Add(it.OfMessage.Content.OfString.Value)
-			addInputContent(b, it.OfMessage.Content.OfInputItemContentList)
+			if j, ok := addInputContent(b, it.OfMessage.Content.OfInputItemContentList); !ok {
+				return noVariant(i, "item", "content", j, "part")
+			}
 		case it.OfInputMessage != nil:
 			b.SetRole(chitta.Role(it.OfInputMessage.Role))
-			addInputContent(b, it.OfInputMessage.Content)
+			if j, ok := addInputContent(b, it.OfInputMessage.Content); !ok {
+				return noVariant(i, "item", "content", j, "part")
+			}
 		case it.OfOutputMessage != nil:
 			b.SetRole(chitta.RoleAssistant)
-			for _, c := range it.OfOutputMessage.Content {
+			for j, c := range it.OfOutputMessage.Content {
 				switch {
 				case c.OfOutputText != nil:
 					b.Add(c.OfOutputText.Text)
 				case c.OfRefusal != nil:
 					b.Add(c.OfRefusal.Refusal)
+				case param.IsOmitted(c):
+					return noVariant(i, "item", "content", j, "part")
 				default:
 					b.AddJSON(c)
 				}
@@ -109,7 +116,7 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 			resultID(b, o.CallID.Value)
 			b.OpenResult(o.CallID.Value)
 			b.Add(o.Output.OfString.Value)
-			for _, p := range o.Output.OfResponseFunctionCallOutputItemArray {
+			for j, p := range o.Output.OfResponseFunctionCallOutputItemArray {
 				switch {
 				case p.OfInputText != nil:
 					b.Add(p.OfInputText.Text)
@@ -117,6 +124,8 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 					b.Image(chitta.OpenAIImageURLTokens(p.OfInputImage.ImageURL.Value, string(p.OfInputImage.Detail)))
 				case p.OfInputFile != nil:
 					b.Add("[document]")
+				case param.IsOmitted(p):
+					return noVariant(i, "item", "output", j, "part")
 				default:
 					b.AddJSON(p)
 				}
@@ -206,7 +215,9 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 				// may replace.
 				b.OpenResult(pm.ToolResultIDs[0])
 				if parts := it.OfCustomToolCallOutput.Output.OfOutputContentList; len(parts) > 0 {
-					addCustomOutput(b, parts)
+					if j, ok := addCustomOutput(b, parts); !ok {
+						return noVariant(i, "item", "output", j, "part")
+					}
 				} else {
 					b.Add(pm.Content)
 				}
@@ -304,15 +315,22 @@ func toolSearch(b *adaptkit.Builder, it *responses.ResponseInputItemUnionParam, 
 	}
 }
 
-func addInputContent(b *adaptkit.Builder, parts responses.ResponseInputMessageContentListParam) {
-	for _, p := range parts {
-		addInputPart(b, p)
+// addInputContent adds parts with addInputPart. It stops at a part with
+// no variant set, and returns its index and false.
+func addInputContent(b *adaptkit.Builder, parts responses.ResponseInputMessageContentListParam) (int, bool) {
+	for j, p := range parts {
+		if !addInputPart(b, p) {
+			return j, false
+		}
 	}
+	return 0, true
 }
 
 // addInputPart adds a content part: text, an image with what OpenAI bills
-// for it, a file as "[document]", another part as its JSON.
-func addInputPart(b *adaptkit.Builder, p responses.ResponseInputContentUnionParam) {
+// for it, a file as "[document]", another part as its JSON. It adds
+// nothing and returns false for a part with no variant set (the zero
+// union, which the SDK sends as null).
+func addInputPart(b *adaptkit.Builder, p responses.ResponseInputContentUnionParam) bool {
 	switch {
 	case p.OfInputText != nil:
 		b.Add(p.OfInputText.Text)
@@ -320,18 +338,24 @@ func addInputPart(b *adaptkit.Builder, p responses.ResponseInputContentUnionPara
 		b.Image(chitta.OpenAIImageURLTokens(p.OfInputImage.ImageURL.Value, string(p.OfInputImage.Detail)))
 	case p.OfInputFile != nil:
 		b.Add("[document]")
+	case param.IsOmitted(p):
+		return false
 	default:
 		b.AddJSON(p)
 	}
+	return true
 }
 
 // addCustomOutput adds the content parts of a custom_tool_call_output,
 // whose union has the fields of a message's content part, as
 // addInputContent adds those.
-func addCustomOutput(b *adaptkit.Builder, parts []responses.ResponseCustomToolCallOutputOutputOutputContentListItemUnionParam) {
-	for _, p := range parts {
-		addInputPart(b, responses.ResponseInputContentUnionParam(p))
+func addCustomOutput(b *adaptkit.Builder, parts []responses.ResponseCustomToolCallOutputOutputOutputContentListItemUnionParam) (int, bool) {
+	for j, p := range parts {
+		if !addInputPart(b, responses.ResponseInputContentUnionParam(p)) {
+			return j, false
+		}
 	}
+	return 0, true
 }
 
 // CompactResponses compacts Responses input items with [chitta.Compact]
