@@ -20,7 +20,8 @@ import (
 // PreCompact hook, or a one-shot chitta, adds memories to the same file.
 //
 // Shared remembers the memories added through it since it last saved.
-// [Shared.Save] takes an exclusive lock on path+".lock", reloads the file,
+// [Shared.Save] takes an exclusive lock on path+".lock" (the path a
+// symbolic link names, when path is one), reloads the file,
 // adds those memories to what it holds (replacing memories with the same
 // ID), writes it atomically and switches to it, so no process loses
 // another's memories. [Shared.Refresh] picks up a file changed by another
@@ -97,12 +98,26 @@ func OpenShared(path string, dims int) (*Shared, error) {
 // once: a process holding it is saving, and cleans up itself. It is best
 // effort: a failure only leaves the files for the next save.
 func (s *Shared) removeStaleTemps() {
-	unlock, err := lockFile(context.Background(), s.path+".lock", 0)
+	unlock, err := lockFile(context.Background(), lockPath(s.path), 0)
 	if err != nil {
 		return
 	}
 	defer unlock()
 	_, _ = chitta.RemoveStaleTempFiles(s.path, 0)
+}
+
+// lockPath returns the lock file of the store file path: the file the
+// saves write ([chitta.HNSWStore.SaveFile] follows a symbolic link) with
+// ".lock" appended, so that processes naming one store file by a link and
+// by its real path take the same lock. A link that cannot be resolved
+// keeps its own name (the save then fails on it).
+func lockPath(path string) string {
+	if info, err := os.Lstat(path); err == nil && info.Mode()&os.ModeSymlink != 0 {
+		if target, err := filepath.EvalSymlinks(path); err == nil {
+			path = target
+		}
+	}
+	return path + ".lock"
 }
 
 // Path returns the store file's path.
@@ -207,7 +222,7 @@ func (s *Shared) SaveContext(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return fmt.Errorf("save store: create directory: %w", err)
 	}
-	unlock, err := lockFile(ctx, s.path+".lock", lockTimeout)
+	unlock, err := lockFile(ctx, lockPath(s.path), lockTimeout)
 	if err != nil {
 		return fmt.Errorf("save store: lock: %w", err)
 	}
