@@ -7,6 +7,9 @@ import (
 	"time"
 )
 
+// openNoWait is the flag that opens a named pipe without waiting: none here.
+const openNoWait = 0
+
 // lockFile does nothing on systems without flock: concurrent saves from
 // two processes may then lose one's new memories (the file itself is
 // still replaced atomically).

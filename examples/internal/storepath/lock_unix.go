@@ -11,6 +11,11 @@ import (
 	"time"
 )
 
+// openNoWait opens a file that was replaced by a named pipe since it was
+// checked without waiting for a writer (and a terminal without making it
+// the controlling one).
+const openNoWait = syscall.O_NONBLOCK | syscall.O_NOCTTY
+
 // lockFile takes an exclusive advisory lock on path (created if needed) and
 // returns the function that releases it. It polls while another process
 // holds the lock and gives up after wait, or once ctx is done, whichever

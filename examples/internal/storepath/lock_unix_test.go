@@ -3,6 +3,7 @@
 package storepath
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -48,4 +49,27 @@ func TestLockFileRefusesSymlink(t *testing.T) {
 	assert.Nil(t, unlock)
 	assert.ErrorContains(t, err, "symbolic link")
 	assert.NoFileExists(t, victim, "the link's target is not created")
+}
+
+// TestSharedLocksLinkTarget: a save to a store reached through a symbolic
+// link takes the lock of the file it writes, the one a save naming the
+// real path takes (it took a lock beside the link, so it did not wait for
+// a save through the real path, and the later rename dropped the other's
+// memories).
+func TestSharedLocksLinkTarget(t *testing.T) {
+	t.Parallel()
+	target, link, viaLink := storeViaLink(t)
+	unlock, err := lockFile(t.Context(), target+".lock", 0) // a save through the real path
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel() // give up at once on a held lock
+	err = viaLink.SaveContext(ctx)
+	unlock()
+	require.ErrorIs(t, err, errLocked)
+	assert.Equal(t, 1, viaLink.Unsaved(), "nothing written while the other save holds the lock")
+	assert.Equal(t, []string{"first"}, texts(t, target))
+
+	require.NoError(t, viaLink.Save())
+	assert.ElementsMatch(t, []string{"first", "second"}, texts(t, target))
+	assert.NoFileExists(t, link+".lock", "no lock beside the link")
 }

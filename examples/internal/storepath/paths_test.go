@@ -51,23 +51,32 @@ func TestOpenRefusesUnsavablePaths(t *testing.T) {
 // and its target gets every save.
 func TestSharedSavesThroughSymlink(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	target := filepath.Join(dir, "real.chitta")
-	s, err := OpenShared(target, 4)
-	require.NoError(t, err)
-	require.NoError(t, s.Add(t.Context(), mem("first", 0)))
-	require.NoError(t, s.Save())
-	link := filepath.Join(dir, "link.chitta")
-	require.NoError(t, os.Symlink("real.chitta", link))
-
-	viaLink, err := OpenShared(link, 4)
-	require.NoError(t, err)
-	require.NoError(t, viaLink.Add(t.Context(), mem("second", 1)))
+	target, link, viaLink := storeViaLink(t)
 	require.NoError(t, viaLink.Save())
 	info, err := os.Lstat(link)
 	require.NoError(t, err)
 	assert.NotZero(t, info.Mode()&os.ModeSymlink, "still a link")
 	assert.ElementsMatch(t, []string{"first", "second"}, texts(t, target))
+}
+
+// storeViaLink saves a store holding the memory "first" to real.chitta in
+// a new directory, and returns its path, that of link.chitta (a relative
+// symbolic link to it) and the store opened through the link with the
+// memory "second" added and not saved.
+func storeViaLink(t *testing.T) (target, link string, viaLink *Shared) {
+	t.Helper()
+	dir := t.TempDir()
+	target = filepath.Join(dir, "real.chitta")
+	s, err := OpenShared(target, 4)
+	require.NoError(t, err)
+	require.NoError(t, s.Add(t.Context(), mem("first", 0)))
+	require.NoError(t, s.Save())
+	link = filepath.Join(dir, "link.chitta")
+	require.NoError(t, os.Symlink("real.chitta", link))
+	viaLink, err = OpenShared(link, 4)
+	require.NoError(t, err)
+	require.NoError(t, viaLink.Add(t.Context(), mem("second", 1)))
+	return target, link, viaLink
 }
 
 // TestSharedSaveErrorPrefix: a failed save says "save store" once (the

@@ -2,6 +2,7 @@ package storepath
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"iter"
@@ -20,7 +21,8 @@ import (
 // PreCompact hook, or a one-shot chitta, adds memories to the same file.
 //
 // Shared remembers the memories added through it since it last saved.
-// [Shared.Save] takes an exclusive lock on path+".lock", reloads the file,
+// [Shared.Save] takes an exclusive lock on path+".lock" (the path a
+// symbolic link names, when path is one), reloads the file,
 // adds those memories to what it holds (replacing memories with the same
 // ID), writes it atomically and switches to it, so no process loses
 // another's memories. [Shared.Refresh] picks up a file changed by another
@@ -49,13 +51,23 @@ const lockTimeout = 10 * time.Second
 var errLocked = errors.New("store locked")
 
 // stamp identifies a version of the store file: its size and
-// modification time, and the file itself, since a save replaces the file
-// with a new one (a rename), which may have the same size and, on a
-// filesystem with coarse timestamps, the same modification time.
+// modification time, the file itself, since a save replaces the file with
+// a new one (a rename), which may have the same size and, on a filesystem
+// with coarse timestamps, the same modification time, and the file's
+// checksum trailer (its last 4 bytes, the CRC-32C of the rest), since a
+// filesystem may give the new file the inode the old one freed, and a
+// tool may rewrite the file in place and restore its time. The file is
+// opened to read them, which also makes an NFS client check the server
+// (close-to-open) rather than answer from its attribute cache. A file that
+// exists but cannot be opened and read has a stamp that differs from every
+// other: Save and Refresh then reload it (and report why it cannot be), which
+// loses nothing.
 type stamp struct {
-	size int64
-	mod  time.Time
-	info os.FileInfo // nil when the file is missing
+	size    int64
+	mod     time.Time
+	info    os.FileInfo // nil when the file is missing
+	sum     uint32      // the checksum trailer (0 in a file shorter than it)
+	unknown bool        // the file exists but could not be opened and read
 }
 
 func statStamp(path string) stamp {
@@ -63,7 +75,27 @@ func statStamp(path string) stamp {
 	if err != nil {
 		return stamp{size: -1}
 	}
-	return stamp{size: info.Size(), mod: info.ModTime(), info: info}
+	st := stamp{size: info.Size(), mod: info.ModTime(), info: info, unknown: true}
+	if !info.Mode().IsRegular() { // never opened: a named pipe could block
+		return st
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoWait, 0) // not waiting if it just became a pipe
+	if err != nil {
+		return st
+	}
+	defer f.Close()
+	if info, err = f.Stat(); err != nil {
+		return st
+	}
+	st = stamp{size: info.Size(), mod: info.ModTime(), info: info}
+	var trailer [4]byte
+	if st.size >= int64(len(trailer)) {
+		if _, err := f.ReadAt(trailer[:], st.size-int64(len(trailer))); err != nil {
+			st.unknown = true
+		}
+		st.sum = binary.LittleEndian.Uint32(trailer[:])
+	}
+	return st
 }
 
 // same reports whether a and b are the same version of the file (or both
@@ -72,7 +104,8 @@ func (a stamp) same(b stamp) bool {
 	if a.info == nil || b.info == nil {
 		return a.info == nil && b.info == nil
 	}
-	return a.size == b.size && a.mod.Equal(b.mod) && os.SameFile(a.info, b.info)
+	return !a.unknown && !b.unknown && a.size == b.size && a.mod.Equal(b.mod) &&
+		os.SameFile(a.info, b.info) && a.sum == b.sum
 }
 
 // OpenShared opens the store file at path as [Open] does: a missing file is
@@ -97,12 +130,26 @@ func OpenShared(path string, dims int) (*Shared, error) {
 // once: a process holding it is saving, and cleans up itself. It is best
 // effort: a failure only leaves the files for the next save.
 func (s *Shared) removeStaleTemps() {
-	unlock, err := lockFile(context.Background(), s.path+".lock", 0)
+	unlock, err := lockFile(context.Background(), lockPath(s.path), 0)
 	if err != nil {
 		return
 	}
 	defer unlock()
 	_, _ = chitta.RemoveStaleTempFiles(s.path, 0)
+}
+
+// lockPath returns the lock file of the store file path: the file the
+// saves write ([chitta.HNSWStore.SaveFile] follows a symbolic link) with
+// ".lock" appended, so that processes naming one store file by a link and
+// by its real path take the same lock. A link that cannot be resolved
+// keeps its own name (the save then fails on it).
+func lockPath(path string) string {
+	if info, err := os.Lstat(path); err == nil && info.Mode()&os.ModeSymlink != 0 {
+		if target, err := filepath.EvalSymlinks(path); err == nil {
+			path = target
+		}
+	}
+	return path + ".lock"
 }
 
 // Path returns the store file's path.
@@ -207,7 +254,7 @@ func (s *Shared) SaveContext(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return fmt.Errorf("save store: create directory: %w", err)
 	}
-	unlock, err := lockFile(ctx, s.path+".lock", lockTimeout)
+	unlock, err := lockFile(ctx, lockPath(s.path), lockTimeout)
 	if err != nil {
 		return fmt.Errorf("save store: lock: %w", err)
 	}

@@ -201,44 +201,67 @@ func TestSharedDeleteSurvivesMerge(t *testing.T) {
 	assert.Empty(t, hits)
 }
 
-// TestSharedSeesReplacementWithSameSizeAndTime: another process's save that
+// TestSharedSeesVersionWithSameSizeAndTime: another process's save that
 // leaves the file the same size with the same modification time (a
 // filesystem whose timestamps are coarser than the two saves: FAT's 2 s,
 // HFS+'s 1 s, the kernel's clock tick) is still another file, and Save and
-// Refresh must merge it rather than overwrite it.
-func TestSharedSeesReplacementWithSameSizeAndTime(t *testing.T) {
+// Refresh must merge it rather than overwrite it. So is a version that
+// has the inode of the one last loaded as well (an inode the filesystem
+// reused within one tick, an NFS client's cached attributes, a tool that
+// rewrites in place and restores the time, as rsync --inplace -t does)
+// when its contents differ: that one the server overwrote, losing new1.
+func TestSharedSeesVersionWithSameSizeAndTime(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	for _, op := range []string{"Save", "Refresh"} {
-		t.Run(op, func(t *testing.T) {
-			t.Parallel()
-			path := filepath.Join(t.TempDir(), FileName)
-			server, err := OpenShared(path, 4)
-			require.NoError(t, err)
-			require.NoError(t, server.Add(ctx, mem("old1", 0)))
-			require.NoError(t, server.Save())
-			before, err := os.Stat(path)
-			require.NoError(t, err)
-
+	// replace gives path the one memory new1 (the size of old1) in place of
+	// old1, as another process's save does, or by rewriting it in place.
+	replace := map[string]func(t *testing.T, path string){
+		"another file": func(t *testing.T, path string) {
 			hook, err := OpenShared(path, 4)
 			require.NoError(t, err)
 			require.NoError(t, hook.Delete(chitta.MemoryID(chitta.KindFact, "old1")))
-			require.NoError(t, hook.Add(ctx, mem("new1", 1))) // same size
+			require.NoError(t, hook.Add(ctx, mem("new1", 1)))
 			require.NoError(t, hook.Save())
-			require.NoError(t, os.Chtimes(path, before.ModTime(), before.ModTime()))
-			after, err := os.Stat(path)
+		},
+		"rewritten in place": func(t *testing.T, path string) {
+			other, err := OpenShared(filepath.Join(filepath.Dir(path), "other.chitta"), 4)
 			require.NoError(t, err)
-			require.Equal(t, before.Size(), after.Size(), "the test needs a file of the same size")
-
-			if op == "Refresh" {
-				reloaded, err := server.Refresh()
+			require.NoError(t, other.Add(ctx, mem("new1", 1)))
+			require.NoError(t, other.Save())
+			data, err := os.ReadFile(other.Path())
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(path, data, 0o600)) // the same inode
+		},
+	}
+	for how, replace := range replace {
+		for _, op := range []string{"Save", "Refresh"} {
+			t.Run(how+"/"+op, func(t *testing.T) {
+				t.Parallel()
+				path := filepath.Join(t.TempDir(), FileName)
+				server, err := OpenShared(path, 4)
 				require.NoError(t, err)
-				assert.True(t, reloaded, "another file is another version")
-			}
-			require.NoError(t, server.Add(ctx, mem("server two", 2)))
-			require.NoError(t, server.Save())
-			assert.ElementsMatch(t, []string{"new1", "server two"}, texts(t, path), "the hook's save is kept")
-		})
+				require.NoError(t, server.Add(ctx, mem("old1", 0)))
+				require.NoError(t, server.Save())
+				before, err := os.Stat(path)
+				require.NoError(t, err)
+
+				replace(t, path)
+				require.NoError(t, os.Chtimes(path, before.ModTime(), before.ModTime()))
+				after, err := os.Stat(path)
+				require.NoError(t, err)
+				require.Equal(t, before.Size(), after.Size(), "the test needs a file of the same size")
+				require.Equal(t, how == "rewritten in place", os.SameFile(before, after))
+
+				if op == "Refresh" {
+					reloaded, err := server.Refresh()
+					require.NoError(t, err)
+					assert.True(t, reloaded, "another version")
+				}
+				require.NoError(t, server.Add(ctx, mem("server two", 2)))
+				require.NoError(t, server.Save())
+				assert.ElementsMatch(t, []string{"new1", "server two"}, texts(t, path), "the other version is kept")
+			})
+		}
 	}
 }
 

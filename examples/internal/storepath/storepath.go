@@ -61,7 +61,7 @@ func dataDir(xdg string, home func() (string, error)) (string, error) {
 
 // FlagUsage is the usage text of a --store flag whose empty value means
 // the per-project default of [Resolve].
-const FlagUsage = "memory store `file` (default: one per project, the git root of the working directory or else the directory itself, " +
+const FlagUsage = "memory store `file` (a leading ~/ is the home directory; default: one per project, the git root of the working directory or else the directory itself, " +
 	"under $XDG_DATA_HOME/chitta/projects/ or ~/.local/share/chitta/projects/), or a postgres:// URL " +
 	"(PostgreSQL with pgvector; optional chitta_table and chitta_namespace query parameters)"
 
@@ -76,6 +76,12 @@ func Resolve(flag string) (string, error) {
 }
 
 // ResolveFor returns flag when it is not empty, else [ForProject](dir). A
+// flag that starts with "~/" names a path in the home directory, as a
+// shell would make it: no shell expands the tilde of "--store=~/…" or of
+// an argument in an MCP server's JSON configuration, and the store would
+// otherwise be a directory "~" in the working directory, another store
+// than the one the other harness writes; with no home directory known it
+// is an error wrapping [ErrNoHome]. ("~user/" is not expanded.) A
 // flag that starts like a PostgreSQL keyword/value connection string (a
 // libpq keyword and "=", as in "host=… password=…") is an error wrapping
 // [ErrKeywordDSN] that does not repeat it; a file of such a name can be
@@ -85,13 +91,30 @@ func ResolveFor(flag, dir string) (string, error) {
 		return "", fmt.Errorf("%w (not repeated here: it may hold a password); give --store a postgres://user:password@host/dbname URL instead", ErrKeywordDSN)
 	}
 	if flag != "" {
-		return flag, nil
+		return expandHome(flag, os.UserHomeDir)
 	}
 	p, err := ForProject(dir)
 	if err != nil {
 		return "", fmt.Errorf("%w; pass --store", err)
 	}
 	return p, nil
+}
+
+// expandHome returns path with a leading "~/" replaced by the home
+// directory (keeping a trailing slash, which names a directory).
+func expandHome(path string, home func() (string, error)) (string, error) {
+	if len(path) < 2 || path[0] != '~' || !os.IsPathSeparator(path[1]) {
+		return path, nil
+	}
+	h, err := home()
+	if err != nil || h == "" {
+		return "", fmt.Errorf("--store ~/…: the home directory is unknown (set HOME or give an absolute path): %w", ErrNoHome)
+	}
+	expanded := filepath.Join(h, path[2:])
+	if os.IsPathSeparator(path[len(path)-1]) {
+		expanded += string(filepath.Separator)
+	}
+	return expanded, nil
 }
 
 // checkPath refuses, before anything is read or written, a store path

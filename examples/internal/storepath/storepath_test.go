@@ -172,6 +172,41 @@ func TestResolve(t *testing.T) {
 	assert.True(t, strings.HasPrefix(got, "/data/chitta/projects/"), got)
 }
 
+// TestResolveExpandsHome: a --store starting with ~/ names a file in the
+// home directory, as a shell would make it. A shell expands no tilde after
+// "=", so "--store=~/m.chitta" in a hook command (or a "~/…" argument in
+// an MCP server's JSON configuration, which no shell reads) named a
+// directory "~" in the working directory: the hook and the server wrote
+// two stores, one of them inside the project.
+func TestResolveExpandsHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	tests := []struct {
+		flag, want string
+	}{
+		{flag: "~/m.chitta", want: filepath.Join(home, "m.chitta")},
+		{flag: "~/a b/mémoire.chitta", want: filepath.Join(home, "a b", "mémoire.chitta")},
+		{flag: "~//m.chitta", want: filepath.Join(home, "m.chitta")},
+		{flag: "~/dir/", want: filepath.Join(home, "dir") + "/"}, // still names a directory: Open refuses it
+		{flag: "./~/m.chitta", want: "./~/m.chitta"},
+		{flag: "a/~/m.chitta", want: "a/~/m.chitta"},
+		{flag: "~ann/m.chitta", want: "~ann/m.chitta"},
+		{flag: "~m.chitta", want: "~m.chitta"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.flag, func(t *testing.T) {
+			got, err := ResolveFor(tt.flag, t.TempDir())
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+
+	t.Setenv("HOME", "")
+	_, err := ResolveFor("~/m.chitta", t.TempDir())
+	require.ErrorIs(t, err, ErrNoHome)
+	assert.ErrorContains(t, err, "--store ~/")
+}
+
 func TestProjectRootAndForProject(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", "/data")
 	base := t.TempDir()
