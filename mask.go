@@ -1011,7 +1011,7 @@ func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (in
 			r.setValues(listValues(r.text, c.values))
 		}
 		mm.texts, mm.built = nil, false // written by build
-		return placeholderWords(r, mm.memory) * 13 / 10, true
+		return addTokens(placeholderWords(r, mm.memory)*13/10, directMedia(m)), true
 	}
 	mm.texts = make([]string, len(mm.results))
 	some := false
@@ -1025,9 +1025,10 @@ func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (in
 	}
 	if !hasRaw(m.Raw) || mm.direct && len(mm.results) == 1 {
 		// Framing (role, linkage) is unchanged by masking; the result's
-		// media are gone with it.
+		// media are gone with it, those its Raw does not show are kept
+		// (as build keeps them).
 		counted := *m
-		counted.Content, counted.MediaTokens = mm.texts[0], 0
+		counted.Content, counted.MediaTokens = mm.texts[0], directMedia(m)
 		return countMessage(tc, &counted), true
 	}
 	msg := mm.build(m, nil, nil)
@@ -1035,6 +1036,16 @@ func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (in
 		return 0, false
 	}
 	return countMessage(tc, &msg), true
+}
+
+// directMedia returns the MediaTokens of a rewrite of m whose Content is
+// its one result's new text, as build returns it: none without Raw,
+// else those m's Raw does not show (keptMedia).
+func directMedia(m *Message) int {
+	if m.MediaTokens == 0 || !hasRaw(m.Raw) {
+		return 0
+	}
+	return keptMedia(m, 0)
 }
 
 // keptMedia returns the MediaTokens of a masked form of m whose rewritten
