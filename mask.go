@@ -84,7 +84,8 @@ type MaskOptions struct {
 	// of 2 to 40 ASCII letters, digits and _-.:/@+# holding a digit or
 	// upper-case letters without lower-case ones, and numbers of two or
 	// more characters (keys never), from the result's first 32 KiB. A result whose text is not JSON lists
-	// none, and when the values would make a message no smaller, its
+	// none (one that only starts as JSON lists no digits from inside a
+	// word, as Python's repr 'HAT028' or a log's 1200ms), and when the values would make a message no smaller, its
 	// placeholders are written without them. When the tool-call groups
 	// are kept first (Actions), a kept placeholder also leaves out the
 	// values that the text kept before it already shows (a pinned
