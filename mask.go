@@ -57,7 +57,9 @@ type MaskOptions struct {
 	MinTokens int
 
 	// ExcludeTools names tools whose results are never masked nor cut
-	// (exact, case-sensitive match on the tool name). nil means none.
+	// (exact, case-sensitive match on the tool name; a result answering
+	// calls of several tools, as a SWE-agent observation may, is each
+	// one's). nil means none.
 	// A result that loads tools (Anthropic tool_reference blocks, as a
 	// tool search returns, or a Responses tool_search_output) is never
 	// masked nor cut either: a placeholder
@@ -352,7 +354,8 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 		if c.exclude != nil || masks || c.maxResult > 0 && pr.tokens > c.maxResult {
 			p.name(o, i, pr)
 		}
-		if masks && !c.exclude[pr.name] && !loads && !pr.listed {
+		excluded := c.exclude != nil && p.excluded(o, i, pr)
+		if masks && !excluded && !loads && !pr.listed {
 			pr.list(p.scratch, c.values)
 			if c.cache != nil && pr.whole && hasRaw(m.Raw) {
 				pr.valuesOf = c.cache.valuesKey(pr.text)
@@ -361,7 +364,7 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 		}
 		r := *pr
 		switch {
-		case c.exclude[r.name] || loads:
+		case excluded || loads:
 			continue
 		case masks:
 			r.action = maskResult
@@ -474,6 +477,26 @@ func (p *pass) resolveName(o *resolved, i int, r *toolResult) {
 			r.name = p.callName(o, c, id)
 		}
 	}
+}
+
+// excluded reports whether result r of message i (named) is that of a
+// tool MaskOptions.ExcludeTools names: its name's, or for a whole result
+// answering several calls (a SWE-agent observation's tool_call_ids), the
+// name of any call it answers.
+func (p *pass) excluded(o *resolved, i int, r *toolResult) bool {
+	c := o.mask
+	if c.exclude[r.name] {
+		return true
+	}
+	if !r.whole || len(p.msgs[i].ToolResultIDs) < 2 {
+		return false
+	}
+	for _, id := range p.msgs[i].ToolResultIDs {
+		if k := p.callOf(id, i); k >= 0 && c.exclude[p.callName(o, k, id)] {
+			return true
+		}
+	}
+	return false
 }
 
 // output returns message i as Compact returns it: rewritten when masked.

@@ -695,3 +695,37 @@ func TestMaskUnshownMediaCounted(t *testing.T) {
 		})
 	}
 }
+
+// A result that answers calls of several tools (a SWE-agent observation
+// with several tool_call_ids) is the result of each of them: ExcludeTools
+// naming any one keeps it whole, whichever call its IDs list first.
+func TestMaskExcludeSharedResult(t *testing.T) {
+	t.Parallel()
+	data := func(ids string) string {
+		return `[{"role":"system","content":"SETTING: you are a programmer","agent":"main","message_type":"system_prompt"},
+{"role":"user","content":"fix the issue","agent":"main","message_type":"observation"},
+{"role":"assistant","content":"look","agent":"main","tool_calls":[{"function":{"arguments":"{}","name":"read_file"},"id":"s1","type":"function"},{"function":{"arguments":"{}","name":"grep"},"id":"s2","type":"function"}],"message_type":"action"},
+{"role":"tool","content":"` + output("a", 200) + `","agent":"main","tool_call_ids":` + ids + `,"message_type":"observation"},
+{"role":"assistant","content":"grep","agent":"main","tool_calls":[{"function":{"arguments":"{}","name":"grep"},"id":"s3","type":"function"}],"message_type":"action"},
+{"role":"tool","content":"` + output("g", 150) + `","agent":"main","tool_call_ids":["s3"],"message_type":"observation"}]`
+	}
+	tests := []struct {
+		name    string
+		ids     string
+		exclude []string
+		masked  bool
+	}{
+		{"the first call's tool", `["s1","s2"]`, []string{"read_file"}, false},
+		{"the second call's tool", `["s1","s2"]`, []string{"grep"}, false},
+		{"the second call's tool, ids reversed", `["s2","s1"]`, []string{"read_file"}, false},
+		{"neither tool", `["s1","s2"]`, []string{"bash"}, true},
+		{"no exclusion", `["s1","s2"]`, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, res := compactMasked(t, data(tt.ids), &chitta.MaskOptions{KeepRecent: 1, ExcludeTools: tt.exclude})
+			assert.Equal(t, tt.masked, res.Scores[3].Masked)
+		})
+	}
+}
