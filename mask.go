@@ -57,7 +57,9 @@ type MaskOptions struct {
 	MinTokens int
 
 	// ExcludeTools names tools whose results are never masked nor cut
-	// (exact, case-sensitive match on the tool name). nil means none.
+	// (exact, case-sensitive match on the tool name; a result answering
+	// calls of several tools, as a SWE-agent observation may, is each
+	// one's). nil means none.
 	// A result that loads tools (Anthropic tool_reference blocks, as a
 	// tool search returns, or a Responses tool_search_output) is never
 	// masked nor cut either: a placeholder
@@ -84,7 +86,8 @@ type MaskOptions struct {
 	// of 2 to 40 ASCII letters, digits and _-.:/@+# holding a digit or
 	// upper-case letters without lower-case ones, and numbers of two or
 	// more characters (keys never), from the result's first 32 KiB. A result whose text is not JSON lists
-	// none, and when the values would make a message no smaller, its
+	// none (one that only starts as JSON lists no digits from inside a
+	// word, as Python's repr 'HAT028' or a log's 1200ms), and when the values would make a message no smaller, its
 	// placeholders are written without them. When the tool-call groups
 	// are kept first (Actions), a kept placeholder also leaves out the
 	// values that the text kept before it already shows (a pinned
@@ -351,7 +354,8 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 		if c.exclude != nil || masks || c.maxResult > 0 && pr.tokens > c.maxResult {
 			p.name(o, i, pr)
 		}
-		if masks && !c.exclude[pr.name] && !loads && !pr.listed {
+		excluded := c.exclude != nil && p.excluded(o, i, pr)
+		if masks && !excluded && !loads && !pr.listed {
 			pr.list(p.scratch, c.values)
 			if c.cache != nil && pr.whole && hasRaw(m.Raw) {
 				pr.valuesOf = c.cache.valuesKey(pr.text)
@@ -360,7 +364,7 @@ func (p *pass) rewrite(o *resolved, i int, left *int, force bool) (*maskedMessag
 		}
 		r := *pr
 		switch {
-		case c.exclude[r.name] || loads:
+		case excluded || loads:
 			continue
 		case masks:
 			r.action = maskResult
@@ -473,6 +477,26 @@ func (p *pass) resolveName(o *resolved, i int, r *toolResult) {
 			r.name = p.callName(o, c, id)
 		}
 	}
+}
+
+// excluded reports whether result r of message i (named) is that of a
+// tool MaskOptions.ExcludeTools names: its name's, or for a whole result
+// answering several calls (a SWE-agent observation's tool_call_ids), the
+// name of any call it answers.
+func (p *pass) excluded(o *resolved, i int, r *toolResult) bool {
+	c := o.mask
+	if c.exclude[r.name] {
+		return true
+	}
+	if !r.whole || len(p.msgs[i].ToolResultIDs) < 2 {
+		return false
+	}
+	for _, id := range p.msgs[i].ToolResultIDs {
+		if k := p.callOf(id, i); k >= 0 && c.exclude[p.callName(o, k, id)] {
+			return true
+		}
+	}
+	return false
 }
 
 // output returns message i as Compact returns it: rewritten when masked.
@@ -1011,7 +1035,7 @@ func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (in
 			r.setValues(listValues(r.text, c.values))
 		}
 		mm.texts, mm.built = nil, false // written by build
-		return placeholderWords(r, mm.memory) * 13 / 10, true
+		return addTokens(placeholderWords(r, mm.memory)*13/10, directMedia(m)), true
 	}
 	mm.texts = make([]string, len(mm.results))
 	some := false
@@ -1025,9 +1049,10 @@ func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (in
 	}
 	if !hasRaw(m.Raw) || mm.direct && len(mm.results) == 1 {
 		// Framing (role, linkage) is unchanged by masking; the result's
-		// media are gone with it.
+		// media are gone with it, those its Raw does not show are kept
+		// (as build keeps them).
 		counted := *m
-		counted.Content, counted.MediaTokens = mm.texts[0], 0
+		counted.Content, counted.MediaTokens = mm.texts[0], directMedia(m)
 		return countMessage(tc, &counted), true
 	}
 	msg := mm.build(m, nil, nil)
@@ -1035,6 +1060,16 @@ func (mm *maskedMessage) prepare(m *Message, c *maskConfig, tc TokenCounter) (in
 		return 0, false
 	}
 	return countMessage(tc, &msg), true
+}
+
+// directMedia returns the MediaTokens of a rewrite of m whose Content is
+// its one result's new text, as build returns it: none without Raw,
+// else those m's Raw does not show (keptMedia).
+func directMedia(m *Message) int {
+	if m.MediaTokens == 0 || !hasRaw(m.Raw) {
+		return 0
+	}
+	return keptMedia(m, 0)
 }
 
 // keptMedia returns the MediaTokens of a masked form of m whose rewritten

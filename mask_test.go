@@ -641,3 +641,91 @@ func TestMaskRawNullIsNoRaw(t *testing.T) {
 		})
 	}
 }
+
+// A message whose MediaTokens its Raw does not show (set by the caller)
+// keeps them when masked (keptMedia), and its count says so: a whole
+// result (an OpenAI tool message) as well as a tool_result block beside
+// text, elided or cut, with the default estimate (which counts a
+// placeholder from its parts), a TokenCounterFunc and a MaskCache.
+func TestMaskUnshownMediaCounted(t *testing.T) {
+	t.Parallel()
+	data := `[{"role":"user","content":"go"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"c1","content":"` + output("w", 120) + `"},
+{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{}}]},
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"` + output("v", 120) + `"},{"type":"text","text":"note"}]},
+{"role":"assistant","content":"ok"}]`
+	tests := []struct {
+		name   string
+		tokens chitta.TokenCounter
+		mask   chitta.MaskOptions
+	}{
+		{"elided, estimate", nil, chitta.MaskOptions{KeepRecent: 1, MinTokens: 1}},
+		{"elided, estimate, cached", nil, chitta.MaskOptions{KeepRecent: 1, MinTokens: 1, Cache: chitta.NewMaskCache()}},
+		{"elided, words", words, chitta.MaskOptions{KeepRecent: 1, MinTokens: 1}},
+		{"elided, words, cached", words, chitta.MaskOptions{KeepRecent: 1, MinTokens: 1, Cache: chitta.NewMaskCache()}},
+		{"cut, estimate", nil, chitta.MaskOptions{MaxResultTokens: 20}},
+		{"cut, words", words, chitta.MaskOptions{MaxResultTokens: 20}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			in, err := chitta.ParseMessages([]byte(data))
+			require.NoError(t, err)
+			in[2].MediaTokens, in[4].MediaTokens = 50, 50
+			count := tt.tokens
+			if count == nil {
+				count = chitta.TokenCounterFunc(chitta.EstimateTokens)
+			}
+			for range 2 { // a MaskCache cold, then warm
+				res, err := chitta.Compact(t.Context(), in, &chitta.Options{TargetRatio: 1, Tokens: tt.tokens, Mask: &tt.mask})
+				require.NoError(t, err)
+				require.True(t, res.Scores[2].Masked)
+				sum := 0
+				for k, i := range res.Kept {
+					got := res.Messages[k]
+					if res.Scores[i].Masked {
+						assert.Equal(t, 50, got.MediaTokens, "message %d keeps the media its Raw does not show", i)
+					}
+					assert.Equal(t, count.CountTokens(got.Content)+got.MediaTokens, res.Scores[i].Tokens, "message %d: Tokens counts what is returned", i)
+					sum += res.Scores[i].Tokens
+				}
+				assert.Equal(t, sum, res.Stats.AfterTokens)
+			}
+		})
+	}
+}
+
+// A result that answers calls of several tools (a SWE-agent observation
+// with several tool_call_ids) is the result of each of them: ExcludeTools
+// naming any one keeps it whole, whichever call its IDs list first.
+func TestMaskExcludeSharedResult(t *testing.T) {
+	t.Parallel()
+	data := func(ids string) string {
+		return `[{"role":"system","content":"SETTING: you are a programmer","agent":"main","message_type":"system_prompt"},
+{"role":"user","content":"fix the issue","agent":"main","message_type":"observation"},
+{"role":"assistant","content":"look","agent":"main","tool_calls":[{"function":{"arguments":"{}","name":"read_file"},"id":"s1","type":"function"},{"function":{"arguments":"{}","name":"grep"},"id":"s2","type":"function"}],"message_type":"action"},
+{"role":"tool","content":"` + output("a", 200) + `","agent":"main","tool_call_ids":` + ids + `,"message_type":"observation"},
+{"role":"assistant","content":"grep","agent":"main","tool_calls":[{"function":{"arguments":"{}","name":"grep"},"id":"s3","type":"function"}],"message_type":"action"},
+{"role":"tool","content":"` + output("g", 150) + `","agent":"main","tool_call_ids":["s3"],"message_type":"observation"}]`
+	}
+	tests := []struct {
+		name    string
+		ids     string
+		exclude []string
+		masked  bool
+	}{
+		{"the first call's tool", `["s1","s2"]`, []string{"read_file"}, false},
+		{"the second call's tool", `["s1","s2"]`, []string{"grep"}, false},
+		{"the second call's tool, ids reversed", `["s2","s1"]`, []string{"read_file"}, false},
+		{"neither tool", `["s1","s2"]`, []string{"bash"}, true},
+		{"no exclusion", `["s1","s2"]`, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, res := compactMasked(t, data(tt.ids), &chitta.MaskOptions{KeepRecent: 1, ExcludeTools: tt.exclude})
+			assert.Equal(t, tt.masked, res.Scores[3].Masked)
+		})
+	}
+}

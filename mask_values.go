@@ -23,7 +23,10 @@ const maxValueScan = 32 << 10
 // each as written. Object keys are never listed, and only the first
 // maxValueScan bytes (32 KiB) are read. Text
 // that is not JSON, and max <= 0, give none. The scan is linear and never
-// fails: on malformed JSON it lists what it read up to there.
+// fails: past malformed JSON it goes on, listing only strings and numbers
+// that stand alone (digits inside a word, as in Python's repr 'HAT028' or
+// a log's 1200ms, are no number), and it stops at a string that does not
+// end.
 func listValues(text string, max int) []string {
 	vs, _ := appendValues(nil, nil, text, max)
 	return vs
@@ -89,15 +92,34 @@ func appendValues(vs []string, hs []uint64, text string, max int) ([]string, []u
 			for end < len(text) && (text[end] >= '0' && text[end] <= '9' || text[end] == '.' || text[end] == 'e' || text[end] == 'E' || text[end] == '+' || text[end] == '-') {
 				end++
 			}
+			if end < len(text) && valueByte(text[end]) {
+				// Not JSON: the digits start a word ("10px", "12:01").
+				i = skipWord(text, end)
+				continue
+			}
 			if v := text[i:end]; len(v) >= 2 && len(v) <= maxListedValue {
 				add(v)
 			}
 			i = end
+		case c != ':' && valueByte(c):
+			// A literal of JSON, or a word of text that is not JSON
+			// ("HAT028" in Python's repr): digits in it are no number.
+			// (A ':' is JSON's, after a key.)
+			i = skipWord(text, i)
 		default:
 			i++
 		}
 	}
 	return vs, hs
+}
+
+// skipWord returns the index after the run of bytes a value may hold
+// (valueByte) that starts at text[i].
+func skipWord(text string, i int) int {
+	for i < len(text) && valueByte(text[i]) {
+		i++
+	}
+	return i
 }
 
 // jsonStart returns the index of the '{' or '[' that starts text after

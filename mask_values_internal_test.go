@@ -23,6 +23,7 @@ func TestListValues(t *testing.T) {
 		want []string
 	}{
 		{"object", `{"id": "JG7FMM", "n": 42, "m": 7, "neg": -13, "f": 1.5e3, "ok": true, "x": null, "w": "economy"}`, 32, []string{"JG7FMM", "42", "-13", "1.5e3"}},
+		{"no white space", `{"n":42,"m":[-13,"AB1",true,7e10],"k":{"x":"Z9"}}`, 32, []string{"42", "-13", "AB1", "7e10", "Z9"}},
 		{"leading space and an array", " \n[\"HAT028\", {\"HAT028\": \"MCO\"}, \"MCO\"]", 32, []string{"HAT028", "MCO"}},
 		{"keys are never values", `{"AB12": {"CD34": "x"}}`, 32, nil},
 		{"prose and escapes are not identifiers", `{"a": "New York", "b": "a\"b1", "c": "Ab1é", "d": "` + strings.Repeat("7", 41) + `"}`, 32, nil},
@@ -31,6 +32,9 @@ func TestListValues(t *testing.T) {
 		{"not JSON", `id AB12 and 42`, 32, nil},
 		{"no values wanted", `["A1"]`, 0, nil},
 		{"malformed keeps what was read", `["A1", "B2`, 32, []string{"A1"}},
+		// Python's repr, log lines: digits inside a word are no number.
+		{"not JSON: no number from a word", `{'id': 'HAT028', 'n': 42, 'v': w10, 'h': sha256, 'x': 10px, 'd': '2024-05-21'}`, 32, []string{"42", "2024-05-21"}},
+		{"not JSON: a log line", `[12:01:07] INFO job 7f3a2 took 1200ms, exit 0 on port 8080`, 32, []string{"8080"}},
 		{"only the first 32 KiB is read", long, 32, nil},
 	}
 	for _, tt := range tests {

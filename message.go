@@ -56,7 +56,8 @@ type Message struct {
 	// none. [Compact] adds them to the message's count (budgets,
 	// Stats, TurnScore.Tokens) but never passes them to the TokenCounter
 	// nor embeds them; a masked message counts the media its rewritten
-	// Raw still holds (none when its text was the masked result's).
+	// Raw still holds (none when its text was the masked result's) and
+	// keeps, counted, any its Raw never showed (set by the caller).
 	// [ParseMessages] sets them for images (see [AnthropicImageTokens],
 	// [OpenAIImageTokens], [GeminiImageTokens] and [MaxImageTokens]); a
 	// negative value is rejected by Compact.
