@@ -29,9 +29,9 @@
 //     harmony format (" to=functions." + channel marker + "commentary
 //     json": 8 tokens in o200k_base), plus a new message frame (3 + role)
 //     for every call after the first, which gets a block of its own;
-//   - for each tool result it carries, the result header (" to=assistant"
-//   - channel marker + "commentary": 6 tokens), plus a frame for every
-//     result after the first.
+//   - for each tool result it carries, the result header
+//     (" to=assistant" + channel marker + "commentary": 6 tokens), plus a
+//     frame for every result after the first.
 //
 // The call's name and arguments and the result's content are part of
 // [chitta.Message.Content] already and counted there. The 3 tokens that
