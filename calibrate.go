@@ -261,7 +261,7 @@ func (c *CalibratedCounter) Observe(msgs []Message, reportedInputTokens int) {
 			continue
 		}
 		seen[k] = len(items)
-		items = append(items, observed{msg: &msgs[i], key: k, copies: 1, known: -1})
+		items = append(items, observed{msg: &msgs[i], key: k, text: c.textKey(msgs[i].Content), copies: 1, known: -1})
 	}
 	c.mu.Lock()
 	for j := range items {
@@ -273,8 +273,8 @@ func (c *CalibratedCounter) Observe(msgs []Message, reportedInputTokens int) {
 		if !ok || n <= 0 {
 			continue
 		}
-		if content := items[j].msg.Content; content != "" {
-			if t, ok := c.lookup(c.textKey(content)); ok && t <= 0 {
+		if items[j].msg.Content != "" {
+			if t, ok := c.lookup(items[j].text); ok && t <= 0 {
 				continue
 			}
 		}
@@ -373,6 +373,7 @@ func knownFloor(items []observed, tc TokenCounter, fc FramingCounter) float64 {
 type observed struct {
 	msg      *Message
 	key      uint64
+	text     uint64   // textKey of its content, hashed outside the lock
 	copies   int      // occurrences in the call
 	known    int      // remembered count, or -1
 	features features // of a new message
@@ -419,7 +420,7 @@ func (c *CalibratedCounter) rescale(items []observed, reported float64) {
 			continue
 		}
 		// Scale the content's count with the message's.
-		tk := c.textKey(it.msg.Content)
+		tk := it.text
 		if t, ok := c.lookup(tk); ok && it.known > 0 {
 			c.put(tk, min(t, roundCount(float64(t)*float64(n)/float64(it.copies)/float64(it.known))))
 		}
@@ -437,7 +438,7 @@ func (c *CalibratedCounter) rescale(items []observed, reported float64) {
 func (c *CalibratedCounter) remember(it *observed, attributed int) {
 	n := roundCount(float64(attributed) / float64(it.copies))
 	c.put(it.key, n)
-	tk := c.textKey(it.msg.Content)
+	tk := it.text
 	// A text remembered at 0 (a report too small to give it a token) is no
 	// knowledge either: the new count replaces it.
 	if t, ok := c.lookup(tk); ok && t > 0 && t <= n {
