@@ -36,8 +36,9 @@ const sdkMaxDepth = 1000
 // a line longer than maxLine with -32600 (its bytes are skipped, never
 // held), and the session goes on with the next line. At the end of the
 // input it waits, at most drain, for the requests it read to be answered
-// (but a subscription stream, see listenMethod) before it reports EOF, so that a client that writes its requests and
-// closes stdin gets every answer.
+// (but a subscription stream, see listenMethod) before it reports EOF, so
+// that a client that writes its requests and closes stdin gets every
+// answer.
 //
 // A tools/call whose arguments nest deeper than the SDK accepts (a deep
 // but legitimate tool input inside a message) reaches the tool through
