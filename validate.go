@@ -23,7 +23,9 @@ import (
 //     message answers (a result answers the nearest earlier call with its
 //     ID, as [Compact] groups them; trajectories reuse IDs), except an
 //     Anthropic server_tool_use in a message that also calls a client
-//     tool, whose result a later response carries, and a Responses
+//     tool, whose result a later response carries (in a message without
+//     Raw, as the typed adapters build them, a call whose ID has the
+//     server tool's form "srvtoolu_" beside one of another form), and a Responses
 //     tool_search_call without call_id (a search the server ran: the ID
 //     [ParseMessages] gives it only keeps it with the tool_search_output
 //     right after it);
@@ -130,6 +132,9 @@ func Validate(msgs []Message) error {
 				if b := blocksOf(i); b.server[id] && len(b.client) > 0 {
 					continue
 				}
+				if !hasRaw(m.Raw) && pendingServerCall(m, id) {
+					continue
+				}
 				if isServerSearch(m, id) {
 					continue
 				}
@@ -163,6 +168,26 @@ func isServerSearch(m *Message, id string) bool {
 	}
 	callID, ok := optString(w.CallID)
 	return ok && callID == ""
+}
+
+// serverToolPrefix starts the IDs Anthropic gives a server tool's
+// server_tool_use block ("srvtoolu_…"; a client tool_use's are "toolu_…").
+const serverToolPrefix = "srvtoolu_"
+
+// pendingServerCall is, for an assistant message without Raw (the
+// adapters build messages without it), the rule Validate applies to a
+// server_tool_use block in Raw: id is a server tool's call, by its ID's
+// form, in a message that also calls a client tool (an ID of another form).
+func pendingServerCall(m *Message, id string) bool {
+	if !strings.HasPrefix(id, serverToolPrefix) {
+		return false
+	}
+	for _, other := range m.ToolCallIDs {
+		if !strings.HasPrefix(other, serverToolPrefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // rawProblem says what is wrong with a Message.Raw that cannot be sent

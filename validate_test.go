@@ -268,25 +268,35 @@ func TestValidateServerCallPending(t *testing.T) {
 {"role":"user","content":"go on"}]`, 1},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			msgs, err := chitta.ParseMessages([]byte(tc.data))
-			require.NoError(t, err)
-			err = chitta.Validate(msgs)
-			if tc.index >= 0 {
-				var me *chitta.MessageError
-				require.ErrorAs(t, err, &me)
-				assert.Equal(t, tc.index, me.Index)
-				assert.Equal(t, "ToolCallIDs", me.Field)
-				return
-			}
-			require.NoError(t, err)
-			for _, ratio := range []float64{0.05, 0.5, 1} {
-				res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: ratio})
+		// Without Raw: the messages as the typed adapters build them
+		// (adapt/anthropic), which Validate judged by their IDs alone and
+		// failed the valid mixed turns ("srvtoolu_1" has no result).
+		for _, raw := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/raw=%v", tc.name, raw), func(t *testing.T) {
+				t.Parallel()
+				msgs, err := chitta.ParseMessages([]byte(tc.data))
 				require.NoError(t, err)
-				assert.NoError(t, chitta.Validate(res.Messages), "ratio %v", ratio)
-			}
-		})
+				if !raw {
+					for i := range msgs {
+						msgs[i].Raw = nil
+					}
+				}
+				err = chitta.Validate(msgs)
+				if tc.index >= 0 {
+					var me *chitta.MessageError
+					require.ErrorAs(t, err, &me)
+					assert.Equal(t, tc.index, me.Index)
+					assert.Equal(t, "ToolCallIDs", me.Field)
+					return
+				}
+				require.NoError(t, err)
+				for _, ratio := range []float64{0.05, 0.5, 1} {
+					res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: ratio})
+					require.NoError(t, err)
+					assert.NoError(t, chitta.Validate(res.Messages), "ratio %v", ratio)
+				}
+			})
+		}
 	}
 }
 

@@ -218,7 +218,7 @@ func TestCompactMaskProperty(t *testing.T) {
 // answered in its own message as a client call answered too early, and a
 // web search left pending in a turn that calls a client tool as a client
 // call without a result, so the Result of a valid conversation failed
-// Validate.
+// Validate; so did Messages' own output for the second.
 func TestCompactorMaskServerTool(t *testing.T) {
 	t.Parallel()
 	for name, data := range map[string]string{
@@ -234,6 +234,11 @@ func TestCompactorMaskServerTool(t *testing.T) {
 			var msgs []sdk.MessageParam
 			require.NoError(t, json.Unmarshal([]byte(data), &msgs))
 			adapttest.ValidWire(t, msgs, "input")
+			// Unmasked, the messages have no Raw: Validate judged the
+			// pending web search by its ID alone and failed it.
+			conv, err := anthropic.Messages(msgs)
+			require.NoError(t, err)
+			assert.NoError(t, chitta.Validate(conv), "Messages")
 			c, err := anthropic.NewCompactor(&chitta.Options{Mask: &chitta.MaskOptions{}}, chitta.Policy{MaxTokens: 1000})
 			require.NoError(t, err)
 			out, res, err := c.Compact(t.Context(), msgs)
