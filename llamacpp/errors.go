@@ -14,8 +14,9 @@ var (
 	ErrInvalidOption = errors.New("llamacpp: invalid option")
 
 	// ErrInvalidModel reports a model file llama.cpp cannot use for
-	// embeddings: not a GGUF file, corrupt, an unsupported architecture, a
-	// zero embedding size, or a pooling type that yields no sequence vector.
+	// embeddings: not a GGUF file, corrupt, an unsupported architecture,
+	// hyper-parameters llama.cpp would abort on (see [New]), a zero
+	// embedding size, or a pooling type that yields no sequence vector.
 	ErrInvalidModel = errors.New("llamacpp: invalid model")
 
 	// ErrInvalidText reports a text that cannot be encoded (longer than 2 GiB,

@@ -16,6 +16,7 @@ package llamacpp
 
 #include "ggml-backend.h"
 #include "ggml-cpu.h"
+#include "gguf.h"
 #include "llama.h"
 
 // Log sink: llama.cpp and ggml log through this callback once chitta_init
@@ -88,6 +89,13 @@ static size_t chitta_init(const char *dir) {
 	}
 	llama_backend_init();
 	return ggml_backend_dev_count();
+}
+
+// chitta_gguf_open reads the metadata of the GGUF file at path, not its
+// tensor data; NULL for a file gguf cannot parse.
+static struct gguf_context *chitta_gguf_open(const char *path) {
+	struct gguf_init_params p = { .no_alloc = true, .ctx = NULL };
+	return gguf_init_from_file(path, p);
 }
 
 static struct llama_model *chitta_load_model(const char *path) {
@@ -311,7 +319,14 @@ func lastError() string {
 // logged one), and [ErrInvalidOption] for bad options. New checks the GGUF
 // magic before llama.cpp sees the file; missing, truncated or mismatched
 // tensors and unknown architectures are reported by llama.cpp as errors,
-// not aborts.
+// not aborts. New also reads the file's metadata first and refuses, with
+// ErrInvalidModel, the hyper-parameters on which the part of llama.cpp's
+// loader shared by every architecture asserts, aborting the process: a
+// block count outside 1..512, more next-token-prediction layers than
+// blocks, more than 1024 experts or inconsistent expert counts, an
+// unknown rope scaling type. The assertions llama.cpp makes for one
+// architecture only are not checked: a file crafted to break them can
+// still abort the process.
 func New(modelPath string, opts *Options) (*Embedder, error) {
 	cfg, err := opts.config()
 	if err != nil {
@@ -321,6 +336,9 @@ func New(modelPath string, opts *Options) (*Embedder, error) {
 		return nil, err
 	}
 	if err := initBackends(cfg.backendDir); err != nil {
+		return nil, err
+	}
+	if err := checkMeta(modelPath); err != nil {
 		return nil, err
 	}
 
@@ -354,6 +372,68 @@ func checkMagic(path string) error {
 		return fmt.Errorf("%w: %s is not a GGUF file", ErrInvalidModel, path)
 	}
 	return nil
+}
+
+// checkMeta reads the GGUF metadata of the file at path (not its tensors)
+// and refuses, with [ErrInvalidModel], the hyper-parameters on which
+// llama.cpp's loader asserts instead of failing (see checkHparams).
+func checkMeta(path string) error {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	lastError()
+	g := C.chitta_gguf_open(cpath)
+	if g == nil {
+		return fmt.Errorf("%w: read GGUF metadata of %s%s", ErrInvalidModel, path, lastError())
+	}
+	defer C.gguf_free(g)
+	arch := ""
+	if m, ok := ggufValue(g, "general.architecture"); ok && m.kind == metaString {
+		arch = m.str
+	}
+	return checkHparams(arch, func(key string) (metaValue, bool) { return ggufValue(g, arch+"."+key) })
+}
+
+// ggufValue returns the metadata value of key in g and whether g has it.
+// Arrays are read when they hold uint32, int32 or bool and no more than
+// llamaMaxLayers elements (llama.cpp takes no longer ones for a per-layer
+// value); any other value is of kind metaOther.
+func ggufValue(g *C.struct_gguf_context, key string) (metaValue, bool) {
+	ckey := C.CString(key)
+	defer C.free(unsafe.Pointer(ckey))
+	id := C.gguf_find_key(g, ckey)
+	if id < 0 {
+		return metaValue{}, false
+	}
+	switch C.gguf_get_kv_type(g, id) {
+	case C.GGUF_TYPE_UINT32:
+		return metaValue{kind: metaU32, u32: uint32(C.gguf_get_val_u32(g, id))}, true
+	case C.GGUF_TYPE_STRING:
+		return metaValue{kind: metaString, str: C.GoString(C.gguf_get_val_str(g, id))}, true
+	case C.GGUF_TYPE_ARRAY:
+		n := int(C.gguf_get_arr_n(g, id))
+		if n > llamaMaxLayers {
+			break
+		}
+		arr := make([]uint32, n)
+		switch C.gguf_get_arr_type(g, id) {
+		case C.GGUF_TYPE_UINT32, C.GGUF_TYPE_INT32:
+			if n > 0 {
+				copy(arr, unsafe.Slice((*uint32)(C.gguf_get_arr_data(g, id)), n))
+			}
+		case C.GGUF_TYPE_BOOL:
+			if n > 0 {
+				for i, b := range unsafe.Slice((*int8)(C.gguf_get_arr_data(g, id)), n) {
+					if b != 0 {
+						arr[i] = 1
+					}
+				}
+			}
+		default:
+			return metaValue{kind: metaOther}, true
+		}
+		return metaValue{kind: metaArray, arr: arr}, true
+	}
+	return metaValue{kind: metaOther}, true
 }
 
 // setup validates the loaded model and creates the context and batch.

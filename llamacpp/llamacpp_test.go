@@ -364,6 +364,56 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
+// TestNewRefusesAssertingMetadata: a GGUF file whose hyper-parameters break
+// an assertion of llama.cpp's loader (rather than one of its errors) is
+// refused with ErrInvalidModel before llama.cpp loads it. Each of these
+// aborted the whole process (SIGABRT: GGML_ASSERT in
+// llama_model_base::load_hparams).
+func TestNewRefusesAssertingMetadata(t *testing.T) {
+	t.Parallel()
+	vocabPath := os.Getenv("CHITTA_LLAMA_VOCAB")
+	tinyModel(t) // skips (or fails in CI) without the vocabulary
+	vocab, err := gguf.ReadHeaderFile(vocabPath)
+	require.NoError(t, err)
+	u32 := func(v uint32) gguf.Value { return gguf.Value{Type: gguf.TypeUint32, Data: v} }
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		key     string
+		value   gguf.Value
+		wantErr string
+	}{
+		{"no blocks", "bert.block_count", u32(0), "block_count 0 outside 1..512"},
+		{"too many blocks", "bert.block_count", u32(100000), "block_count 100000 outside 1..512"},
+		{"nextn beyond blocks", "bert.nextn_predict_layers", u32(10), "nextn_predict_layers 10 exceeds block_count 2"},
+		{"too many experts", "bert.expert_count", u32(2000), "expert_count 2000 exceeds 1024"},
+		{"experts used without experts", "bert.expert_used_count", u32(5), "expert_used_count 5 exceeds expert_count 0"},
+		{"unknown rope scaling", "bert.rope.scaling.type", gguf.Value{Type: gguf.TypeString, Data: "foo"}, `rope.scaling.type "foo"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			kvs, tensors, err := tinybert.Build(vocab, tinybert.Config{Seed: 1})
+			require.NoError(t, err)
+			set := false
+			for i := range kvs {
+				if kvs[i].Key == tt.key {
+					kvs[i].Value, set = tt.value, true
+				}
+			}
+			if !set {
+				kvs = append(kvs, gguf.KV{Key: tt.key, Value: tt.value})
+			}
+			path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".gguf")
+			require.NoError(t, gguf.WriteFile(path, kvs, tensors))
+			e, err := New(path, &Options{Threads: 1})
+			require.ErrorIs(t, err, ErrInvalidModel)
+			assert.ErrorContains(t, err, tt.wantErr)
+			assert.Nil(t, e)
+		})
+	}
+}
+
 func TestPoolingAndPrefixes(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
