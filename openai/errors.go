@@ -27,6 +27,14 @@ var (
 	// included: TEI and llama-server write a NaN as null).
 	ErrBadResponse = errors.New("openai: malformed response")
 
+	// ErrInsufficientQuota reports OpenAI's insufficient_quota error (an
+	// HTTP 429 whose error code, or type, is "insufficient_quota"): the
+	// account has no credit left or reached its spending limit. Unlike a
+	// rate limit it does not pass with time, so it is not retried: Embed
+	// fails at once with a [*StatusError] that wraps it as well as
+	// [ErrStatus].
+	ErrInsufficientQuota = errors.New("openai: insufficient quota (no credit left or spending limit reached; not retried)")
+
 	// ErrDimensionMismatch reports vectors whose length differs within an
 	// answer, from [Options.Dimensions], or from earlier answers.
 	ErrDimensionMismatch = errors.New("openai: dimension mismatch")
@@ -49,20 +57,32 @@ var (
 	ErrNoInput = errors.New("openai: nothing to embed")
 )
 
-// StatusError is a non-2xx answer from the server: the status and the
-// server's own message (from an OpenAI-shaped {"error":{"message":...}}
-// body, a {"error":"..."} body, or the plain-text body, shortened), with the
-// API key removed. It wraps [ErrStatus]; match it with [errors.As]. It is
-// not modified once returned.
+// StatusError is a non-2xx answer from the server: the status, the
+// server's error code when it gives one, and its own message (from an
+// OpenAI-shaped {"error":{"message":...}} body, a {"error":"..."} body, or
+// the plain-text body, shortened), with the API key removed. It wraps
+// [ErrStatus], and [ErrInsufficientQuota] when Code is
+// "insufficient_quota"; match it with [errors.As]. It is not modified once
+// returned.
 type StatusError struct {
 	StatusCode int    // HTTP status code
 	Message    string // the server's message; may be empty
 	Attempts   int    // requests made, retries included
+
+	// Code is the error code of an OpenAI-shaped body ({"error":{"code":
+	// ...}}, a string or a number), or its error type when it has no code:
+	// "insufficient_quota", "rate_limit_exceeded", "invalid_api_key".
+	// Empty when the body has none, or when it is longer than 64 bytes or
+	// holds other than ASCII letters, digits, '_', '-' and '.'.
+	Code string
 }
 
-// Error returns the status and the server's message.
+// Error returns the status, the code and the server's message.
 func (e *StatusError) Error() string {
 	msg := fmt.Sprintf("%v: status %d", ErrStatus, e.StatusCode)
+	if e.Code != "" {
+		msg += " (" + e.Code + ")"
+	}
 	if e.Attempts > 1 {
 		msg += fmt.Sprintf(" after %d attempts", e.Attempts)
 	}
@@ -74,6 +94,16 @@ func (e *StatusError) Error() string {
 
 // Unwrap returns ErrStatus.
 func (e *StatusError) Unwrap() error { return ErrStatus }
+
+// Is reports whether target is ErrInsufficientQuota and Code is
+// "insufficient_quota", for [errors.Is].
+func (e *StatusError) Is(target error) bool {
+	return target == ErrInsufficientQuota && e.Code == codeInsufficientQuota
+}
+
+// codeInsufficientQuota is OpenAI's error code (and type) for an account
+// without credit.
+const codeInsufficientQuota = "insufficient_quota"
 
 // redactedError is an error whose text had the API key removed.
 type redactedError struct {

@@ -120,11 +120,13 @@ type Options struct {
 	MaxBatch int
 
 	// MaxRetries is how many times a request is retried after a 408, 429
-	// or 5xx status (except 501) or a network error; TLS errors that will
+	// or 5xx status (except 501) or a network error; OpenAI's 429
+	// insufficient_quota (no credit left), which no wait heals, is not
+	// retried (see [ErrInsufficientQuota]), nor are TLS errors that will
 	// not heal (a certificate that does not verify, a server that does not
 	// speak TLS, or one that refuses the client by an alert such as
 	// "certificate required", "bad certificate" or "protocol version not
-	// supported") are not retried; other alerts ("internal error") are. 0 means
+	// supported"); other alerts ("internal error") are. 0 means
 	// DefaultMaxRetries (3); negative means no retries.
 	MaxRetries int
 
@@ -560,9 +562,11 @@ func (e *Embedder) post(ctx context.Context, body []byte, limit int64) ([]byte, 
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBytes))
+		body = []byte(e.scrub(string(body)))
 		return nil, retryAfter(resp.Header.Get("Retry-After")), &StatusError{
 			StatusCode: resp.StatusCode,
-			Message:    serverMessage([]byte(e.scrub(string(body))), e.scrub),
+			Message:    serverMessage(body, e.scrub),
+			Code:       serverCode(body),
 		}
 	}
 	tooLarge := fmt.Errorf("%w: body larger than %d bytes, the most a batch of its size needs", ErrBadResponse, limit)
@@ -652,6 +656,9 @@ func retryable(err error) bool {
 	}
 	var se *StatusError
 	if errors.As(err, &se) {
+		if se.Code == codeInsufficientQuota { // a 429 that no wait heals
+			return false
+		}
 		c := se.StatusCode
 		return c == http.StatusRequestTimeout || c == http.StatusTooManyRequests || (c >= 500 && c != http.StatusNotImplemented)
 	}
@@ -754,6 +761,47 @@ func serverMessage(body []byte, scrub func(string) string) string {
 		msg = string([]rune(msg)[:maxErrorText]) + "…"
 	}
 	return msg
+}
+
+// maxCodeLen is the longest error code kept in a StatusError.
+const maxCodeLen = 64
+
+// serverCode returns the error code of an OpenAI-shaped error body
+// ({"error":{"code":...}}, a string or a number), or its error type when
+// it has no code; empty when there is neither, or when the code is longer
+// than maxCodeLen or holds other than ASCII letters, digits, '_', '-' and
+// '.' (it goes into error texts as it is).
+func serverCode(body []byte) string {
+	var shaped struct {
+		Error struct {
+			Code json.RawMessage `json:"code"`
+			Type json.RawMessage `json:"type"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &shaped) != nil {
+		return ""
+	}
+	text := func(raw json.RawMessage) string {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+		var n json.Number
+		if json.Unmarshal(raw, &n) == nil {
+			return n.String()
+		}
+		return ""
+	}
+	code := text(shaped.Error.Code)
+	if code == "" {
+		code = text(shaped.Error.Type)
+	}
+	if len(code) > maxCodeLen || strings.ContainsFunc(code, func(r rune) bool {
+		return !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' || r == '.'))
+	}) {
+		return ""
+	}
+	return code
 }
 
 // minQuerySecret is the shortest value of a base URL's query string

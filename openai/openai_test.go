@@ -425,26 +425,43 @@ func TestEmbedDimensionsAcrossCalls(t *testing.T) {
 	assert.Equal(t, 3, srv.requests[len(srv.requests)-1].Dimensions, "and sent")
 }
 
+// TestEmbedServerErrors: a non-2xx answer comes back as a StatusError with
+// the server's message and error code, retried only when a retry may help.
+// OpenAI's 429 insufficient_quota (no credit left, a spending limit
+// reached) does not pass with time, unlike a rate limit: it fails at once,
+// without retries or their waits, as ErrInsufficientQuota (and ErrStatus);
+// it was retried, MaxRetries requests and their waits (3 × the 20 s
+// Retry-After here) before the same error.
 func TestEmbedServerErrors(t *testing.T) {
 	t.Parallel()
+	const quotaMsg = "You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors."
 	tests := []struct {
 		name     string
 		status   int
 		body     string
 		wantMsg  string
+		wantCode string
 		attempts int
 	}{
-		{"openai 401", 401, `{"error":{"message":"Incorrect API key provided: ` + testKey + `. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`, "Incorrect API key provided: [REDACTED].", 1},
-		{"ollama 404", 404, `{"error":{"message":"model \"nomic\" not found, try pulling it first","type":"api_error","param":null,"code":null}}`, `model "nomic" not found`, 1},
-		{"tei 413", 413, `{"error":"batch size 64 > maximum allowed batch size 32","error_type":"Validation"}`, "batch size 64 > maximum allowed batch size 32", 1},
-		{"vllm 400", 400, `{"detail":"input too long"}`, "input too long", 1},
-		{"plain text 502", 502, "Bad Gateway\n", "Bad Gateway", 4},
-		{"503 forever", 503, `{"error":{"message":"overloaded"}}`, "overloaded", 4},
+		{"openai 401", 401, `{"error":{"message":"Incorrect API key provided: ` + testKey + `. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`, "Incorrect API key provided: [REDACTED].", "invalid_api_key", 1},
+		{"ollama 404", 404, `{"error":{"message":"model \"nomic\" not found, try pulling it first","type":"api_error","param":null,"code":null}}`, `model "nomic" not found`, "api_error", 1},
+		{"tei 413", 413, `{"error":"batch size 64 > maximum allowed batch size 32","error_type":"Validation"}`, "batch size 64 > maximum allowed batch size 32", "", 1},
+		{"vllm 400", 400, `{"detail":"input too long"}`, "input too long", "", 1},
+		{"plain text 502", 502, "Bad Gateway\n", "Bad Gateway", "", 4},
+		{"503 forever", 503, `{"error":{"message":"overloaded"}}`, "overloaded", "", 4},
+		{"openai 429 insufficient_quota", 429, `{"error":{"message":"` + quotaMsg + `","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`, "You exceeded your current quota", "insufficient_quota", 1},
+		{"429 insufficient_quota as type only", 429, `{"error":{"message":"` + quotaMsg + `","type":"insufficient_quota","code":null}}`, "You exceeded your current quota", "insufficient_quota", 1},
+		{"openai 429 rate limit", 429, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, "Rate limit reached", "rate_limit_exceeded", 4},
+		{"azure 429 numeric code", 429, `{"error":{"message":"exceeded call rate limit","code":429}}`, "exceeded call rate limit", "429", 4},
+		{"unprintable code dropped", 429, `{"error":{"message":"m","code":"a b\nc"}}`, "m", "", 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := newServer(t, func(_ int, _ request, w http.ResponseWriter) {
+				if tt.status == http.StatusTooManyRequests {
+					w.Header().Set("Retry-After", "20")
+				}
 				w.WriteHeader(tt.status)
 				io.WriteString(w, tt.body)
 			})
@@ -454,13 +471,22 @@ func TestEmbedServerErrors(t *testing.T) {
 			var se *StatusError
 			require.ErrorAs(t, err, &se)
 			assert.Equal(t, tt.status, se.StatusCode)
+			assert.Equal(t, tt.wantCode, se.Code)
 			assert.Contains(t, err.Error(), tt.wantMsg)
 			assert.Contains(t, err.Error(), fmt.Sprint(tt.status))
+			if tt.wantCode != "" {
+				assert.Contains(t, err.Error(), "("+tt.wantCode+")")
+			}
 			assert.NotContains(t, err.Error(), testKey)
 			assert.NotContains(t, se.Message, testKey)
 			assert.Equal(t, tt.attempts, srv.count())
 			assert.Equal(t, tt.attempts, se.Attempts)
 			assert.Len(t, *waits, tt.attempts-1)
+			if tt.wantCode == "insufficient_quota" {
+				require.ErrorIs(t, err, ErrInsufficientQuota)
+			} else {
+				assert.NotErrorIs(t, err, ErrInsufficientQuota)
+			}
 		})
 	}
 }
