@@ -133,9 +133,12 @@ type Options struct {
 	// MinBackoff and MaxBackoff bound the wait before a retry: attempt k
 	// waits a random time in [d/2, d] with d = min(MaxBackoff,
 	// MinBackoff·2^k). A Retry-After header (seconds or an HTTP date) is
-	// honoured instead when present, up to a day (a longer one is ignored),
-	// unless it would outlast ctx's deadline, in which case the call fails
-	// at once. 0 means
+	// honoured instead when it asks for a wait, up to a day (a longer one
+	// is ignored), unless it would outlast ctx's deadline, in which case
+	// the call fails at once; one of 0, or a date not in the future, asks
+	// for none and the backoff applies (as in OpenAI's own SDKs), so that
+	// retries are not spent in a burst against a server that just refused
+	// a request for load. 0 means
 	// DefaultMinBackoff (500 ms) and DefaultMaxBackoff (30 s); negative
 	// values, or MinBackoff > MaxBackoff, are errors.
 	MinBackoff, MaxBackoff time.Duration
@@ -523,7 +526,7 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32,
 			return nil, last
 		}
 		wait := e.backoff(attempt)
-		if retryAfter >= 0 {
+		if retryAfter > 0 { // 0 (or a past date) asks for no wait: back off (see Options.MinBackoff)
 			wait = retryAfter
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
@@ -687,7 +690,8 @@ func (e *Embedder) backoff(attempt int) time.Duration {
 const maxRetryAfter = 24 * time.Hour
 
 // retryAfter parses a Retry-After header (delay-seconds or an HTTP date);
-// -1 means absent or unreadable (a wait beyond maxRetryAfter included).
+// -1 means absent or unreadable (a wait beyond maxRetryAfter included), 0
+// no wait (a date in the past included).
 func retryAfter(h string) time.Duration {
 	h = strings.TrimSpace(h)
 	if h == "" {

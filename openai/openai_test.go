@@ -543,7 +543,7 @@ func TestEmbedRetries(t *testing.T) {
 		t.Parallel()
 		srv := newServer(t, func(n int, req request, w http.ResponseWriter) {
 			if n == 1 {
-				w.Header().Set("Retry-After", time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat))
+				w.Header().Set("Retry-After", time.Now().Add(time.Minute).UTC().Format(http.TimeFormat))
 				w.WriteHeader(http.StatusTooManyRequests)
 				return
 			}
@@ -552,8 +552,45 @@ func TestEmbedRetries(t *testing.T) {
 		e, waits := newTest(t, srv, Options{})
 		_, err := e.Embed(t.Context(), []string{"x"})
 		require.NoError(t, err)
-		assert.Equal(t, []time.Duration{0}, *waits, "a date in the past means retry now")
+		require.Len(t, *waits, 1)
+		assert.InDelta(t, float64(time.Minute), float64((*waits)[0]), float64(2*time.Second))
 	})
+	// A Retry-After of 0, or a date that is not in the future, asks for no
+	// wait: the backoff applies, as in OpenAI's own SDKs. Honoured as
+	// written, it sent MaxRetries+1 requests within milliseconds to a
+	// server that had just refused one for load (a limiter that rounds its
+	// wait down to whole seconds may say 0 in the last second of a window),
+	// and failed before any fault could pass.
+	for _, tt := range []struct {
+		name, header string
+		status       int
+	}{
+		{"0", "0", http.StatusTooManyRequests},
+		{"past date", time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat), http.StatusTooManyRequests},
+		{"0 on a 503", "0", http.StatusServiceUnavailable},
+		{"decimal zero", "0.0", http.StatusTooManyRequests},
+	} {
+		t.Run("Retry-After "+tt.name+" backs off", func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t, func(n int, req request, w http.ResponseWriter) {
+				if n <= 2 {
+					w.Header().Set("Retry-After", tt.header)
+					w.WriteHeader(tt.status)
+					return
+				}
+				openAIAnswer(w, req, 2, nil)
+			})
+			e, waits := newTest(t, srv, Options{MinBackoff: 100 * time.Millisecond, MaxBackoff: time.Second})
+			_, err := e.Embed(t.Context(), []string{"x"})
+			require.NoError(t, err)
+			require.Len(t, *waits, 2)
+			for k, d := range *waits {
+				ceil := 100 * time.Millisecond << k
+				assert.GreaterOrEqual(t, d, ceil/2, "retry %d", k)
+				assert.LessOrEqual(t, d, ceil, "retry %d", k)
+			}
+		})
+	}
 	t.Run("no retries on 400", func(t *testing.T) {
 		t.Parallel()
 		srv := newServer(t, func(_ int, _ request, w http.ResponseWriter) { w.WriteHeader(http.StatusBadRequest) })
