@@ -225,6 +225,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 
@@ -274,6 +275,9 @@ type Embedder struct {
 	beforeRun  func()
 	afterBatch func(batch int)
 	lastStatus int
+
+	// tokenizedBytes counts the bytes handed to llama_tokenize (for tests).
+	tokenizedBytes atomic.Int64
 }
 
 var (
@@ -547,7 +551,11 @@ func (e *Embedder) Dimensions() int {
 
 // Embed returns one vector per text, in order, as documents: each text is
 // prefixed with [Options.DocumentPrefix], truncated to the token limit,
-// pooled and (unless [Options.DisableNormalize]) L2-normalised. An empty
+// pooled and (unless [Options.DisableNormalize]) L2-normalised. A text far
+// longer than the token limit is tokenized only from a prefix that holds
+// the tokens kept (with a margin), so that its cost does not grow with its
+// length; the tokens are those of the whole text, except for a single word
+// of thousands of characters across the prefix's end. An empty
 // text is embedded as the special tokens the tokenizer adds (or the BOS, EOS
 // or SEP token). Embed checks ctx before every batch and aborts a running
 // batch when ctx is cancelled, returning ctx's error. Embed implements
@@ -628,8 +636,27 @@ func (e *Embedder) embed(ctx context.Context, texts []string) ([][]float32, erro
 	return out, nil
 }
 
+// A text longer than (maxTokens+prefixMargin)·prefixBytesPerToken bytes is
+// tokenized from a prefix of that many bytes (cut at a character), 4 times
+// longer each time it gives fewer than maxTokens+prefixMargin tokens, and
+// whole only when no shorter prefix does: tokenizing a 10 MB tool output
+// whole took 1.4 s, 40 MB and could not be cancelled, to keep 512 tokens.
+// The tokens kept are those of the whole text, since a tokenizer's output
+// depends on the text near each token only (words, pre-tokenizer splits,
+// merges of neighbours); the prefixMargin tokens before the cut absorb the
+// word it splits. The one exception is a single word so long that it
+// crosses the cut more than prefixMargin tokens after the limit, which a
+// WordPiece tokenizer reads as [UNK] whole if it holds a character outside
+// the vocabulary after the cut. A text that has too few tokens for any
+// prefix (mostly white space) costs at most 7/3 of tokenizing it whole.
+const (
+	prefixBytesPerToken = 16
+	prefixMargin        = 64
+)
+
 // tokenize returns the text's tokens with the model's special tokens,
-// truncated to maxTokens. Invalid UTF-8 is replaced by U+FFFD first: some
+// truncated to maxTokens (tokenizing a long text from a prefix, see
+// prefixBytesPerToken). Invalid UTF-8 is replaced by U+FFFD first: some
 // llama.cpp tokenizers throw C++ exceptions on it, which would abort the
 // process.
 func (e *Embedder) tokenize(text string) ([]int32, error) {
@@ -639,12 +666,37 @@ func (e *Embedder) tokenize(text string) ([]int32, error) {
 	if !utf8.ValidString(text) {
 		text = strings.ToValidUTF8(text, "\uFFFD")
 	}
+	want := e.maxTokens + prefixMargin
+	for n := want * prefixBytesPerToken; n < len(text); n *= 4 {
+		for !utf8.RuneStart(text[n]) {
+			n--
+		}
+		toks, err := e.tokenizeAll(text[:n])
+		if err != nil {
+			return nil, err
+		}
+		if len(toks) >= want {
+			return truncate(toks, e.maxTokens, e.keepLast), nil
+		}
+	}
+	toks, err := e.tokenizeAll(text)
+	if err != nil {
+		return nil, err
+	}
+	return truncate(toks, e.maxTokens, e.keepLast), nil
+}
+
+// tokenizeAll returns all the tokens of text (valid UTF-8, under 2 GiB)
+// with the model's special tokens, or the fallback token when there are
+// none.
+func (e *Embedder) tokenizeAll(text string) ([]int32, error) {
+	e.tokenizedBytes.Add(int64(len(text)))
 	var empty byte
 	ptr := &empty
 	if len(text) > 0 {
 		ptr = unsafe.StringData(text)
 	}
-	buf := make([]int32, len(text)+8)
+	buf := make([]int32, min(len(text)+8, 1<<31-1))
 	for range 2 {
 		n := C.llama_tokenize(e.vocab, (*C.char)(unsafe.Pointer(ptr)), C.int32_t(len(text)),
 			(*C.llama_token)(unsafe.Pointer(&buf[0])), C.int32_t(len(buf)), true, false)
@@ -660,7 +712,7 @@ func (e *Embedder) tokenize(text string) ([]int32, error) {
 			}
 			return append([]int32(nil), e.fallback...), nil
 		}
-		return truncate(buf[:n], e.maxTokens, e.keepLast), nil
+		return buf[:n], nil
 	}
 	return nil, fmt.Errorf("%w: tokenizer size changed between calls", ErrInvalidText)
 }

@@ -231,6 +231,51 @@ func TestEmbedTruncates(t *testing.T) {
 	assert.Less(t, cosine(vecs[0], vecs[2]), 0.9999, "shorter text is not truncated")
 }
 
+// TestTokenizeLongTextByPrefix: a text far longer than MaxTokens tokens is
+// tokenized from a prefix, not whole, and keeps the tokens tokenizing it
+// whole gives. A 10 MB text was handed whole to llama_tokenize (1.4 s,
+// 40 MB, not cancellable) to keep 512 tokens.
+func TestTokenizeLongTextByPrefix(t *testing.T) {
+	t.Parallel()
+	e := newTiny(t, nil) // 512 tokens
+	small := newTiny(t, &Options{MaxTokens: 16})
+	words := longText(50_000)
+	tests := []struct {
+		name string
+		text string
+	}{
+		{"words", words},
+		{"words, cut inside a word", "x" + words},
+		{"cjk", strings.Repeat("日本語のテキストを埋め込む。", 20_000)},
+		{"emoji and accents", strings.Repeat("café 😀 naïve 👍🏽 ", 30_000)},
+		{"code", strings.Repeat("func (e *Embedder) tokenize(text string) ([]int32, error) { return nil, err }\n", 5_000)},
+		{"mostly white space", strings.Repeat("a"+strings.Repeat(" ", 200), 5_000)},
+		{"white space then words", strings.Repeat(" ", 200_000) + words},
+		{"invalid UTF-8", strings.Repeat("ok \xff\xfe then \xc3", 50_000)},
+		{"one long word", strings.Repeat("abcdefghij", 30_000)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, m := range []*Embedder{e, small} {
+				got, err := m.tokenize(tt.text)
+				require.NoError(t, err)
+				full, err := m.tokenizeAll(strings.ToValidUTF8(tt.text, "\uFFFD"))
+				require.NoError(t, err)
+				require.Equal(t, truncate(full, m.maxTokens, m.keepLast), got, "maxTokens %d", m.maxTokens)
+			}
+		})
+	}
+
+	huge := strings.Repeat("lorem ipsum dolor sit amet, parseConfig(x) = 42; ", 200_000) // 10 MB
+	m := newTiny(t, nil)
+	vecs, err := m.Embed(t.Context(), []string{huge})
+	require.NoError(t, err)
+	assert.InDelta(t, 1, norm(vecs[0]), 1e-5)
+	assert.LessOrEqual(t, m.tokenizedBytes.Load(), int64((512+prefixMargin)*prefixBytesPerToken),
+		"tokenized one prefix of the %d bytes", len(huge))
+}
+
 func TestEmbedThousandTexts(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
