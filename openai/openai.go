@@ -133,9 +133,10 @@ type Options struct {
 	// MinBackoff and MaxBackoff bound the wait before a retry: attempt k
 	// waits a random time in [d/2, d] with d = min(MaxBackoff,
 	// MinBackoff·2^k). A Retry-After header (seconds or an HTTP date) is
-	// honoured instead when it asks for a wait, up to a day (a longer one
-	// is ignored), unless it would outlast ctx's deadline, in which case
-	// the call fails at once; one of 0, or a date not in the future, asks
+	// honoured instead when it asks for a wait of at most MaxBackoff or a
+	// minute, whichever is longer; a longer wait, or one that would outlast
+	// ctx's deadline, fails the call at once with the server's error (a
+	// wait beyond a day is read as no header); one of 0, or a date not in the future, asks
 	// for none and the backoff applies (as in OpenAI's own SDKs), so that
 	// retries are not spent in a burst against a server that just refused
 	// a request for load. 0 means
@@ -527,6 +528,9 @@ func (e *Embedder) embedBatch(ctx context.Context, texts []string) ([][]float32,
 		}
 		wait := e.backoff(attempt)
 		if retryAfter > 0 { // 0 (or a past date) asks for no wait: back off (see Options.MinBackoff)
+			if longest := max(e.maxBackoff, minRetryAfterCap); retryAfter > longest {
+				return nil, fmt.Errorf("server asks to retry in %v, longer than the %v Embed waits (MaxBackoff, at least a minute): %w", retryAfter, longest, last)
+			}
 			wait = retryAfter
 		}
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
@@ -685,9 +689,13 @@ func (e *Embedder) backoff(attempt int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-// maxRetryAfter is the longest Retry-After wait honoured; a longer one is
+// maxRetryAfter is the longest Retry-After wait read; a longer one is
 // read as unreadable, in either form.
 const maxRetryAfter = 24 * time.Hour
+
+// minRetryAfterCap is the longest Retry-After wait Embed honours when
+// MaxBackoff is shorter: a minute, as OpenAI's own SDKs.
+const minRetryAfterCap = time.Minute
 
 // retryAfter parses a Retry-After header (delay-seconds or an HTTP date);
 // -1 means absent or unreadable (a wait beyond maxRetryAfter included), 0

@@ -608,13 +608,51 @@ func TestEmbedRetries(t *testing.T) {
 		require.ErrorIs(t, err, ErrStatus)
 		assert.Equal(t, 1, srv.count())
 	})
+	// A Retry-After longer than Embed waits (a minute, or MaxBackoff when
+	// longer) fails the call at once, with or without a deadline: honoured,
+	// "3600" put Embed, and the compaction waiting on it, to sleep for an
+	// hour when ctx had no deadline.
+	for _, tt := range []struct {
+		name, header string
+		opts         Options
+		fails        bool
+	}{
+		{"an hour", "3600", Options{}, true},
+		{"an hour as a date", time.Now().Add(time.Hour).UTC().Format(http.TimeFormat), Options{}, true},
+		{"61 s", "61", Options{}, true},
+		{"60 s", "60", Options{}, false},
+		{"an hour under MaxBackoff 2h", "3600", Options{MaxBackoff: 2 * time.Hour}, false},
+	} {
+		t.Run("Retry-After "+tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newServer(t, func(n int, req request, w http.ResponseWriter) {
+				if n == 1 {
+					w.Header().Set("Retry-After", tt.header)
+					w.WriteHeader(http.StatusTooManyRequests)
+					return
+				}
+				openAIAnswer(w, req, 2, nil)
+			})
+			e, waits := newTest(t, srv, tt.opts)
+			_, err := e.Embed(t.Context(), []string{"x"})
+			if !tt.fails {
+				require.NoError(t, err)
+				assert.Len(t, *waits, 1)
+				return
+			}
+			require.ErrorIs(t, err, ErrStatus)
+			assert.ErrorContains(t, err, "longer than")
+			assert.Empty(t, *waits)
+			assert.Equal(t, 1, srv.count())
+		})
+	}
 	t.Run("Retry-After beyond the deadline fails at once", func(t *testing.T) {
 		t.Parallel()
 		srv := newServer(t, func(_ int, _ request, w http.ResponseWriter) {
 			w.Header().Set("Retry-After", "3600")
 			w.WriteHeader(http.StatusTooManyRequests)
 		})
-		e, waits := newTest(t, srv, Options{})
+		e, waits := newTest(t, srv, Options{MaxBackoff: 2 * time.Hour}) // an hour is honoured but for the deadline
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 		defer cancel()
 		_, err := e.Embed(ctx, []string{"x"})
