@@ -2,7 +2,6 @@ package chitta
 
 import (
 	"hash/maphash"
-	"slices"
 	"unsafe"
 )
 
@@ -47,14 +46,20 @@ func appendValues(vs []string, hs []uint64, text string, max int) ([]string, []u
 	b := unsafe.Slice(unsafe.StringData(text), len(text))
 	start, hstart := len(vs), len(hs)
 	// seen[h&63] holds 1 + the index (from start) of a listed value of
-	// hash h, probed linearly; with more than 32 values to list, values
-	// are compared one by one instead.
+	// hash h, probed linearly; with more than 32 values to list, a map
+	// holds them instead (compared one by one, the values of a result
+	// listing thousands cost time quadratic in their number).
 	var seen [64]uint8
+	var many map[string]struct{}
 	small := max <= 32
 	add := func(v string) {
 		h := valueHash(v)
 		if !small {
-			if !slices.Contains(vs[start:], v) {
+			if many == nil {
+				many = make(map[string]struct{})
+			}
+			if _, dup := many[v]; !dup {
+				many[v] = struct{}{}
 				vs, hs = append(vs, v), append(hs, h)
 			}
 			return
