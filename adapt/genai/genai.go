@@ -18,9 +18,10 @@
 // since what a level costs depends on the model), as
 // chitta.ParseMessages counts the SDK's JSON; a part with none of
 // these set is scored by its JSON. A function call and its response are
-// kept or dropped together: paired by ID, or, when IDs are absent, by
-// position (the k-th call of a model turn with the k-th ID-less response
-// after it), as the Gemini API pairs them.
+// kept or dropped together: paired by ID, or, for a response without an
+// ID, by position (it answers the first call of the last turn of calls
+// that no response has answered yet, whether or not that call has an
+// ID), as the Gemini API pairs them.
 //
 // # Gemini API rules
 //
@@ -107,12 +108,14 @@ func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 				switch {
 				case p.FunctionCall != nil:
 					if fc := p.FunctionCall; fc.ID != "" {
+						st.pending = append(st.pending[:0], fc.ID) // a new turn of calls (see state)
 						b.CallMessage(r, fc.ID, fc.Name, fc.Args)
 						continue
 					}
 				case p.FunctionResponse != nil:
 					if fr := p.FunctionResponse; fr.ID != "" && len(fr.Parts) == 0 {
 						if out, ok := outputText(fr.Response); ok {
+							st.answered(fr.ID)
 							b.ResultMessage(r, fr.ID, out)
 							continue
 						}
@@ -130,9 +133,24 @@ func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 	return nil
 }
 
-// state is what build carries from message to message: the calls without
-// an ID awaiting a response, in order.
+// state is what build carries from message to message: the calls of the
+// last content that made calls (a turn of calls: a new one expires the
+// calls of the last that are still unanswered) awaiting a response, in
+// order, with or without an ID (those without by the ID build gives
+// them). A response with an ID answers its call; one without answers the
+// first call awaiting a response, as the Gemini API pairs them by
+// position: a call with an ID may be answered by a response without one,
+// such as genai.NewPartFromFunctionResponse builds. chitta.ParseMessages
+// pairs the SDK's JSON alike.
 type state struct{ pending []string }
+
+// answered drops the call id from the calls awaiting a response, if it
+// is one.
+func (st *state) answered(id string) {
+	if i := slices.Index(st.pending, id); i >= 0 {
+		st.pending = append(st.pending[:i:i], st.pending[i+1:]...)
+	}
+}
 
 // message builds msgs[i], c, part by part.
 func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
@@ -151,21 +169,23 @@ func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
 		}
 		switch {
 		case p.FunctionCall != nil:
+			if newTurn { // unanswered calls of an earlier turn expire
+				st.pending = st.pending[:0]
+				newTurn = false
+			}
 			id := p.FunctionCall.ID
 			if id == "" {
-				if newTurn { // unanswered calls of an earlier turn expire
-					st.pending = st.pending[:0]
-					newTurn = false
-				}
 				id = "functionCall@" + strconv.Itoa(i) + "." + strconv.Itoa(j)
-				st.pending = append(st.pending, id)
 			}
+			st.pending = append(st.pending, id)
 			b.CallID(id)
 			b.AddCallJSON(p.FunctionCall.Name, p.FunctionCall.Args)
 		case p.FunctionResponse != nil:
 			id := p.FunctionResponse.ID
 			if id == "" && len(st.pending) > 0 {
 				id, st.pending = st.pending[0], st.pending[1:]
+			} else if id != "" {
+				st.answered(id)
 			}
 			if id != "" {
 				b.ResultID(id)
