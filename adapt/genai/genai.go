@@ -109,7 +109,7 @@ func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 				case p.FunctionCall != nil:
 					if fc := p.FunctionCall; fc.ID != "" {
 						st.pending = append(st.pending[:0], fc.ID) // a new turn of calls (see state)
-						b.CallMessage(r, fc.ID, fc.Name, fc.Args)
+						b.CallMessage(r, fc.ID, fc.Name, omitEmpty(fc.Args))
 						continue
 					}
 				case p.FunctionResponse != nil:
@@ -179,7 +179,7 @@ func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
 			}
 			st.pending = append(st.pending, id)
 			b.CallID(id)
-			b.AddCallJSON(p.FunctionCall.Name, p.FunctionCall.Args)
+			b.AddCallJSON(p.FunctionCall.Name, omitEmpty(p.FunctionCall.Args))
 		case p.FunctionResponse != nil:
 			id := p.FunctionResponse.ID
 			if id == "" && len(st.pending) > 0 {
@@ -194,7 +194,7 @@ func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
 			if out, ok := outputText(p.FunctionResponse.Response); ok {
 				b.Add(out)
 			} else {
-				b.AddJSON(p.FunctionResponse.Response)
+				b.AddJSON(omitEmpty(p.FunctionResponse.Response))
 			}
 			addResponseParts(b, p.FunctionResponse.Parts)
 			b.CloseResult()
@@ -202,12 +202,12 @@ func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
 			if p.ToolCall.ID != "" {
 				b.CallID(p.ToolCall.ID)
 			}
-			b.AddCallJSON(string(p.ToolCall.ToolType), p.ToolCall.Args)
+			b.AddCallJSON(string(p.ToolCall.ToolType), omitEmpty(p.ToolCall.Args))
 		case p.ToolResponse != nil:
 			if p.ToolResponse.ID != "" {
 				b.ResultID(p.ToolResponse.ID)
 			}
-			b.AddResultJSON(string(p.ToolResponse.ToolType), p.ToolResponse.Response)
+			b.AddResultJSON(string(p.ToolResponse.ToolType), omitEmpty(p.ToolResponse.Response))
 		case p.Text != "":
 			b.Add(p.Text)
 		case p.InlineData != nil:
@@ -277,6 +277,18 @@ func rewrite(c *genai.Content, texts []string) (*genai.Content, bool) {
 		k++
 	}
 	return &nc, k == len(texts)
+}
+
+// omitEmpty returns m, a call's arguments or a response, as the SDK's
+// JSON carries it: nothing (nil, which scores no text) when m is empty,
+// since encoding/json omits it (omitempty), so that a call without
+// arguments reads as its name, as chitta.ParseMessages reads its JSON,
+// not as "name null" or "name {}".
+func omitEmpty(m map[string]any) any {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }
 
 // outputText returns the text of a function response that is only its

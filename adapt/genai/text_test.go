@@ -10,6 +10,7 @@ import (
 
 	"github.com/chitta-go/chitta"
 	adapter "github.com/chitta-go/chitta/adapt/genai"
+	"github.com/chitta-go/chitta/adapt/internal/adapttest"
 )
 
 // TestFunctionScoringText pins the text chitta scores for function calls
@@ -56,4 +57,28 @@ func TestOutputResponseText(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, msgs[1].Content, parsed[1].Content, "ParseMessages reads the same JSON alike")
 	}
+}
+
+// TestMessagesEmptyArgsAsParsed: a call without arguments (Args nil or
+// empty, which the SDK's JSON omits) reads as its name and an empty
+// response as no text, as chitta.ParseMessages reads the JSON (the
+// adapter scored them as "null" and "{}"); a server tool call without
+// arguments alike.
+func TestMessagesEmptyArgsAsParsed(t *testing.T) {
+	t.Parallel()
+	msgs := []*genai.Content{
+		genai.NewContentFromText("list the files", genai.RoleUser),
+		{Role: genai.RoleModel, Parts: []*genai.Part{{FunctionCall: &genai.FunctionCall{ID: "x", Name: "ls"}}}},
+		{Role: genai.RoleUser, Parts: []*genai.Part{{FunctionResponse: &genai.FunctionResponse{ID: "x", Name: "ls"}}}},
+		{Role: genai.RoleModel, Parts: []*genai.Part{{FunctionCall: &genai.FunctionCall{Name: "pwd", Args: map[string]any{}}}, genai.NewPartFromText("and")}},
+		{Role: genai.RoleUser, Parts: []*genai.Part{{FunctionResponse: &genai.FunctionResponse{Name: "pwd", Response: map[string]any{}}}, genai.NewPartFromText("done")}},
+	}
+	cm := adapttest.MatchesParse(t, msgs, adapter.Messages)
+	assert.Equal(t, "ls ", cm[1].Content)
+	assert.Empty(t, cm[2].Content)
+	assert.Equal(t, "pwd \nand", cm[3].Content)
+	assert.Equal(t, "done", cm[4].Content)
+	search, err := adapter.Messages([]*genai.Content{{Role: genai.RoleModel, Parts: []*genai.Part{{ToolCall: &genai.ToolCall{ID: "s", ToolType: genai.ToolTypeGoogleSearchWeb}}}}})
+	require.NoError(t, err)
+	assert.Equal(t, "GOOGLE_SEARCH_WEB ", search[0].Content)
 }
