@@ -2,6 +2,7 @@ package eino_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -78,4 +79,77 @@ func TestMessageModifierMasks(t *testing.T) {
 	}
 	assert.Positive(t, n)
 	assert.Equal(t, toolTurns(), in, "input not modified")
+}
+
+// randomToolTurns draws a conversation that answers every call: prompts,
+// plain answers, and assistant turns of one to three parallel calls (with
+// or without Content and ReasoningContent) answered by tool messages whose
+// output is Content alone or with parts (UserInputMultiContent with an
+// image, MultiContent, AssistantGenMultiContent with an unknown type),
+// some with ReasoningContent, of texts of 0 to 120 pieces among them
+// blank ones and non-ASCII ones.
+func randomToolTurns(r *rand.Rand) []*schema.Message {
+	pieces := []string{"alpha", "beta", "  ", "", "ünï", "line\n", `{"k":1}`, "x"}
+	text := func() string {
+		var b strings.Builder
+		for range r.IntN(120) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+			b.WriteByte(' ')
+		}
+		return b.String()
+	}
+	out := []*schema.Message{schema.SystemMessage("You are a coding agent.")}
+	id := 0
+	for range 2 + r.IntN(10) {
+		out = append(out, schema.UserMessage("q "+text()))
+		if r.IntN(3) == 0 {
+			out = append(out, &schema.Message{Role: schema.Assistant, Content: "a " + text(), ReasoningContent: text()})
+			continue
+		}
+		call := &schema.Message{Role: schema.Assistant}
+		if r.IntN(2) == 0 {
+			call.Content = text()
+		}
+		if r.IntN(2) == 0 {
+			call.ReasoningContent = text()
+		}
+		var results []*schema.Message
+		for range 1 + r.IntN(3) {
+			id++
+			cid, name := fmt.Sprintf("c%d", id), []string{"read", "grep", "ls"}[r.IntN(3)]
+			call.ToolCalls = append(call.ToolCalls, schema.ToolCall{ID: cid, Type: "function", Function: schema.FunctionCall{Name: name, Arguments: `{"q":"x"}`}})
+			res := schema.ToolMessage(text(), cid, schema.WithToolName(name))
+			switch r.IntN(5) {
+			case 0:
+				res.UserInputMultiContent = []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeText, Text: text()}, {Type: schema.ChatMessagePartTypeImageURL, Image: &schema.MessageInputImage{}}}
+			case 1:
+				//lint:ignore SA1019 MultiContent is deprecated, but callers still set it and the adapter reads it
+				res.MultiContent = []schema.ChatMessagePart{{Type: schema.ChatMessagePartTypeText, Text: text()}}
+			case 2:
+				res.ReasoningContent = text()
+			case 3:
+				res.AssistantGenMultiContent = []schema.MessageOutputPart{{Type: schema.ChatMessagePartTypeText, Text: text()}, {Type: "chart", Text: text()}}
+			}
+			results = append(results, res)
+		}
+		out = append(append(out, call), results...)
+	}
+	return append(out, schema.UserMessage("What is the fix?"))
+}
+
+// TestCompactMaskProperty: random conversations of tool messages with and
+// without parts stay valid, counted and paired through masking (see
+// adapttest.MaskProperty).
+func TestCompactMaskProperty(t *testing.T) {
+	t.Parallel()
+	adapttest.MaskProperty(t, 150, randomToolTurns, adapter.Compact, adapter.Messages, func(m *schema.Message) []string {
+		if m.ToolCallID == "" {
+			return nil
+		}
+		c := *m
+		c.ReasoningContent = "" // not the tool's output
+		cm, err := adapter.Messages([]*schema.Message{&c})
+		require.NoError(t, err)
+		return []string{cm[0].Content}
+	})
 }

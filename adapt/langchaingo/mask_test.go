@@ -2,6 +2,7 @@ package langchaingo_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -128,4 +129,85 @@ func TestCompactMaskCallWithoutFunction(t *testing.T) {
 		}
 	}
 	assert.Positive(t, masked, "read's result is masked at some ratio")
+}
+
+// randomParallelTools draws a conversation that answers every call:
+// prompts, plain answers, and ai turns of one to three parallel calls
+// (some after a text part, some cached) answered by one tool message of
+// all the responses (after a text part, before an image, now and then) or
+// by a tool or function message each (some responses cached), of texts of
+// 0 to 120 pieces among them blank ones and non-ASCII ones.
+func randomParallelTools(r *rand.Rand) []llms.MessageContent {
+	pieces := []string{"alpha", "beta", "  ", "", "ünï", "line\n", `{"k":1}`, "x"}
+	text := func() string {
+		var b strings.Builder
+		for range r.IntN(120) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+			b.WriteByte(' ')
+		}
+		return b.String()
+	}
+	cached := func(p llms.ContentPart) llms.ContentPart {
+		if r.IntN(4) == 0 {
+			return llms.CachedContent{ContentPart: p}
+		}
+		return p
+	}
+	out := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeSystem, "You are a coding agent.")}
+	id := 0
+	for range 2 + r.IntN(10) {
+		out = append(out, llms.TextParts(llms.ChatMessageTypeHuman, "q "+text()))
+		if r.IntN(3) == 0 {
+			out = append(out, llms.TextParts(llms.ChatMessageTypeAI, "a "+text()))
+			continue
+		}
+		var calls, responses []llms.ContentPart
+		if r.IntN(2) == 0 {
+			calls = append(calls, llms.TextPart("thinking "+text()))
+		}
+		for range 1 + r.IntN(3) {
+			id++
+			cid, name := fmt.Sprintf("c%d", id), []string{"read", "grep", "ls"}[r.IntN(3)]
+			calls = append(calls, cached(llms.ToolCall{ID: cid, Type: "function", FunctionCall: &llms.FunctionCall{Name: name, Arguments: `{"q":"x"}`}}))
+			responses = append(responses, cached(llms.ToolCallResponse{ToolCallID: cid, Name: name, Content: text()}))
+		}
+		out = append(out, llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: calls})
+		if r.IntN(3) == 0 {
+			if r.IntN(2) == 0 {
+				responses = append([]llms.ContentPart{llms.TextPart("results " + text())}, responses...)
+			}
+			if r.IntN(3) == 0 {
+				responses = append(responses, llms.ImageURLContent{URL: "https://x/y.png"})
+			}
+			out = append(out, llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: responses})
+			continue
+		}
+		for _, p := range responses {
+			role := llms.ChatMessageTypeTool
+			if r.IntN(5) == 0 {
+				role = llms.ChatMessageTypeFunction
+			}
+			out = append(out, llms.MessageContent{Role: role, Parts: []llms.ContentPart{p}})
+		}
+	}
+	return append(out, llms.TextParts(llms.ChatMessageTypeHuman, "What is the fix?"))
+}
+
+// TestCompactMaskProperty: random conversations of parallel calls,
+// answered together or apart, stay valid, counted and paired through
+// masking (see adapttest.MaskProperty).
+func TestCompactMaskProperty(t *testing.T) {
+	t.Parallel()
+	adapttest.MaskProperty(t, 150, randomParallelTools, langchaingo.Compact, langchaingo.Messages, func(m llms.MessageContent) []string {
+		var out []string
+		for _, p := range m.Parts {
+			if c, ok := p.(llms.CachedContent); ok {
+				p = c.ContentPart
+			}
+			if r, ok := p.(llms.ToolCallResponse); ok {
+				out = append(out, r.Content)
+			}
+		}
+		return out
+	})
 }
