@@ -209,9 +209,10 @@ func ExampleCompact_mask() {
 }
 
 // randomContents draws a conversation: user turns, model turns of 1 to 3
-// parallel calls (with IDs, or without and paired by position) answered
-// in one user content (a text part sometimes first) by text outputs,
-// errors or JSON responses of random sizes.
+// parallel calls (with IDs, or without and paired by position, or with
+// IDs answered by responses without, paired by position too) answered in
+// one user content (a text part sometimes first) by text outputs, errors
+// or JSON responses of random sizes.
 func randomContents(rng *rand.Rand) []*genai.Content {
 	tools := []string{"read_file", "grep", "run"}
 	words := func(n int) string { return strings.Repeat(fmt.Sprintf("w%d ", rng.IntN(50)), n) }
@@ -222,13 +223,15 @@ func randomContents(rng *rand.Rand) []*genai.Content {
 		if rng.IntN(4) == 0 {
 			resps = append(resps, genai.NewPartFromText("results "+words(1+rng.IntN(3))))
 		}
-		byID := rng.IntN(2) == 0
+		ids := rng.IntN(3) // 0: none, 1: calls and responses, 2: calls only
 		for k := range 1 + rng.IntN(3) {
 			name := tools[rng.IntN(len(tools))]
 			call := &genai.FunctionCall{Name: name, Args: map[string]any{"arg": words(1)}}
 			resp := &genai.FunctionResponse{Name: name}
-			if byID {
+			if ids > 0 {
 				call.ID = fmt.Sprintf("id-%d-%d", turn, k)
+			}
+			if ids == 1 {
 				resp.ID = call.ID
 			}
 			switch size := rng.IntN(300); rng.IntN(3) {
