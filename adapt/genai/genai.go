@@ -108,14 +108,15 @@ func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 				switch {
 				case p.FunctionCall != nil:
 					if fc := p.FunctionCall; fc.ID != "" {
-						st.pending = append(st.pending[:0], fc.ID) // a new turn of calls (see state)
+						st.Start()
+						st.Call(fc.ID)
 						b.CallMessage(r, fc.ID, fc.Name, omitEmpty(fc.Args))
 						continue
 					}
 				case p.FunctionResponse != nil:
 					if fr := p.FunctionResponse; fr.ID != "" && len(fr.Parts) == 0 {
 						if out, ok := outputText(fr.Response); ok {
-							st.answered(fr.ID)
+							st.Answer(fr.ID)
 							b.ResultMessage(r, fr.ID, out)
 							continue
 						}
@@ -133,24 +134,10 @@ func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 	return nil
 }
 
-// state is what build carries from message to message: the calls of the
-// last content that made calls (a turn of calls: a new one expires the
-// calls of the last that are still unanswered) awaiting a response, in
-// order, with or without an ID (those without by the ID build gives
-// them). A response with an ID answers its call; one without answers the
-// first call awaiting a response, as the Gemini API pairs them by
-// position: a call with an ID may be answered by a response without one,
-// such as genai.NewPartFromFunctionResponse builds. chitta.ParseMessages
-// pairs the SDK's JSON alike.
-type state struct{ pending []string }
-
-// answered drops the call id from the calls awaiting a response, if it
-// is one.
-func (st *state) answered(id string) {
-	if i := slices.Index(st.pending, id); i >= 0 {
-		st.pending = append(st.pending[:i:i], st.pending[i+1:]...)
-	}
-}
+// state is what build carries from message to message: the calls
+// awaiting a response (see adaptkit.Pending), those without an ID by the
+// ID build gives them.
+type state struct{ adaptkit.Pending }
 
 // message builds msgs[i], c, part by part.
 func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
@@ -162,31 +149,22 @@ func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
 		return fmt.Errorf("%w: message %d: role %q, want user or model", chitta.ErrInvalidMessages, i, c.Role)
 	}
 	b.SetRole(role)
-	newTurn := true
+	st.Start()
 	for j, p := range c.Parts {
 		if p == nil {
 			continue
 		}
 		switch {
 		case p.FunctionCall != nil:
-			if newTurn { // unanswered calls of an earlier turn expire
-				st.pending = st.pending[:0]
-				newTurn = false
-			}
 			id := p.FunctionCall.ID
 			if id == "" {
 				id = "functionCall@" + strconv.Itoa(i) + "." + strconv.Itoa(j)
 			}
-			st.pending = append(st.pending, id)
+			st.Call(id)
 			b.CallID(id)
 			b.AddCallJSON(p.FunctionCall.Name, omitEmpty(p.FunctionCall.Args))
 		case p.FunctionResponse != nil:
-			id := p.FunctionResponse.ID
-			if id == "" && len(st.pending) > 0 {
-				id, st.pending = st.pending[0], st.pending[1:]
-			} else if id != "" {
-				st.answered(id)
-			}
+			id := st.Answer(p.FunctionResponse.ID)
 			if id != "" {
 				b.ResultID(id)
 			}
