@@ -328,8 +328,9 @@ type wireMessage struct {
 // parser carries state across messages: the pending legacy function_call
 // that the next "function" message answers, the Responses reasoning item
 // that the next item belongs with (and the one whose run of calls the
-// last item continued), and the genai function calls without IDs that the
-// next function responses answer by position.
+// last item continued), and the calls of the last parts message with
+// calls (genai, langchaingo) that the next responses without an ID answer
+// by position.
 type parser struct {
 	pendingFunction  string
 	pendingReasoning string

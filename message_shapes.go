@@ -468,8 +468,11 @@ func isPartsRole(raw json.RawMessage) bool {
 // parseParts reads a langchaingo MessageContent ({"role", "parts"}, or
 // {"role", "text"} for a single text part) or a genai Content ({"role",
 // "parts"}; a missing role is "user"). Tool calls and responses pair by
-// ID; genai function calls without an ID pair with the function responses
-// that follow, by position.
+// ID; a response without an ID (a genai function response, a langchaingo
+// tool_response) answers the first call of the last message with calls
+// that no response has answered yet, by position, a call without an ID
+// (genai's, and langchaingo's googleai and vertex providers') getting one
+// of its place.
 func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Message, error) {
 	fail := func(field, format string, args ...any) (Message, error) {
 		return Message{}, &MessageError{Index: index, Field: field, Msg: fmt.Sprintf(format, args...), Err: ErrInvalidMessages}
@@ -535,23 +538,34 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 		case typ == "tool_call" || !isNull(pt.ToolCall):
 			var tc struct {
 				ID       json.RawMessage `json:"id"`
-				Function struct {
-					Name      json.RawMessage `json:"name"`
-					Arguments json.RawMessage `json:"arguments"`
-				} `json:"function"`
+				Function json.RawMessage `json:"function"`
 			}
-			if !isObject(pt.ToolCall) || json.Unmarshal(pt.ToolCall, &tc) != nil {
+			var fn struct {
+				Name      json.RawMessage `json:"name"`
+				Arguments json.RawMessage `json:"arguments"`
+			}
+			if !isObject(pt.ToolCall) || json.Unmarshal(pt.ToolCall, &tc) != nil || !isNull(tc.Function) && json.Unmarshal(tc.Function, &fn) != nil {
 				return fail(f+".tool_call", "want an object")
 			}
 			id, ok1 := optString(tc.ID)
-			name, ok2 := optString(tc.Function.Name)
+			name, ok2 := optString(fn.Name)
 			if !ok1 || !ok2 {
 				return fail(f+".tool_call", "want string id and function.name")
 			}
+			if id == "" && !isNull(tc.Function) {
+				// langchaingo's googleai and vertex calls carry no ID: the
+				// responses without one that follow answer them by position
+				id = "tool_call@" + strconv.Itoa(index) + "." + strconv.Itoa(j)
+			}
 			if id != "" {
+				if !newCalls { // a new turn of calls: unanswered older ones expire
+					p.pendingCalls = p.pendingCalls[:0]
+					newCalls = true
+				}
+				p.pendingCalls = append(p.pendingCalls, id)
 				m.ToolCallIDs = append(m.ToolCallIDs, id)
 			}
-			addText(&b, name+" "+argumentsText(tc.Function.Arguments))
+			addText(&b, name+" "+argumentsText(fn.Arguments))
 		case typ == "tool_response" || !isNull(pt.ToolResponse):
 			var tr struct {
 				ToolCallID json.RawMessage `json:"tool_call_id"`
@@ -564,6 +578,7 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 			if !ok {
 				return fail(f+".tool_response.tool_call_id", "want a string")
 			}
+			p.answer(&id)
 			if id != "" {
 				m.ToolResultIDs = append(m.ToolResultIDs, id)
 			}
@@ -607,11 +622,7 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 			if !ok1 || !ok2 {
 				return fail(f+".functionResponse", "want string id and name")
 			}
-			if id == "" && len(p.pendingCalls) > 0 {
-				id, p.pendingCalls = p.pendingCalls[0], p.pendingCalls[1:]
-			} else if i := indexOf(p.pendingCalls, id); i >= 0 {
-				p.pendingCalls = append(p.pendingCalls[:i:i], p.pendingCalls[i+1:]...)
-			}
+			p.answer(&id)
 			if id != "" {
 				m.ToolResultIDs = append(m.ToolResultIDs, id)
 			}
@@ -757,6 +768,18 @@ func mediaText(part json.RawMessage) string {
 		return "[image]"
 	}
 	return "[document]"
+}
+
+// answer pairs a tool response (a genai function response, a langchaingo
+// tool_response) whose call ID is *id with its call: one without an ID
+// answers the first call awaiting a response (*id becomes that call's
+// ID), by position; one with an ID answers its call, if it awaits one.
+func (p *parser) answer(id *string) {
+	if *id == "" && len(p.pendingCalls) > 0 {
+		*id, p.pendingCalls = p.pendingCalls[0], p.pendingCalls[1:]
+	} else if i := indexOf(p.pendingCalls, *id); i >= 0 {
+		p.pendingCalls = append(p.pendingCalls[:i:i], p.pendingCalls[i+1:]...)
+	}
 }
 
 func indexOf(ids []string, id string) int {

@@ -96,6 +96,25 @@ func TestParseMessagesShapes(t *testing.T) {
 			},
 		},
 		{
+			name: "langchaingo, pairing by position when IDs are absent (googleai, vertex)",
+			in: `[
+ {"role":"human","text":"weather in two cities"},
+ {"role":"ai","parts":[{"type":"tool_call","tool_call":{"id":"","type":"function","function":{"name":"weather","arguments":"{\"c\":\"a\"}"}}},{"type":"tool_call","tool_call":{"id":"","type":"","function":null}},{"ContentPart":{"type":"tool_call","tool_call":{"id":"","type":"function","function":{"name":"weather","arguments":"{\"c\":\"b\"}"}}}}]},
+ {"role":"tool","parts":[{"type":"tool_response","tool_response":{"tool_call_id":"","name":"weather","content":"sun"}}]},
+ {"role":"tool","parts":[{"type":"tool_response","tool_response":{"tool_call_id":"","name":"weather","content":"rain"}},{"type":"tool_response","tool_response":{"tool_call_id":"","name":"weather","content":"stray"}}]},
+ {"role":"ai","parts":[{"type":"tool_call","tool_call":{"id":"x","type":"function","function":{"name":"ls","arguments":"{}"}}},{"type":"tool_call","tool_call":{"id":"","type":"function","function":{"name":"pwd","arguments":"{}"}}}]},
+ {"role":"function","parts":[{"type":"tool_response","tool_response":{"tool_call_id":"x","name":"ls","content":"a.go"}},{"type":"tool_response","tool_response":{"tool_call_id":"","name":"pwd","content":"/"}}]}
+]`,
+			want: []want{
+				{chitta.RoleUser, "weather in two cities", nil, nil},
+				{chitta.RoleAssistant, "weather {\"c\":\"a\"}\nweather {\"c\":\"b\"}", []string{"tool_call@1.0", "tool_call@1.2"}, nil},
+				{chitta.RoleTool, "sun", nil, []string{"tool_call@1.0"}},
+				{chitta.RoleTool, "rain\nstray", nil, []string{"tool_call@1.2"}},
+				{chitta.RoleAssistant, "ls {}\npwd {}", []string{"x", "tool_call@4.1"}, nil},
+				{"function", "a.go\n/", nil, []string{"x", "tool_call@4.1"}},
+			},
+		},
+		{
 			name: "genai, pairing by position when IDs are absent",
 			in: `[
  {"parts":[{"text":"plan a trip"}]},

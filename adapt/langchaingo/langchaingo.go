@@ -13,8 +13,12 @@
 // image by URL, or data whose size cannot be read, counts as the largest
 // maximum (chitta.GeminiMaxImageTokens), as chitta.ParseMessages counts
 // the SDK's JSON. An ai message's
-// tool calls and the tool messages answering them (by tool call ID) are
-// kept or dropped together.
+// tool calls and the tool messages answering them are kept or dropped
+// together: paired by tool call ID, or, for a ToolCallResponse without
+// one, by position (it answers the first call of the last ai message
+// with calls that no response has answered yet), as the Gemini API pairs
+// the calls of langchaingo's googleai and vertex providers, which carry no
+// ID, with the responses that name only their tool.
 //
 // For an agent loop that compacts before every model call, [NewCompactor]
 // returns a Compactor: [chitta.Compactor] over the same values, which
@@ -48,6 +52,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
@@ -82,6 +87,7 @@ func Messages(msgs []llms.MessageContent) ([]chitta.Message, error) {
 }
 
 func build(b *adaptkit.Builder, msgs []llms.MessageContent) error {
+	var st state
 	for i := range msgs {
 		r, ok := role(msgs[i].Role)
 		if !ok {
@@ -94,41 +100,58 @@ func build(b *adaptkit.Builder, msgs []llms.MessageContent) error {
 				continue
 			case llms.ToolCallResponse:
 				if p.ToolCallID != "" {
+					st.Answer(p.ToolCallID)
 					b.ResultMessage(r, p.ToolCallID, p.Content) // a tool's text output
 					continue
 				}
 			case llms.ToolCall:
 				if p.ID != "" && p.FunctionCall != nil {
+					st.Start()
+					st.Call(p.ID)
 					b.CallTextMessage(r, p.ID, p.FunctionCall.Name, p.FunctionCall.Arguments) // one call only
 					continue
 				}
 			}
 		}
 		b.SetRole(r)
-		for _, p := range msgs[i].Parts {
-			addPart(b, p)
+		st.Start()
+		for j, p := range msgs[i].Parts {
+			st.addPart(b, p, i, j)
 		}
 		b.End()
 	}
 	return nil
 }
 
-func addPart(b *adaptkit.Builder, p llms.ContentPart) {
+// state is what build carries from message to message: the calls
+// awaiting a response (see adaptkit.Pending), those without an ID
+// (langchaingo's googleai and vertex providers give none) by the ID
+// "tool_call@<message>.<part>".
+type state struct{ adaptkit.Pending }
+
+// addPart adds p, part j of message i.
+func (st *state) addPart(b *adaptkit.Builder, p llms.ContentPart, i, j int) {
 	switch x := p.(type) {
 	case llms.TextContent:
 		b.Add(x.Text)
 	case llms.ToolCall:
-		if x.ID != "" {
-			b.CallID(x.ID)
+		id := x.ID
+		if id == "" && x.FunctionCall != nil {
+			id = "tool_call@" + strconv.Itoa(i) + "." + strconv.Itoa(j)
+		}
+		if id != "" {
+			st.Call(id)
+			b.CallID(id)
 		}
 		if x.FunctionCall != nil {
 			b.AddCall(x.FunctionCall.Name, x.FunctionCall.Arguments)
 		}
 	case llms.ToolCallResponse:
-		if x.ToolCallID != "" {
-			b.ResultID(x.ToolCallID)
+		id := st.Answer(x.ToolCallID)
+		if id != "" {
+			b.ResultID(id)
 		}
-		b.OpenResult(x.ToolCallID)
+		b.OpenResult(id)
 		b.Add(x.Content)
 		b.CloseResult()
 	case llms.ImageURLContent:
@@ -142,7 +165,7 @@ func addPart(b *adaptkit.Builder, p llms.ContentPart) {
 			b.Add("[document]")
 		}
 	case llms.CachedContent:
-		addPart(b, x.ContentPart)
+		st.addPart(b, x.ContentPart, i, j)
 	case nil:
 	default:
 		b.AddJSON(p)
