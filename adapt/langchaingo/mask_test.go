@@ -133,7 +133,10 @@ func TestCompactMaskCallWithoutFunction(t *testing.T) {
 
 // randomParallelTools draws a conversation that answers every call:
 // prompts, plain answers, and ai turns of one to three parallel calls
-// (some after a text part, some cached) answered by one tool message of
+// (some after a text part, some cached; with IDs, or without as
+// langchaingo's googleai and vertex providers make them, paired by
+// position, or with IDs answered by responses without) answered by one
+// tool message of
 // all the responses (after a text part, before an image, now and then) or
 // by a tool or function message each (some responses cached), of texts of
 // 0 to 120 pieces among them blank ones and non-ASCII ones.
@@ -165,11 +168,19 @@ func randomParallelTools(r *rand.Rand) []llms.MessageContent {
 		if r.IntN(2) == 0 {
 			calls = append(calls, llms.TextPart("thinking "+text()))
 		}
+		ids := r.IntN(3) // 0: calls and responses, 1: none (googleai, vertex), 2: calls only
 		for range 1 + r.IntN(3) {
 			id++
 			cid, name := fmt.Sprintf("c%d", id), []string{"read", "grep", "ls"}[r.IntN(3)]
-			calls = append(calls, cached(llms.ToolCall{ID: cid, Type: "function", FunctionCall: &llms.FunctionCall{Name: name, Arguments: `{"q":"x"}`}}))
-			responses = append(responses, cached(llms.ToolCallResponse{ToolCallID: cid, Name: name, Content: text()}))
+			call, response := llms.ToolCall{ID: cid, Type: "function", FunctionCall: &llms.FunctionCall{Name: name, Arguments: `{"q":"x"}`}}, llms.ToolCallResponse{ToolCallID: cid, Name: name, Content: text()}
+			if ids == 1 {
+				call.ID = ""
+			}
+			if ids > 0 {
+				response.ToolCallID = ""
+			}
+			calls = append(calls, cached(call))
+			responses = append(responses, cached(response))
 		}
 		out = append(out, llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: calls})
 		if r.IntN(3) == 0 {
