@@ -80,8 +80,10 @@ func role(t llms.ChatMessageType) (chitta.Role, bool) {
 }
 
 // Messages converts msgs to chitta messages, index for index, with Content
-// and tool linkage set and Raw nil. A role other than langchaingo's six is
-// an error naming the message.
+// and tool linkage set and Raw nil. A ToolCall without an ID (but with a
+// FunctionCall) gets the ID "tool_call@<message>.<part>" in ToolCallIDs,
+// which the response it pairs with carries in ToolResultIDs. A role other
+// than langchaingo's six is an error naming the message.
 func Messages(msgs []llms.MessageContent) ([]chitta.Message, error) {
 	return adaptkit.Messages(msgs, build)
 }
