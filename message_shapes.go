@@ -858,7 +858,8 @@ func einoImageTokens(imageURL, image json.RawMessage) int {
 // multi_content, user_input_multi_content and
 // assistant_output_multi_content, in that order, as adapt/eino scores
 // them: text as itself, images as "[image]", files as "[document]", audio
-// and video as "[media]", a part of another type as its type and text.
+// and video as "[media]", a part of another type as its type and JSON
+// (compacted).
 func appendEinoParts(b *strings.Builder, m *Message, w *wireMessage) *contentError {
 	for _, list := range [...]struct {
 		field string
@@ -904,7 +905,7 @@ func appendEinoParts(b *strings.Builder, m *Message, w *wireMessage) *contentErr
 			case "audio_url", "video_url":
 				addText(b, "[media]")
 			default:
-				addText(b, typ+" "+text)
+				addText(b, typ+" "+argumentsText(part)) // all it holds, its Extra too
 			}
 		}
 	}

@@ -44,7 +44,7 @@ func TestParseMessagesFormats(t *testing.T) {
 		{"anthropic web search error", `{"role":"assistant","content":[{"type":"web_search_tool_result","tool_use_id":"srv_1","content":{"type":"web_search_tool_result_error","error_code":"unavailable"}}]}`,
 			"assistant", "unavailable", nil, []string{"srv_1"}},
 		{"eino reasoning and parts", `{"role":"assistant","content":"done","reasoning_content":"think","multi_content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"x"}}],"user_input_multi_content":[{"type":"file_url","file":{}},{"type":"audio_url"}],"assistant_output_multi_content":[{"type":"video_url"},{"type":"chart","text":"bars"},{"type":"text"}],"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]}`,
-			"assistant", "think\ndone\na\n[image]\n[document]\n[media]\n[media]\nchart bars\nf {}", []string{"c"}, nil},
+			"assistant", "think\ndone\na\n[image]\n[document]\n[media]\n[media]\nchart {\"type\":\"chart\",\"text\":\"bars\"}\nf {}", []string{"c"}, nil},
 		{"anthropic server tool result", `{"role":"assistant","content":[{"type":"server_tool_use","id":"s","name":"code_execution","input":{"code":"1"}},{"type":"code_execution_tool_result", "tool_use_id":"s","content":{"type":"code_execution_result","stdout":"1"}}]}`,
 			"assistant", "code_execution {\"code\":\"1\"}\n{\"type\":\"code_execution_tool_result\",\"tool_use_id\":\"s\",\"content\":{\"type\":\"code_execution_result\",\"stdout\":\"1\"}}", []string{"s"}, []string{"s"}},
 		{"anthropic mcp connector", `{"role":"assistant","content":[{"type":"mcp_tool_use","id":"mcptoolu_1","name":"echo","server_name":"ex","input":{"s":"hi"}},{"type":"mcp_tool_result","tool_use_id":"mcptoolu_1","is_error":false,"content":[{"type":"text","text":"hi"}]}]}`,

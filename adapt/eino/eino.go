@@ -94,21 +94,27 @@ func build(b *adaptkit.Builder, msgs []*schema.Message) error {
 			if p.ImageURL != nil {
 				url = p.ImageURL.URL
 			}
-			addPart(b, p.Type, p.Text, url, nil)
+			if !addPart(b, p.Type, p.Text, url, nil) {
+				b.AddCallJSON(string(p.Type), p)
+			}
 		}
 		for _, p := range m.UserInputMultiContent {
 			var img *schema.MessagePartCommon
 			if p.Image != nil {
 				img = &p.Image.MessagePartCommon
 			}
-			addPart(b, p.Type, p.Text, "", img)
+			if !addPart(b, p.Type, p.Text, "", img) {
+				b.AddCallJSON(string(p.Type), p)
+			}
 		}
 		for _, p := range m.AssistantGenMultiContent {
 			var img *schema.MessagePartCommon
 			if p.Image != nil {
 				img = &p.Image.MessagePartCommon
 			}
-			addPart(b, p.Type, p.Text, "", img)
+			if !addPart(b, p.Type, p.Text, "", img) {
+				b.AddCallJSON(string(p.Type), p)
+			}
 		}
 		if m.ToolCallID != "" {
 			b.CloseResult()
@@ -129,8 +135,10 @@ func build(b *adaptkit.Builder, msgs []*schema.Message) error {
 
 // addPart adds a part of type typ: text as itself, an image (by url, a
 // MultiContent part's, or img, another list's) with its media tokens,
-// other media as a placeholder, another type as its type and text.
-func addPart(b *adaptkit.Builder, typ schema.ChatMessagePartType, text, url string, img *schema.MessagePartCommon) {
+// other media as a placeholder. It reports false, adding nothing, for
+// another type, which the caller adds as its type and the JSON of the part
+// (its text and Extra included), so that nothing it holds goes unscored.
+func addPart(b *adaptkit.Builder, typ schema.ChatMessagePartType, text, url string, img *schema.MessagePartCommon) bool {
 	switch typ {
 	case schema.ChatMessagePartTypeText:
 		b.Add(text)
@@ -141,8 +149,9 @@ func addPart(b *adaptkit.Builder, typ schema.ChatMessagePartType, text, url stri
 	case schema.ChatMessagePartTypeAudioURL, schema.ChatMessagePartTypeVideoURL:
 		b.Add("[media]")
 	default:
-		b.AddCall(string(typ), text)
+		return false
 	}
+	return true
 }
 
 // imageTokens estimates an image whose provider is unknown by

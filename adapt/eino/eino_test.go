@@ -110,3 +110,24 @@ func TestWireProperties(t *testing.T) {
 	t.Parallel()
 	adapttest.Wire(t, "openai", wiregen.Options{NoLegacy: true}, 150, adapter.Compact, adapter.NewCompactor, adapter.Messages)
 }
+
+// A part of a type the adapter does not know is scored by its JSON, as the
+// other adapters score one: by its type and text alone, what its Extra
+// held (a custom part's payload) went unscored.
+func TestMessagesUnknownPartByJSON(t *testing.T) {
+	t.Parallel()
+	const custom schema.ChatMessagePartType = "citation"
+	msgs, err := adapter.Messages([]*schema.Message{
+		//lint:ignore SA1019 MultiContent is deprecated, but callers still set it and the adapter reads it
+		{Role: schema.User, MultiContent: []schema.ChatMessagePart{{Type: custom, Text: "see", FileURL: &schema.ChatMessageFileURL{URL: "https://x.test/zebra.pdf"}}}},
+		{Role: schema.User, UserInputMultiContent: []schema.MessageInputPart{{Type: custom, Text: "see", Extra: map[string]any{"source": "zebra handbook"}}}},
+		{Role: schema.Assistant, AssistantGenMultiContent: []schema.MessageOutputPart{{Type: custom, Text: "see", Extra: map[string]any{"source": "okapi atlas"}}}},
+	})
+	require.NoError(t, err)
+	require.Len(t, msgs, 3)
+	for i, want := range []string{"zebra.pdf", "zebra handbook", "okapi atlas"} {
+		assert.Contains(t, msgs[i].Content, want, "message %d", i)
+		assert.True(t, strings.HasPrefix(msgs[i].Content, "citation {"), "message %d: its type, then its JSON: %q", i, msgs[i].Content)
+		assert.Contains(t, msgs[i].Content, `"see"`, "message %d: its text", i)
+	}
+}

@@ -49,7 +49,7 @@ func TestMessagesMultiContentAsParsed(t *testing.T) {
 	cm := adapttest.MatchesParse(t, msgs, adapter.Messages)
 	assert.Equal(t, "Compare these\n[image]\n[document]\n[media]", cm[1].Content)
 	assert.Equal(t, "read both\nread {\"path\":\"a.go\"}", cm[2].Content)
-	assert.Equal(t, "compare sizes\nBoth differ.\nsee the chart\n[image]\nchart bars", cm[4].Content)
+	assert.Equal(t, "compare sizes\nBoth differ.\nsee the chart\n[image]\nchart {\"type\":\"chart\",\"text\":\"bars\"}", cm[4].Content)
 	out, res, err := adapter.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: 1, Mask: &chitta.MaskOptions{MaxResultTokens: 20}})
 	require.NoError(t, err)
 	require.Equal(t, 1, res.Stats.Masked, "the tool output is cut")
