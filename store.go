@@ -244,6 +244,11 @@ type HNSWStore struct {
 	qerr    []float32
 	qerrMax float32
 
+	// saveMu serialises SaveFile calls, encode to rename: unserialised,
+	// a save that encoded earlier could rename its older snapshot over a
+	// later save's newer one, losing memories whose save had returned nil.
+	saveMu sync.Mutex
+
 	gen       uint64 // changes with every mutation; see Generation
 	maskMu    sync.Mutex
 	maskCache kindMaskCache

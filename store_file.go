@@ -56,6 +56,11 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // the read lock while it writes: Recalls proceed and Adds and Deletes
 // wait, and once an Add or Delete is waiting, Recalls that start later
 // wait behind it too (as with any [sync.RWMutex]) until the write is done.
+// Concurrent SaveFile calls on one store run one after the other, each
+// writing the contents as it finds them, so an older snapshot never
+// replaces a newer one: once they have all returned, the file holds every
+// memory added before the last of them began. Saves of different stores,
+// or from several processes, to one path are the caller's to serialise.
 //
 // The temporary file is named "."+base+".tmp-" and digits, beside the
 // file; a process killed mid-save leaves it behind, and
@@ -64,6 +69,8 @@ func (s *HNSWStore) SaveFile(path string) (err error) {
 	if err := s.usable(); err != nil {
 		return fmt.Errorf("save store: %w", err)
 	}
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
 	path, err = resolveLink(path)
 	if err != nil {
 		return fmt.Errorf("save store: %w", err)
