@@ -339,7 +339,9 @@ func (s *HNSWStore) scanBoundsRange(ctx context.Context, flat []int16, scales, q
 // rerank merges the first workers' bounds of query j, keeps the candidates
 // whose upper bound reaches the k-th largest lower bound, and appends to
 // best the exact top k of them by float64 cosine to q, ties by ascending
-// ID.
+// ID. The top k are kept in a heap with the worst at best[0] and sorted
+// once at the end, so a candidate costs O(log k), not an insertion into a
+// sorted slice (quadratic in k when k is about Len). best must be empty.
 func (s *HNSWStore) rerank(best []scored, q []float32, sc *scanScratch, workers, j, k int) []scored {
 	lows := sc.merge[:0]
 	for _, p := range sc.parts[:workers] {
@@ -355,23 +357,51 @@ func (s *HNSWStore) rerank(best []scored, q []float32, sc *scanScratch, workers,
 			if c.up < l {
 				continue
 			}
-			sc := scored{c.slot, vecmath.Cosine64(q, s.row(c.slot))}
-			if len(best) == k && !s.better(sc, best[k-1]) {
-				continue
-			}
-			i, _ := slices.BinarySearchFunc(best, sc, func(a, b scored) int {
-				if s.better(a, b) {
-					return -1
-				}
-				return 1
-			})
-			best = slices.Insert(best, i, sc)
-			if len(best) > k {
-				best = best[:k]
-			}
+			best = s.keepBest(best, scored{c.slot, vecmath.Cosine64(q, s.row(c.slot))}, k)
 		}
 	}
+	slices.SortFunc(best, func(a, b scored) int {
+		if s.better(a, b) {
+			return -1
+		}
+		return 1 // IDs are unique: a and b are never equal
+	})
 	return best
+}
+
+// keepBest offers x to h, a heap of at most k scored slots with the worst
+// (by better) at h[0], and returns the heap.
+func (s *HNSWStore) keepBest(h []scored, x scored, k int) []scored {
+	if len(h) < k {
+		h = append(h, x)
+		for i := len(h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !s.better(h[p], h[i]) {
+				break
+			}
+			h[i], h[p] = h[p], h[i]
+			i = p
+		}
+		return h
+	}
+	if !s.better(x, h[0]) {
+		return h
+	}
+	h[0] = x
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h) && s.better(h[m], h[l]) {
+			m = l
+		}
+		if r < len(h) && s.better(h[m], h[r]) {
+			m = r
+		}
+		if m == i {
+			return h
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }
 
 // better reports whether a ranks above b: more similar, then smaller ID.
