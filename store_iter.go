@@ -14,8 +14,10 @@ const iterBatch = 256
 // Vector included. The store is read-locked only while a batch of memories
 // is copied, never while the loop body runs, so the body may call Add or
 // Delete; memories added or deleted during the iteration may or may not be
-// yielded, and a memory replaced during it is yielded at most once. A nil
-// or zero store yields nothing.
+// yielded, and a memory replaced during it is yielded at most once. The
+// iteration ends even when the body adds a memory for every one yielded:
+// it reads only the storage slots that existed when it began. A nil or
+// zero store yields nothing.
 func (s *HNSWStore) All() iter.Seq[Memory] {
 	return s.AllMatching(KindFilter{})
 }
@@ -27,9 +29,12 @@ func (s *HNSWStore) AllMatching(f KindFilter) iter.Seq[Memory] {
 		if s.usable() != nil {
 			return
 		}
+		s.mu.RLock()
+		slots := len(s.recs) // slots added later hold memories added later
+		s.mu.RUnlock()
 		seen := make(map[string]bool)
 		for next := 0; ; {
-			batch, end := s.batch(next, f, seen)
+			batch, end := s.batch(next, slots, f, seen)
 			for _, m := range batch {
 				if !yield(m) {
 					return
@@ -43,14 +48,15 @@ func (s *HNSWStore) AllMatching(f KindFilter) iter.Seq[Memory] {
 	}
 }
 
-// batch copies up to iterBatch matching memories from slot from onwards,
-// skipping IDs already in seen (a replaced memory moves only when deleted
-// and re-added), and returns the slot to continue from, or -1 at the end.
-func (s *HNSWStore) batch(from int, f KindFilter, seen map[string]bool) ([]Memory, int) {
+// batch copies up to iterBatch matching memories from slot from up to
+// slot to, skipping IDs already in seen (a replaced memory moves only when
+// deleted and re-added), and returns the slot to continue from, or -1 at
+// the end.
+func (s *HNSWStore) batch(from, to int, f KindFilter, seen map[string]bool) ([]Memory, int) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var out []Memory
-	for slot := from; slot < len(s.recs); slot++ {
+	for slot := from; slot < min(to, len(s.recs)); slot++ {
 		if len(out) == iterBatch {
 			return out, slot
 		}

@@ -103,3 +103,22 @@ func TestHNSWStoreRecallMatching(t *testing.T) {
 	_, err = (*chitta.HNSWStore)(nil).RecallMatching(ctx, []float32{1}, 1, noEpisodes)
 	require.ErrorIs(t, err, chitta.ErrInvalidOption)
 }
+
+// TestHNSWStoreAllEndsWhileAdding copies every memory under a new ID from
+// inside the loop body. The iteration must end: memories the body adds in
+// new slots are not yielded, or each copy would yield another copy for
+// ever (the store grew without bound).
+func TestHNSWStoreAllEndsWhileAdding(t *testing.T) {
+	t.Parallel()
+	const n = 300 // more than one batch
+	s := kindStore(t, n, chitta.KindFact)
+	yielded := 0
+	for m := range s.All() {
+		yielded++
+		require.LessOrEqual(t, yielded, 2*n, "the iteration does not end")
+		m.ID += "+"
+		require.NoError(t, s.Add(t.Context(), m))
+	}
+	assert.Equal(t, n, yielded, "each memory there when the iteration began, once")
+	assert.Equal(t, 2*n, s.Len())
+}
