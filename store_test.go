@@ -493,7 +493,9 @@ func crossoverOf(o *chitta.HNSWOptions) int {
 // FuzzHNSWStoreAddRecall feeds arbitrary vectors (any length, any bit
 // patterns: NaN, Inf, denormals, zeros) and k to Add and Recall: neither may
 // panic, errors must wrap the documented sentinels, and hits must be at most
-// k, sorted, with similarities in [-1, 1].
+// k, sorted, with similarities in [-1, 1]. A vector Add accepted recalls
+// itself at cosine 1, and RecallBatch, RecallMatching (no filter) and
+// BestSimilarities answer the query as Recall does.
 func FuzzHNSWStoreAddRecall(f *testing.F) {
 	le := func(xs ...float32) []byte {
 		var b []byte
@@ -516,6 +518,7 @@ func FuzzHNSWStoreAddRecall(f *testing.F) {
 			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 		}
 		err := s.Add(ctx, chitta.Memory{ID: "fuzz", Vector: v})
+		added := err == nil
 		if err != nil {
 			require.True(t, errors.Is(err, chitta.ErrInvalidVector) || errors.Is(err, chitta.ErrDimensionMismatch), "add: %v", err)
 			assert.Equal(t, 20, s.Len())
@@ -535,6 +538,23 @@ func FuzzHNSWStoreAddRecall(f *testing.F) {
 				assert.GreaterOrEqual(t, hits[i-1].Similarity, h.Similarity)
 			}
 		}
+		if k <= 0 {
+			return
+		}
+		if added {
+			// The memory just added is the query: it is found, at cosine 1.
+			assert.InDelta(t, 1, hits[0].Similarity, 1e-6, "the added vector recalls itself")
+		}
+		// The other exact scans agree with Recall on the same query.
+		batch, err := s.RecallBatch(ctx, [][]float32{v}, int(k))
+		require.NoError(t, err)
+		assert.Equal(t, [][]chitta.Hit{hits}, batch, "RecallBatch")
+		matching, err := s.RecallMatching(ctx, v, int(k), chitta.KindFilter{})
+		require.NoError(t, err)
+		assert.Equal(t, hits, matching, "RecallMatching")
+		best, err := s.BestSimilarities(ctx, [][]float32{v}, chitta.KindFilter{})
+		require.NoError(t, err)
+		assert.Equal(t, []float64{max(0, hits[0].Similarity)}, best, "BestSimilarities")
 	})
 }
 
