@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -63,8 +64,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // or from several processes, to one path are the caller's to serialise.
 //
 // The temporary file is named "."+base+".tmp-" and digits, beside the
-// file; a process killed mid-save leaves it behind, and
-// [RemoveStaleTempFiles] removes it.
+// file (base cut to its first 239 bytes or fewer, at a rune boundary, so
+// that a long base still leaves room); a process killed mid-save leaves it
+// behind, and [RemoveStaleTempFiles] removes it.
 func (s *HNSWStore) SaveFile(path string) (err error) {
 	if err := s.usable(); err != nil {
 		return fmt.Errorf("save store: %w", err)
@@ -172,9 +174,25 @@ func fileKind(m os.FileMode) string {
 	return "special file"
 }
 
+// maxTempBase is the most bytes of a store file's name that its temporary
+// files' names repeat: with ".", ".tmp-" and the up to 10 digits of
+// os.CreateTemp they stay within the 255-byte name limit of common file
+// systems, so that a store file with a long name can still be saved.
+const maxTempBase = 255 - len(".") - len(".tmp-") - 10
+
 // tempPrefix is the name prefix of SaveFile's temporary files for a store
-// file named base.
-func tempPrefix(base string) string { return "." + base + ".tmp-" }
+// file named base: "."+base+".tmp-", base cut to at most maxTempBase bytes
+// at a rune boundary.
+func tempPrefix(base string) string {
+	if len(base) > maxTempBase {
+		i := maxTempBase
+		for i > 0 && !utf8.RuneStart(base[i]) {
+			i--
+		}
+		base = base[:i]
+	}
+	return "." + base + ".tmp-"
+}
 
 // StaleTempAge is the age beyond which [RemoveStaleTempFiles] takes a
 // temporary file for the remains of a killed save rather than a save in
@@ -184,9 +202,10 @@ const StaleTempAge = 10 * time.Minute
 // RemoveStaleTempFiles removes the temporary files that [HNSWStore.SaveFile]
 // left beside the store file path when it was killed mid-save (each can be
 // as large as the store): the regular files named exactly "."+base+".tmp-"
-// followed by digits whose last change is older than age (0 means
-// [StaleTempAge]). A younger file may belong to a save in progress in
-// another process and is kept; callers that serialise their saves with a
+// followed by digits (base cut as SaveFile cuts it, so two store files
+// whose names share their first 239 bytes share these files) whose last
+// change is older than age (0 means [StaleTempAge]). A younger file may
+// belong to a save in progress in another process and is kept; callers that serialise their saves with a
 // lock should call it while holding the lock. A symbolic link path is
 // resolved first, as SaveFile does. It returns the number of files
 // removed and the first error met.

@@ -3,6 +3,7 @@ package chitta_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,4 +103,40 @@ func TestRemoveStaleTempFiles(t *testing.T) {
 	n, err = chitta.RemoveStaleTempFiles(filepath.Join(dir, "missing", "m.chitta"), 0)
 	require.NoError(t, err, "a missing directory has nothing to clean")
 	assert.Zero(t, n)
+}
+
+// TestSaveFileLongName saves to files whose names are valid but too long
+// to take the temporary file's "." and ".tmp-" and digits as well (the
+// limit is 255 bytes on common file systems): SaveFile failed with "file
+// name too long" for any name over about 238 bytes. The temporary file's
+// name keeps a prefix of the base cut at a rune boundary, and
+// RemoveStaleTempFiles finds what a killed save of it leaves.
+func TestSaveFileLongName(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, base := range []string{strings.Repeat("n", 255), strings.Repeat("é", 127), strings.Repeat("a", 238) + "日本語"} {
+		path := filepath.Join(dir, base)
+		s := richStore(t, 3, 4)
+		require.NoError(t, s.SaveFile(path), "first save (%d bytes)", len(base))
+		require.NoError(t, s.SaveFile(path), "a save over the file (%d bytes)", len(base))
+		got, err := chitta.LoadHNSWStore(path)
+		require.NoError(t, err)
+		assert.Equal(t, 3, got.Len())
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 3, "no temporary file left")
+
+	// A killed save's temporary file, named as SaveFile names it, is found.
+	base := strings.Repeat("n", 255)
+	path := filepath.Join(dir, base)
+	stale := filepath.Join(dir, "."+base[:239]+".tmp-123")
+	require.NoError(t, os.WriteFile(stale, []byte("partial"), 0o600))
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(stale, old, old))
+	n, err := chitta.RemoveStaleTempFiles(path, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.NoFileExists(t, stale)
+	assert.FileExists(t, path)
 }
