@@ -497,12 +497,12 @@ func (d *decoder) record(dims int) (record, []float32, error) {
 	}
 	r.confidence = math.Float64frombits(binary.LittleEndian.Uint64(b))
 	if math.IsNaN(r.confidence) || r.confidence < 0 || r.confidence > 1 {
-		return r, nil, fmt.Errorf("%w: confidence %v", ErrCorruptStore, r.confidence)
+		return r, nil, fmt.Errorf("%w: confidence %v, want 0–1", ErrCorruptStore, r.confidence)
 	}
 	sec := int64(binary.LittleEndian.Uint64(b[8:]))
 	nsec := binary.LittleEndian.Uint32(b[16:])
 	if nsec >= 1e9 {
-		return r, nil, fmt.Errorf("%w: nanoseconds %d", ErrCorruptStore, nsec)
+		return r, nil, fmt.Errorf("%w: nanoseconds %d, want 0–999999999", ErrCorruptStore, nsec)
 	}
 	r.createdAt = time.Unix(sec, int64(nsec)).UTC()
 	vec := make([]float32, dims)
