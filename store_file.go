@@ -205,10 +205,10 @@ const StaleTempAge = 10 * time.Minute
 // followed by digits (base cut as SaveFile cuts it, so two store files
 // whose names share their first 239 bytes share these files) whose last
 // change is older than age (0 means [StaleTempAge]). A younger file may
-// belong to a save in progress in another process and is kept; callers that serialise their saves with a
-// lock should call it while holding the lock. A symbolic link path is
-// resolved first, as SaveFile does. It returns the number of files
-// removed and the first error met.
+// belong to a save in progress in another process and is kept; callers
+// that serialise their saves with a lock should call it while holding the
+// lock. A symbolic link path is resolved first, as SaveFile does. It
+// returns the number of files removed and the first error met.
 func RemoveStaleTempFiles(path string, age time.Duration) (int, error) {
 	if age <= 0 {
 		age = StaleTempAge

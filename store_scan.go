@@ -361,10 +361,13 @@ func (s *HNSWStore) rerank(best []scored, q []float32, sc *scanScratch, workers,
 		}
 	}
 	slices.SortFunc(best, func(a, b scored) int {
-		if s.better(a, b) {
+		switch {
+		case a.slot == b.slot:
+			return 0
+		case s.better(a, b):
 			return -1
 		}
-		return 1 // IDs are unique: a and b are never equal
+		return 1 // distinct slots hold distinct IDs: never a tie
 	})
 	return best
 }
