@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/chitta-go/chitta/internal/vecmath"
-	"github.com/coder/hnsw"
 )
 
 // Memory kinds used by chitta itself. A [Memory.Kind] may be any string.
@@ -136,7 +136,8 @@ type HNSWOptions struct {
 	// so an approximate Recall is opt-in. RecallBatch is always exact. The
 	// Add that brings the store to Crossover builds the graphs over every
 	// memory while holding the write lock (tens of seconds at 100 000
-	// memories); later Adds and Deletes update them. Negative is an error.
+	// memories); later Adds and Deletes update them. Negative is an error,
+	// and so is any but 0 on Windows, where coder/hnsw does not build.
 	Crossover int
 
 	// M is the number of neighbours per graph node. 0 means
@@ -176,6 +177,9 @@ func (o *HNSWOptions) resolve() (HNSWOptions, error) {
 	}
 	if r.Crossover < 0 {
 		return r, fmt.Errorf("%w: HNSWOptions.Crossover %d, want >= 0", ErrInvalidOption, r.Crossover)
+	}
+	if r.Crossover > 0 && !graphsAvailable {
+		return r, fmt.Errorf("%w: HNSWOptions.Crossover %d: the graphs are not available on %s (github.com/coder/hnsw does not build there), want 0 (exact)", ErrInvalidOption, r.Crossover, runtime.GOOS)
 	}
 	for _, f := range []struct {
 		name     string
@@ -233,8 +237,8 @@ type HNSWStore struct {
 	live   []bool          // per slot
 	recs   []record        // per slot
 	index  map[string]int32
-	free   []int32              // dead slots to reuse, LIFO
-	graphs []*hnsw.Graph[int32] // nil until Crossover is reached
+	free   []int32  // dead slots to reuse, LIFO
+	graphs []*graph // nil until Crossover is reached
 
 	// The int8 copy the exact scan reads (see store_scan.go): row s of q8
 	// is slot s's, with scale qscale[s] and residual norm qerr[s]; qerrMax

@@ -252,15 +252,6 @@ func RemoveStaleTempFiles(path string, age time.Duration) (int, error) {
 	return removed, first
 }
 
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
-
 // encode writes the header and records (not the checksum). The caller
 // holds a lock.
 func (s *HNSWStore) encode(w *bufio.Writer) error {

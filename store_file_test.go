@@ -106,7 +106,7 @@ func TestHNSWStoreSaveLoadRoundTrip(t *testing.T) {
 		t.Parallel()
 		path := filepath.Join(t.TempDir(), "mem.chitta")
 		require.NoError(t, richStore(t, 40, 8).SaveFile(path))
-		got, err := chitta.LoadHNSWStoreOptions(path, &chitta.HNSWOptions{Crossover: 10})
+		got, err := chitta.LoadHNSWStoreOptions(path, graphOptions(t, &chitta.HNSWOptions{Crossover: 10}))
 		require.NoError(t, err)
 		hits, err := got.Recall(ctx, synth.Uniform(1, 1, 8)[0], 3)
 		require.NoError(t, err)

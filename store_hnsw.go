@@ -1,3 +1,5 @@
+//go:build !windows
+
 package chitta
 
 import (
@@ -22,9 +24,16 @@ import (
 // candidate through its own live table, re-ranks exactly, and falls back to
 // an exact scan when a graph panics or proposes nothing.
 
+// graph is one shard's graph.
+type graph = hnsw.Graph[int32]
+
+// graphsAvailable reports whether this build has the graphs (see
+// store_hnsw_windows.go).
+const graphsAvailable = true
+
 // newGraph returns an empty graph configured with every field coder/hnsw
 // needs (its zero value panics on the second Add: Ml 0, Distance nil).
-func (s *HNSWStore) newGraph(shard int) *hnsw.Graph[int32] {
+func (s *HNSWStore) newGraph(shard int) *graph {
 	g := hnsw.NewGraph[int32]()
 	g.M = s.opts.M
 	g.EfSearch = s.opts.EfSearch
@@ -52,7 +61,7 @@ func (s *HNSWStore) graphAdd(slot int32) {
 
 // buildGraphs indexes every live slot. The caller holds the write lock.
 func (s *HNSWStore) buildGraphs() {
-	s.graphs = make([]*hnsw.Graph[int32], s.opts.Shards)
+	s.graphs = make([]*graph, s.opts.Shards)
 	for i := range s.graphs {
 		s.graphs[i] = s.newGraph(i)
 	}

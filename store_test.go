@@ -94,7 +94,7 @@ func TestNewHNSWStoreValidation(t *testing.T) {
 	}{
 		{"defaults", 384, nil, true},
 		{"zero options", 3, &chitta.HNSWOptions{}, true},
-		{"all set", 8, &chitta.HNSWOptions{Crossover: 10, M: 32, EfSearch: 100, EfConstruction: 100, Shards: 4, Overfetch: 2, Seed: 7}, true},
+		{"all set", 8, &chitta.HNSWOptions{Crossover: 10, M: 32, EfSearch: 100, EfConstruction: 100, Shards: 4, Overfetch: 2, Seed: 7}, graphsBuilt},
 		{"zero dims", 0, nil, false},
 		{"negative dims", -1, nil, false},
 		{"huge dims", chitta.MaxStoreDims + 1, nil, false},
@@ -321,7 +321,7 @@ func TestHNSWStoreRecallEdges(t *testing.T) {
 func TestHNSWStoreDelete(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	for _, opts := range []*chitta.HNSWOptions{nil, {Crossover: 20, Shards: 2, M: 8}} {
+	for _, opts := range []*chitta.HNSWOptions{nil, graphOptions(t, &chitta.HNSWOptions{Crossover: 20, Shards: 2, M: 8})} {
 		t.Run(fmt.Sprintf("crossover=%d", crossoverOf(opts)), func(t *testing.T) {
 			t.Parallel()
 			vecs, _ := synth.Clustered(synth.Spec{Seed: 4, Dims: 16}, 60)
@@ -405,7 +405,7 @@ func TestHNSWStoreGraphRecall(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	vecs, draw := synth.Clustered(synth.Spec{Seed: 6, Dims: 32, Clusters: 4}, 400)
-	s := newStore(t, 32, &chitta.HNSWOptions{Crossover: 100, Shards: 2, M: 16, Overfetch: 20})
+	s := newStore(t, 32, graphOptions(t, &chitta.HNSWOptions{Crossover: 100, Shards: 2, M: 16, Overfetch: 20}))
 	ms := fill(t, s, vecs)
 	hit := 0
 	const queries = 40
@@ -433,7 +433,7 @@ func TestHNSWStoreGraphRecall(t *testing.T) {
 
 func TestHNSWStoreConcurrent(t *testing.T) {
 	t.Parallel()
-	for _, opts := range []*chitta.HNSWOptions{nil, {Crossover: 50, M: 8, EfConstruction: 32}} {
+	for _, opts := range []*chitta.HNSWOptions{nil, graphOptions(t, &chitta.HNSWOptions{Crossover: 50, M: 8, EfConstruction: 32})} {
 		t.Run(fmt.Sprintf("crossover=%d", crossoverOf(opts)), func(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
