@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole chitta test suite, as CI runs it (.ci/run calls this script):
-# gofmt, go vet, staticcheck and `go test -race` for the root module and each
+# gofmt, go vet (for Linux, and for Windows and macOS to check that they
+# build), staticcheck and `go test -race` for the root module and each
 # nested example module, then the llama.cpp adapter tests (which install
 # llama.cpp's headers and prebuilt libraries from npm into a cache first) and
 # the hook's end-to-end test with the real Claude Code CLI (installed from npm
@@ -47,6 +48,12 @@ for m in "${MODULES[@]}"; do
   fi
   step "go vet ($m)"
   go -C "$m" vet ./...
+  # Every module, tests included, must build for the other systems users
+  # run (the root module did not build on Windows: coder/hnsw, which its
+  # graphs use, does not; see store_hnsw_windows.go).
+  for os in windows darwin; do
+    GOOS=$os go -C "$m" vet ./...
+  done
   step "staticcheck ($m)"
   go -C "$m" run "$STATICCHECK" ./...
   step "go test -race ($m)"
