@@ -323,8 +323,8 @@ func (s *HNSWStore) Len() int {
 // Add returns an error wrapping ErrDimensionMismatch when len(m.Vector)
 // differs from Dims, ErrInvalidVector for an empty or zero vector or one
 // with a NaN or infinite component, ErrInvalidMemory for a Confidence that
-// is NaN or outside [0, 1] or an ID, Text, Kind or Source longer than
-// 64 MiB, and ctx.Err() when ctx is done. On error the store is unchanged.
+// is NaN or outside [0, 1], an ID, Text, Kind or Source longer than
+// 64 MiB, or a Kind holding a NUL byte, and ctx.Err() when ctx is done. On error the store is unchanged.
 func (s *HNSWStore) Add(ctx context.Context, m Memory) error {
 	if err := s.usable(); err != nil {
 		return err
@@ -343,6 +343,11 @@ func (s *HNSWStore) Add(ctx context.Context, m Memory) error {
 		if len(f.v) > maxStringLen { // SaveFile could write it, LoadHNSWStore would refuse it
 			return fmt.Errorf("%w: %s is %d bytes, want at most %d", ErrInvalidMemory, f.name, len(f.v), maxStringLen)
 		}
+	}
+	if i := strings.IndexByte(m.Kind, 0); i >= 0 {
+		// MemoryID separates the kind from the text by a NUL: kind "a\x00b"
+		// with text "c" would get the ID of kind "a" with text "b\x00c".
+		return fmt.Errorf("%w: Kind holds a NUL byte (at byte %d), want none", ErrInvalidMemory, i)
 	}
 	if m.ID == "" {
 		m.ID = MemoryID(m.Kind, m.Text)

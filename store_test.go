@@ -145,6 +145,9 @@ func TestHNSWStoreAddRejects(t *testing.T) {
 		{"ID over 64 MiB", chitta.Memory{Vector: []float32{1, 0, 0}, ID: huge}, chitta.ErrInvalidMemory},
 		{"kind over 64 MiB", chitta.Memory{Vector: []float32{1, 0, 0}, Kind: huge}, chitta.ErrInvalidMemory},
 		{"source over 64 MiB", chitta.Memory{Vector: []float32{1, 0, 0}, Source: huge}, chitta.ErrInvalidMemory},
+		// MemoryID joins kind and text with a NUL: this memory's default
+		// ID was that of kind "a" with text "b\x00c", which it replaced.
+		{"kind holding a NUL", chitta.Memory{Vector: []float32{1, 0, 0}, Kind: "a\x00b", Text: "c"}, chitta.ErrInvalidMemory},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
