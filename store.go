@@ -8,9 +8,11 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/chitta-go/chitta/internal/vecmath"
 )
@@ -457,7 +459,7 @@ func (s *HNSWStore) Delete(id string) error {
 	defer s.mu.Unlock()
 	slot, ok := s.index[id]
 	if !ok {
-		return fmt.Errorf("%w: ID %q", ErrNotFound, id)
+		return fmt.Errorf("%w: ID %s", ErrNotFound, quoteID(id))
 	}
 	s.graphDelete(slot)
 	delete(s.index, id)
@@ -651,4 +653,20 @@ func (t *topK) push(c cand) {
 		t.h[i], t.h[m] = t.h[m], t.h[i]
 		i = m
 	}
+}
+
+// maxQuotedID is how many bytes of an ID an error quotes.
+const maxQuotedID = 128
+
+// quoteID quotes id for an error, its first maxQuotedID bytes (cut at a
+// character boundary) and its length when longer: an ID may be 64 MiB.
+func quoteID(id string) string {
+	if len(id) <= maxQuotedID {
+		return strconv.Quote(id)
+	}
+	cut := maxQuotedID
+	for cut > 0 && !utf8.RuneStart(id[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q… (%d bytes)", id[:cut], len(id))
 }

@@ -446,7 +446,7 @@ func decodeStore(r io.Reader, size int64, opts *HNSWOptions) (*HNSWStore, error)
 			return nil, fmt.Errorf("record %d: %w", i, err)
 		}
 		if _, dup := s.index[rec.id]; dup {
-			return nil, fmt.Errorf("%w: record %d: duplicate ID %q", ErrCorruptStore, i, rec.id)
+			return nil, fmt.Errorf("%w: record %d: duplicate ID %s", ErrCorruptStore, i, quoteID(rec.id))
 		}
 		s.put(rec, vec)
 	}

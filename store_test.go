@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -638,4 +639,19 @@ func TestHNSWStoreRecallAllSorted(t *testing.T) {
 	assert.True(t, slices.IsSortedFunc(hits, func(a, b chitta.Hit) int {
 		return cmp.Or(cmp.Compare(b.Similarity, a.Similarity), strings.Compare(a.ID, b.ID))
 	}))
+}
+
+// An error about a memory's ID quotes at most its first 128 bytes: Delete
+// of an unknown 1 MiB ID returned an error holding all of it.
+func TestHNSWStoreErrorQuotesIDShort(t *testing.T) {
+	t.Parallel()
+	s := newStore(t, 3, nil)
+	id := strings.Repeat("é", 1<<19) // 1 MiB, two bytes a character
+	err := s.Delete(id)
+	require.ErrorIs(t, err, chitta.ErrNotFound)
+	assert.Less(t, len(err.Error()), 300, "the error quotes a prefix")
+	assert.Contains(t, err.Error(), fmt.Sprintf("(%d bytes)", len(id)))
+	assert.True(t, utf8.ValidString(err.Error()), "cut at a character boundary")
+	err = s.Delete("short")
+	assert.ErrorContains(t, err, `ID "short"`)
 }
