@@ -498,10 +498,10 @@ func (s *HNSWStore) memory(slot int32) Memory {
 
 // Recall returns up to k memories most similar to vector, most similar
 // first (ties by ascending ID), with their cosine similarity. It does not
-// modify the store. k <= 0 or an empty store gives no hits and no error;
-// a vector of the wrong length gives ErrDimensionMismatch, an empty or zero
-// vector or one with a NaN or infinite component ErrInvalidVector, and a
-// done ctx ctx.Err(). The caller owns the returned hits.
+// modify the store. A vector of the wrong length gives
+// ErrDimensionMismatch, an empty or zero vector or one with a NaN or
+// infinite component ErrInvalidVector (for any k), and a done ctx
+// ctx.Err(); otherwise k <= 0 or an empty store gives no hits and no error. The caller owns the returned hits.
 func (s *HNSWStore) Recall(ctx context.Context, vector []float32, k int) ([]Hit, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -509,11 +509,11 @@ func (s *HNSWStore) Recall(ctx context.Context, vector []float32, k int) ([]Hit,
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := s.checkQuery(vector, "query vector"); err != nil {
+		return nil, err // for any k, as RecallBatch
+	}
 	if k <= 0 {
 		return []Hit{}, nil
-	}
-	if err := s.checkQuery(vector, "query vector"); err != nil {
-		return nil, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()

@@ -92,8 +92,9 @@ func (s *HNSWStore) RecallMatching(ctx context.Context, vector []float32, k int,
 	return hits, nil
 }
 
-// query checks a Recall's arguments and returns the normalised query, or
-// nil with the error to return (nil error: no hits, k <= 0).
+// query checks a Recall's arguments (the vector for any k) and returns the
+// normalised query, or nil with the error to return (nil error: no hits,
+// k <= 0).
 func (s *HNSWStore) query(ctx context.Context, vector []float32, k int) ([]float32, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -101,10 +102,11 @@ func (s *HNSWStore) query(ctx context.Context, vector []float32, k int) ([]float
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if k <= 0 {
-		return nil, nil
+	q, err := s.prepare(vector, "query vector") // checked for any k, as RecallBatch
+	if err != nil || k <= 0 {
+		return nil, err
 	}
-	return s.prepare(vector, "query vector")
+	return q, nil
 }
 
 // noHits is what a Recall returns without scanning: the error, or no hits.

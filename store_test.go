@@ -655,3 +655,25 @@ func TestHNSWStoreErrorQuotesIDShort(t *testing.T) {
 	err = s.Delete("short")
 	assert.ErrorContains(t, err, `ID "short"`)
 }
+
+// A bad query vector is an error for any k, k <= 0 included, from Recall
+// and RecallMatching as from RecallBatch: the first two returned no hits
+// and no error for it when k was 0.
+func TestHNSWStoreRecallChecksVectorForAnyK(t *testing.T) {
+	t.Parallel()
+	s := newStore(t, 3, nil)
+	fill(t, s, synth.Uniform(1, 4, 3))
+	for _, k := range []int{-1, 0, 2} {
+		for name, v := range map[string][]float32{"nil": nil, "short": {1, 2}, "zero": {0, 0, 0}, "NaN": {float32(math.NaN()), 1, 0}} {
+			_, err := s.Recall(t.Context(), v, k)
+			assert.Error(t, err, "Recall, %s vector, k %d", name, k)
+			_, err = s.RecallMatching(t.Context(), v, k, chitta.KindFilter{})
+			assert.Error(t, err, "RecallMatching, %s vector, k %d", name, k)
+			_, err = s.RecallBatch(t.Context(), [][]float32{v}, k)
+			assert.Error(t, err, "RecallBatch, %s vector, k %d", name, k)
+		}
+		hits, err := s.Recall(t.Context(), []float32{1, 0, 0}, k)
+		require.NoError(t, err)
+		assert.Len(t, hits, max(k, 0))
+	}
+}
