@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/chitta-go/chitta v0.1.0
+	github.com/dlclark/regexp2/v2 v2.5.1
 	github.com/stretchr/testify v1.12.1
 	github.com/tiktoken-go/tokenizer v0.10.0
 )
@@ -11,7 +12,6 @@ require (
 require (
 	github.com/chewxy/math32 v1.10.1 // indirect
 	github.com/coder/hnsw v0.6.2-0.20250730165321-c271e58cdc9a // indirect
-	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
 	github.com/google/renameio v1.0.1 // indirect
 	github.com/viterin/partial v1.1.0 // indirect
 	github.com/viterin/vek v0.4.3 // indirect

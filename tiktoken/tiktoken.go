@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/dlclark/regexp2/v2"
 	"github.com/tiktoken-go/tokenizer"
 
 	"github.com/chitta-go/chitta"
@@ -30,11 +31,17 @@ const (
 
 // encoding is one loaded encoding, shared by every Counter of that name.
 type encoding struct {
+	name   string
 	once   sync.Once
 	codec  tokenizer.Codec
 	err    error
 	call   int // header of a tool call beyond its name and arguments
 	result int // header of a tool result beyond its content
+
+	// Built on the first multi-break run (see runs.go).
+	runsOnce sync.Once
+	wsRanks  map[string]uint32 // BPE ranks of the tokens made of white-space bytes
+	split    *regexp2.Regexp   // o200k_base's split expression, for markAbsorbs
 }
 
 var encodings = map[string]*encoding{
@@ -67,6 +74,7 @@ func New(name string) (*Counter, error) {
 }
 
 func (e *encoding) load(name string) {
+	e.name = name
 	e.codec, e.err = tokenizer.Get(tokenizer.Encoding(name))
 	if e.err != nil {
 		return
@@ -95,11 +103,15 @@ func (c *Counter) Encoding() string {
 	return c.name
 }
 
-// CountTokens returns the number of tokens of text. Special-token text such
-// as "<|endoftext|>" is counted as ordinary text, as providers do for user
-// content; each byte that is not valid UTF-8 counts as U+FFFD, the
-// character encoding/json sends in its place. If the encoder fails
-// (it has no known failing input), the count is len(text), an upper bound.
+// CountTokens returns the number of tokens of text, as OpenAI's tiktoken
+// counts them. Special-token text such as "<|endoftext|>" is counted as
+// ordinary text, as providers do for user content; each byte that is not
+// valid UTF-8 counts as U+FFFD, the character encoding/json sends in its
+// place. If the encoder fails (it has no known failing input), the count is
+// len(text), an upper bound. The first text holding a run of white space
+// with several line breaks and other white space between them builds a
+// table of the encoding's white-space tokens (about 50 ms, once per process
+// and encoding).
 func (c *Counter) CountTokens(text string) int {
 	if text == "" {
 		return 0
@@ -108,6 +120,20 @@ func (c *Counter) CountTokens(text string) int {
 	if e.err != nil {
 		return len(text)
 	}
+	n, done := 0, 0
+	for from := 0; ; {
+		s, end := e.nextRun(text, done, from)
+		if s < 0 {
+			break
+		}
+		n += e.count(text[done:s]) + bpeCount(e.runs().wsRanks, text[s:end])
+		done, from = end, end
+	}
+	return n + e.count(text[done:])
+}
+
+// count counts text, which holds no multi-break run, with the codec.
+func (e *encoding) count(text string) int {
 	n := 0
 	for len(text) > 0 {
 		cut := nextCut(text)
@@ -133,7 +159,9 @@ const minChunk = 256
 // for each piece it returns, and a run that mixes line breaks with other
 // white space (" \n \n…", blank lines holding a space) has a piece per
 // line: such a run cost time quadratic in its length (a run of 1 MiB took
-// about 8 minutes). Cutting it every minChunk bytes keeps the time linear.
+// about 8 minutes). CountTokens now counts those runs itself (runs.go), so
+// the text it gives the encoder has at most a few pieces per run; cutting it
+// every minChunk bytes keeps the time linear all the same.
 func nextCut(text string) int {
 	for i := minChunk; i < len(text); i++ {
 		if safeCut(text, i) {
@@ -147,9 +175,9 @@ func nextCut(text string) int {
 // with other white space. The encoder's counts of text[:i] and text[i:]
 // then add up to its count of text, because its split expression ends a
 // piece there (TestSafeCutAddsUp and FuzzSafeCut check the counts against
-// the encoder's count of the whole text). OpenAI's tiktoken does not end
-// one there: o200k_base has tokens such as " \n \n", which the encoder
-// counts as 2; so this cut keeps the encoder's counts, not tiktoken's.
+// the encoder's count of the whole text). OpenAI's expression ends one
+// there too unless a line break follows in the same run of white space, a
+// multi-break run, which CountTokens counts apart and never cuts.
 func safeCut(text string, i int) bool {
 	if i <= 0 || i >= len(text) || text[i-1] != '\n' && text[i-1] != '\r' {
 		return false
