@@ -44,8 +44,17 @@
 // # Exactness
 //
 // CountTokens counts what OpenAI's tiktoken counts for the same text. It
-// corrects one defect of tiktoken-go/tokenizer v0.10.0's compiled split
-// expression: it ends a run of white space after its first group of line
+// corrects two defects of tiktoken-go/tokenizer v0.10.0's compiled split
+// expression.
+//
+// It skipped U+007F (DEL): its ASCII tables of [^\s\p{L}\p{N}] and
+// [^\r\n\p{L}\p{N}] leave out 0x7f, so no alternative matched the
+// character and it counted no token ("\x7f" was 0 tokens, "a\x7fb" 2 where
+// tiktoken counts 3). CountTokens reads it as U+001F, a control character
+// that OpenAI's expressions class alike and that, like U+007F, no token of
+// more than one byte holds: the counts are tiktoken's.
+//
+// It ends a run of white space after its first group of line
 // breaks, where OpenAI's greedy \s*[\r\n]+ keeps the run up to its last line
 // break, so a run of several line breaks with spaces or tabs between them
 // (an indented blank line in code, " \n \n") could count a token more per

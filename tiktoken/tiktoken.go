@@ -3,6 +3,7 @@ package tiktoken
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -119,6 +120,9 @@ func (c *Counter) CountTokens(text string) int {
 	e := c.encoding()
 	if e.err != nil {
 		return len(text)
+	}
+	if strings.IndexByte(text, 0x7f) >= 0 { // see "Exactness"
+		text = strings.ReplaceAll(text, "\x7f", "\x1f")
 	}
 	n, done := 0, 0
 	for from := 0; ; {
