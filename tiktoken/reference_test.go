@@ -213,11 +213,13 @@ func (h *refHeap) Pop() any {
 }
 
 // wsText returns a random text for the white-space runs: line breaks,
-// spaces, tabs and Unicode spaces between words, digits, symbols that take
-// the line breaks after them, combining marks and invalid UTF-8.
+// spaces, tabs and Unicode spaces between words (cased, Devanagari with its
+// vowel signs, CJK, Hangul), digits, symbols that take the line breaks after
+// them, combining marks and invalid UTF-8.
 func wsText(r *rand.Rand, n int) string {
-	return joinRandom(r, n, "\n", "\n", "\r\n", "\r", " ", " ", "  ", "\t", "    ", "\u00a0", "\u3000", "\u2028", "\u0085", "\v", "\f",
-		"a", "Word", "x", "日本", "1", "42", "!", ".", "/", ")", "{", "//", "'s", "\u0301", "é", "e\u0301", "!\u0301", "\xff", "<|endoftext|>")
+	return joinRandom(r, n, "\n", "\n", "\r\n", "\r", " ", " ", "  ", "\t", "    ", "\u00a0", "\u3000", "\u2028", "\u0085", "\v", "\f", "\u1680",
+		"a", "Word", "HTTP", "x", "ſ", "'ll", "日本", "한국어", "हिन्दी", "\u093e", "1", "42", "!", ".", "/", ")", "{", "//", "'s", "\u0301", "é", "e\u0301",
+		"!\u0301", "🙂", "\xff", "<|endoftext|>")
 }
 
 // TestReference pins the reference to OpenAI's published token IDs

@@ -154,12 +154,13 @@ func skipBreaks(text string, i int) int {
 
 // absorbs reports whether the piece that ends with the character before
 // text[a], a line break that opens a run of white space, continues with
-// that line break (both expressions start a piece at lo ≤ a): whether that character is matched by the symbol
-// alternative ( ?[^\s\p{L}\p{N}]+[\r\n/]*). After a letter or a digit it is
-// not; after any other character it is, but for a combining mark in
-// o200k_base, whose word alternatives take marks as letters: a mark ends a
-// word piece or a symbol piece depending on where that piece started, which
-// markAbsorbs asks the library's split expression.
+// that line break (both expressions start a piece at lo ≤ a): whether that
+// character is matched by the symbol alternative ( ?[^\s\p{L}\p{N}]+ and
+// then [\r\n/]* or [\r\n]*). After a letter or a digit it is not; after
+// any other character it is, but for a combining mark in o200k_base, whose
+// word alternatives take marks as letters: a mark ends a word piece or a
+// symbol piece depending on where that piece started, which markAbsorbs
+// asks the library's split expression.
 func (e *encoding) absorbs(text string, lo, a int) bool {
 	r, _ := utf8.DecodeLastRuneInString(text[:a])
 	switch {
