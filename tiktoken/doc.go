@@ -54,12 +54,12 @@
 // that OpenAI's expressions class alike and that, like U+007F, no token of
 // more than one byte holds: the counts are tiktoken's.
 //
-// It ends a run of white space after its first group of line
-// breaks, where OpenAI's greedy \s*[\r\n]+ keeps the run up to its last line
-// break, so a run of several line breaks with spaces or tabs between them
-// (an indented blank line in code, " \n \n") could count a token more per
-// extra group of breaks: "a\n\n  \n\nb" is 4 tokens with the library and
-// 3 with tiktoken in o200k_base, "today\n \n" 3 and 2 in cl100k_base.
+// It ends a run of white space after its first group of line breaks,
+// where OpenAI's greedy \s*[\r\n]+ keeps the run up to its last line break,
+// so a run of several line breaks with spaces or tabs between them (an
+// indented blank line in code, " \n \n") could count a token more per extra
+// group of breaks: "a\n\n  \n\nb" is 4 tokens with the library and 3 with
+// tiktoken in o200k_base, "today\n \n" 3 and 2 in cl100k_base.
 // CountTokens finds such runs itself and counts each by byte-pair encoding
 // over the encoding's white-space tokens, a table built from the
 // vocabulary on the first such run (about 50 ms, once per encoding); the

@@ -17,7 +17,8 @@ import (
 // expression of tiktoken-go/tokenizer v0.10.0 backtracks to the FIRST line
 // break instead (its generated code searches the run from the left), so it
 // splits such a piece into one piece per group of consecutive line breaks.
-// Everything else it splits as OpenAI does: its pieces refine OpenAI's, and
+// Everything else it splits as OpenAI does (once CountTokens has read U+007F
+// as U+001F, see "Exactness" in doc.go): its pieces refine OpenAI's, and
 // they differ only inside a white-space piece holding two groups of line
 // breaks with other white space between them (a multi-break run). CountTokens
 // finds those pieces itself and counts them by byte-pair encoding over the
