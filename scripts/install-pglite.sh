@@ -11,7 +11,7 @@
 # Usage:  eval "$(scripts/install-pglite.sh)"
 #
 # stdout carries only `export CHITTA_PGLITE_DIR=...`; progress goes to stderr.
-# The packages live in ${CHITTA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/chitta}/pglite-0.5.14
+# The packages live in ${CHITTA_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/chitta}/pglite-0.5.14-socket-0.2.17-pgvector-0.0.15
 # and a second run is a no-op once the marker file .installed exists.
 # Needs node and npm.
 set -euo pipefail
