@@ -24,6 +24,10 @@ import (
 // -soak.turns=20000 runs a long one.
 var soakTurns = flag.Int("soak.turns", 0, "turns of each TestCompactorSoak session (0: the default length)")
 
+// soakSeed shifts the seeds of TestCompactorSoak's sessions, to explore
+// others than the default ones (0).
+var soakSeed = flag.Uint64("soak.seed", 0, "added to the seed of each TestCompactorSoak session")
+
 // soakGen writes the steps of a simulated agent session as provider JSON
 // (OpenAI chat and Anthropic messages, and now and then a wiregen
 // conversation in another format), parsed by ParseMessages so that Raw is
@@ -314,7 +318,7 @@ func TestCompactorSoak(t *testing.T) {
 	for ci, cfg := range soakConfigs {
 		t.Run(cfg.name, func(t *testing.T) {
 			t.Parallel()
-			runSoak(t, cfg, uint64(ci+1), turns)
+			runSoak(t, cfg, uint64(ci+1)+*soakSeed*1000, turns)
 		})
 	}
 }
