@@ -25,7 +25,7 @@ while IFS= read -r m; do
 done < <(find . -name go.mod -not -path ./go.mod -not -path '*/node_modules/*' \
   -not -path '*/testdata/*' -not -path './.git/*' | sed 's#^\./##' | sort)
 
-step() { printf '\n== %s\n' "$*"; }
+step() { printf '\n== %s (%s)\n' "$*" "$(date -u +%T)"; }
 
 # The PostgreSQL test server starts in the background now (it can take a
 # minute on a busy machine) and is waited for before the first module that
