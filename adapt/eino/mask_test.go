@@ -89,15 +89,7 @@ func TestMessageModifierMasks(t *testing.T) {
 // some with ReasoningContent, of texts of 0 to 120 pieces among them
 // blank ones and non-ASCII ones.
 func randomToolTurns(r *rand.Rand) []*schema.Message {
-	pieces := []string{"alpha", "beta", "  ", "", "ünï", "line\n", `{"k":1}`, "x"}
-	text := func() string {
-		var b strings.Builder
-		for range r.IntN(120) {
-			b.WriteString(pieces[r.IntN(len(pieces))])
-			b.WriteByte(' ')
-		}
-		return b.String()
-	}
+	text := func() string { return adapttest.RandomText(r) }
 	out := []*schema.Message{schema.SystemMessage("You are a coding agent.")}
 	id := 0
 	for range 2 + r.IntN(10) {

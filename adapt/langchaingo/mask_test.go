@@ -141,15 +141,7 @@ func TestCompactMaskCallWithoutFunction(t *testing.T) {
 // by a tool or function message each (some responses cached), of texts of
 // 0 to 120 pieces among them blank ones and non-ASCII ones.
 func randomParallelTools(r *rand.Rand) []llms.MessageContent {
-	pieces := []string{"alpha", "beta", "  ", "", "ünï", "line\n", `{"k":1}`, "x"}
-	text := func() string {
-		var b strings.Builder
-		for range r.IntN(120) {
-			b.WriteString(pieces[r.IntN(len(pieces))])
-			b.WriteByte(' ')
-		}
-		return b.String()
-	}
+	text := func() string { return adapttest.RandomText(r) }
 	cached := func(p llms.ContentPart) llms.ContentPart {
 		if r.IntN(4) == 0 {
 			return llms.CachedContent{ContentPart: p}

@@ -201,3 +201,16 @@ func MaskProperty[T any](t *testing.T, trials int, gen func(rng *rand.Rand) []T,
 	}
 	assert.Positive(t, masked, "some trial masks")
 }
+
+// RandomText returns a text for the property tests' generated messages: 0
+// to 119 pieces drawn by r, blank and non-ASCII ones among them, each
+// followed by a space.
+func RandomText(r *rand.Rand) string {
+	pieces := []string{"alpha", "beta", "  ", "", "ünï", "line\n", `{"k":1}`, "x"}
+	var b strings.Builder
+	for range r.IntN(120) {
+		b.WriteString(pieces[r.IntN(len(pieces))])
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
