@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chitta-go/chitta/internal/testkit/ci"
 	"github.com/chitta-go/chitta/internal/testkit/gguf"
 	"github.com/chitta-go/chitta/internal/testkit/tinybert"
 	"github.com/stretchr/testify/assert"
@@ -58,10 +59,7 @@ func testModel(t testing.TB, name string, cfg tinybert.Config) string {
 	t.Helper()
 	vocab := os.Getenv("CHITTA_LLAMA_VOCAB")
 	if vocab == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CHITTA_LLAMA_VOCAB not set in CI: run eval \"$(scripts/install-llama.sh)\" first")
-		}
-		t.Skip("CHITTA_LLAMA_VOCAB not set: run eval \"$(scripts/install-llama.sh)\" to enable llama.cpp tests")
+		ci.Need(t, "CHITTA_LLAMA_VOCAB not set: run eval \"$(scripts/install-llama.sh)\" to enable llama.cpp tests")
 	}
 	modelDirOnce.Do(func() { modelDir, modelDirErr = os.MkdirTemp("", "chitta-llamacpp-test-") })
 	require.NoError(t, modelDirErr)

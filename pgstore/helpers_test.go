@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/internal/testkit/ci"
 )
 
 // TestMain runs the child of TestTwoProcessesLoseNothing when the
@@ -60,10 +61,7 @@ func testDSN(t testing.TB) string {
 	t.Helper()
 	dsn := os.Getenv("CHITTA_TEST_DSN")
 	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CHITTA_TEST_DSN is not set in CI: run the tests through scripts/test.sh or scripts/pglite.sh")
-		}
-		t.Skip("CHITTA_TEST_DSN is not set: run `bash scripts/pglite.sh go -C pgstore test ./...` to start a PGlite server")
+		ci.Need(t, "CHITTA_TEST_DSN is not set: run the tests through scripts/test.sh, or `bash scripts/pglite.sh go -C pgstore test ./...` to start a PGlite server")
 	}
 	return dsn
 }

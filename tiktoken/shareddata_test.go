@@ -15,30 +15,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/internal/testkit/shareddata"
 	"github.com/chitta-go/chitta/tiktoken"
 )
 
 // sharedData returns the path of the shared evaluation data (shared/data in
 // the nearest directory at or above this one). It is absent on a user's
-// machine, where the test skips; CI always has it (CI=true fails instead).
+// machine, where the test skips; CI always has it (and fails without it).
 func sharedData(tb testing.TB) string {
 	tb.Helper()
-	dir, err := os.Getwd()
-	require.NoError(tb, err)
-	for {
-		p := filepath.Join(dir, "shared", "data")
-		if info, err := os.Stat(p); err == nil && info.IsDir() {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			if os.Getenv("CI") == "true" {
-				tb.Fatal("shared/data not found above the working directory")
-			}
-			tb.Skip("shared/data not found above the working directory")
-		}
-		dir = parent
-	}
+	return shareddata.ForTest(tb, "")
 }
 
 // corpus is one data set of the shared data: its conversations.

@@ -38,8 +38,8 @@ import (
 	"github.com/chitta-go/chitta/examples/internal/brief"
 	"github.com/chitta-go/chitta/examples/internal/claudecode"
 	"github.com/chitta-go/chitta/examples/internal/exitcode"
-	"github.com/chitta-go/chitta/examples/internal/shareddata"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
+	"github.com/chitta-go/chitta/internal/testkit/shareddata"
 )
 
 func main() {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/chitta-go/chitta/examples/internal/silentpg"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
+	"github.com/chitta-go/chitta/internal/testkit/ci"
 )
 
 // pgURL returns CHITTA_TEST_DSN (scripts/test.sh starts PGlite and sets
@@ -24,10 +25,7 @@ func pgURL(t *testing.T) string {
 	t.Helper()
 	dsn := os.Getenv("CHITTA_TEST_DSN")
 	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CHITTA_TEST_DSN is not set in CI: run the tests through scripts/test.sh")
-		}
-		t.Skip("CHITTA_TEST_DSN is not set: run `bash scripts/pglite.sh go -C examples/chitta test ./...`")
+		ci.Need(t, "CHITTA_TEST_DSN is not set: run the tests through scripts/test.sh, or `bash scripts/pglite.sh go -C examples/chitta test ./...`")
 	}
 	require.True(t, storepath.IsDSN(dsn), "CHITTA_TEST_DSN must be a postgres:// URL for the harness tests")
 	sep := "?"

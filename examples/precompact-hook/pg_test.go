@@ -14,6 +14,7 @@ import (
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/examples/internal/brief"
 	"github.com/chitta-go/chitta/examples/internal/storepath"
+	"github.com/chitta-go/chitta/internal/testkit/ci"
 	"github.com/chitta-go/chitta/pgstore"
 )
 
@@ -23,10 +24,7 @@ func pgURL(t *testing.T) (url, namespace string) {
 	t.Helper()
 	dsn := os.Getenv("CHITTA_TEST_DSN")
 	if dsn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CHITTA_TEST_DSN is not set in CI: run the tests through scripts/test.sh")
-		}
-		t.Skip("CHITTA_TEST_DSN is not set: run `bash scripts/pglite.sh go -C examples/precompact-hook test ./...`")
+		ci.Need(t, "CHITTA_TEST_DSN is not set: run the tests through scripts/test.sh, or `bash scripts/pglite.sh go -C examples/precompact-hook test ./...`")
 	}
 	require.True(t, storepath.IsDSN(dsn), "CHITTA_TEST_DSN must be a postgres:// URL for the hook tests")
 	sep := "?"

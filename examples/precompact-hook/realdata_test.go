@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/examples/internal/shareddata"
+	"github.com/chitta-go/chitta/internal/testkit/shareddata"
 )
 
 // TestRealTranscripts runs the hook as Claude Code does on every real

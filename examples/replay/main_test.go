@@ -17,7 +17,7 @@ import (
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/examples/internal/exitcode/exitcodetest"
 	"github.com/chitta-go/chitta/examples/internal/retention"
-	"github.com/chitta-go/chitta/examples/internal/shareddata"
+	"github.com/chitta-go/chitta/internal/testkit/shareddata"
 )
 
 // writeLoCoMo writes a LoCoMo file of one conversation: sessions of turns
@@ -131,10 +131,7 @@ func TestLoCoMoItemWithoutConversation(t *testing.T) {
 // points of it (both probes).
 func TestSharedData(t *testing.T) {
 	t.Parallel()
-	dir, ok := shareddata.Dir("locomo")
-	if !ok {
-		t.Skip("shared/data/locomo not found above the working directory")
-	}
+	dir := shareddata.ForTest(t, "locomo")
 	f, err := os.Open(filepath.Join(dir, "locomo-dev.json"))
 	require.NoError(t, err)
 	convs, err := retention.LoadLoCoMo(f)

@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/chitta-go/chitta/internal/testkit/shareddata"
 )
 
-// tauDir is where the tau-bench runs are, under the shared data directory
-// that sits next to (or above) the checkout: the same place
-// examples/internal/shareddata finds, which this package may not import.
-const tauDir = "shared/data/agent-trajectories/tau"
+// tauData is where the tau-bench runs are in the shared data.
+const tauData = "agent-trajectories/tau"
 
 // TauSteps is the realistic benchmark conversation: the first n messages
 // of the tau-bench airline runs in the shared data (files in name order,
@@ -26,36 +26,12 @@ const tauDir = "shared/data/agent-trajectories/tau"
 // when the data is missing and skips the caller elsewhere.
 func TauSteps(tb testing.TB, n int) []Step {
 	tb.Helper()
-	dir, ok := findUp(tauDir)
-	if !ok {
-		if os.Getenv("CI") != "" {
-			tb.Fatalf("%s not found above the working directory (CI provides it)", tauDir)
-		}
-		tb.Skipf("%s not found above the working directory", tauDir)
-	}
+	dir := shareddata.ForTest(tb, tauData)
 	steps, err := readTau(dir, n)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return steps
-}
-
-func findUp(rel string) (string, bool) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	for {
-		p := filepath.Join(dir, rel)
-		if info, err := os.Stat(p); err == nil && info.IsDir() {
-			return p, true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", false
-		}
-		dir = parent
-	}
 }
 
 type tauRun struct {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/chitta-go/chitta"
 	"github.com/chitta-go/chitta/examples/internal/claudecode"
-	"github.com/chitta-go/chitta/examples/internal/shareddata"
+	"github.com/chitta-go/chitta/internal/testkit/shareddata"
 )
 
 func TestReadFileFixture(t *testing.T) {

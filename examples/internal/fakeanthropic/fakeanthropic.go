@@ -15,6 +15,8 @@ import (
 	"os"
 	"sync"
 	"testing"
+
+	"github.com/chitta-go/chitta/internal/testkit/ci"
 )
 
 // Request is what Reply sees of one POST /v1/messages.
@@ -199,10 +201,7 @@ func ClaudeCLI(t testing.TB) string {
 	t.Helper()
 	claude := os.Getenv("CHITTA_CLAUDE")
 	if claude == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("CHITTA_CLAUDE is not set: scripts/test-claudecode.sh installs Claude Code and sets it")
-		}
-		t.Skip("CHITTA_CLAUDE is not set (run scripts/test-claudecode.sh)")
+		ci.Need(t, "CHITTA_CLAUDE is not set: scripts/test-claudecode.sh installs Claude Code and sets it")
 	}
 	return claude
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/examples/internal/shareddata"
+	"github.com/chitta-go/chitta/internal/testkit/shareddata"
 )
 
 // maskBenchCuts returns the prefixes and queries the masking evaluation

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/examples/internal/shareddata"
+	"github.com/chitta-go/chitta/internal/testkit/shareddata"
 )
 
 // BenchmarkClaudeSession compacts each whole shared Claude Code session at

@@ -31,6 +31,11 @@ func TestFind(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(root, "shared", "data", "notes"), nil, 0o644))
 	_, ok = find(deep, "notes")
 	assert.False(t, ok)
+
+	// Name "" is shared/data itself.
+	got, ok = find(deep, "")
+	assert.True(t, ok)
+	assert.Equal(t, filepath.Join(root, "shared", "data"), got)
 }
 
 // fakeTB records what ForTest does.
@@ -50,5 +55,5 @@ func TestForTest(t *testing.T) {
 	t.Setenv("CI", "true")
 	f = fakeTB{}
 	ForTest(&f, "no-such-data-set")
-	assert.Contains(t, f.fatal, "CI provides it")
+	assert.Contains(t, f.fatal, "missing in CI: shared/data/no-such-data-set not found")
 }

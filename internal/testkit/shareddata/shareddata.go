@@ -2,16 +2,19 @@
 // outside the repository, in a shared/data directory next to (or above) the
 // checkout: ../shared/data from the repository root in development, a
 // shared/ copy beside the clone in CI. Tests that use it skip when it is
-// absent.
+// absent, and fail in CI (see package ci).
 package shareddata
 
 import (
 	"os"
 	"path/filepath"
+
+	"github.com/chitta-go/chitta/internal/testkit/ci"
 )
 
-// Dir returns the path of shared/data/name in the nearest directory at or
-// above the working directory that has one, and whether it was found.
+// Dir returns the path of shared/data/name (shared/data itself for name
+// "") in the nearest directory at or above the working directory that has
+// one, and whether it was found.
 func Dir(name string) (string, bool) {
 	dir, err := os.Getwd()
 	if err != nil {
@@ -34,24 +37,14 @@ func find(dir, name string) (string, bool) {
 	}
 }
 
-// TB is the part of testing.TB that [ForTest] uses.
-type TB interface {
-	Helper()
-	Fatalf(format string, args ...any)
-	Skipf(format string, args ...any)
-}
-
 // ForTest returns [Dir](name) for a test that needs the data: when it is
-// absent the test fails in CI (CI set in the environment, where the data
-// sits beside the clone) and is skipped elsewhere.
-func ForTest(t TB, name string) string {
+// absent the test fails in CI (where the data sits beside the clone) and is
+// skipped elsewhere.
+func ForTest(t ci.TB, name string) string {
 	t.Helper()
 	dir, ok := Dir(name)
 	if !ok {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("shared/data/%s not found above the working directory (CI provides it)", name)
-		}
-		t.Skipf("shared/data/%s not found above the working directory", name)
+		ci.Need(t, "%s not found above the working directory", filepath.Join("shared", "data", name))
 	}
 	return dir
 }
