@@ -225,7 +225,13 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // definition, paired, when neither has a call_id (a search the server
 // ran), with the tool_search_call right before it; a reasoning item grouped with the
 // item after it, or with the run of *_call items after it, a reasoning
-// model's parallel calls; a compaction item, and a compaction_trigger,
+// model's parallel calls; an item_reference (an item the API stored, given
+// by its ID) grouped, with the item_reference items right before it, with
+// the results after it whose call_id no item before them issues (the call
+// it refers to, which ParseMessages cannot read: those results name the
+// reference's ID "item_reference@<index>" in ToolResultIDs instead of
+// their call_id, so that Compact keeps or drops the reference and its
+// results together); a compaction item, and a compaction_trigger,
 // read as a system message, so always kept; an additional_tools item
 // (role developer) read as the JSON of its tool definitions and an
 // mcp_list_tools item as its server's label and each tool's name,
@@ -280,6 +286,9 @@ func ParseMessages(data []byte) ([]Message, error) {
 			return nil, err
 		}
 		msgs[i] = m
+	}
+	if len(p.refs) > 0 {
+		tieReferences(msgs, p.refs)
 	}
 	return msgs, nil
 }
@@ -339,6 +348,7 @@ type parser struct {
 	call             bool   // the item parsed last is a Responses *_call item
 	pendingSearch    string // the ID a tool_search_call without call_id issued, for the item after it
 	lastSearch       string // pendingSearch as the previous item left it
+	refs             []int  // the indices of the item_reference items
 }
 
 // parseChat reads a message with a role in OpenAI, Anthropic or SWE-agent

@@ -184,6 +184,7 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 		}
 	case typ == "item_reference":
 		addText(&b, "[item_reference "+id+"]")
+		p.refs = append(p.refs, index)
 	case typ == "mcp_approval_request":
 		if id != "" {
 			m.ToolCallIDs = append(m.ToolCallIDs, id)
@@ -910,4 +911,70 @@ func appendEinoParts(b *strings.Builder, m *Message, w *wireMessage) *contentErr
 		}
 	}
 	return nil
+}
+
+// referencePrefix starts the ID ParseMessages gives an item_reference
+// that results answer (see tieReferences).
+const referencePrefix = "item_reference@"
+
+// tieReferences links the item_reference items of msgs (at the indices
+// refs, in order) to the results they stand for. A result whose call_id
+// no message before it issues answers a call the API stored, which an
+// item_reference may give (a Responses input that refers to a stored
+// function_call instead of repeating it): such a result answers, instead,
+// the last item_reference before it, and that reference's run (the
+// item_reference items right before it, one after another) is linked into
+// one group, each answering the one before. Compact then keeps or drops
+// the references and their results together: the API refuses an output
+// whose call is not in the input, and a function_call in it without its
+// output. A run no such result follows is left as it is.
+func tieReferences(msgs []Message, refs []int) {
+	issued := make(map[string]bool)
+	var run []int // the last run of item_reference items
+	used := false
+	link := func() {
+		if !used {
+			return
+		}
+		for k, j := range run {
+			m := &msgs[j]
+			m.ToolCallIDs = append(m.ToolCallIDs, referencePrefix+strconv.Itoa(j))
+			if k > 0 {
+				m.ToolResultIDs = append(m.ToolResultIDs, referencePrefix+strconv.Itoa(run[k-1]))
+			}
+		}
+	}
+	r := 0
+	for i := range msgs {
+		m := &msgs[i]
+		if r < len(refs) && refs[r] == i {
+			r++
+			if len(run) == 0 || run[len(run)-1] != i-1 {
+				link()
+				run, used = []int{i}, false
+			} else {
+				run = append(run, i)
+			}
+		} else if len(run) > 0 {
+			key := referencePrefix + strconv.Itoa(run[len(run)-1])
+			tied := false
+			ids := m.ToolResultIDs[:0:0]
+			for _, id := range m.ToolResultIDs {
+				switch {
+				case issued[id]:
+					ids = append(ids, id)
+				case !tied:
+					ids = append(ids, key)
+					tied, used = true, true
+				}
+			}
+			if tied {
+				m.ToolResultIDs = ids
+			}
+		}
+		for _, id := range m.ToolCallIDs {
+			issued[id] = true
+		}
+	}
+	link()
 }

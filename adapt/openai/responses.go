@@ -26,7 +26,12 @@ import (
 // items after it (a reasoning model's parallel calls), so they are kept or
 // dropped together; a
 // compaction item has the role system, so it is always kept, and so has a
-// compaction_trigger. An additional_tools item reads as the JSON of its
+// compaction_trigger. An item_reference (a stored item given by its ID)
+// is tied, with the item_reference items right before it, to the outputs
+// after it whose call_id no item before them issues (they answer the call
+// it refers to): those carry "item_reference@<index>" instead of their
+// call_id, as chitta.ParseMessages links them, so the references and
+// their outputs are kept or dropped together. An additional_tools item reads as the JSON of its
 // tool definitions, an mcp_list_tools item as its server's label and each
 // tool's name, description and input schema. A
 // tool_search_output item's text is the names of the function and custom
@@ -61,6 +66,10 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 	var loaded map[string]bool
 	if b.ToolSearching() {
 		loaded = loadedTools(items)
+	}
+	ties, err := referenceTies(items)
+	if err != nil {
+		return err
 	}
 	for i := range items {
 		it := &items[i]
@@ -113,8 +122,9 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 		case it.OfFunctionCallOutput != nil:
 			o := it.OfFunctionCallOutput
 			b.SetRole(chitta.RoleTool)
-			resultID(b, o.CallID.Value)
-			b.OpenResult(o.CallID.Value)
+			id := ties.result(i, o.CallID.Value)
+			resultID(b, id)
+			b.OpenResult(id)
 			b.Add(o.Output.OfString.Value)
 			for j, p := range o.Output.OfResponseFunctionCallOutputItemArray {
 				switch {
@@ -145,6 +155,12 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 			isReasoning = true
 		case it.OfItemReference != nil: // its JSON may have no type
 			b.SetRole(chitta.RoleAssistant)
+			if l, ok := ties.refs[i]; ok {
+				b.CallID(l.id)
+				if l.prev != "" {
+					b.ResultID(l.prev)
+				}
+			}
 			b.Add("[item_reference " + it.OfItemReference.ID + "]")
 		case it.OfCompaction != nil:
 			b.SetRole(chitta.RoleSystem)
@@ -203,8 +219,9 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 				search = "tool_search@" + strconv.Itoa(i)
 				b.CallID(search)
 			}
-			for _, id := range pm.ToolResultIDs {
-				b.ResultID(id)
+			for j, id := range pm.ToolResultIDs {
+				pm.ToolResultIDs[j] = ties.result(i, id)
+				b.ResultID(pm.ToolResultIDs[j])
 			}
 			switch {
 			case it.OfCustomToolCall != nil:
@@ -249,6 +266,113 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 		b.End()
 	}
 	return nil
+}
+
+// refTies is how buildResponses links item_reference items to the
+// outputs that answer the calls they refer to (see ResponsesMessages), as
+// chitta.ParseMessages does: refs by the index of each reference tied,
+// out by the index of each output so tied, its call_id and that ID's
+// replacement. The zero value ties nothing.
+type refTies struct {
+	refs map[int]refLink
+	out  map[int][2]string
+}
+
+// refLink is what a tied item_reference issues (id) and answers (prev,
+// the reference right before it in its run, or "").
+type refLink struct{ id, prev string }
+
+// result returns the ID output item i carries for call id: the
+// reference's that it answers instead, when it is tied, else id.
+func (t *refTies) result(i int, id string) string {
+	if r, ok := t.out[i]; ok && id == r[0] {
+		return r[1]
+	}
+	return id
+}
+
+// referenceTies finds the ties of items (none, without a map, when no
+// item is an item_reference). An output whose call_id no item before it
+// issues answers the last run of item_reference items before it (items
+// one after another), each of which then issues "item_reference@<index>"
+// and answers the one before it. Items other than function calls and
+// their outputs are read from their JSON, as buildResponses reads them.
+func referenceTies(items []responses.ResponseInputItemUnionParam) (refTies, error) {
+	var t refTies
+	has := false
+	for i := range items {
+		if items[i].OfItemReference != nil {
+			has = true
+			break
+		}
+	}
+	if !has {
+		return t, nil
+	}
+	key := func(i int) string { return "item_reference@" + strconv.Itoa(i) }
+	issued := make(map[string]bool)
+	var run []int
+	used := false
+	link := func() {
+		if !used {
+			return
+		}
+		if t.refs == nil {
+			t.refs = make(map[int]refLink)
+		}
+		for k, j := range run {
+			l := refLink{id: key(j)}
+			if k > 0 {
+				l.prev = key(run[k-1])
+			}
+			t.refs[j] = l
+		}
+	}
+	for i := range items {
+		it := &items[i]
+		if it.OfItemReference != nil {
+			if len(run) == 0 || run[len(run)-1] != i-1 {
+				link()
+				run, used = []int{i}, false
+			} else {
+				run = append(run, i)
+			}
+			continue
+		}
+		var calls, results []string
+		switch {
+		case it.OfFunctionCall != nil:
+			calls = []string{it.OfFunctionCall.CallID}
+		case it.OfFunctionCallOutput != nil:
+			results = []string{it.OfFunctionCallOutput.CallID.Value}
+		case it.OfMessage != nil, it.OfInputMessage != nil, it.OfOutputMessage != nil, it.OfReasoning != nil, it.OfCompaction != nil:
+		default:
+			data, err := json.Marshal(it)
+			if err != nil {
+				return t, fmt.Errorf("%w: message %d: %v", chitta.ErrInvalidMessages, i, err)
+			}
+			var pm chitta.Message
+			if pm.UnmarshalJSON(data) == nil {
+				calls, results = pm.ToolCallIDs, pm.ToolResultIDs
+			}
+		}
+		if len(run) > 0 {
+			for _, id := range results {
+				if id != "" && !issued[id] {
+					if t.out == nil {
+						t.out = make(map[int][2]string)
+					}
+					t.out[i], used = [2]string{id, key(run[len(run)-1])}, true
+					break
+				}
+			}
+		}
+		for _, id := range calls {
+			issued[id] = true
+		}
+	}
+	link()
+	return t, nil
 }
 
 // searchLoads returns the names of the tools a tool_search_output loads:

@@ -1,0 +1,63 @@
+package openai_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/adapt/internal/adapttest"
+	adapter "github.com/chitta-go/chitta/adapt/openai"
+)
+
+// TestResponsesItemReference: an item_reference to a stored function_call
+// and the output answering it (whose call_id no item of the input issues)
+// are kept or dropped together, as chitta.ParseMessages links them. On
+// main the output was a unit of its own: CompactResponses kept it without
+// the reference, which the API refuses.
+func TestResponsesItemReference(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("flight detail row ", 80)
+	ref := responses.ResponseInputItemParamOfItemReference
+	user := func(s string) responses.ResponseInputItemUnionParam {
+		return responses.ResponseInputItemParamOfMessage(s, responses.EasyInputMessageRoleUser)
+	}
+	custom := responses.ResponseInputItemUnionParam{OfCustomToolCallOutput: &responses.ResponseCustomToolCallOutputParam{
+		CallID: "call_2", Output: responses.ResponseCustomToolCallOutputOutputUnionParam{OfString: param.NewOpt(big)}}}
+	for _, tc := range []struct {
+		name   string
+		in     []responses.ResponseInputItemUnionParam
+		groups [][]int
+	}{
+		{"one reference", []responses.ResponseInputItemUnionParam{user("book it"), ref("fc_1"), output("call_1", big), user("thanks")}, [][]int{{1, 2}}},
+		{"parallel, a custom tool's output", []responses.ResponseInputItemUnionParam{user("both"), ref("rs_1"), ref("fc_1"), ref("ctc_2"), output("call_1", big), custom, user("thanks")}, [][]int{{1, 2, 3, 4, 5}}},
+		{"two runs", []responses.ResponseInputItemUnionParam{user("go"), ref("fc_1"), output("call_1", big), ref("fc_2"), output("call_2", big), user("thanks")}, [][]int{{1, 2}, {3, 4}}},
+		{"a reference to a message", []responses.ResponseInputItemUnionParam{user("go"), ref("msg_1"), responses.ResponseInputItemParamOfFunctionCall("{}", "call_1", "search"), output("call_1", big), user("thanks")}, [][]int{{2, 3}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			conv := adapttest.MatchesParse(t, tc.in, adapter.ResponsesMessages)
+			require.NoError(t, chitta.Validate(conv))
+			adapttest.SameKept(t, tc.in, adapter.CompactResponses)
+			for _, mask := range []*chitta.MaskOptions{nil, {KeepRecent: 1, MinTokens: 10}} {
+				for ratio := 0.05; ratio <= 1; ratio += 0.05 {
+					_, res, err := adapter.CompactResponses(t.Context(), tc.in, &chitta.Options{TargetRatio: ratio, Mask: mask})
+					require.NoError(t, err)
+					kept := map[int]bool{}
+					for _, i := range res.Kept {
+						kept[i] = true
+					}
+					for _, g := range tc.groups {
+						for _, i := range g[1:] {
+							assert.Equal(t, kept[g[0]], kept[i], "ratio %.2f, mask %v: %d and %d", ratio, mask != nil, g[0], i)
+						}
+					}
+				}
+			}
+		})
+	}
+}
