@@ -122,3 +122,27 @@ func TestValidateGeminiCallTurn(t *testing.T) {
 		})
 	}
 }
+
+// TestParseGenaiStreamedTurn: the SDK's Chat records a streamed reply as
+// one model Content a chunk, so ID-less parallel calls may sit in model
+// Contents one after another; they are one turn, which the responses
+// without IDs after them answer in order. Each Content was read as a turn
+// of its own: both responses answered the last call, the first call none.
+func TestParseGenaiStreamedTurn(t *testing.T) {
+	t.Parallel()
+	msgs, err := chitta.ParseMessages([]byte(`[
+ {"role":"user","parts":[{"text":"weather in paris and rome"}]},
+ {"role":"model","parts":[{"functionCall":{"name":"weather","args":{"city":"paris"}}}]},
+ {"role":"model","parts":[{"text":" "}]},
+ {"role":"model","parts":[{"functionCall":{"name":"weather","args":{"city":"rome"}}}]},
+ {"role":"user","parts":[{"functionResponse":{"name":"weather","response":{"output":"sunny"}}},{"functionResponse":{"name":"weather","response":{"output":"rain"}}}]},
+ {"role":"model","parts":[{"functionCall":{"name":"forecast","args":{"city":"oslo"}}}]},
+ {"role":"user","parts":[{"text":"never mind; paris?"}]},
+ {"role":"model","parts":[{"text":"Checking."}]},
+ {"role":"model","parts":[{"functionCall":{"name":"forecast","args":{"city":"paris"}}}]},
+ {"role":"user","parts":[{"functionResponse":{"name":"forecast","response":{"output":"storms"}}}]}
+]`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"functionCall@1.0", "functionCall@3.0"}, msgs[4].ToolResultIDs)
+	assert.Equal(t, []string{"functionCall@8.0"}, msgs[9].ToolResultIDs, "a text-only model Content after a user turn starts no turn of calls")
+}

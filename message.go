@@ -241,7 +241,8 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // function, generic; parts, a CachedContent part read as the part it
 // caches) and genai's Content (role model; parts, with
 // functionCall and functionResponse paired by id, or by position when ids
-// are absent); roles human and generic read as user, ai and model as
+// are absent, the model Contents right after one with calls being one turn
+// of calls, as the SDK records a streamed reply, a Content a chunk); roles human and generic read as user, ai and model as
 // assistant. Each returned Message keeps its original JSON object in Raw.
 //
 // Errors wrap [ErrInvalidMessages]; when one message is at fault the error
@@ -349,6 +350,12 @@ type parser struct {
 	pendingSearch    string // the ID a tool_search_call without call_id issued, for the item after it
 	lastSearch       string // pendingSearch as the previous item left it
 	refs             []int  // the indices of the item_reference items
+	// modelCalls: the message parsed last is a genai model Content whose
+	// turn (with the model Contents right before it) made calls; continues
+	// is modelCalls as the message before the current one left it. A
+	// streamed reply is one model Content per chunk in the SDK's chat
+	// history, its parallel calls spread over them: they are one turn.
+	modelCalls, continues bool
 }
 
 // parseChat reads a message with a role in OpenAI, Anthropic or SWE-agent

@@ -31,6 +31,7 @@ func (p *parser) parse(index int, raw json.RawMessage) (Message, error) {
 	reasoning, run := p.pendingReasoning, p.reasoningCalls
 	p.call, p.reasoningCalls = false, ""
 	p.lastSearch, p.pendingSearch = p.pendingSearch, ""
+	p.continues, p.modelCalls = p.modelCalls, false
 	switch {
 	case isNull(w.Role) && (!isNull(w.Type) || isBareReference(raw)) || string(w.Type) == `"additional_tools"`:
 		m, err = p.parseItem(index, raw)
@@ -471,7 +472,8 @@ func isPartsRole(raw json.RawMessage) bool {
 // "parts"}; a missing role is "user"). Tool calls and responses pair by
 // ID; a response without an ID (a genai function response, a langchaingo
 // tool_response) answers the first call of the last message with calls
-// that no response has answered yet, by position, a call without an ID
+// (for genai, of the last turn: that message and the model Contents right
+// after it) that no response has answered yet, by position, a call without an ID
 // (genai's, and langchaingo's googleai and vertex providers') getting one
 // of its place.
 func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Message, error) {
@@ -503,7 +505,10 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 			return fail("parts", "want an array")
 		}
 	}
-	newCalls := false
+	// A model Content right after a model Content that made calls
+	// continues its turn of calls (a streamed reply, one Content a chunk):
+	// its calls join those awaiting a response.
+	newCalls := p.continues && role == "model"
 	for j, part := range parts {
 		f := "parts[" + strconv.Itoa(j) + "]"
 		if isNull(part) {
@@ -679,6 +684,7 @@ func (p *parser) parseParts(index int, raw json.RawMessage, w *wireMessage) (Mes
 			addText(&b, compactJSON(part))
 		}
 	}
+	p.modelCalls = role == "model" && newCalls
 	m.Content = b.String()
 	return m, nil
 }

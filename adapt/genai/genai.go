@@ -21,7 +21,15 @@
 // kept or dropped together: paired by ID, or, for a response without an
 // ID, by position (it answers the first call of the last turn of calls
 // that no response has answered yet, whether or not that call has an
-// ID), as the Gemini API pairs them.
+// ID), as the Gemini API pairs them. A turn of calls is a model content
+// that makes calls and the model contents right after it: the SDK's
+// Chat.SendStream records a streamed reply as one model content a chunk,
+// so the parallel calls of one reply may each have a content of their
+// own. (Whether the Gemini API takes a function-call content right after
+// a model text content as one turn, as that history sends it, is not
+// known here; chitta.Validate reports it in genai JSON. Merging a reply's
+// chunks into one content, as a reply that is not streamed arrives, is
+// safe either way.)
 //
 // # Gemini API rules
 //
@@ -99,45 +107,75 @@ func Messages(msgs []*genai.Content) ([]chitta.Message, error) {
 func build(b *adaptkit.Builder, msgs []*genai.Content) error {
 	var st state
 	for i, c := range msgs {
-		// A content of one usual part (a text, a function call with an
-		// ID, a function response with an ID whose output is text) is
-		// built in one Builder call; any other by state.message.
-		if c != nil && len(c.Parts) == 1 && c.Parts[0] != nil {
-			p := c.Parts[0]
-			if r := roleOf(c.Role); r != "" {
-				switch {
-				case p.FunctionCall != nil:
-					if fc := p.FunctionCall; fc.ID != "" {
-						st.Start()
-						st.Call(fc.ID)
-						b.CallMessage(r, fc.ID, fc.Name, omitEmpty(fc.Args))
-						continue
-					}
-				case p.FunctionResponse != nil:
-					if fr := p.FunctionResponse; fr.ID != "" && len(fr.Parts) == 0 {
-						if out, ok := outputText(fr.Response); ok {
-							st.Answer(fr.ID)
-							b.ResultMessage(r, fr.ID, out)
-							continue
-						}
-					}
-				case p.ToolCall == nil && p.ToolResponse == nil && p.Text != "":
-					b.Message(r, p.Text)
-					continue
-				}
-			}
-		}
-		if err := st.message(b, i, c); err != nil {
+		// A model content right after a model content whose turn made
+		// calls continues that turn (a streamed reply, which the SDK's
+		// Chat records as one content a chunk): its calls join those
+		// awaiting a response, as chitta.ParseMessages reads them.
+		model := c != nil && c.Role == genai.RoleModel
+		st.continues, st.called = st.modelCalls && model, false
+		if err := st.content(b, i, c); err != nil {
 			return err
 		}
+		st.modelCalls = model && (st.continues || st.called)
 	}
 	return nil
 }
 
+// content builds msgs[i], c: a content of one usual part (a text, a
+// function call with an ID, a function response with an ID whose output
+// is text) in one Builder call, any other by state.message.
+func (st *state) content(b *adaptkit.Builder, i int, c *genai.Content) error {
+	if c != nil && len(c.Parts) == 1 && c.Parts[0] != nil {
+		p := c.Parts[0]
+		if r := roleOf(c.Role); r != "" {
+			switch {
+			case p.FunctionCall != nil:
+				if fc := p.FunctionCall; fc.ID != "" {
+					st.start()
+					st.call(fc.ID)
+					b.CallMessage(r, fc.ID, fc.Name, omitEmpty(fc.Args))
+					return nil
+				}
+			case p.FunctionResponse != nil:
+				if fr := p.FunctionResponse; fr.ID != "" && len(fr.Parts) == 0 {
+					if out, ok := outputText(fr.Response); ok {
+						st.Answer(fr.ID)
+						b.ResultMessage(r, fr.ID, out)
+						return nil
+					}
+				}
+			case p.ToolCall == nil && p.ToolResponse == nil && p.Text != "":
+				b.Message(r, p.Text)
+				return nil
+			}
+		}
+	}
+	return st.message(b, i, c)
+}
+
 // state is what build carries from message to message: the calls
 // awaiting a response (see adaptkit.Pending), those without an ID by the
-// ID build gives them.
-type state struct{ adaptkit.Pending }
+// ID build gives them; whether the content built last is a model content
+// whose turn made calls (modelCalls), whether the current one continues
+// that turn, and whether it has made a call.
+type state struct {
+	adaptkit.Pending
+	modelCalls, continues, called bool
+}
+
+// start begins the current content: a new turn of calls, unless it is a
+// model content continuing the turn of the one before it (see build).
+func (st *state) start() {
+	if !st.continues {
+		st.Start()
+	}
+}
+
+// call records a call of the current content.
+func (st *state) call(id string) {
+	st.Call(id)
+	st.called = true
+}
 
 // message builds msgs[i], c, part by part.
 func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
@@ -149,7 +187,7 @@ func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
 		return fmt.Errorf("%w: message %d: role %q, want user or model", chitta.ErrInvalidMessages, i, c.Role)
 	}
 	b.SetRole(role)
-	st.Start()
+	st.start()
 	for j, p := range c.Parts {
 		if p == nil {
 			continue
@@ -160,7 +198,7 @@ func (st *state) message(b *adaptkit.Builder, i int, c *genai.Content) error {
 			if id == "" {
 				id = "functionCall@" + strconv.Itoa(i) + "." + strconv.Itoa(j)
 			}
-			st.Call(id)
+			st.call(id)
 			b.CallID(id)
 			b.AddCallJSON(p.FunctionCall.Name, omitEmpty(p.FunctionCall.Args))
 		case p.FunctionResponse != nil:

@@ -54,3 +54,46 @@ func TestIDCallsPairWithBareResponses(t *testing.T) {
 	assert.Equal(t, []string{"d", "c"}, cm[6].ToolResultIDs)
 	adapttest.KeepsPairsAndValues(t, idCallsBareResponses, adapter.Compact, []int{1, 2}, []int{5, 6})
 }
+
+// streamedTurns is a history as the SDK's Chat.SendStream records it: one
+// model content a chunk, a streamed reply's text and its parallel calls
+// (without IDs, as the Gemini API sends them) in contents of their own.
+// The second turn's call has no response (the user moved on), so it must
+// not take one of the third turn's.
+func streamedTurns() []*genai.Content {
+	call := func(name, city string) *genai.Content {
+		return genai.NewContentFromFunctionCall(name, map[string]any{"city": city}, genai.RoleModel)
+	}
+	return []*genai.Content{
+		genai.NewContentFromText("weather in paris and rome", genai.RoleUser),
+		genai.NewContentFromText("Let me check both.", genai.RoleModel),
+		call("weather", "paris"),
+		call("weather", "rome"),
+		genai.NewContentFromParts([]*genai.Part{
+			genai.NewPartFromFunctionResponse("weather", map[string]any{"output": "sunny " + strings.Repeat("warm ", 60)}),
+			genai.NewPartFromFunctionResponse("weather", map[string]any{"output": "rain"}),
+		}, genai.RoleUser),
+		genai.NewContentFromText("Paris is sunny, Rome rainy.", genai.RoleModel),
+		call("forecast", "oslo"),
+		genai.NewContentFromText("never mind oslo; the forecast for paris?", genai.RoleUser),
+		genai.NewContentFromText("Checking.", genai.RoleModel),
+		call("forecast", "paris"),
+		genai.NewContentFromParts([]*genai.Part{
+			genai.NewPartFromFunctionResponse("forecast", map[string]any{"output": "storms " + strings.Repeat("wet ", 60)}),
+		}, genai.RoleUser),
+		genai.NewContentFromText("thanks", genai.RoleUser),
+	}
+}
+
+// TestStreamedTurnsPair: the parallel calls of a streamed reply, one
+// content each, are one turn: the responses without IDs answer them in
+// order. The adapter, and chitta.ParseMessages, took each content for a
+// turn of its own, so both responses answered the last call and the first
+// was left unanswered: Compact could keep the responses without it.
+func TestStreamedTurnsPair(t *testing.T) {
+	t.Parallel()
+	cm := adapttest.MatchesParse(t, streamedTurns(), adapter.Messages)
+	assert.Equal(t, []string{"functionCall@2.0", "functionCall@3.0"}, cm[4].ToolResultIDs)
+	assert.Equal(t, []string{"functionCall@9.0"}, cm[10].ToolResultIDs, "a turn after a user text starts anew")
+	adapttest.KeepsPairsAndValues(t, streamedTurns, adapter.Compact, []int{2, 3, 4}, []int{9, 10})
+}
