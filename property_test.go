@@ -285,6 +285,9 @@ func FuzzCompact(f *testing.F) {
 			return
 		}
 		checkInvariants(t, msgs, res)
+		if chitta.Validate(msgs) == nil {
+			require.NoError(t, chitta.Validate(res.Messages), "the result of a valid conversation is valid")
+		}
 	})
 }
 
@@ -319,6 +322,9 @@ func FuzzParseMessages(f *testing.F) {
 		for i := range msgs {
 			require.Equal(t, msgs[i], back[i])
 		}
+		again, err := chitta.MarshalMessages(back)
+		require.NoError(t, err)
+		require.Equal(t, string(out), string(again), "MarshalMessages(ParseMessages(x)) is x")
 		// json.Marshal compacts and escapes <>&, which can change how tool
 		// arguments render in Content, but never roles or tool linkage.
 		std, err := json.Marshal(msgs)
