@@ -146,6 +146,14 @@ func FuzzRewrittenTexts(f *testing.F) {
 		if err != nil {
 			return
 		}
+		a, err := adaptkit.ResultContents(json.RawMessage(orig))
+		require.NoError(t, err)
+		b, err := adaptkit.ResultContents(json.RawMessage(masked))
+		require.NoError(t, err)
+		require.Len(t, texts, len(a), "one text per tool_result block")
+		for k := range texts {
+			require.Equal(t, !bytes.Equal(a[k], b[k]), texts[k] != "", "result %d: a text exactly where the content changed", k)
+		}
 		if orig == masked {
 			for _, s := range texts {
 				require.Empty(t, s)
