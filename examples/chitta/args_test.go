@@ -34,3 +34,25 @@ func TestArgumentsNeverEchoed(t *testing.T) {
 		})
 	}
 }
+
+// TestFlagValueSaysWhatItTakes: a value the flag package cannot parse is
+// refused with what the flag takes, not the flag package's bare "parse
+// error" (which named neither a format nor a range).
+func TestFlagValueSaysWhatItTakes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--timeout", "abc"}, "flag -timeout (not repeated here: it may hold a password): parse error: want a duration such as 30s or 1m30s"},
+		{[]string{"--store-timeout=1e9h"}, "flag -store-timeout (not repeated here: it may hold a password): parse error: want a duration such as 30s or 1m30s"},
+		{[]string{"--verbose=maybe"}, "flag -verbose (not repeated here: it may hold a password): parse error: want true or false"},
+	} {
+		t.Run(tt.args[0], func(t *testing.T) {
+			t.Parallel()
+			_, err := parseFlags(tt.args, &bytes.Buffer{})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}

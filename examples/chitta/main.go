@@ -165,7 +165,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			fs.Usage()
 			return nil, err
 		}
-		return nil, flagsafe.WithoutValue(err)
+		return nil, flagsafe.WithoutValue(fs, err)
 	}
 	if fs.NArg() > 0 {
 		return nil, flagsafe.Unexpected(fs.NArg(), "requests are read from stdin")

@@ -110,7 +110,11 @@ func TestMCPMaskInvalid(t *testing.T) {
 		{`{"messages": [], "mask": {"keep_recent": -1}}`, "mask.keep_recent: -1 out of range"},
 		{`{"messages": [], "mask": {"min_tokens": -5}}`, "mask.min_tokens: -5 out of range"},
 		{`{"messages": [], "mask": {"max_result_tokens": -1}}`, "mask.max_result_tokens"},
-		{`{"messages": [], "mask": {"keep": 2}}`, `unknown field "keep"`},
+		// An unknown field of mask is named under mask, not arguments
+		// (the case-folded match of encoding/json, and the exact one).
+		{`{"messages": [], "mask": {"keep": 2}}`, `mask: unknown field "keep"`},
+		{`{"messages": [], "mask": {"Keep_Recent": 1}}`, `mask: unknown field "Keep_Recent"`},
+		{`{"messages": [], "keep": 2}`, `arguments: unknown field "keep"`},
 		{`{"messages": [], "mask": {"actions": "random"}}`, `mask.actions: "random"`},
 		{`{"messages": [], "mask": 3}`, "mask: want"},
 		{`{"messages": [], "mask": {"exclude_tools": "bash"}}`, "mask.exclude_tools: want"},

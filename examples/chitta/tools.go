@@ -246,12 +246,17 @@ func decodeArgs(args json.RawMessage, dst any) error {
 		case errors.As(err, &syntaxErr):
 			return invalidParams("arguments: invalid JSON: %v", err)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			// encoding/json does not say which object holds the field:
+			// exactKeys does (an unknown field of mask is mask's).
+			if named := exactKeys(args, reflect.TypeOf(dst), ""); named != nil {
+				return named
+			}
 			return invalidParams("arguments: unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
 		default:
 			return invalidParams("arguments: %v", err)
 		}
 	}
-	return exactKeys(args, reflect.TypeOf(dst))
+	return exactKeys(args, reflect.TypeOf(dst), "")
 }
 
 // decodeStrict decodes the JSON object args into dst, refusing unknown
@@ -333,8 +338,11 @@ func (r *rawRef) UnmarshalJSON(b []byte) error { *r = b; return nil }
 // of the struct t (or of the struct t points to) exactly, as JSON keys
 // match, nested objects of struct fields included: encoding/json matches
 // them case-insensitively, taking "TEXT" for text. data has decoded into
-// t already.
-func exactKeys(data json.RawMessage, t reflect.Type) error {
+// t already, or failed to only for an unknown field. path is the dotted
+// name of data's object among the arguments ("" for the arguments
+// themselves, "mask" for mask): the error names the object that holds the
+// unknown field.
+func exactKeys(data json.RawMessage, t reflect.Type, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -353,10 +361,18 @@ func exactKeys(data json.RawMessage, t reflect.Type) error {
 	for _, k := range keys {
 		ft, ok := byName[k]
 		if !ok {
-			return invalidParams("arguments: unknown field %q", k)
+			holder := path
+			if holder == "" {
+				holder = "arguments"
+			}
+			return invalidParams("%s: unknown field %q", holder, k)
 		}
 		if ft != reflect.TypeOf(json.RawMessage(nil)) {
-			if err := exactKeys(json.RawMessage(fields[k]), ft); err != nil {
+			sub := k
+			if path != "" {
+				sub = path + "." + k
+			}
+			if err := exactKeys(json.RawMessage(fields[k]), ft, sub); err != nil {
 				return err
 			}
 		}

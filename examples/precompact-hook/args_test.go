@@ -38,3 +38,26 @@ func TestArgumentsNeverEchoed(t *testing.T) {
 	_, err := parseFlags([]string{"--store", "postgres://agent:pa", "SECRET@127.0.0.1:1/mem"}, &bytes.Buffer{})
 	assert.EqualError(t, err, "unexpected argument after the flags (1 in all; not repeated here: it may hold a password; the hook input is read from stdin)")
 }
+
+// TestFlagValueSaysWhatItTakes: a value the flag package cannot parse is
+// refused with what the flag takes, not the flag package's bare "parse
+// error" (which named neither a format nor a range).
+func TestFlagValueSaysWhatItTakes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--timeout", "abc"}, "flag -timeout (not repeated here: it may hold a password): parse error: want a duration such as 30s or 1m30s"},
+		{[]string{"--brief-tokens", "lots"}, "flag -brief-tokens (not repeated here: it may hold a password): parse error: want an integer"},
+		{[]string{"--lexical=high"}, "flag -lexical (not repeated here: it may hold a password): parse error: want a number"},
+		{[]string{"--distill=maybe"}, "flag -distill (not repeated here: it may hold a password): parse error: want true or false"},
+	} {
+		t.Run(tt.args[0], func(t *testing.T) {
+			t.Parallel()
+			_, err := parseFlags(tt.args, &bytes.Buffer{})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}

@@ -247,7 +247,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 			fs.PrintDefaults()
 			return nil, err
 		}
-		return nil, flagsafe.WithoutValue(err)
+		return nil, flagsafe.WithoutValue(fs, err)
 	}
 	if fs.NArg() > 0 {
 		return nil, flagsafe.Unexpected(fs.NArg(), "the hook input is read from stdin")
