@@ -23,8 +23,10 @@
 // transaction mode, or on PGlite's socket server, which multiplexes every
 // client onto one backend, use default_query_exec_mode=simple_protocol.
 //
-// Tests run against a real server: scripts/test.sh starts PGlite
+// Tests run against real servers: scripts/test.sh starts PGlite
 // (PostgreSQL 18 compiled to WebAssembly, with pgvector) on 127.0.0.1 and
-// sets CHITTA_TEST_DSN; set it yourself to test against any PostgreSQL
-// with pgvector.
+// sets CHITTA_TEST_DSN, then runs them again on a PostgreSQL server
+// (scripts/postgres.sh), where sessions race and pgx's default protocol
+// runs; set CHITTA_TEST_DSN yourself to test against any PostgreSQL with
+// pgvector.
 package pgstore

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pgvector/pgvector-go"
 
@@ -55,6 +56,10 @@ type queries struct {
 // pool_max_conns and default_query_exec_mode settings apply), creates the
 // pgvector extension and the tables when they are missing, and checks that
 // the existing tables have this package's schema version and opts.Dims.
+// What is missing is created in one transaction under advisory locks, so
+// that many processes may Open the same new table, or a database without
+// pgvector, at once: they wait for the first instead of failing. When the
+// extension, the tables and the index all exist, Open only reads them.
 //
 // Errors wrap chitta.ErrInvalidOption for bad options, ErrBadDSN for a dsn
 // that does not parse, ErrConnect when the server cannot be reached or
@@ -93,10 +98,7 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 		return nil, fmt.Errorf("%w: %w", ErrConnect, scrub(err, secret))
 	}
 	s := &Store{opts: o, q: buildQueries(o.Table)}
-	iterative, err := ensureExtension(ctx, conn)
-	if err == nil {
-		err = s.ensureSchema(ctx, conn)
-	}
+	iterative, err := s.setup(ctx, conn)
 	closeErr := conn.Close(ctx)
 	if err == nil {
 		err = closeErr
@@ -140,44 +142,126 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 // can name one the server lacks).
 var vectorExtension = "vector"
 
-// ensureExtension creates pgvector when it is missing and reports whether
-// it has iterative index scans (0.8 and later).
-func ensureExtension(ctx context.Context, conn *pgx.Conn) (iterative bool, err error) {
-	var version *string
-	if err := conn.QueryRow(ctx, "SELECT (SELECT extversion FROM pg_extension WHERE extname = $1)", vectorExtension).Scan(&version); err != nil {
-		return false, fmt.Errorf("read extensions: %w", err)
+// querier is what the setup reads and writes through: the connection, or
+// the transaction on it.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// layout is what the database holds of what a Store needs.
+type layout struct {
+	extension *string // pgvector's version; nil when not installed
+	tables    bool    // the three tables exist, of this schema and dims
+	index     bool    // the configured index exists (or none is wanted)
+}
+
+func (l layout) ready() bool { return l.extension != nil && l.tables && l.index }
+
+// iterative reports whether pgvector has iterative index scans (0.8 and
+// later).
+func (l layout) iterative() bool {
+	if l.extension == nil {
+		return false
 	}
-	if version == nil {
-		if _, err := conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS "+quote(vectorExtension)); err != nil {
-			return false, fmt.Errorf("%w: CREATE EXTENSION %s: %w", ErrNoVectorExtension, vectorExtension, err)
-		}
-		if err := conn.QueryRow(ctx, "SELECT extversion FROM pg_extension WHERE extname = $1", vectorExtension).Scan(&version); err != nil {
-			return false, fmt.Errorf("%w: %w", ErrNoVectorExtension, err)
-		}
-	}
-	major, rest, _ := strings.Cut(*version, ".")
+	major, rest, _ := strings.Cut(*l.extension, ".")
 	minor, _, _ := strings.Cut(rest, ".")
 	ma, _ := strconv.Atoi(major)
 	mi, _ := strconv.Atoi(minor)
-	return ma > 0 || mi >= 8, nil
+	return ma > 0 || mi >= 8
+}
+
+// setup makes sure the extension, the tables and the index exist and
+// reports whether pgvector has iterative index scans. When all three do, it
+// only reads (no lock, no DDL: a table's lock is not taken by every Open).
+// Otherwise it creates what is missing in one transaction, under advisory
+// locks on the table's name and, when the extension is missing, on the
+// extension's, and reads the layout again under them: concurrent Opens of
+// a new table (a fleet of agents starting at once) wait for the first one
+// instead of failing on PostgreSQL's unique catalog names (CREATE ... IF
+// NOT EXISTS checks the name before it inserts it, so two sessions can both
+// find it free). The locks are taken table first, then extension, by every
+// Open, so they cannot deadlock.
+func (s *Store) setup(ctx context.Context, conn *pgx.Conn) (bool, error) {
+	l, err := s.inspect(ctx, conn)
+	if err != nil || l.ready() {
+		return l.iterative(), err
+	}
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", "chitta_pgstore:"+s.opts.Table); err != nil {
+			return fmt.Errorf("lock table %q: %w", s.opts.Table, err)
+		}
+		if l, err = s.inspect(ctx, tx); err != nil || l.ready() {
+			return err
+		}
+		if l.extension == nil {
+			if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", "chitta_pgstore:extension:"+vectorExtension); err != nil {
+				return fmt.Errorf("lock extension %s: %w", vectorExtension, err)
+			}
+			if _, err := tx.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS "+quote(vectorExtension)); err != nil {
+				return fmt.Errorf("%w: CREATE EXTENSION %s: %w", ErrNoVectorExtension, vectorExtension, err)
+			}
+			if l.extension, err = extensionVersion(ctx, tx); err == nil && l.extension == nil {
+				err = fmt.Errorf("CREATE EXTENSION %s succeeded, but pg_extension does not list it", vectorExtension)
+			}
+			if err != nil {
+				return fmt.Errorf("%w: %w", ErrNoVectorExtension, err)
+			}
+		}
+		if !l.tables {
+			if _, err := tx.Exec(ctx, s.tablesDDL()); err != nil {
+				return fmt.Errorf("create tables: %w", err)
+			}
+			if l.tables, err = s.checkSchema(ctx, tx); err != nil {
+				return err
+			}
+		}
+		if !l.index {
+			if _, err := tx.Exec(ctx, s.indexDDL()); err != nil {
+				return fmt.Errorf("create %s index: %w", s.opts.Index, err)
+			}
+		}
+		return nil
+	})
+	return l.iterative(), err
+}
+
+// inspect reads the layout. Tables of another schema or dims, or a
+// table of the name that pgstore did not create, are an error; an index is
+// looked at only when the tables exist.
+func (s *Store) inspect(ctx context.Context, q querier) (layout, error) {
+	l := layout{index: s.opts.Index == IndexNone}
+	var err error
+	if l.extension, err = extensionVersion(ctx, q); err != nil {
+		return l, fmt.Errorf("read extensions: %w", err)
+	}
+	if l.tables, err = s.checkSchema(ctx, q); err != nil || !l.tables {
+		return l, err // (a foreign table of the name is an error even before the extension exists)
+	}
+	if l.index {
+		return l, nil
+	}
+	if err := q.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", quote(s.indexName())).Scan(&l.index); err != nil {
+		return l, fmt.Errorf("read indexes: %w", err)
+	}
+	return l, nil
+}
+
+// extensionVersion returns pgvector's installed version, nil when it is
+// not installed.
+func extensionVersion(ctx context.Context, q querier) (*string, error) {
+	var version *string
+	err := q.QueryRow(ctx, "SELECT (SELECT extversion FROM pg_extension WHERE extname = $1)", vectorExtension).Scan(&version)
+	return version, err
 }
 
 // quote quotes a validated identifier.
 func quote(name string) string { return `"` + name + `"` }
 
-// ensureSchema checks the recorded schema, creates what is missing under an
-// advisory lock (concurrent Opens), and checks again.
-func (s *Store) ensureSchema(ctx context.Context, conn *pgx.Conn) error {
-	exists, err := s.checkSchema(ctx, conn)
-	if err != nil || exists {
-		if err == nil {
-			err = s.createIndex(ctx, conn)
-		}
-		return err
-	}
+// tablesDDL creates the three tables when they are missing.
+func (s *Store) tablesDDL() string {
 	t, d := s.opts.Table, strconv.Itoa(s.opts.Dims)
-	ddl := `SELECT pg_advisory_xact_lock(hashtext('chitta_pgstore:` + t + `'));
-CREATE TABLE IF NOT EXISTS ` + quote(t+"_schema") + ` (
+	return `CREATE TABLE IF NOT EXISTS ` + quote(t+"_schema") + ` (
 	singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
 	version integer NOT NULL,
 	dims integer NOT NULL);
@@ -196,25 +280,14 @@ CREATE TABLE IF NOT EXISTS ` + quote(t) + ` (
 CREATE TABLE IF NOT EXISTS ` + quote(t+"_generation") + ` (
 	namespace text PRIMARY KEY,
 	generation bigint NOT NULL)`
-	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, ddl)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("create tables: %w", err)
-	}
-	if _, err := s.checkSchema(ctx, conn); err != nil {
-		return err
-	}
-	return s.createIndex(ctx, conn)
 }
 
 // checkSchema reports whether the tables exist, or an error when they are
 // not ones this package can use.
-func (s *Store) checkSchema(ctx context.Context, conn *pgx.Conn) (bool, error) {
+func (s *Store) checkSchema(ctx context.Context, q querier) (bool, error) {
 	t := s.opts.Table
 	var hasTable, hasSchema bool
-	err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL, to_regclass($2) IS NOT NULL",
+	err := q.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL, to_regclass($2) IS NOT NULL",
 		quote(t), quote(t+"_schema")).Scan(&hasTable, &hasSchema)
 	if err != nil {
 		return false, fmt.Errorf("read schema: %w", err)
@@ -226,7 +299,7 @@ func (s *Store) checkSchema(ctx context.Context, conn *pgx.Conn) (bool, error) {
 		return false, nil
 	}
 	var version, dims int
-	if err := conn.QueryRow(ctx, "SELECT version, dims FROM "+quote(t+"_schema")).Scan(&version, &dims); err != nil {
+	if err := q.QueryRow(ctx, "SELECT version, dims FROM "+quote(t+"_schema")).Scan(&version, &dims); err != nil {
 		return false, fmt.Errorf("read %s: %w", t+"_schema", err)
 	}
 	switch {
@@ -242,22 +315,16 @@ func (s *Store) checkSchema(ctx context.Context, conn *pgx.Conn) (bool, error) {
 	return true, nil
 }
 
-// createIndex creates the configured index when it is missing.
-func (s *Store) createIndex(ctx context.Context, conn *pgx.Conn) error {
-	t := s.opts.Table
-	var ddl string
-	switch s.opts.Index {
-	case IndexHNSW:
-		ddl = "CREATE INDEX IF NOT EXISTS " + quote(t+"_embedding_hnsw") + " ON " + quote(t) + " USING hnsw (embedding vector_cosine_ops)"
-	case IndexIVFFlat:
-		ddl = "CREATE INDEX IF NOT EXISTS " + quote(t+"_embedding_ivfflat") + " ON " + quote(t) + " USING ivfflat (embedding vector_cosine_ops) WITH (lists = 100)"
-	default:
-		return nil
+// indexName is the name of the configured index.
+func (s *Store) indexName() string { return s.opts.Table + "_embedding_" + s.opts.Index }
+
+// indexDDL creates the configured index (not IndexNone) when it is missing.
+func (s *Store) indexDDL() string {
+	ddl := "CREATE INDEX IF NOT EXISTS " + quote(s.indexName()) + " ON " + quote(s.opts.Table) + " USING " + s.opts.Index + " (embedding vector_cosine_ops)"
+	if s.opts.Index == IndexIVFFlat {
+		ddl += " WITH (lists = 100)"
 	}
-	if _, err := conn.Exec(ctx, ddl); err != nil {
-		return fmt.Errorf("create %s index: %w", s.opts.Index, err)
-	}
-	return nil
+	return ddl
 }
 
 // columns are the memory columns every read selects, in scan order.

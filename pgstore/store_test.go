@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -793,4 +794,135 @@ func TestOpenURLRefusesMalformedQuery(t *testing.T) {
 			assert.ErrorContains(t, err, "given 2 times", bad)
 		}
 	}
+}
+
+// TestConcurrentFirstOpens: agents that open one new table at the same
+// moment (a fleet starting on a fresh database) all get a store on one set
+// of tables. On PostgreSQL, CREATE ... IF NOT EXISTS finds a name free
+// before it inserts it in the catalog, so two sessions creating the same
+// index at once both pass the check and one fails on the catalog's unique
+// index (SQLSTATE 23505); Open creates what is missing under an advisory
+// lock instead. (PGlite runs every client's statements one at a time on
+// one backend, so there this test cannot tell the two apart.)
+func TestConcurrentFirstOpens(t *testing.T) {
+	dsn := testDSN(t)
+	ctx := t.Context()
+	for _, index := range []string{IndexHNSW, IndexIVFFlat} {
+		t.Run(index, func(t *testing.T) {
+			const opens = 4 // PGlite's server takes 4 connections (scripts/pglite.sh)
+			table := uniqueTable()
+			stores, errs := atOnce(opens, func() (*Store, error) {
+				return Open(ctx, dsn, &Options{Dims: 4, Table: table, Index: index})
+			})
+			for i, s := range stores {
+				if s == nil {
+					continue
+				}
+				if i == slices.IndexFunc(stores, func(s *Store) bool { return s != nil }) {
+					t.Cleanup(func() { dropTables(t, s) })
+				} else {
+					t.Cleanup(func() { s.Close() })
+				}
+			}
+			for i, err := range errs {
+				require.NoError(t, err, "open %d of %d", i+1, opens)
+			}
+			rng := rand.New(rand.NewPCG(7, 7))
+			for i, s := range stores {
+				require.NoError(t, s.Add(ctx, chitta.Memory{ID: fmt.Sprintf("m%d", i), Text: "x", Vector: randomVec(rng, 4)}))
+				if i > 0 {
+					s.Close() // its idle connection would count against PGlite's 4
+				}
+			}
+			n, err := stores[0].Len(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, opens, n, "every store writes to the same table")
+		})
+	}
+}
+
+// TestReopenOnlyReads: opening tables that are complete sends no DDL and
+// takes no lock. A CREATE INDEX IF NOT EXISTS, even one that finds the
+// index, takes a SHARE lock on the table, which waits for every write in
+// flight and holds back every new one while it waits: each agent starting
+// on a busy shared table would stall its writers.
+func TestReopenOnlyReads(t *testing.T) {
+	for _, index := range []string{IndexHNSW, IndexIVFFlat, IndexNone} {
+		t.Run(index, func(t *testing.T) {
+			s := openTest(t, Options{Dims: 4, Index: index})
+			cfg := s.pool.Config()
+			log := &queryLog{}
+			cfg.ConnConfig.Tracer = log
+			again, err := openConfig(t.Context(), cfg, s.opts)
+			require.NoError(t, err)
+			again.Close()
+			sent := log.statements()
+			require.NotEmpty(t, sent, "the tracer sees Open's statements")
+			for _, sql := range sent {
+				assert.NotRegexp(t, `(?i)\b(create|insert|lock|advisory)\b`, sql)
+			}
+		})
+	}
+}
+
+// TestConcurrentFirstOpensNewDatabase: agents that open a store at the same
+// moment on a database without pgvector all succeed. Concurrent CREATE
+// EXTENSION IF NOT EXISTS fails as concurrent CREATE INDEX does (before
+// Open took its locks, 5 of 6 Opens failed in every round on PostgreSQL 15,
+// with "pgvector extension missing": pg_extension_name_index). It needs a
+// server that runs a backend per connection and a role that may create
+// databases: PGlite serves one database on one backend, so this test runs
+// in scripts/test.sh's pass on a real server (scripts/postgres.sh).
+func TestConcurrentFirstOpensNewDatabase(t *testing.T) {
+	dsn := testDSN(t)
+	ctx := t.Context()
+	admin, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { admin.Close(context.Background()) }) // after the databases' cleanups
+	var version string
+	require.NoError(t, admin.QueryRow(ctx, "SELECT version()").Scan(&version))
+	if strings.Contains(version, "emscripten") || strings.Contains(version, "wasm") {
+		t.Skipf("needs a server with a backend per connection, not PGlite (%s): scripts/test.sh runs it on a real server", version)
+	}
+	for round := range 3 {
+		db := fmt.Sprintf("chitta_test_%d_db%d", os.Getpid(), round)
+		_, err := admin.Exec(ctx, "CREATE DATABASE "+quote(db))
+		require.NoError(t, err, "the role must be allowed to create databases")
+		t.Cleanup(func() {
+			_, err := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+quote(db)+" WITH (FORCE)")
+			assert.NoError(t, err)
+		})
+		const opens = 6
+		stores, errs := atOnce(opens, func() (*Store, error) {
+			pc, err := pgxpool.ParseConfig(dsn)
+			if err != nil {
+				return nil, err
+			}
+			pc.ConnConfig.Database = db
+			return openConfig(ctx, pc, Options{Dims: 4, Table: DefaultTable, Namespace: DefaultNamespace, Index: IndexHNSW})
+		})
+		for _, s := range stores {
+			s.Close()
+		}
+		for i, err := range errs {
+			require.NoError(t, err, "round %d, open %d of %d", round+1, i+1, opens)
+		}
+	}
+}
+
+// atOnce calls open n times, from n goroutines released at the same moment,
+// and returns what each call returned.
+func atOnce(n int, open func() (*Store, error)) ([]*Store, []error) {
+	stores, errs := make([]*Store, n), make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			stores[i], errs[i] = open()
+		})
+	}
+	close(start)
+	wg.Wait()
+	return stores, errs
 }
