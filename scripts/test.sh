@@ -10,7 +10,10 @@
 # pgvector: scripts/pglite.sh starts PGlite (from npm, cached) on 127.0.0.1
 # at the start and stops it by PID on exit, unless CHITTA_TEST_DSN names a
 # server already.
-# Needs only Go, git, node, and the Go/npm/Debian package registries.
+# pgstore and the other modules' TestPostgres tests then run once more on a
+# real PostgreSQL server with pgvector (scripts/postgres.sh; installed by
+# scripts/install-postgres.sh, with apt-get when missing and running as root).
+# Needs only Go, git, node, make, and the Go/npm/Debian package registries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -74,6 +77,43 @@ for m in "${MODULES[@]}"; do
   # minutes on a quiet one); CI's own cap is 90 minutes for the whole run.
   go -C "$m" test -race -count=1 -timeout 30m ./...
 done
+
+# pgstore once more on a real PostgreSQL server (Debian's, pgvector built
+# from its source on the Go module proxy; scripts/install-postgres.sh), and
+# the TestPostgres* tests of the other modules that use it: PGlite runs
+# every client on one backend, so it cannot show a race between sessions,
+# a lock, or a statement that fails only as a prepared statement (pgx's
+# default protocol, which PGlite cannot run). Installing needs root when the
+# server or pgvector is missing; outside CI a machine that cannot have them
+# is told so and goes on, in CI it fails.
+pg_users=()
+for m in "${MODULES[@]}"; do
+  if [ "$m" != pgstore ] && grep -q 'github.com/chitta-go/chitta/pgstore' "$m/go.mod"; then
+    pg_users+=("$m")
+  fi
+done
+pg_server_tests() {
+  go -C pgstore test -race -count=1 ./...
+  local m
+  for m in "${pg_users[@]}"; do
+    go -C "$m" test -race -count=1 -run '^TestPostgres' ./...
+  done
+}
+step "pgstore and the TestPostgres tests of ${pg_users[*]} on a PostgreSQL server (scripts/postgres.sh)"
+if bash scripts/install-postgres.sh >/dev/null; then
+  # shellcheck source=scripts/postgres.sh
+  source scripts/postgres.sh
+  trap 'postgres_stop; pglite_stop' EXIT
+  pglite_stop # every PGlite pass is done
+  postgres_start
+  postgres_wait
+  CHITTA_TEST_DSN="$CHITTA_PG_DSN" pg_server_tests
+  postgres_stop
+elif [ -n "${CI:-}" ] && [ "${CI:-}" != 0 ] && [ "${CI:-}" != false ]; then
+  echo "missing in CI: a PostgreSQL server with pgvector (scripts/install-postgres.sh failed above)"; exit 1
+else
+  echo "(no PostgreSQL server with pgvector here: pgstore was tested on PGlite only)"
+fi
 
 if [ -f scripts/test-llamacpp.sh ]; then
   step "llama.cpp adapter (build tag llamacpp)"

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# install-postgres.sh: make a real PostgreSQL server with pgvector available
+# for the pgstore tests (scripts/postgres.sh starts one), next to PGlite:
+# PGlite runs every client on one backend, so locks, concurrent DDL and
+# pgx's default (prepared statement) protocol are only exercised here.
+#
+# - The server: the newest /usr/lib/postgresql/<major>/bin (Debian's
+#   layout), or PG_CONFIG's bindir; when there is none, Debian's
+#   `postgresql` package is installed with apt-get (root only).
+# - pgvector: when the server's extension directory has no vector.control
+#   of version $PGVECTOR, its source comes from the Go module proxy
+#   (`go mod download github.com/pgvector/pgvector@v$PGVECTOR`, cached in
+#   the module cache like any module), is built once into
+#   ${CHITTA_CACHE_DIR:-~/.cache/chitta}/pgvector-$PGVECTOR-pg<major> with
+#   the server's headers (apt-get install postgresql-server-dev-<major>,
+#   root only, when missing) and installed into the server's directories
+#   (`make install`: root, or a user who may write them).
+#
+# Usage:  eval "$(scripts/install-postgres.sh)"
+# stdout carries only `export CHITTA_PG_BINDIR=...`; progress goes to stderr.
+# Exits 1 with the reason when something cannot be had (for instance, not
+# root and pgvector not installed).
+set -euo pipefail
+
+PGVECTOR=0.8.6
+CACHE_ROOT="${CHITTA_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:?set HOME or CHITTA_CACHE_DIR}/.cache}/chitta}"
+
+log() { printf 'install-postgres: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+is_root() { [ "$(id -u)" = 0 ]; }
+apt_install() {
+	is_root || die "$* missing, and only root can install it (apt-get install $*)"
+	command -v apt-get >/dev/null 2>&1 || die "$* missing and no apt-get to install it"
+	log "apt-get install $*"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2 ||
+		{ apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2; } ||
+		die "apt-get install $* failed"
+}
+
+find_pg_config() {
+	if [ -n "${PG_CONFIG:-}" ]; then
+		printf '%s\n' "$PG_CONFIG"
+		return
+	fi
+	local d
+	d="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+	[ -n "$d" ] && [ -x "$d/pg_config" ] && [ -x "$d/postgres" ] && printf '%s\n' "$d/pg_config"
+}
+
+mkdir -p "$CACHE_ROOT"
+if command -v flock >/dev/null 2>&1; then
+	exec 9>"$CACHE_ROOT/.postgres.lock"
+	flock 9
+fi
+
+PGC="$(find_pg_config || true)"
+if [ -z "$PGC" ]; then
+	apt_install postgresql
+	PGC="$(find_pg_config || true)"
+	[ -n "$PGC" ] || die "no PostgreSQL server after installing Debian's postgresql package"
+fi
+BINDIR="$("$PGC" --bindir)"
+[ -x "$BINDIR/postgres" ] && [ -x "$BINDIR/initdb" ] || die "$BINDIR has no postgres and initdb"
+MAJOR="$("$PGC" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')"
+CONTROL="$("$PGC" --sharedir)/extension/vector.control"
+
+installed() { [ -f "$CONTROL" ] && grep -q "default_version = '$PGVECTOR'" "$CONTROL" && [ -f "$("$PGC" --pkglibdir)/vector.so" ]; }
+
+if installed; then
+	log "PostgreSQL $MAJOR ($BINDIR) has pgvector $PGVECTOR"
+else
+	BUILD="$CACHE_ROOT/pgvector-$PGVECTOR-pg$MAJOR"
+	if [ ! -f "$BUILD/.built" ]; then
+		command -v go >/dev/null 2>&1 || die "go is required to fetch pgvector's source from the Go module proxy"
+		command -v make >/dev/null 2>&1 || die "make is required to build pgvector"
+		[ -f "$("$PGC" --includedir-server)/postgres.h" ] && [ -f "$("$PGC" --pgxs)" ] ||
+			apt_install "postgresql-server-dev-$MAJOR"
+		log "fetching pgvector $PGVECTOR's source from the Go module proxy"
+		SRC="$(cd "$CACHE_ROOT" && go mod download -json "github.com/pgvector/pgvector@v$PGVECTOR" |
+			sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
+		[ -n "$SRC" ] && [ -f "$SRC/vector.control" ] || die "go mod download github.com/pgvector/pgvector@v$PGVECTOR gave no source"
+		STAGE="$(mktemp -d "$CACHE_ROOT/.pgvector-work.XXXXXX")"
+		trap 'rm -rf "$STAGE"' EXIT
+		cp -R "$SRC/." "$STAGE"
+		chmod -R u+w "$STAGE"
+		log "building pgvector $PGVECTOR for PostgreSQL $MAJOR"
+		# OPTFLAGS="": no -march=native, so the cached build runs on any
+		# x86-64 the cache moves to; with_llvm=no: no JIT bitcode (no clang).
+		make -C "$STAGE" -j "$(nproc 2>/dev/null || echo 2)" PG_CONFIG="$PGC" OPTFLAGS="" with_llvm=no >&2 ||
+			die "building pgvector failed"
+		rm -rf "$BUILD"
+		mv "$STAGE" "$BUILD"
+		trap - EXIT
+		touch "$BUILD/.built"
+	fi
+	log "installing pgvector $PGVECTOR into PostgreSQL $MAJOR's directories"
+	make -C "$BUILD" install PG_CONFIG="$PGC" OPTFLAGS="" with_llvm=no >&2 ||
+		die "make install of pgvector failed (it writes to $("$PGC" --sharedir) and $("$PGC" --pkglibdir): run as root)"
+	installed || die "pgvector $PGVECTOR is not in $CONTROL after make install"
+fi
+printf 'export CHITTA_PG_BINDIR=%q\n' "$BINDIR"

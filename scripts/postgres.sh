@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# postgres.sh: start and stop a throw-away PostgreSQL server with pgvector
+# (Debian's, see scripts/install-postgres.sh) on 127.0.0.1, for the pgstore
+# tests that PGlite cannot tell apart: locks, concurrent DDL, many backends
+# and pgx's default protocol (prepared statements).
+#
+# As a command: run CMD with the server up and CHITTA_TEST_DSN exported,
+# then stop the server (by PID) whatever CMD does:
+#   bash scripts/postgres.sh go -C pgstore test ./...
+# Sourced: postgres_start initialises a cluster in a temporary directory and
+# launches the server in the background, postgres_wait blocks until it
+# accepts connections and sets CHITTA_PG_DSN, postgres_stop stops it and
+# removes the directory. The cluster trusts local connections (it listens
+# on 127.0.0.1 only and lives as long as the tests); it runs without fsync.
+# As root, initdb and the server run as the user postgres (Debian's package
+# creates it), since PostgreSQL refuses to run as root.
+
+POSTGRES_PID=""
+POSTGRES_JOB=""
+POSTGRES_DIR=""
+POSTGRES_PORT=""
+
+_postgres_log() { printf 'postgres: %s\n' "$*" >&2; }
+
+# _postgres_as CMD...: run CMD as the server's user.
+_postgres_as() {
+	if [ "$(id -u)" = 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+# postgres_start: install if needed, create a cluster and launch the server.
+postgres_start() {
+	local root env_lines
+	root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+	env_lines="$(bash "$root/install-postgres.sh")" || { _postgres_log "error: install-postgres.sh failed"; return 1; }
+	eval "$env_lines"
+	if [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; then
+		_postgres_log "error: running as root and there is no user postgres to run the server as"
+		return 1
+	fi
+	POSTGRES_DIR="$(mktemp -d "${TMPDIR:-/tmp}/chitta-postgres.XXXXXX")"
+	[ "$(id -u)" = 0 ] && chown postgres "$POSTGRES_DIR"
+	_postgres_as "$CHITTA_PG_BINDIR/initdb" -D "$POSTGRES_DIR/data" -U postgres --auth=trust \
+		--encoding=UTF8 --locale=C.UTF-8 >"$POSTGRES_DIR/initdb.log" 2>&1 ||
+		{ _postgres_log "error: initdb failed:"; cat "$POSTGRES_DIR/initdb.log" >&2; return 1; }
+	POSTGRES_PORT="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})' 2>/dev/null ||
+		python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')" ||
+		{ _postgres_log "error: no free port"; return 1; }
+	_postgres_as "$CHITTA_PG_BINDIR/postgres" -D "$POSTGRES_DIR/data" -h 127.0.0.1 -p "$POSTGRES_PORT" \
+		-k "$POSTGRES_DIR" -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
+		-c max_connections=100 >"$POSTGRES_DIR/server.log" 2>&1 &
+	POSTGRES_JOB=$!
+	_postgres_log "starting PostgreSQL ($CHITTA_PG_BINDIR) on 127.0.0.1:$POSTGRES_PORT, log $POSTGRES_DIR/server.log"
+}
+
+# postgres_wait: wait until the server accepts connections; set CHITTA_PG_DSN.
+postgres_wait() {
+	[ -n "$POSTGRES_DIR" ] || return 1
+	local waited=0 limit="${CHITTA_POSTGRES_TIMEOUT:-120}"
+	until "$CHITTA_PG_BINDIR/pg_isready" -q -h 127.0.0.1 -p "$POSTGRES_PORT"; do
+		if ! kill -0 "$POSTGRES_JOB" 2>/dev/null; then
+			_postgres_log "error: the server exited before accepting connections:"; cat "$POSTGRES_DIR/server.log" >&2
+			return 1
+		fi
+		if [ "$waited" -ge "$limit" ]; then
+			_postgres_log "error: not accepting connections after ${limit}s:"; cat "$POSTGRES_DIR/server.log" >&2
+			return 1
+		fi
+		sleep 1
+		waited=$((waited + 1))
+	done
+	# The postmaster's PID, to stop it by (as root, $! is runuser's).
+	POSTGRES_PID="$(head -n 1 "$POSTGRES_DIR/data/postmaster.pid")"
+	_postgres_log "accepting connections after ${waited}s (pid $POSTGRES_PID)"
+	CHITTA_PG_DSN="postgres://postgres@127.0.0.1:$POSTGRES_PORT/postgres?sslmode=disable"
+	export CHITTA_PG_DSN
+}
+
+# postgres_stop: stop the server this shell started, by PID, and remove
+# its directory.
+postgres_stop() {
+	[ -n "$POSTGRES_DIR" ] || return 0
+	if [ -z "$POSTGRES_PID" ] && [ -f "$POSTGRES_DIR/data/postmaster.pid" ]; then
+		POSTGRES_PID="$(head -n 1 "$POSTGRES_DIR/data/postmaster.pid")"
+	fi
+	if [ -n "$POSTGRES_PID" ] && kill -0 "$POSTGRES_PID" 2>/dev/null; then
+		kill -INT "$POSTGRES_PID" 2>/dev/null || true # fast shutdown
+		local i
+		for i in $(seq 1 40); do
+			kill -0 "$POSTGRES_PID" 2>/dev/null || break
+			sleep 0.5
+		done
+		kill -0 "$POSTGRES_PID" 2>/dev/null && kill -9 "$POSTGRES_PID" 2>/dev/null
+		_postgres_log "stopped (pid $POSTGRES_PID)"
+	fi
+	[ -n "$POSTGRES_JOB" ] && { wait "$POSTGRES_JOB" 2>/dev/null || true; }
+	rm -rf "$POSTGRES_DIR"
+	POSTGRES_PID=""
+	POSTGRES_JOB=""
+	POSTGRES_DIR=""
+	unset CHITTA_PG_DSN
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	set -euo pipefail
+	[ $# -gt 0 ] || { echo "usage: $0 CMD [ARGS...]" >&2; exit 2; }
+	trap postgres_stop EXIT
+	postgres_start
+	postgres_wait
+	CHITTA_TEST_DSN="$CHITTA_PG_DSN" "$@"
+fi
