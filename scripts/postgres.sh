@@ -6,7 +6,8 @@
 #
 # As a command: run CMD with the server up and CHITTA_TEST_DSN exported,
 # then stop the server (by PID) whatever CMD does:
-#   bash scripts/postgres.sh go -C pgstore test ./...
+#   bash scripts/postgres.sh go -C pgstore test -tags pgserver ./...
+# (-tags pgserver adds the tests PGlite cannot run: pgstore/server_test.go)
 # Sourced: postgres_start initialises a cluster in a temporary directory and
 # launches the server in the background, postgres_wait blocks until it
 # accepts connections and sets CHITTA_PG_DSN, postgres_stop stops it and
