@@ -50,7 +50,8 @@ type benchFixture struct {
 
 // loadFixture fills an HNSWStore and a pgstore (1 000 memories per
 // statement into a table without an index, then CREATE INDEX and ANALYZE)
-// with n clustered memories; the load and build times go to stderr.
+// with n clustered memories; the load and build times go to stderr. The
+// fixture's pgstore is opened on the indexed table with IndexHNSW.
 func loadFixture(b *testing.B, n int) *benchFixture {
 	b.Helper()
 	ctx := b.Context()
@@ -90,7 +91,15 @@ func loadFixture(b *testing.B, n int) *benchFixture {
 	build := time.Since(start)
 	fmt.Fprintf(os.Stderr, "n=%d: pgstore CREATE INDEX hnsw %v; load + index %.0f memories/s\n",
 		n, build.Round(time.Millisecond), float64(n)/(load+build).Seconds())
-	f := &benchFixture{ref: ref, pg: pg}
+	// Queries go through a store opened on the indexed table with
+	// IndexHNSW, as Options.Index's recipe says: the IndexNone store that
+	// loaded it asks for exact answers, which no index can give.
+	indexed, err := openConfig(ctx, pg.pool.Config(), Options{Dims: benchDims, Table: pg.opts.Table, Namespace: pg.opts.Namespace, Index: IndexHNSW})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { indexed.Close() })
+	f := &benchFixture{ref: ref, pg: indexed}
 	for range 200 {
 		f.queries = append(f.queries, draw())
 	}

@@ -54,12 +54,17 @@ type Options struct {
 
 	// Index is the vector index Open creates when it is missing: IndexHNSW
 	// (""), IndexIVFFlat (100 lists, cosine; build it once the table holds
-	// data, as pgvector recommends) or IndexNone (exact scans). Open never
+	// data, as pgvector recommends) or IndexNone (exact scans). It is also
+	// what the Store's searches ask for: with IndexNone they are exact
+	// (ties at the k-th place by ID) and no index can answer them, even
+	// one another Open created; with an index kind they order by distance
+	// alone, so that an index of either kind answers them. Open never
 	// drops an index another Open created. To load many memories at
 	// once, Open with IndexNone, Add them, then Open with IndexHNSW: that
 	// Open builds the index in one pass (much faster than maintaining it
 	// row by row; give the connection a maintenance_work_mem the graph fits
-	// in), and ANALYZE the table if autovacuum does not (see BENCHMARKS.md).
+	// in), search through that second Store, and ANALYZE the table if
+	// autovacuum does not (see BENCHMARKS.md).
 	Index string
 }
 
