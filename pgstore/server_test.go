@@ -5,7 +5,10 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta"
 )
 
 // TestConcurrentFirstOpensNewDatabase: agents that open a store at the same
@@ -59,4 +64,60 @@ func TestConcurrentFirstOpensNewDatabase(t *testing.T) {
 			require.NoError(t, err, "round %d, open %d of %d", round+1, i+1, opens)
 		}
 	}
+}
+
+// TestPasswordNeverInErrors meets the server's own refusals with a password
+// in the DSN: a wrong password, then the right one for a role that may
+// neither create the tables nor write to them. Each error names the cause
+// (the server's message) and never the password, raw or URL-escaped. The
+// role is a member of chitta_password, which scripts/postgres.sh makes
+// authenticate with scram-sha-256.
+func TestPasswordNeverInErrors(t *testing.T) {
+	dsn := testDSN(t)
+	ctx := t.Context()
+	owner := openTest(t, Options{Dims: 4}) // tables the role may read only
+	role := fmt.Sprintf("chitta_test_%d_pw", os.Getpid())
+	password := "p@ss/w:rd?" + strconv.FormatUint(rand.Uint64(), 36)
+	wrong := "wr@ng/pw?" + strconv.FormatUint(rand.Uint64(), 36)
+	_, err := owner.pool.Exec(ctx, fmt.Sprintf("CREATE ROLE %s LOGIN PASSWORD '%s' IN ROLE chitta_password", quote(role), password))
+	require.NoError(t, err, "scripts/postgres.sh creates the role chitta_password")
+	t.Cleanup(func() {
+		_, err := owner.pool.Exec(context.Background(), "DROP OWNED BY "+quote(role)+"; DROP ROLE "+quote(role))
+		assert.NoError(t, err)
+	})
+	for _, tb := range []string{owner.opts.Table, owner.opts.Table + "_schema", owner.opts.Table + "_generation"} {
+		_, err := owner.pool.Exec(ctx, "GRANT SELECT ON "+quote(tb)+" TO "+quote(role))
+		require.NoError(t, err)
+	}
+	as := func(pw string) string {
+		u, err := url.Parse(dsn)
+		require.NoError(t, err)
+		u.User = url.UserPassword(role, pw)
+		return u.String()
+	}
+	hidden := func(t *testing.T, err error, secret string) {
+		t.Helper()
+		require.Error(t, err)
+		for _, form := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret), url.UserPassword("u", secret).String()[2:]} {
+			assert.NotContains(t, err.Error(), form)
+		}
+	}
+
+	_, err = Open(ctx, as(wrong), &Options{Dims: 4, Table: owner.opts.Table})
+	require.ErrorIs(t, err, ErrConnect)
+	assert.Contains(t, err.Error(), "password authentication failed")
+	hidden(t, err, wrong)
+
+	_, err = Open(ctx, as(password), &Options{Dims: 4, Table: uniqueTable()})
+	assert.Contains(t, err.Error(), "permission denied")
+	hidden(t, err, password)
+
+	reader, err := Open(ctx, as(password), &Options{Dims: 4, Table: owner.opts.Table})
+	require.NoError(t, err, "complete tables are only read")
+	defer reader.Close()
+	_, err = reader.Recall(ctx, []float32{1, 0, 0, 0}, 3)
+	require.NoError(t, err)
+	err = reader.Add(ctx, chitta.Memory{Text: "x", Vector: []float32{1, 0, 0, 0}})
+	assert.Contains(t, err.Error(), "permission denied")
+	hidden(t, err, password)
 }

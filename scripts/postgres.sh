@@ -12,7 +12,10 @@
 # launches the server in the background, postgres_wait blocks until it
 # accepts connections and sets CHITTA_PG_DSN, postgres_stop stops it and
 # removes the directory. The cluster trusts local connections (it listens
-# on 127.0.0.1 only and lives as long as the tests); it runs without fsync.
+# on 127.0.0.1 only and lives as long as the tests), except the members of
+# the role chitta_password, who must give their password (scram-sha-256),
+# so that tests can meet a real authentication failure; it runs without
+# fsync.
 # As root, initdb and the server run as the user postgres (Debian's package
 # creates it), since PostgreSQL refuses to run as root.
 
@@ -47,6 +50,10 @@ postgres_start() {
 	_postgres_as "$CHITTA_PG_BINDIR/initdb" -D "$POSTGRES_DIR/data" -U postgres --auth=trust \
 		--encoding=UTF8 --locale=C.UTF-8 >"$POSTGRES_DIR/initdb.log" 2>&1 ||
 		{ _postgres_log "error: initdb failed:"; cat "$POSTGRES_DIR/initdb.log" >&2; return 1; }
+	# Members of the role chitta_password (created once the server is up)
+	# authenticate with a password; everyone else is trusted.
+	_postgres_as sh -c 'f="$1/data/pg_hba.conf"; { echo "host all +chitta_password 127.0.0.1/32 scram-sha-256"; cat "$f"; } >"$f.new" && mv "$f.new" "$f"' sh "$POSTGRES_DIR" ||
+		{ _postgres_log "error: cannot write pg_hba.conf"; return 1; }
 	POSTGRES_PORT="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})' 2>/dev/null ||
 		python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')" ||
 		{ _postgres_log "error: no free port"; return 1; }
@@ -77,6 +84,8 @@ postgres_wait() {
 	POSTGRES_PID="$(head -n 1 "$POSTGRES_DIR/data/postmaster.pid")"
 	_postgres_log "accepting connections after ${waited}s (pid $POSTGRES_PID)"
 	CHITTA_PG_DSN="postgres://postgres@127.0.0.1:$POSTGRES_PORT/postgres?sslmode=disable"
+	"$CHITTA_PG_BINDIR/psql" -q -X "$CHITTA_PG_DSN" -c "CREATE ROLE chitta_password NOLOGIN" >/dev/null ||
+		{ _postgres_log "error: cannot create the role chitta_password"; return 1; }
 	export CHITTA_PG_DSN
 }
 
