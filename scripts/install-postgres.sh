@@ -12,9 +12,12 @@
 #   (`go mod download github.com/pgvector/pgvector@v$PGVECTOR`, cached in
 #   the module cache like any module), is built once into
 #   ${CHITTA_CACHE_DIR:-~/.cache/chitta}/pgvector-$PGVECTOR-pg<major> with
-#   the server's headers (apt-get install postgresql-server-dev-<major>,
-#   root only, when missing) and installed into the server's directories
-#   (`make install`: root, or a user who may write them).
+#   the server's headers (when pg_config's include directory has none,
+#   Debian's postgresql-server-dev-<major> of the server's version is
+#   fetched with `apt-get download` and unpacked into the cache: no root,
+#   and none of the clang and LLVM the package depends on) and installed
+#   into the server's directories (`make install`: root, or a user who may
+#   write them).
 #
 # Usage:  eval "$(scripts/install-postgres.sh)"
 # stdout carries only `export CHITTA_PG_BINDIR=...`; progress goes to stderr.
@@ -74,8 +77,30 @@ else
 	if [ ! -f "$BUILD/.built" ]; then
 		command -v go >/dev/null 2>&1 || die "go is required to fetch pgvector's source from the Go module proxy"
 		command -v make >/dev/null 2>&1 || die "make is required to build pgvector"
-		[ -f "$("$PGC" --includedir-server)/postgres.h" ] && [ -f "$("$PGC" --pgxs)" ] ||
-			apt_install "postgresql-server-dev-$MAJOR"
+		[ -f "$("$PGC" --pgxs)" ] || die "$("$PGC" --pgxs) missing (Debian's postgresql-client-$MAJOR has it)"
+		INCLUDE="$("$PGC" --includedir-server)"
+		if [ ! -f "$INCLUDE/postgres.h" ]; then
+			# The server's headers, unpacked from Debian's package into the
+			# cache (no root, and none of the package's clang and LLVM).
+			INCLUDE="$CACHE_ROOT/postgresql-server-dev-$MAJOR/usr/include/postgresql/$MAJOR/server"
+			if [ ! -f "$INCLUDE/postgres.h" ]; then
+				command -v apt-get >/dev/null 2>&1 && command -v dpkg >/dev/null 2>&1 ||
+					die "$("$PGC" --includedir-server)/postgres.h missing and no apt-get to fetch postgresql-server-dev-$MAJOR"
+				DEB="$(mktemp -d "$CACHE_ROOT/.pgdev-work.XXXXXX")"
+				server_version="$(dpkg-query -W -f='${Version}' "postgresql-$MAJOR" 2>/dev/null || true)"
+				log "fetching postgresql-server-dev-$MAJOR ${server_version:-(newest)} with apt-get download"
+				(cd "$DEB" && { { [ -n "$server_version" ] && apt-get download -qq "postgresql-server-dev-$MAJOR=$server_version"; } ||
+					apt-get download -qq "postgresql-server-dev-$MAJOR" ||
+					{ apt-get update -qq && apt-get download -qq "postgresql-server-dev-$MAJOR"; }; }) >&2 2>/dev/null ||
+					{ rm -rf "$DEB"; die "apt-get download postgresql-server-dev-$MAJOR failed"; }
+				dpkg -x "$DEB"/postgresql-server-dev-"$MAJOR"_*.deb "$DEB/root" ||
+					{ rm -rf "$DEB"; die "dpkg -x of postgresql-server-dev-$MAJOR failed"; }
+				rm -rf "$CACHE_ROOT/postgresql-server-dev-$MAJOR"
+				mv "$DEB/root" "$CACHE_ROOT/postgresql-server-dev-$MAJOR"
+				rm -rf "$DEB"
+				[ -f "$INCLUDE/postgres.h" ] || die "postgresql-server-dev-$MAJOR has no postgres.h"
+			fi
+		fi
 		log "fetching pgvector $PGVECTOR's source from the Go module proxy"
 		SRC="$(cd "$CACHE_ROOT" && go mod download -json "github.com/pgvector/pgvector@v$PGVECTOR" |
 			sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
@@ -87,15 +112,15 @@ else
 		log "building pgvector $PGVECTOR for PostgreSQL $MAJOR"
 		# OPTFLAGS="": no -march=native, so the cached build runs on any
 		# x86-64 the cache moves to; with_llvm=no: no JIT bitcode (no clang).
-		make -C "$STAGE" -j "$(nproc 2>/dev/null || echo 2)" PG_CONFIG="$PGC" OPTFLAGS="" with_llvm=no >&2 ||
+		make -C "$STAGE" -j "$(nproc 2>/dev/null || echo 2)" PG_CONFIG="$PGC" OPTFLAGS="" with_llvm=no includedir_server="$INCLUDE" >&2 ||
 			die "building pgvector failed"
 		rm -rf "$BUILD"
 		mv "$STAGE" "$BUILD"
 		trap - EXIT
-		touch "$BUILD/.built"
+		printf '%s\n' "$INCLUDE" >"$BUILD/.built"
 	fi
 	log "installing pgvector $PGVECTOR into PostgreSQL $MAJOR's directories"
-	make -C "$BUILD" install PG_CONFIG="$PGC" OPTFLAGS="" with_llvm=no >&2 ||
+	make -C "$BUILD" install PG_CONFIG="$PGC" OPTFLAGS="" with_llvm=no includedir_server="$(cat "$BUILD/.built")" >&2 ||
 		die "make install of pgvector failed (it writes to $("$PGC" --sharedir) and $("$PGC" --pkglibdir): run as root)"
 	installed || die "pgvector $PGVECTOR is not in $CONTROL after make install"
 fi
