@@ -17,8 +17,11 @@
 //
 // Every connection sets hnsw.ef_search to [DefaultEfSearch] and, with
 // pgvector 0.8 or later, hnsw.iterative_scan to strict_order (so a
-// namespace or kind filter does not shrink an answer below k), unless the
-// DSN sets them as runtime parameters. The pool follows pgx's DSN settings
+// namespace or kind filter does not shrink an answer below k) and
+// plan_cache_mode to force_custom_plan (a generic plan of a cached
+// statement, blind to its LIMIT and kind filter, may sort the namespace
+// instead of walking the index), unless the DSN sets them as runtime
+// parameters. The pool follows pgx's DSN settings
 // (pool_max_conns, default_query_exec_mode, …). Behind PgBouncer in
 // transaction mode, or on PGlite's socket server, which multiplexes every
 // client onto one backend, use default_query_exec_mode=simple_protocol.

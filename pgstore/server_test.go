@@ -121,3 +121,55 @@ func TestPasswordNeverInErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), "permission denied")
 	hidden(t, err, password)
 }
+
+// TestStatementsKeepCustomPlans: pgx prepares every statement, and after
+// five executions PostgreSQL may switch a prepared statement to a generic
+// plan. For BestSimilarities that plan sorted the whole namespace once per
+// query vector (338 ms against 24 ms for 60 vectors over 10 000 memories,
+// BenchmarkRoundTrips). Every connection now forces custom plans: after a
+// dozen calls of each search on one connection, no pgstore statement in
+// pg_prepared_statements has used a generic plan.
+func TestStatementsKeepCustomPlans(t *testing.T) {
+	ctx := t.Context()
+	s := openTest(t, Options{Dims: 8})
+	require.NoError(t, s.add(ctx, memories(11, 2000, 8)))
+	_, err := s.pool.Exec(ctx, "ANALYZE "+quote(s.opts.Table))
+	require.NoError(t, err)
+	cfg := s.pool.Config()
+	cfg.MaxConns = 1 // every statement on the connection read below
+	one, err := openConfig(ctx, cfg, s.opts)
+	require.NoError(t, err)
+	defer one.Close()
+	rng := rand.New(rand.NewPCG(5, 5))
+	filter := chitta.KindFilter{Exclude: []string{chitta.KindEpisode}}
+	for range 12 {
+		qs := make([][]float32, 60) // a compaction's messages: with a few, the generic plan was not taken
+		for i := range qs {
+			qs[i] = randomVec(rng, 8)
+		}
+		_, err := one.BestSimilarities(ctx, qs, filter)
+		require.NoError(t, err)
+		_, err = one.RecallBatch(ctx, qs, 3)
+		require.NoError(t, err)
+		_, err = one.RecallMatching(ctx, qs[0], 3, filter)
+		require.NoError(t, err)
+	}
+	var mode string
+	require.NoError(t, one.pool.QueryRow(ctx, "SHOW plan_cache_mode").Scan(&mode))
+	assert.Equal(t, "force_custom_plan", mode)
+	rows, err := one.pool.Query(ctx, "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%'||$1||'%'", s.opts.Table)
+	require.NoError(t, err)
+	type stmt struct {
+		sql             string
+		generic, custom int64
+	}
+	got, err := collect(rows, func(r pgx.Rows) (stmt, error) {
+		var st stmt
+		return st, r.Scan(&st.sql, &st.generic, &st.custom)
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, got, "pgx's default protocol prepares the statements")
+	for _, st := range got {
+		assert.Zero(t, st.generic, "generic plans of %.80s… (custom %d)", st.sql, st.custom)
+	}
+}
