@@ -124,7 +124,7 @@ func TestOpenEmptyFile(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "real.chitta")
 	link := filepath.Join(dir, FileName)
-	require.NoError(t, os.Symlink(target, link))
+	symlink(t, target, link)
 	_, err := Open(link, 4)
 	require.ErrorContains(t, err, "create the file")
 	require.NoError(t, os.WriteFile(target, nil, 0o600))
@@ -304,13 +304,13 @@ func TestForProjectResolvesSymlinks(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(repo, "sub"), 0o700))
 	require.NoError(t, os.Mkdir(filepath.Join(repo, ".git"), 0o700))
 	link := filepath.Join(base, "link")
-	require.NoError(t, os.Symlink(repo, link))
+	symlink(t, repo, link)
 	chain := filepath.Join(base, "chain")
-	require.NoError(t, os.Symlink("link", chain)) // a link to a link
+	symlink(t, "link", chain) // a link to a link
 	plain := filepath.Join(base, "plain")
 	require.NoError(t, os.Mkdir(plain, 0o700))
 	plainLink := filepath.Join(base, "plainlink")
-	require.NoError(t, os.Symlink(plain, plainLink))
+	symlink(t, plain, plainLink)
 
 	want, err := ForProject(repo)
 	require.NoError(t, err)
@@ -348,7 +348,7 @@ func TestForProjectKeepsStoreMadeThroughLink(t *testing.T) {
 	repo := filepath.Join(base, "real", "proj")
 	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o700))
 	link := filepath.Join(base, "link")
-	require.NoError(t, os.Symlink(repo, link))
+	symlink(t, repo, link)
 
 	realStore, err := ForProject(repo)
 	require.NoError(t, err)

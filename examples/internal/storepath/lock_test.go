@@ -1,10 +1,9 @@
-//go:build darwin || dragonfly || freebsd || linux || netbsd || openbsd
+//go:build darwin || dragonfly || freebsd || linux || netbsd || openbsd || windows
 
 package storepath
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -20,7 +19,7 @@ func TestLockFileExcludes(t *testing.T) {
 	require.NoError(t, err)
 	acquired := make(chan struct{})
 	go func() {
-		unlock2, err := lockFile(t.Context(), path, lockTimeout) // flock locks are per open file
+		unlock2, err := lockFile(t.Context(), path, lockTimeout) // flock and LockFileEx locks are per open file
 		assert.NoError(t, err)
 		close(acquired)
 		if unlock2 != nil {
@@ -43,7 +42,7 @@ func TestLockFileRefusesSymlink(t *testing.T) {
 	dir := t.TempDir()
 	victim := filepath.Join(dir, "victim")
 	path := filepath.Join(dir, "m.chitta.lock")
-	require.NoError(t, os.Symlink(victim, path))
+	symlink(t, victim, path)
 	unlock, err := lockFile(t.Context(), path, lockTimeout)
 	require.Error(t, err)
 	assert.Nil(t, unlock)
