@@ -1,4 +1,4 @@
-//go:build !(darwin || dragonfly || freebsd || linux || netbsd || openbsd)
+//go:build !(darwin || dragonfly || freebsd || linux || netbsd || openbsd || windows)
 
 package storepath
 
@@ -10,7 +10,7 @@ import (
 // openNoWait is the flag that opens a named pipe without waiting: none here.
 const openNoWait = 0
 
-// lockFile does nothing on systems without flock: concurrent saves from
-// two processes may then lose one's new memories (the file itself is
-// still replaced atomically).
+// lockFile does nothing on systems with neither flock nor LockFileEx
+// (plan9, js, wasip1, …): concurrent saves from two processes may then
+// lose one's new memories (the file itself is still replaced atomically).
 func lockFile(context.Context, string, time.Duration) (func(), error) { return func() {}, nil }

@@ -32,28 +32,16 @@ func lockFile(ctx context.Context, path string, wait time.Duration) (func(), err
 	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(wait)
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
+	err = pollLock(ctx, path, wait, func() (bool, error) {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if errors.Is(err, syscall.EWOULDBLOCK) || errors.Is(err, syscall.EINTR) {
+			return false, nil // held by another process (or interrupted): try again
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
-			return nil, err
-		}
-		if time.Now().After(deadline) {
-			f.Close()
-			return nil, fmt.Errorf("%w: %s held by another process for over %v", errLocked, path, wait)
-		}
-		if err := ctx.Err(); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("%w: %s held by another process: %w", errLocked, path, err)
-		}
-		select {
-		case <-time.After(10 * time.Millisecond):
-		case <-ctx.Done():
-		}
+		return err == nil, err
+	})
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
 	return func() {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
