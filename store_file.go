@@ -112,7 +112,7 @@ func (s *HNSWStore) SaveFile(path string) (err error) {
 		err = f.Close()
 	}
 	if err == nil {
-		err = os.Rename(tmp, path)
+		err = renameReplacing(tmp, path)
 	}
 	if err != nil {
 		return fmt.Errorf("save store: %w", err)

@@ -32,6 +32,7 @@ func TestOpenRefusesUnsavablePaths(t *testing.T) {
 		{name: "dangling symbolic link", path: filepath.Join(dir, "dangling.chitta"), msg: "which does not exist",
 			link: filepath.Join(dir, "nowhere", "m.chitta")},
 		{name: "under a file", path: filepath.Join(file, "m.chitta"), msg: "not a directory"},
+		{name: "two levels under a file", path: filepath.Join(file, "sub", "m.chitta"), msg: file + ", is not a directory"},
 		{name: "empty", path: "", msg: "names a directory"},
 	}
 	if runtime.GOOS == "linux" {
@@ -152,4 +153,21 @@ func symlink(t *testing.T, oldname, newname string) {
 	if info, err := os.Lstat(newname); err != nil || info.Mode()&os.ModeSymlink == 0 {
 		ci.Need(t, "os.Symlink(%q, %q) succeeded but made no symbolic link (Lstat: %v, %v)", oldname, newname, info, err)
 	}
+}
+
+// TestOpenInDirectoriesNotMadeYet: a store whose directories do not exist
+// yet (the default per-project store, on first use) opens empty, and its
+// first save makes them. On Windows a missing parent directory is reported
+// as ERROR_PATH_NOT_FOUND, which is syscall.ENOTDIR there, and every such
+// store was refused as "under a non-directory" (found under Wine).
+func TestOpenInDirectoriesNotMadeYet(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "projects", "p-1234", FileName)
+	st, err := Open(path, 4)
+	require.NoError(t, err)
+	assert.Equal(t, 0, st.Len())
+	s, err := OpenShared(path, 4)
+	require.NoError(t, err)
+	require.NoError(t, s.Add(t.Context(), mem("first", 0)))
+	require.NoError(t, s.Save())
+	assert.FileExists(t, path)
 }

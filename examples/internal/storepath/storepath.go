@@ -5,6 +5,7 @@ package storepath
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -140,10 +141,31 @@ func checkPath(path string) error {
 			what = "directory"
 		}
 		return fmt.Errorf("%w: %s is a %s (pass --store with a file path)", ErrNotFile, path, what)
-	case errors.Is(err, syscall.ENOTDIR):
-		return fmt.Errorf("%w: %s: a parent of the store path is not a directory", ErrNotFile, path)
+	case errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrNotExist):
+		if parent := fileParent(path); parent != "" {
+			return fmt.Errorf("%w: %s: a parent of the store path, %s, is not a directory", ErrNotFile, path, parent)
+		}
 	}
 	return nil
+}
+
+// fileParent returns the nearest existing ancestor of path when it is not
+// a directory, else "" (a missing directory is made by the first save).
+// ENOTDIR alone cannot tell: Windows reports a missing parent directory
+// with ERROR_PATH_NOT_FOUND, which is syscall.ENOTDIR there, so a store
+// in a project directory not made yet was refused.
+func fileParent(path string) string {
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		info, err := os.Stat(dir)
+		switch {
+		case err == nil && !info.IsDir():
+			return dir
+		case err == nil, !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
+			return "" // a directory, or nothing known: the save will tell
+		case filepath.Dir(dir) == dir:
+			return ""
+		}
+	}
 }
 
 // Open loads the store at path. A missing file, or an empty one (0 bytes:
