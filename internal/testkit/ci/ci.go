@@ -4,7 +4,10 @@
 // and starts everything the tests need.
 package ci
 
-import "os"
+import (
+	"fmt"
+	"os"
+)
 
 // Enabled reports whether the CI environment variable is set to anything
 // but "", "0" or "false" (CI=true in .ci/run; other CI systems set 1).
@@ -33,3 +36,16 @@ func Need(tb TB, format string, args ...any) {
 	}
 	tb.Skipf(format, args...)
 }
+
+// Recorder is a [TB] that records the message of its last Fatalf and
+// Skipf, for the tests of helpers that call [Need].
+type Recorder struct{ Fatal, Skip string }
+
+// Helper does nothing.
+func (*Recorder) Helper() {}
+
+// Fatalf records the message in Fatal.
+func (r *Recorder) Fatalf(format string, args ...any) { r.Fatal = fmt.Sprintf(format, args...) }
+
+// Skipf records the message in Skip.
+func (r *Recorder) Skipf(format string, args ...any) { r.Skip = fmt.Sprintf(format, args...) }

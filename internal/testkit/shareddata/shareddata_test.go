@@ -1,13 +1,14 @@
 package shareddata
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta/internal/testkit/ci"
 )
 
 func TestFind(t *testing.T) {
@@ -38,22 +39,16 @@ func TestFind(t *testing.T) {
 	assert.Equal(t, filepath.Join(root, "shared", "data"), got)
 }
 
-// fakeTB records what ForTest does.
-type fakeTB struct{ fatal, skip string }
-
-func (*fakeTB) Helper()                             {}
-func (f *fakeTB) Fatalf(format string, args ...any) { f.fatal = fmt.Sprintf(format, args...) }
-func (f *fakeTB) Skipf(format string, args ...any)  { f.skip = fmt.Sprintf(format, args...) }
-
 func TestForTest(t *testing.T) {
+	missing := filepath.Join("shared", "data", "no-such-data-set") + " not found" // shared\data\… on Windows
 	t.Setenv("CI", "")
-	var f fakeTB
+	var f ci.Recorder
 	ForTest(&f, "no-such-data-set")
-	assert.Contains(t, f.skip, "shared/data/no-such-data-set not found")
-	assert.Empty(t, f.fatal)
+	assert.Contains(t, f.Skip, missing)
+	assert.Empty(t, f.Fatal)
 
 	t.Setenv("CI", "true")
-	f = fakeTB{}
+	f = ci.Recorder{}
 	ForTest(&f, "no-such-data-set")
-	assert.Contains(t, f.fatal, "missing in CI: shared/data/no-such-data-set not found")
+	assert.Contains(t, f.Fatal, "missing in CI: "+missing)
 }
