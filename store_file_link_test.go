@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/internal/testkit/symlink"
 )
 
 // TestSaveFileThroughSymlink: a store path that is a symbolic link keeps
@@ -23,9 +24,9 @@ func TestSaveFileThroughSymlink(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(real), 0o700))
 	require.NoError(t, richStore(t, 2, 6).SaveFile(real))
 	link := filepath.Join(dir, "link.chitta")
-	require.NoError(t, os.Symlink(filepath.Join("data", "real.chitta"), link))
+	symlink.Make(t, filepath.Join("data", "real.chitta"), link)
 	chain := filepath.Join(dir, "chain.chitta")
-	require.NoError(t, os.Symlink("link.chitta", chain))
+	symlink.Make(t, "link.chitta", chain)
 
 	require.NoError(t, richStore(t, 5, 6).SaveFile(chain))
 	for _, p := range []string{link, chain} {
@@ -47,7 +48,7 @@ func TestSaveFileDanglingSymlink(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	link := filepath.Join(dir, "m.chitta")
-	require.NoError(t, os.Symlink(filepath.Join(dir, "gone", "m.chitta"), link))
+	symlink.Make(t, filepath.Join(dir, "gone", "m.chitta"), link)
 	err := richStore(t, 1, 6).SaveFile(link)
 	require.Error(t, err)
 	assert.ErrorContains(t, err, link)
@@ -86,9 +87,7 @@ func TestRemoveStaleTempFiles(t *testing.T) {
 	sub := filepath.Join(dir, ".m.chitta.tmp-55")
 	require.NoError(t, os.Mkdir(sub, 0o700))
 	require.NoError(t, os.Chtimes(sub, old, old))
-	lnk := filepath.Join(dir, ".m.chitta.tmp-66")
-	require.NoError(t, os.Symlink(store, lnk))
-	kept = append(kept, sub, lnk, store)
+	kept = append(kept, sub, store)
 
 	n, err := chitta.RemoveStaleTempFiles(store, 0)
 	require.NoError(t, err)
@@ -103,6 +102,31 @@ func TestRemoveStaleTempFiles(t *testing.T) {
 	n, err = chitta.RemoveStaleTempFiles(filepath.Join(dir, "missing", "m.chitta"), 0)
 	require.NoError(t, err, "a missing directory has nothing to clean")
 	assert.Zero(t, n)
+}
+
+// TestRemoveStaleTempFilesKeepsLinks: a symbolic link named like a
+// temporary file is kept (only regular files are removed). Apart from
+// TestRemoveStaleTempFiles, which runs where links cannot be made (Wine).
+func TestRemoveStaleTempFilesKeepsLinks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	store := filepath.Join(dir, "m.chitta")
+	require.NoError(t, richStore(t, 1, 6).SaveFile(store))
+	stale := filepath.Join(dir, ".m.chitta.tmp-9")
+	require.NoError(t, os.WriteFile(stale, []byte("partial"), 0o600))
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(stale, old, old))
+	lnk := filepath.Join(dir, ".m.chitta.tmp-66")
+	symlink.Make(t, store, lnk)
+
+	n, err := chitta.RemoveStaleTempFiles(store, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.NoFileExists(t, stale)
+	info, err := os.Lstat(lnk)
+	require.NoError(t, err, "%s kept", lnk)
+	assert.NotZero(t, info.Mode()&os.ModeSymlink)
+	assert.FileExists(t, store)
 }
 
 // TestSaveFileLongName saves to files whose names are valid but too long
