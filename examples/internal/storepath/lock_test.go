@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta/internal/testkit/symlink"
 )
 
 func TestLockFileExcludes(t *testing.T) {
@@ -42,7 +44,7 @@ func TestLockFileRefusesSymlink(t *testing.T) {
 	dir := t.TempDir()
 	victim := filepath.Join(dir, "victim")
 	path := filepath.Join(dir, "m.chitta.lock")
-	symlink(t, victim, path)
+	symlink.Make(t, victim, path)
 	unlock, err := lockFile(t.Context(), path, lockTimeout)
 	require.Error(t, err)
 	assert.Nil(t, unlock)

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/chitta-go/chitta/internal/testkit/ci"
+	"github.com/chitta-go/chitta/internal/testkit/symlink"
 )
 
 // TestOpenRefusesUnsavablePaths: paths the first save would fail on are
@@ -42,7 +42,7 @@ func TestOpenRefusesUnsavablePaths(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			if tt.link != "" {
-				symlink(t, tt.link, tt.path)
+				symlink.Make(t, tt.link, tt.path)
 			}
 			_, err := OpenShared(tt.path, 4)
 			require.ErrorIs(t, err, ErrNotFile)
@@ -78,7 +78,7 @@ func storeViaLink(t *testing.T) (target, link string, viaLink *Shared) {
 	require.NoError(t, s.Add(t.Context(), mem("first", 0)))
 	require.NoError(t, s.Save())
 	link = filepath.Join(dir, "link.chitta")
-	symlink(t, "real.chitta", link)
+	symlink.Make(t, "real.chitta", link)
 	viaLink, err = OpenShared(link, 4)
 	require.NoError(t, err)
 	require.NoError(t, viaLink.Add(t.Context(), mem("second", 1)))
@@ -92,7 +92,7 @@ func TestSharedSaveErrorPrefix(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "data"), 0o700))
 	link := filepath.Join(dir, "m.chitta")
-	symlink(t, filepath.Join("data", "m.chitta"), link)
+	symlink.Make(t, filepath.Join("data", "m.chitta"), link)
 	s, err := OpenShared(filepath.Join(dir, "real.chitta"), 4)
 	require.NoError(t, err)
 	s.path = link // the link dangles now, as if its target was removed after start
@@ -140,19 +140,6 @@ func TestSharedRemovesStaleTemps(t *testing.T) {
 	assert.NoFileExists(t, second, "removed on save")
 	assert.FileExists(t, fresh)
 	assert.ElementsMatch(t, []string{"x", "y"}, texts(t, path))
-}
-
-// symlink makes newname a symbolic link to oldname, or stops the test
-// (ci.Need: it fails in CI) where os.Symlink reports success without
-// making a link: Wine 8.0's CreateSymbolicLinkW does that, so the tests
-// of links cannot run under Wine. Where it fails (Windows without the
-// privilege to create links, or Developer Mode), the test fails.
-func symlink(t *testing.T, oldname, newname string) {
-	t.Helper()
-	require.NoError(t, os.Symlink(oldname, newname))
-	if info, err := os.Lstat(newname); err != nil || info.Mode()&os.ModeSymlink == 0 {
-		ci.Need(t, "os.Symlink(%q, %q) succeeded but made no symbolic link (Lstat: %v, %v)", oldname, newname, info, err)
-	}
 }
 
 // TestOpenInDirectoriesNotMadeYet: a store whose directories do not exist

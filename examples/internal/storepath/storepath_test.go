@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -12,11 +13,40 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/internal/testkit/symlink"
 )
+
+// osPath returns the slash-separated path p as a path of this system: p
+// itself, except on Windows, where the separators are backslashes and an
+// absolute p gets the volume C: (no path without one is absolute there).
+func osPath(p string) string {
+	if runtime.GOOS != "windows" {
+		return p
+	}
+	if strings.HasPrefix(p, "/") {
+		return "C:" + filepath.FromSlash(p)
+	}
+	return filepath.FromSlash(p)
+}
+
+// setHome makes dir the home directory of os.UserHomeDir for the test: it
+// reads HOME on Unix, USERPROFILE on Windows.
+func setHome(t *testing.T, dir string) {
+	t.Setenv("HOME", dir)
+	t.Setenv("USERPROFILE", dir)
+}
+
+// storeRegexp returns the regular expression of a project store path
+// under the data directory $XDG_DATA_HOME/chitta, for a project of base
+// name name.
+func storeRegexp(xdg, name string) string {
+	sep := regexp.QuoteMeta(string(filepath.Separator))
+	return "^" + regexp.QuoteMeta(filepath.Join(xdg, "chitta", "projects")) + sep + name + `-[0-9a-f]{12}` + sep + `memory\.chitta$`
+}
 
 func TestDefaultFrom(t *testing.T) {
 	t.Parallel()
-	home := func() (string, error) { return "/home/ann", nil }
+	home := func() (string, error) { return osPath("/home/ann"), nil }
 	noHome := func() (string, error) { return "", errors.New("no home") }
 	tests := []struct {
 		name, xdg string
@@ -24,10 +54,10 @@ func TestDefaultFrom(t *testing.T) {
 		want      string
 		err       error
 	}{
-		{name: "xdg", xdg: "/data", home: home, want: "/data/chitta/memory.chitta"},
-		{name: "xdg unset", xdg: "", home: home, want: "/home/ann/.local/share/chitta/memory.chitta"},
-		{name: "relative xdg ignored", xdg: "data", home: home, want: "/home/ann/.local/share/chitta/memory.chitta"},
-		{name: "xdg without home", xdg: "/data", home: noHome, want: "/data/chitta/memory.chitta"},
+		{name: "xdg", xdg: osPath("/data"), home: home, want: osPath("/data/chitta/memory.chitta")},
+		{name: "xdg unset", xdg: "", home: home, want: osPath("/home/ann/.local/share/chitta/memory.chitta")},
+		{name: "relative xdg ignored", xdg: "data", home: home, want: osPath("/home/ann/.local/share/chitta/memory.chitta")},
+		{name: "xdg without home", xdg: osPath("/data"), home: noHome, want: osPath("/data/chitta/memory.chitta")},
 		{name: "nothing", xdg: "", home: noHome, err: ErrNoHome},
 	}
 	for _, tt := range tests {
@@ -127,7 +157,7 @@ func TestOpenEmptyFile(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "real.chitta")
 	link := filepath.Join(dir, FileName)
-	symlink(t, target, link)
+	symlink.Make(t, target, link)
 	_, err := Open(link, 4)
 	require.ErrorContains(t, err, "create the file")
 	require.NoError(t, os.WriteFile(target, nil, 0o600))
@@ -164,7 +194,7 @@ func TestResolve(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "/tmp/x.chitta", got)
 
-	t.Setenv("XDG_DATA_HOME", "/data")
+	t.Setenv("XDG_DATA_HOME", osPath("/data"))
 	got, err = Resolve("")
 	require.NoError(t, err)
 	wd, err := os.Getwd()
@@ -172,7 +202,7 @@ func TestResolve(t *testing.T) {
 	want, err := ForProject(wd)
 	require.NoError(t, err)
 	assert.Equal(t, want, got, "the working directory's project")
-	assert.True(t, strings.HasPrefix(got, "/data/chitta/projects/"), got)
+	assert.True(t, strings.HasPrefix(got, osPath("/data/chitta/projects/")), got)
 }
 
 // TestResolveExpandsHome: a --store starting with ~/ names a file in the
@@ -183,14 +213,14 @@ func TestResolve(t *testing.T) {
 // two stores, one of them inside the project.
 func TestResolveExpandsHome(t *testing.T) {
 	home := t.TempDir()
-	t.Setenv("HOME", home)
+	setHome(t, home)
 	tests := []struct {
 		flag, want string
 	}{
 		{flag: "~/m.chitta", want: filepath.Join(home, "m.chitta")},
 		{flag: "~/a b/mémoire.chitta", want: filepath.Join(home, "a b", "mémoire.chitta")},
 		{flag: "~//m.chitta", want: filepath.Join(home, "m.chitta")},
-		{flag: "~/dir/", want: filepath.Join(home, "dir") + "/"}, // still names a directory: Open refuses it
+		{flag: "~/dir/", want: filepath.Join(home, "dir") + string(filepath.Separator)}, // still names a directory: Open refuses it
 		{flag: "./~/m.chitta", want: "./~/m.chitta"},
 		{flag: "a/~/m.chitta", want: "a/~/m.chitta"},
 		{flag: "~ann/m.chitta", want: "~ann/m.chitta"},
@@ -204,14 +234,15 @@ func TestResolveExpandsHome(t *testing.T) {
 		})
 	}
 
-	t.Setenv("HOME", "")
+	setHome(t, "")
 	_, err := ResolveFor("~/m.chitta", t.TempDir())
 	require.ErrorIs(t, err, ErrNoHome)
 	assert.ErrorContains(t, err, "--store ~/")
 }
 
 func TestProjectRootAndForProject(t *testing.T) {
-	t.Setenv("XDG_DATA_HOME", "/data")
+	xdg := osPath("/data")
+	t.Setenv("XDG_DATA_HOME", xdg)
 	base := t.TempDir()
 	repo := filepath.Join(base, "My Repo!")
 	sub := filepath.Join(repo, "pkg", "deep")
@@ -239,11 +270,11 @@ func TestProjectRootAndForProject(t *testing.T) {
 	atRoot, err := ForProject(repo)
 	require.NoError(t, err)
 	assert.Equal(t, atRoot, inRepo, "one store per project, wherever in it")
-	assert.Regexp(t, `^/data/chitta/projects/MyRepo-[0-9a-f]{12}/memory\.chitta$`, inRepo)
+	assert.Regexp(t, storeRegexp(xdg, "MyRepo"), inRepo)
 	other, err := ForProject(plain)
 	require.NoError(t, err)
 	assert.NotEqual(t, inRepo, other)
-	assert.Regexp(t, `^/data/chitta/projects/dir-[0-9a-f]{12}/memory\.chitta$`, other)
+	assert.Regexp(t, storeRegexp(xdg, "dir"), other)
 
 	// Same base name, other path: another store.
 	twin := filepath.Join(base, "twin", "dir")
@@ -263,7 +294,7 @@ func TestProjectRootAndForProject(t *testing.T) {
 	assert.Equal(t, "x.chitta", got)
 
 	t.Setenv("XDG_DATA_HOME", "")
-	t.Setenv("HOME", "")
+	setHome(t, "")
 	_, err = ResolveFor("", sub)
 	require.ErrorIs(t, err, ErrNoHome)
 	assert.Contains(t, err.Error(), "pass --store")
@@ -307,13 +338,13 @@ func TestForProjectResolvesSymlinks(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(repo, "sub"), 0o700))
 	require.NoError(t, os.Mkdir(filepath.Join(repo, ".git"), 0o700))
 	link := filepath.Join(base, "link")
-	symlink(t, repo, link)
+	symlink.Make(t, repo, link)
 	chain := filepath.Join(base, "chain")
-	symlink(t, "link", chain) // a link to a link
+	symlink.Make(t, "link", chain) // a link to a link
 	plain := filepath.Join(base, "plain")
 	require.NoError(t, os.Mkdir(plain, 0o700))
 	plainLink := filepath.Join(base, "plainlink")
-	symlink(t, plain, plainLink)
+	symlink.Make(t, plain, plainLink)
 
 	want, err := ForProject(repo)
 	require.NoError(t, err)
@@ -351,7 +382,7 @@ func TestForProjectKeepsStoreMadeThroughLink(t *testing.T) {
 	repo := filepath.Join(base, "real", "proj")
 	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o700))
 	link := filepath.Join(base, "link")
-	symlink(t, repo, link)
+	symlink.Make(t, repo, link)
 
 	realStore, err := ForProject(repo)
 	require.NoError(t, err)
