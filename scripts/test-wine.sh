@@ -16,7 +16,14 @@
 #   on, so every t.TempDir cleanup fails ("unlinkat ...: Invalid
 #   function"). The overlay adds that status to the fallback's.
 # Wine 8.0's CreateSymbolicLinkW makes no link and reports success: tests
-# that need links stop (storepath's symlink helper says why).
+# that need links make them with internal/testkit/symlink.Make, which stops
+# them (skipped; failed in CI, which does not run this script).
+#
+# `bash scripts/test-wine.sh -count=1 ./...` passes for the root module
+# (2026-12-04, wine 8.0~repack-4, go1.26.8): every package, 11 tests (and a
+# subtest) of symbolic links skipped; test files built only for unix are
+# not run. The other modules (pgstore, examples/chitta, adapt/…) were not
+# tried.
 #
 # As root, apt-get installs wine64 and gcc-mingw-w64-x86-64-win32 when
 # missing. Usage: bash scripts/test-wine.sh [go test flags] [packages]
