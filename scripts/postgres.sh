@@ -39,8 +39,10 @@ _postgres_as() {
 postgres_start() {
 	local root env_lines
 	root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-	env_lines="$(bash "$root/install-postgres.sh")" || { _postgres_log "error: install-postgres.sh failed"; return 1; }
-	eval "$env_lines"
+	if [ -z "${CHITTA_PG_BINDIR:-}" ]; then # set by an install-postgres.sh run already
+		env_lines="$(bash "$root/install-postgres.sh")" || { _postgres_log "error: install-postgres.sh failed"; return 1; }
+		eval "$env_lines"
+	fi
 	if [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; then
 		_postgres_log "error: running as root and there is no user postgres to run the server as"
 		return 1

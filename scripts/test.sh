@@ -12,7 +12,8 @@
 # server already.
 # pgstore and the other modules' TestPostgres tests then run once more on a
 # real PostgreSQL server with pgvector (scripts/postgres.sh; installed by
-# scripts/install-postgres.sh, with apt-get when missing and running as root).
+# scripts/install-postgres.sh: a missing server with apt-get, as root; the
+# server's headers with apt-get download; pgvector from the Go module proxy).
 # Needs only Go, git, node, make, and the Go/npm/Debian package registries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -103,7 +104,8 @@ pg_server_tests() {
   done
 }
 step "pgstore and the TestPostgres tests of ${pg_users[*]} on a PostgreSQL server (scripts/postgres.sh)"
-if bash scripts/install-postgres.sh >/dev/null; then
+if pg_env=$(bash scripts/install-postgres.sh); then
+  eval "$pg_env" # CHITTA_PG_BINDIR: postgres_start installs nothing again
   # shellcheck source=scripts/postgres.sh
   source scripts/postgres.sh
   trap 'postgres_stop; pglite_stop' EXIT
