@@ -66,6 +66,20 @@ type Options struct {
 	// in), search through that second Store, and ANALYZE the table if
 	// autovacuum does not (see BENCHMARKS.md).
 	Index string
+
+	// DeferIndex, when true, makes Open build a missing index only on
+	// tables that hold no memory yet (which is instant): on a table that
+	// holds memories and lacks it (loaded with IndexNone, or created with
+	// another kind), Open leaves it missing and only reads, and the
+	// searches are answered without it, by a scan of the namespace (exact,
+	// slower on a large table) until some Open without DeferIndex builds
+	// it. For short-lived processes that must not spend their deadline on
+	// the build, nor hold back the table's writers meanwhile (CREATE INDEX
+	// stops every write to the table until it ends, and a build cut short
+	// by the deadline is rolled back, to start again at the next Open):
+	// the chitta harnesses set it. [Store.MissingIndex] gives the statement
+	// that builds the index. false (the zero value) builds it in Open.
+	DeferIndex bool
 }
 
 // identifier is what Options.Table must match: it is quoted in SQL anyway.
@@ -107,17 +121,23 @@ func (o *Options) resolve() (Options, error) {
 const (
 	URLTable     = "chitta_table"     // Options.Table
 	URLNamespace = "chitta_namespace" // Options.Namespace
+	URLIndex     = "chitta_index"     // Options.Index
 )
 
 // OpenURL opens the store of one postgres:// (or postgresql://) URL, as
-// the chitta harnesses take it in --store: the chitta_table and
-// chitta_namespace query parameters, when present, are removed and become
-// Options.Table and Options.Namespace; dims is Options.Dims, and the
-// default index is used. The rest of the URL goes to [Open]. Errors are
+// the chitta harnesses take it in --store: the chitta_table,
+// chitta_namespace and chitta_index query parameters, when present, are
+// removed and replace opts' Table, Namespace and Index; the other fields
+// of opts (Dims, required, and DeferIndex) are used as given. opts is
+// neither modified nor kept. The rest of the URL goes to [Open]. Errors are
 // Open's and ErrBadDSN for a URL or query string that does not parse (a
-// ';' separator, a bad escape) or that gives chitta_table or
-// chitta_namespace more than once; none contains the password.
-func OpenURL(ctx context.Context, rawURL string, dims int) (*Store, error) {
+// ';' separator, a bad escape) or that gives a chitta_ parameter more than
+// once; none contains the password.
+func OpenURL(ctx context.Context, rawURL string, opts *Options) (*Store, error) {
+	if opts == nil {
+		_, err := opts.resolve()
+		return nil, err
+	}
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		return nil, fmt.Errorf("%w: want a postgres:// URL", ErrBadDSN)
@@ -126,14 +146,20 @@ func OpenURL(ctx context.Context, rawURL string, dims int) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: query: %s", ErrBadDSN, redact(err.Error(), dsnSecrets(rawURL)...))
 	}
-	for _, k := range []string{URLTable, URLNamespace} {
-		if n := len(q[k]); n > 1 {
-			return nil, fmt.Errorf("%w: query: %s given %d times, want it once", ErrBadDSN, k, n)
+	o := *opts
+	for _, p := range []struct {
+		key   string
+		field *string
+	}{{URLTable, &o.Table}, {URLNamespace, &o.Namespace}, {URLIndex, &o.Index}} {
+		switch vs := q[p.key]; len(vs) {
+		case 0:
+		case 1:
+			*p.field = vs[0]
+		default:
+			return nil, fmt.Errorf("%w: query: %s given %d times, want it once", ErrBadDSN, p.key, len(vs))
 		}
+		q.Del(p.key)
 	}
-	opts := &Options{Dims: dims, Table: q.Get(URLTable), Namespace: q.Get(URLNamespace)}
-	q.Del(URLTable)
-	q.Del(URLNamespace)
 	u.RawQuery = q.Encode()
-	return Open(ctx, u.String(), opts)
+	return Open(ctx, u.String(), &o)
 }

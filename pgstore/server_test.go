@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -172,4 +173,41 @@ func TestStatementsKeepCustomPlans(t *testing.T) {
 	for _, st := range got {
 		assert.Zero(t, st.generic, "generic plans of %.80s… (custom %d)", st.sql, st.custom)
 	}
+}
+
+// TestDeferIndexLetsWritersOn: with a write in flight on a table that holds
+// memories without the index, an Open with DeferIndex returns at once,
+// and the writer is not held back; an Open that builds the index waits
+// for the write (CREATE INDEX takes a SHARE lock, which conflicts with the
+// writer's ROW EXCLUSIVE), so that a hook's Open with a deadline shorter
+// than the write, or than the build, failed. (On PGlite every client's
+// statements run on one backend, which an open transaction holds; so the
+// test is built with -tags pgserver only.)
+func TestDeferIndexLetsWritersOn(t *testing.T) {
+	ctx := t.Context()
+	loaded := openTest(t, Options{Dims: 4, Index: IndexNone})
+	for _, m := range memories(9, 20, 4) {
+		require.NoError(t, loaded.Add(ctx, m))
+	}
+	writer, err := loaded.pool.Begin(ctx)
+	require.NoError(t, err)
+	defer writer.Rollback(context.Background())
+	_, err = writer.Exec(ctx, "UPDATE "+quote(loaded.opts.Table)+" SET confidence = 0.5 WHERE id = 'm0003'")
+	require.NoError(t, err)
+
+	opts := loaded.opts
+	opts.Index, opts.DeferIndex = IndexHNSW, true
+	short, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	s, err := Open(short, testDSN(t), &opts)
+	require.NoError(t, err, "a deferred index does not wait for the writer")
+	s.Close()
+	assert.NotEmpty(t, s.MissingIndex())
+
+	opts.DeferIndex = false
+	short2, cancel2 := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel2()
+	_, err = Open(short2, testDSN(t), &opts)
+	require.ErrorIs(t, err, context.DeadlineExceeded, "building the index waits for the write in flight")
+	require.NoError(t, writer.Commit(ctx))
 }

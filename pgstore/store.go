@@ -40,9 +40,10 @@ const SchemaVersion = 1
 // concurrent use by many goroutines and, through the database, by many
 // processes. Every Memory and Hit it returns belongs to the caller.
 type Store struct {
-	pool *pgxpool.Pool
-	opts Options
-	q    queries
+	pool    *pgxpool.Pool
+	opts    Options
+	q       queries
+	missing bool // Open left the index unbuilt (Options.DeferIndex)
 }
 
 // queries are the store's SQL statements, built once from the validated,
@@ -59,7 +60,8 @@ type queries struct {
 // What is missing is created in one transaction under advisory locks, so
 // that many processes may Open the same new table, or a database without
 // pgvector, at once: they wait for the first instead of failing. When the
-// extension, the tables and the index all exist, Open only reads them.
+// extension, the tables and the index all exist (or the index is deferred:
+// see [Options.DeferIndex]), Open only reads them.
 //
 // Errors wrap chitta.ErrInvalidOption for bad options, ErrBadDSN for a dsn
 // that does not parse, ErrConnect when the server cannot be reached or
@@ -98,7 +100,7 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 		return nil, fmt.Errorf("%w: %w", ErrConnect, scrub(err, secret))
 	}
 	s := &Store{opts: o, q: buildQueries(o.Table, o.Index == IndexNone)}
-	iterative, err := s.setup(ctx, conn)
+	l, err := s.setup(ctx, conn)
 	closeErr := conn.Close(ctx)
 	if err == nil {
 		err = closeErr
@@ -115,7 +117,8 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 	if _, ok := cfg.ConnConfig.RuntimeParams["hnsw.ef_search"]; !ok {
 		set = append(set, "SET hnsw.ef_search = "+strconv.Itoa(DefaultEfSearch))
 	}
-	if _, ok := cfg.ConnConfig.RuntimeParams["hnsw.iterative_scan"]; !ok && iterative {
+	s.missing = l.deferred
+	if _, ok := cfg.ConnConfig.RuntimeParams["hnsw.iterative_scan"]; !ok && l.iterative() {
 		// A namespace or kind filter must not shrink the answer below k.
 		set = append(set, "SET hnsw.iterative_scan = strict_order")
 	}
@@ -164,9 +167,12 @@ type layout struct {
 	extension *string // pgvector's version; nil when not installed
 	tables    bool    // the three tables exist, of this schema and dims
 	index     bool    // the configured index exists (or none is wanted)
+	// deferred: the index is missing on a table that holds memories,
+	// and Options.DeferIndex leaves it so.
+	deferred bool
 }
 
-func (l layout) ready() bool { return l.extension != nil && l.tables && l.index }
+func (l layout) ready() bool { return l.extension != nil && l.tables && (l.index || l.deferred) }
 
 // iterative reports whether pgvector has iterative index scans (0.8 and
 // later).
@@ -181,8 +187,9 @@ func (l layout) iterative() bool {
 	return ma > 0 || mi >= 8
 }
 
-// setup makes sure the extension, the tables and the index exist and
-// reports whether pgvector has iterative index scans. When all three do, it
+// setup makes sure the extension, the tables and the index exist (the
+// index unless deferred: see Options.DeferIndex) and returns the layout
+// it leaves. When all three do, it
 // only reads (no lock, no DDL: a table's lock is not taken by every Open).
 // Otherwise it creates what is missing in one transaction, under advisory
 // locks on the table's name and, when the extension is missing, on the
@@ -192,10 +199,10 @@ func (l layout) iterative() bool {
 // NOT EXISTS checks the name before it inserts it, so two sessions can both
 // find it free). The locks are taken table first, then extension, by every
 // Open, so they cannot deadlock.
-func (s *Store) setup(ctx context.Context, conn *pgx.Conn) (bool, error) {
+func (s *Store) setup(ctx context.Context, conn *pgx.Conn) (layout, error) {
 	l, err := s.inspect(ctx, conn)
 	if err != nil || l.ready() {
-		return l.iterative(), err
+		return l, err
 	}
 	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", "chitta_pgstore:"+s.opts.Table); err != nil {
@@ -233,7 +240,7 @@ func (s *Store) setup(ctx context.Context, conn *pgx.Conn) (bool, error) {
 		}
 		return nil
 	})
-	return l.iterative(), err
+	return l, err
 }
 
 // inspect reads the layout. Tables of another schema or dims, or a
@@ -253,6 +260,13 @@ func (s *Store) inspect(ctx context.Context, q querier) (layout, error) {
 	}
 	if err := q.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", quote(s.indexName())).Scan(&l.index); err != nil {
 		return l, fmt.Errorf("read indexes: %w", err)
+	}
+	if !l.index && s.opts.DeferIndex {
+		// A look at one row, of any namespace: the build is instant on
+		// a table without any.
+		if err := q.QueryRow(ctx, "SELECT EXISTS (SELECT FROM "+quote(s.opts.Table)+")").Scan(&l.deferred); err != nil {
+			return l, fmt.Errorf("read %s: %w", s.opts.Table, err)
+		}
 	}
 	return l, nil
 }
@@ -392,6 +406,20 @@ func (s *Store) Close() error {
 		s.pool.Close()
 	}
 	return nil
+}
+
+// MissingIndex returns the statement that builds the configured index
+// when Open left it missing ([Options.DeferIndex] on a table that held
+// memories without it), and "" otherwise (the index existed or was built,
+// Options.Index is IndexNone, or s is nil). It reports what Open found:
+// another process may have built the index since. Run the statement, or
+// Open without DeferIndex, where a build of minutes, holding back the
+// table's writers, does no harm.
+func (s *Store) MissingIndex() string {
+	if s == nil || !s.missing {
+		return ""
+	}
+	return s.indexDDL()
 }
 
 // Dims returns Options.Dims (0 for a nil store).

@@ -751,21 +751,37 @@ func TestOpenURL(t *testing.T) {
 		sep = "&"
 	}
 	table := uniqueTable()
-	s, err := OpenURL(ctx, dsn+sep+"chitta_table="+table+"&chitta_namespace=team+a", 4)
+	opts := &Options{Dims: 4, Table: "not_this", Namespace: "nor this", DeferIndex: true}
+	given := *opts
+	s, err := OpenURL(ctx, dsn+sep+"chitta_table="+table+"&chitta_namespace=team+a", opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { dropTables(t, s) })
+	assert.Equal(t, given, *opts, "OpenURL does not modify opts")
 	assert.Equal(t, table, s.opts.Table)
 	assert.Equal(t, "team a", s.Namespace())
 	assert.Equal(t, 4, s.Dims())
 	assert.Equal(t, IndexHNSW, s.opts.Index)
+	assert.True(t, s.opts.DeferIndex, "the fields the URL does not give are opts'")
+
+	// chitta_index replaces Options.Index; the table keeps its layout.
+	s2, err := OpenURL(ctx, dsn+sep+"chitta_table="+table+"&chitta_index=none", &Options{Dims: 4, Index: IndexHNSW})
+	require.NoError(t, err)
+	s2.Close()
+	assert.Equal(t, IndexNone, s2.opts.Index)
+	_, err = OpenURL(ctx, dsn+sep+"chitta_table="+table+"&chitta_index=btree", &Options{Dims: 4})
+	require.ErrorIs(t, err, chitta.ErrInvalidOption)
+	assert.ErrorContains(t, err, "Options.Index")
 
 	for _, bad := range []string{"postgres://u:hunter2%zz@h/db", "mysql://u:hunter2@h/db", "host=h password=hunter2"} {
-		_, err := OpenURL(ctx, bad, 4)
+		_, err := OpenURL(ctx, bad, &Options{Dims: 4})
 		require.ErrorIs(t, err, ErrBadDSN, bad)
 		assert.NotContains(t, err.Error(), "hunter2")
 	}
-	_, err = OpenURL(ctx, "postgres://u:hunter2@127.0.0.1:1/db?chitta_table=Bad", 4)
+	_, err = OpenURL(ctx, "postgres://u:hunter2@127.0.0.1:1/db?chitta_table=Bad", &Options{Dims: 4})
 	require.ErrorIs(t, err, chitta.ErrInvalidOption)
+	_, err = OpenURL(ctx, "postgres://u:hunter2@127.0.0.1:1/db", nil)
+	require.ErrorIs(t, err, chitta.ErrInvalidOption)
+	assert.ErrorContains(t, err, "Dims is required")
 }
 
 // TestOpenURLRefusesMalformedQuery: a query string that does not parse (a
@@ -784,8 +800,9 @@ func TestOpenURLRefusesMalformedQuery(t *testing.T) {
 		// ignored.
 		"postgres://u:hunter2@127.0.0.1:1/db?chitta_namespace=default&chitta_namespace=alice",
 		"postgres://u:hunter2@127.0.0.1:1/db?chitta_table=a&chitta_table=a",
+		"postgres://u:hunter2@127.0.0.1:1/db?chitta_index=none&chitta_index=hnsw",
 	} {
-		_, err := OpenURL(t.Context(), bad, 4)
+		_, err := OpenURL(t.Context(), bad, &Options{Dims: 4})
 		require.ErrorIs(t, err, ErrBadDSN, bad)
 		assert.ErrorContains(t, err, "query", bad)
 		assert.NotContains(t, err.Error(), "hunter2")
@@ -879,4 +896,79 @@ func atOnce(n int, open func() (*Store, error)) ([]*Store, []error) {
 	close(start)
 	wg.Wait()
 	return stores, errs
+}
+
+// TestDeferIndex: with DeferIndex, Open on a table that holds memories
+// without the configured index (loaded with IndexNone) builds nothing and
+// takes no lock, the searches still answer, and MissingIndex gives the
+// statement; on a table without memories the index is built as without
+// it. Before DeferIndex, every Open ran CREATE INDEX over the whole table
+// in its transaction: a hook's Open, cut short by its deadline, rolled
+// the build back and held the table's writers meanwhile, at every run.
+func TestDeferIndex(t *testing.T) {
+	ctx := t.Context()
+	for _, index := range []string{IndexHNSW, IndexIVFFlat} {
+		t.Run(index, func(t *testing.T) {
+			loaded := openTest(t, Options{Dims: 4, Index: IndexNone})
+			ms := memories(5, 40, 4)
+			for _, m := range ms {
+				require.NoError(t, loaded.Add(ctx, m))
+			}
+			assert.Empty(t, loaded.MissingIndex(), "IndexNone wants no index")
+			hasIndex := func() bool {
+				var ok bool
+				require.NoError(t, loaded.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", quote(loaded.opts.Table+"_embedding_"+index)).Scan(&ok))
+				return ok
+			}
+
+			cfg := loaded.pool.Config()
+			log := &queryLog{}
+			cfg.ConnConfig.Tracer = log
+			opts := loaded.opts
+			opts.Index, opts.DeferIndex = index, true
+			deferred, err := openConfig(ctx, cfg, opts)
+			require.NoError(t, err)
+			defer deferred.Close()
+			for _, sql := range log.statements() {
+				assert.NotRegexp(t, `(?i)\b(create|insert|lock|advisory)\b`, sql)
+			}
+			assert.False(t, hasIndex())
+			want := `CREATE INDEX IF NOT EXISTS "` + opts.Table + `_embedding_` + index + `" ON "` + opts.Table + `" USING ` + index + ` (embedding vector_cosine_ops)`
+			if index == IndexIVFFlat {
+				want += " WITH (lists = 100)"
+			}
+			assert.Equal(t, want, deferred.MissingIndex())
+			hits, err := deferred.Recall(ctx, ms[7].Vector, 1)
+			require.NoError(t, err)
+			require.Len(t, hits, 1)
+			assert.Equal(t, ms[7].ID, hits[0].Memory.ID, "a search without the index is a scan")
+
+			// Open without DeferIndex builds it; MissingIndex runs as given.
+			opts.DeferIndex = false
+			built, err := Open(ctx, testDSN(t), &opts)
+			require.NoError(t, err)
+			built.Close()
+			assert.Empty(t, built.MissingIndex())
+			assert.True(t, hasIndex())
+			_, err = loaded.pool.Exec(ctx, "DROP INDEX "+quote(opts.Table+"_embedding_"+index))
+			require.NoError(t, err)
+			_, err = loaded.pool.Exec(ctx, deferred.MissingIndex())
+			require.NoError(t, err)
+			assert.True(t, hasIndex())
+		})
+	}
+	t.Run("table without memories", func(t *testing.T) {
+		empty := openTest(t, Options{Dims: 4, Index: IndexNone})
+		opts := empty.opts
+		opts.Index, opts.DeferIndex = IndexHNSW, true
+		s, err := Open(ctx, testDSN(t), &opts)
+		require.NoError(t, err)
+		s.Close()
+		assert.Empty(t, s.MissingIndex())
+		var ok bool
+		require.NoError(t, empty.pool.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", quote(opts.Table+"_embedding_hnsw")).Scan(&ok))
+		assert.True(t, ok, "the build over no memory is done in Open")
+	})
+	var nilStore *Store
+	assert.Empty(t, nilStore.MissingIndex())
 }

@@ -87,12 +87,19 @@ func (p *pgMemory) AllMatchingContext(ctx context.Context, f chitta.KindFilter) 
 func openPG(ctx context.Context, dsn string, dims int, within time.Duration, log *slog.Logger) (*pgMemory, error) {
 	octx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
-	s, err := pgstore.OpenURL(octx, dsn, dims)
+	// DeferIndex: a table that holds memories without its index (loaded
+	// with pgstore.IndexNone) is searched without it, not indexed within
+	// --store-timeout (which a large table's build outlasts, holding its
+	// writers meanwhile); the warning gives the statement that builds it.
+	s, err := pgstore.OpenURL(octx, dsn, &pgstore.Options{Dims: dims, DeferIndex: true})
 	if err != nil {
 		if ctx.Err() == nil && errors.Is(octx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("open store %s: no answer within %v (--store-timeout): %w", pgstore.Redact(dsn), within, err)
 		}
 		return nil, fmt.Errorf("open store %s: %w", pgstore.Redact(dsn), err)
+	}
+	if ddl := s.MissingIndex(); ddl != "" {
+		log.Warn("the store's table has no vector index, so searches scan it; build it outside chitta", "store", pgstore.Redact(dsn), "sql", ddl)
 	}
 	return &pgMemory{Store: s, log: log}, nil
 }

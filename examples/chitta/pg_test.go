@@ -185,3 +185,30 @@ func TestPostgresListReadError(t *testing.T) {
 	assert.True(t, strings.Contains(strings.ToLower(r.stdout), "infinity"), "and why: %s", head)
 	assert.False(t, strings.Contains(r.stdout, `"total"`), "no total: %s", head)
 }
+
+// TestPostgresTableWithoutIndex: a table loaded without a vector index
+// (chitta_index=none) is not indexed when chitta starts on it with the
+// default index (a build over a large table outlasts --store-timeout and
+// holds the table's writers meanwhile); chitta warns, with the statement
+// that builds it, and its searches answer without it.
+func TestPostgresTableWithoutIndex(t *testing.T) {
+	table := fmt.Sprintf("chitta_harness_noindex_%d", os.Getpid())
+	dsn := strings.Replace(pgURL(t), "chitta_table=chitta_harness_test", "chitta_table="+table, 1)
+	home := t.TempDir()
+	r := runChitta(t, home, call(1, "remember", `{"text":"The staging database is rebuilt every Sunday night."}`), "--store", dsn+"&chitta_index=none")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.NotContains(t, r.stderr, "no vector index", "no index is wanted")
+
+	r = runChitta(t, home, call(2, "recall", `{"text":"when is staging rebuilt?","k":1}`), "--store", dsn)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "rebuilt every Sunday night")
+	assert.Contains(t, r.stderr, "no vector index")
+	assert.Contains(t, r.stderr, `CREATE INDEX IF NOT EXISTS`)
+
+	conn, err := pgx.Connect(t.Context(), os.Getenv("CHITTA_TEST_DSN"))
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	var indexed bool
+	require.NoError(t, conn.QueryRow(t.Context(), "SELECT to_regclass($1) IS NOT NULL", table+"_embedding_hnsw").Scan(&indexed))
+	assert.False(t, indexed, "chitta left the index unbuilt")
+}

@@ -41,7 +41,10 @@ func openPG(ctx context.Context, dsn string, dims int, halfTime bool) (*pgMemory
 		octx, cancel = context.WithTimeout(ctx, within)
 	}
 	defer cancel()
-	s, err := pgstore.OpenURL(octx, dsn, dims)
+	// DeferIndex: a table that holds memories without its index (loaded
+	// with pgstore.IndexNone) is searched without it, not indexed under
+	// the hook's deadline (see indexNote).
+	s, err := pgstore.OpenURL(octx, dsn, &pgstore.Options{Dims: dims, DeferIndex: true})
 	if err != nil {
 		if ctx.Err() == nil && octx.Err() != nil {
 			return nil, fmt.Errorf("open store %s: no answer within %v, half the time left (--timeout): %w", pgstore.Redact(dsn), within.Round(time.Millisecond), err)
@@ -85,3 +88,15 @@ func (p *pgMemory) SaveContext(context.Context) error { return nil }
 
 // Path returns the store's URL with its password redacted.
 func (p *pgMemory) Path() string { return p.where }
+
+// indexNote is the summary line's note on a PostgreSQL store whose table
+// lacks its index (pgstore.Options.DeferIndex left it unbuilt): the
+// searches scan the table, and the user can build it outside the hook.
+// "" for any other store.
+func indexNote(s hookStore) string {
+	p, ok := s.(*pgMemory)
+	if !ok || p.MissingIndex() == "" {
+		return ""
+	}
+	return "; its table has no vector index, so searches scan it (build it outside the hook: " + p.MissingIndex() + ")"
+}

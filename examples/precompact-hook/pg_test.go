@@ -132,3 +132,46 @@ func TestPostgresReadsStopAtDeadline(t *testing.T) {
 	_, ok = p.Get(brief.ID("s"))
 	assert.False(t, ok, "no read once the hook's context is done")
 }
+
+// TestPostgresTableWithoutIndex: on a table that holds memories without
+// its vector index (loaded with pgstore.IndexNone), the hook does not
+// build the index under its deadline (a build over a large table outlasts
+// --timeout, is rolled back, and holds the table's writers meanwhile, at
+// every run); it searches without it, and its summary line says so and
+// gives the statement that builds it.
+func TestPostgresTableWithoutIndex(t *testing.T) {
+	url, namespace := pgURL(t)
+	table := fmt.Sprintf("chitta_hook_noindex_%d", os.Getpid())
+	url = strings.Replace(url, "chitta_table=chitta_hook_test", "chitta_table="+table, 1)
+	dims := chitta.NewHashEmbedder(0).Dimensions()
+	loaded, err := pgstore.Open(t.Context(), os.Getenv("CHITTA_TEST_DSN"), &pgstore.Options{
+		Dims: dims, Table: table, Namespace: namespace, Index: pgstore.IndexNone})
+	require.NoError(t, err)
+	vecs, err := chitta.NewHashEmbedder(0).Embed(t.Context(), []string{"loaded before"})
+	require.NoError(t, err)
+	require.NoError(t, loaded.Add(t.Context(), chitta.Memory{ID: "bulk-1", Text: "loaded before", Vector: vecs[0]}))
+	loaded.Close()
+
+	transcript := writeTranscript(t, 10)
+	pre := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", transcript, "sess-noindex", "")), "--store", url)
+	require.Equal(t, 0, pre.code, pre.stderr)
+	assert.Contains(t, pre.stderr, "no vector index")
+	assert.Contains(t, pre.stderr, `CREATE INDEX IF NOT EXISTS "`+table+`_embedding_hnsw"`)
+	post := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", transcript, "sess-noindex", "compact")), "--store", url)
+	require.Equal(t, 0, post.code, post.stderr)
+	assert.Contains(t, post.stderr, "no vector index")
+
+	again, err := pgstore.Open(t.Context(), os.Getenv("CHITTA_TEST_DSN"), &pgstore.Options{
+		Dims: dims, Table: table, Namespace: namespace, DeferIndex: true})
+	require.NoError(t, err)
+	defer again.Close()
+	assert.NotEmpty(t, again.MissingIndex(), "the hook left the index unbuilt")
+	n, err := again.Len(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 3, n, "the loaded memory, the episode and the brief")
+
+	// The summary of a store with its index has no such note.
+	plain := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", transcript, "sess-indexed", "")), "--store", strings.Replace(url, table, "chitta_hook_test", 1))
+	require.Equal(t, 0, plain.code, plain.stderr)
+	assert.NotContains(t, plain.stderr, "no vector index")
+}

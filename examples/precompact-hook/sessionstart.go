@@ -151,7 +151,7 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 	if memories == 0 && briefLines == 0 {
 		lines = nil
 	}
-	summary := fmt.Sprintf("SessionStart (%s): %d memories, %d brief lines from %s%s", in.Source, memories, briefLines, store.Path(), note)
+	summary := fmt.Sprintf("SessionStart (%s): %d memories, %d brief lines from %s%s", in.Source, memories, briefLines, store.Path(), note) + indexNote(store)
 	return outcome{stdout: strings.Join(lines, "\n"), summary: summary}
 }
 
