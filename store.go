@@ -239,8 +239,8 @@ type HNSWStore struct {
 	live   []bool          // per slot
 	recs   []record        // per slot
 	index  map[string]int32
-	free   []int32  // dead slots to reuse, LIFO
-	graphs []*graph // nil until Crossover is reached
+	free   []int32 // dead slots to reuse, LIFO
+	graphs graphs  // the coder/hnsw graphs (store_hnsw.go; none on Windows)
 
 	// The int8 copy the exact scan reads (see store_scan.go): row s of q8
 	// is slot s's, with scale qscale[s] and residual norm qerr[s]; qerrMax
@@ -258,8 +258,6 @@ type HNSWStore struct {
 	gen       uint64 // changes with every mutation; see Generation
 	maskMu    sync.Mutex
 	maskCache kindMaskCache
-
-	graphBroken bool // coder/hnsw panicked: stay exact
 }
 
 // record is a memory without its vector.
@@ -521,7 +519,7 @@ func (s *HNSWStore) Recall(ctx context.Context, vector []float32, k int) ([]Hit,
 	if k == 0 {
 		return []Hit{}, nil
 	}
-	if s.graphs != nil && len(s.index) >= s.opts.Crossover {
+	if s.graphs.built() && len(s.index) >= s.opts.Crossover {
 		q, err := s.prepare(vector, "query vector")
 		if err != nil {
 			return nil, err
@@ -573,14 +571,14 @@ func (s *HNSWStore) RecallBatch(ctx context.Context, vectors [][]float32, k int)
 	return out, nil
 }
 
-// hits turns candidates into Hits with their similarity recomputed in
+// hits turns candidate slots into Hits with their similarity recomputed in
 // float64 from the caller's query q (cosine is scale-invariant, so this
 // avoids the rounding of the normalised copy), sorted. The caller holds a
 // lock.
-func (s *HNSWStore) hits(q []float32, cands []cand) []Hit {
-	out := make([]Hit, len(cands))
-	for i, c := range cands {
-		out[i] = Hit{Memory: s.memory(c.slot), Similarity: vecmath.Cosine64(q, s.row(c.slot))}
+func (s *HNSWStore) hits(q []float32, slots []int32) []Hit {
+	out := make([]Hit, len(slots))
+	for i, slot := range slots {
+		out[i] = Hit{Memory: s.memory(slot), Similarity: vecmath.Cosine64(q, s.row(slot))}
 	}
 	slices.SortFunc(out, func(a, b Hit) int {
 		if c := cmp.Compare(b.Similarity, a.Similarity); c != 0 {
@@ -589,70 +587,6 @@ func (s *HNSWStore) hits(q []float32, cands []cand) []Hit {
 		return strings.Compare(a.ID, b.ID)
 	})
 	return out
-}
-
-// cand is a scored slot.
-type cand struct {
-	slot  int32
-	score float32
-}
-
-// topK keeps the k best candidates seen, as a heap with the worst at h[0].
-// Order: higher score first, then ascending ID.
-type topK struct {
-	k int
-	h []cand
-	s *HNSWStore
-}
-
-// worse reports whether a ranks below b.
-func (t *topK) worse(a, b cand) bool {
-	if a.score != b.score {
-		return a.score < b.score
-	}
-	return t.s.recs[a.slot].id > t.s.recs[b.slot].id
-}
-
-// offer considers slot with score, rejecting it cheaply when the heap is
-// full and it scores below the worst kept.
-func (t *topK) offer(slot int32, score float32) {
-	if len(t.h) == t.k && score < t.h[0].score {
-		return
-	}
-	t.push(cand{slot, score})
-}
-
-func (t *topK) push(c cand) {
-	if len(t.h) < t.k {
-		t.h = append(t.h, c)
-		for i := len(t.h) - 1; i > 0; {
-			p := (i - 1) / 2
-			if !t.worse(t.h[i], t.h[p]) {
-				break
-			}
-			t.h[i], t.h[p] = t.h[p], t.h[i]
-			i = p
-		}
-		return
-	}
-	if !t.worse(t.h[0], c) {
-		return
-	}
-	t.h[0] = c
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(t.h) && t.worse(t.h[l], t.h[m]) {
-			m = l
-		}
-		if r < len(t.h) && t.worse(t.h[r], t.h[m]) {
-			m = r
-		}
-		if m == i {
-			return
-		}
-		t.h[i], t.h[m] = t.h[m], t.h[i]
-		i = m
-	}
 }
 
 // maxQuotedID is how many bytes of an ID an error quotes.

@@ -8,8 +8,11 @@ package chitta
 // HNSWOptions.resolve) and every Recall is an exact scan, as with the
 // default options everywhere.
 
-// graph stands for a shard's graph; none is ever made.
-type graph struct{}
+// graphs stands for a store's graphs; none is ever made.
+type graphs struct{}
+
+// built reports whether the graphs exist: never.
+func (*graphs) built() bool { return false }
 
 // graphsAvailable reports whether this build has the graphs.
 const graphsAvailable = false
@@ -18,4 +21,4 @@ func (s *HNSWStore) graphAdd(int32)    {}
 func (s *HNSWStore) buildGraphs()      {}
 func (s *HNSWStore) graphDelete(int32) {}
 
-func (s *HNSWStore) graphSearch([]float32, int) ([]cand, error) { return nil, nil }
+func (s *HNSWStore) graphSearch([]float32, int) ([]int32, error) { return nil, nil }
