@@ -69,11 +69,11 @@ type Options struct {
 
 	// DeferIndex, when true, makes Open build a missing index only on
 	// tables that hold no memory yet (which is instant): on a table that
-	// holds memories and lacks it (loaded with IndexNone, or created with
+	// holds memories and lacks it (loaded with IndexNone, or indexed with
 	// another kind), Open leaves it missing and only reads, and the
-	// searches are answered without it, by a scan of the namespace (exact,
-	// slower on a large table) until some Open without DeferIndex builds
-	// it. For short-lived processes that must not spend their deadline on
+	// searches are answered without it (by an index of the other kind, or
+	// a scan of the namespace: exact, slower on a large table) until some
+	// Open without DeferIndex builds it. For short-lived processes that must not spend their deadline on
 	// the build, nor hold back the table's writers meanwhile (CREATE INDEX
 	// stops every write to the table until it ends, and a build cut short
 	// by the deadline is rolled back, to start again at the next Open):

@@ -99,7 +99,7 @@ func openPG(ctx context.Context, dsn string, dims int, within time.Duration, log
 		return nil, fmt.Errorf("open store %s: %w", pgstore.Redact(dsn), err)
 	}
 	if ddl := s.MissingIndex(); ddl != "" {
-		log.Warn("the store's table has no vector index, so searches scan it; build it outside chitta", "store", pgstore.Redact(dsn), "sql", ddl)
+		log.Warn("the store's table lacks the vector index chitta searches with, so they scan it or use another kind; build it outside chitta, or give the table's kind in the URL's "+pgstore.URLIndex, "store", pgstore.Redact(dsn), "sql", ddl)
 	}
 	return &pgMemory{Store: s, log: log}, nil
 }

@@ -197,12 +197,12 @@ func TestPostgresTableWithoutIndex(t *testing.T) {
 	home := t.TempDir()
 	r := runChitta(t, home, call(1, "remember", `{"text":"The staging database is rebuilt every Sunday night."}`), "--store", dsn+"&chitta_index=none")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.NotContains(t, r.stderr, "no vector index", "no index is wanted")
+	assert.NotContains(t, r.stderr, "lacks the vector index", "no index is wanted")
 
 	r = runChitta(t, home, call(2, "recall", `{"text":"when is staging rebuilt?","k":1}`), "--store", dsn)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "rebuilt every Sunday night")
-	assert.Contains(t, r.stderr, "no vector index")
+	assert.Contains(t, r.stderr, "lacks the vector index")
 	assert.Contains(t, r.stderr, `CREATE INDEX IF NOT EXISTS`)
 
 	conn, err := pgx.Connect(t.Context(), os.Getenv("CHITTA_TEST_DSN"))

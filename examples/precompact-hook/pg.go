@@ -90,13 +90,14 @@ func (p *pgMemory) SaveContext(context.Context) error { return nil }
 func (p *pgMemory) Path() string { return p.where }
 
 // indexNote is the summary line's note on a PostgreSQL store whose table
-// lacks its index (pgstore.Options.DeferIndex left it unbuilt): the
-// searches scan the table, and the user can build it outside the hook.
+// lacks the index its searches ask for (pgstore.Options.DeferIndex left it
+// unbuilt): they scan the table, or use an index of another kind, and the
+// user can build it outside the hook or name the table's kind in the URL.
 // "" for any other store.
 func indexNote(s hookStore) string {
 	p, ok := s.(*pgMemory)
 	if !ok || p.MissingIndex() == "" {
 		return ""
 	}
-	return "; its table has no vector index, so searches scan it (build it outside the hook: " + p.MissingIndex() + ")"
+	return "; its table lacks the vector index chitta searches with (build it outside the hook: " + p.MissingIndex() + "; or give the table's kind in the URL's " + pgstore.URLIndex + ")"
 }

@@ -155,11 +155,11 @@ func TestPostgresTableWithoutIndex(t *testing.T) {
 	transcript := writeTranscript(t, 10)
 	pre := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", transcript, "sess-noindex", "")), "--store", url)
 	require.Equal(t, 0, pre.code, pre.stderr)
-	assert.Contains(t, pre.stderr, "no vector index")
+	assert.Contains(t, pre.stderr, "lacks the vector index")
 	assert.Contains(t, pre.stderr, `CREATE INDEX IF NOT EXISTS "`+table+`_embedding_hnsw"`)
 	post := runHook(t, strings.NewReader(hookJSON(t, "SessionStart", transcript, "sess-noindex", "compact")), "--store", url)
 	require.Equal(t, 0, post.code, post.stderr)
-	assert.Contains(t, post.stderr, "no vector index")
+	assert.Contains(t, post.stderr, "lacks the vector index")
 
 	again, err := pgstore.Open(t.Context(), os.Getenv("CHITTA_TEST_DSN"), &pgstore.Options{
 		Dims: dims, Table: table, Namespace: namespace, DeferIndex: true})
@@ -173,5 +173,5 @@ func TestPostgresTableWithoutIndex(t *testing.T) {
 	// The summary of a store with its index has no such note.
 	plain := runHook(t, strings.NewReader(hookJSON(t, "PreCompact", transcript, "sess-indexed", "")), "--store", strings.Replace(url, table, "chitta_hook_test", 1))
 	require.Equal(t, 0, plain.code, plain.stderr)
-	assert.NotContains(t, plain.stderr, "no vector index")
+	assert.NotContains(t, plain.stderr, "lacks the vector index")
 }
