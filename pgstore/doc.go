@@ -15,16 +15,22 @@
 // BestSimilarities answer all of a compaction's queries in one statement
 // (unnest of the query vectors, LATERAL nearest-k), so one round trip.
 //
-// Every connection sets hnsw.ef_search to [DefaultEfSearch] and, with
+// Every search sets hnsw.ef_search to [DefaultEfSearch] and, with
 // pgvector 0.8 or later, hnsw.iterative_scan to strict_order (so a
 // namespace or kind filter does not shrink an answer below k) and
 // plan_cache_mode to force_custom_plan (a generic plan of a cached
 // statement, blind to its LIMIT and kind filter, may sort the namespace
 // instead of walking the index), unless the DSN sets them as runtime
-// parameters. The pool follows pgx's DSN settings
-// (pool_max_conns, default_query_exec_mode, …). Behind PgBouncer in
-// transaction mode, or on PGlite's socket server, which multiplexes every
-// client onto one backend, use default_query_exec_mode=simple_protocol.
+// parameters. They are SET LOCAL in a read-only transaction of the search's
+// own, sent with the search as one batch (one round trip), so that they
+// hold on whichever backend runs it: behind a pooler in transaction mode
+// (PgBouncer, Supavisor, the pooled URLs of hosted PostgreSQL) settings
+// made once per connection hold only on the backend that ran them. The
+// pool follows pgx's DSN settings (pool_max_conns,
+// default_query_exec_mode, …). Behind PgBouncer in transaction mode before
+// 1.21 (which keeps no prepared statements), or on PGlite's socket server,
+// which multiplexes every client onto one backend, use
+// default_query_exec_mode=simple_protocol.
 //
 // Tests run against real servers: scripts/test.sh starts PGlite
 // (PostgreSQL 18 compiled to WebAssembly, with pgvector) on 127.0.0.1 and

@@ -18,7 +18,7 @@ const (
 	MaxTableLen      = 40                // longest Options.Table (index names add up to 23 bytes)
 	MaxNamespaceLen  = 1024              // longest Options.Namespace, in bytes
 
-	// DefaultEfSearch is the hnsw.ef_search every connection sets unless
+	// DefaultEfSearch is the hnsw.ef_search every search sets unless
 	// the DSN sets it: pgvector's default of 40 gives a recall@3 below 0.95
 	// on 100 000 clustered vectors (see BENCHMARKS.md).
 	DefaultEfSearch = 100

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
+	"github.com/chitta-go/chitta/internal/testkit/ci"
 )
 
 // TestConcurrentFirstOpensNewDatabase: agents that open a store at the same
@@ -127,9 +128,10 @@ func TestPasswordNeverInErrors(t *testing.T) {
 // five executions PostgreSQL may switch a prepared statement to a generic
 // plan. For BestSimilarities that plan sorted the whole namespace once per
 // query vector (338 ms against 24 ms for 60 vectors over 10 000 memories,
-// BenchmarkRoundTrips). Every connection now forces custom plans: after a
-// dozen calls of each search on one connection, no pgstore statement in
-// pg_prepared_statements has used a generic plan.
+// BenchmarkRoundTrips). Every search now forces custom plans (SET LOCAL
+// in its transaction): after a dozen calls of each search on one
+// connection, no pgstore statement in pg_prepared_statements has used a
+// generic plan.
 func TestStatementsKeepCustomPlans(t *testing.T) {
 	ctx := t.Context()
 	s := openTest(t, Options{Dims: 8})
@@ -155,9 +157,6 @@ func TestStatementsKeepCustomPlans(t *testing.T) {
 		_, err = one.RecallMatching(ctx, qs[0], 3, filter)
 		require.NoError(t, err)
 	}
-	var mode string
-	require.NoError(t, one.pool.QueryRow(ctx, "SHOW plan_cache_mode").Scan(&mode))
-	assert.Equal(t, "force_custom_plan", mode)
 	rows, err := one.pool.Query(ctx, "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE '%'||$1||'%'", s.opts.Table)
 	require.NoError(t, err)
 	type stmt struct {
@@ -210,4 +209,148 @@ func TestDeferIndexLetsWritersOn(t *testing.T) {
 	_, err = Open(short2, testDSN(t), &opts)
 	require.ErrorIs(t, err, context.DeadlineExceeded, "building the index waits for the write in flight")
 	require.NoError(t, writer.Commit(ctx))
+}
+
+// TestSearchSettingsOnAnyBackend: a search runs with the store's settings
+// on a backend that never ran them, as behind a pooler in transaction mode
+// (PgBouncer, Supavisor, Neon's pooled URLs), which hands each transaction
+// to whichever backend is free. The settings were SET once per connection,
+// so they held on one backend only; here that backend is RESET, as one the
+// pooler never gave the store's connect would be, and sequential scans and
+// sorts are off so that the hnsw index answers. Without
+// hnsw.iterative_scan the index yields its ef_search nearest memories of
+// the whole table, and the filter on the namespace (10 of 3 010) left
+// none of them: Recall answered 0 hits of 3, BestSimilarities 0 for
+// every query. (On PGlite a RESET would reach every test's connection,
+// since all share one backend.)
+func TestSearchSettingsOnAnyBackend(t *testing.T) {
+	ctx := t.Context()
+	big := openTest(t, Options{Dims: 8, Namespace: "big"})
+	require.NoError(t, big.add(ctx, memories(21, 3000, 8)))
+	cfg := big.pool.Config()
+	cfg.MaxConns = 1
+	opts := big.opts
+	opts.Namespace = "small"
+	small, err := openConfig(ctx, cfg, opts)
+	require.NoError(t, err)
+	defer small.Close()
+	few := memories(22, 10, 8)
+	require.NoError(t, small.add(ctx, few))
+	_, err = big.pool.Exec(ctx, "ANALYZE "+quote(opts.Table))
+	require.NoError(t, err)
+	opts.Index = IndexNone
+	exact, err := Open(ctx, testDSN(t), &opts)
+	require.NoError(t, err)
+	defer exact.Close()
+
+	_, err = small.pool.Exec(ctx, "RESET ALL; SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off")
+	require.NoError(t, err)
+	searchesAnswerExactly(t, small, exact)
+	var plan string
+	require.NoError(t, small.pool.QueryRow(ctx, "SELECT current_setting('enable_seqscan')").Scan(&plan))
+	assert.Equal(t, "off", plan, "the searches ran on the RESET connection")
+}
+
+// TestSearchesBehindPgBouncer: the searches behind a real PgBouncer in
+// transaction mode (scripts/postgres.sh starts one when
+// scripts/install-postgres.sh found it) answer as an exact store does, on
+// a pooler backend the store's connect never ran on: another client holds
+// the backend the store connected through, so the searches go to a new
+// one. Before the settings were SET LOCAL in each search, they held on
+// the first backend only, and the searches on the new one answered 0
+// hits of 3 (the plan forced onto the hnsw index, as in
+// TestSearchSettingsOnAnyBackend, by the database's own settings: the
+// pooler's new backend reads them when it starts).
+func TestSearchesBehindPgBouncer(t *testing.T) {
+	ctx := t.Context()
+	pooled := os.Getenv("CHITTA_PGBOUNCER_DSN")
+	if pooled == "" {
+		ci.Need(t, "CHITTA_PGBOUNCER_DSN is not set: run the test through scripts/postgres.sh with PgBouncer installed (apt-get install pgbouncer)")
+	}
+	admin, err := pgx.Connect(ctx, testDSN(t))
+	require.NoError(t, err)
+	t.Cleanup(func() { admin.Close(context.Background()) })
+	db := fmt.Sprintf("chitta_test_%d_pooled", os.Getpid())
+	_, err = admin.Exec(ctx, "CREATE DATABASE "+quote(db))
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_, err := admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+quote(db)+" WITH (FORCE)")
+		assert.NoError(t, err)
+	})
+	for _, set := range []string{"enable_seqscan = off", "enable_bitmapscan = off", "enable_sort = off"} {
+		_, err = admin.Exec(ctx, "ALTER DATABASE "+quote(db)+" SET "+set)
+		require.NoError(t, err)
+	}
+	onDB := func(dsn string) string {
+		u, err := url.Parse(dsn)
+		require.NoError(t, err)
+		u.Path = "/" + db
+		return u.String()
+	}
+	direct, pooled := onDB(testDSN(t)), onDB(pooled)
+
+	big, err := Open(ctx, direct, &Options{Dims: 8, Namespace: "big"})
+	require.NoError(t, err)
+	defer big.Close()
+	require.NoError(t, big.add(ctx, memories(21, 3000, 8)))
+	_, err = big.pool.Exec(ctx, "ANALYZE "+quote(DefaultTable))
+	require.NoError(t, err)
+	small, err := Open(ctx, pooled, &Options{Dims: 8, Namespace: "small"})
+	require.NoError(t, err)
+	defer small.Close()
+	require.NoError(t, small.add(ctx, memories(22, 10, 8)))
+	exact, err := Open(ctx, direct, &Options{Dims: 8, Namespace: "small", Index: IndexNone})
+	require.NoError(t, err)
+	defer exact.Close()
+
+	// Another client of the pooler takes the backend the store has used
+	// (PgBouncer hands out the most recently used one first) and keeps
+	// it in a transaction.
+	other, err := pgx.Connect(ctx, pooled)
+	require.NoError(t, err)
+	defer other.Close(context.Background())
+	tx, err := other.Begin(ctx)
+	require.NoError(t, err)
+	defer tx.Rollback(context.Background())
+	var otherPID, storePID int
+	require.NoError(t, tx.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&otherPID))
+	require.NoError(t, small.pool.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&storePID))
+	require.NotEqual(t, otherPID, storePID, "the pooler gives the store another backend")
+
+	searchesAnswerExactly(t, small, exact)
+}
+
+// searchesAnswerExactly checks that Recall, RecallBatch and
+// BestSimilarities of s answer 5 random queries as exact does.
+func searchesAnswerExactly(t *testing.T, s, exact *Store) {
+	t.Helper()
+	ctx := t.Context()
+	rng := rand.New(rand.NewPCG(23, 23))
+	qs := make([][]float32, 5)
+	for i := range qs {
+		qs[i] = randomVec(rng, s.Dims())
+	}
+	batch, err := s.RecallBatch(ctx, qs, 3)
+	require.NoError(t, err)
+	best, err := s.BestSimilarities(ctx, qs, chitta.KindFilter{})
+	require.NoError(t, err)
+	for i, q := range qs {
+		want, err := exact.Recall(ctx, q, 3)
+		require.NoError(t, err)
+		require.Len(t, want, 3)
+		got, err := s.Recall(ctx, q, 3)
+		require.NoError(t, err)
+		assert.Equal(t, hitIDs(want), hitIDs(got), "Recall %d", i)
+		assert.Equal(t, hitIDs(want), hitIDs(batch[i]), "RecallBatch %d", i)
+		assert.InDelta(t, max(0, want[0].Similarity), best[i], 1e-9, "BestSimilarities %d", i)
+	}
+}
+
+// hitIDs returns the IDs of hs, in order.
+func hitIDs(hs []chitta.Hit) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.ID
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package pgstore
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"math"
@@ -43,7 +44,8 @@ type Store struct {
 	pool    *pgxpool.Pool
 	opts    Options
 	q       queries
-	missing bool // Open left the index unbuilt (Options.DeferIndex)
+	missing bool     // Open left the index unbuilt (Options.DeferIndex)
+	local   []string // the search settings, SET LOCAL before each search
 }
 
 // queries are the store's SQL statements, built once from the validated,
@@ -111,16 +113,20 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 		}
 		return nil, scrub(err, secret)
 	}
-	// Every connection's session gets the search settings. PGlite and
-	// poolers ignore them as startup parameters, so they are SET.
-	var set []string
-	if _, ok := cfg.ConnConfig.RuntimeParams["hnsw.ef_search"]; !ok {
-		set = append(set, "SET hnsw.ef_search = "+strconv.Itoa(DefaultEfSearch))
-	}
 	s.missing = l.deferred
+	// Every search runs with the search settings, SET LOCAL in a
+	// transaction of its own (see search). Session settings, SET when a
+	// connection opens, held only on the backend that ran them: behind a
+	// pooler in transaction mode (PgBouncer, Supavisor, Neon's pooled
+	// URLs) a search runs on whichever backend is free, which may never
+	// have seen them. The DSN's runtime parameters, when it gives them,
+	// stand (PGlite and poolers ignore them as startup parameters).
+	if _, ok := cfg.ConnConfig.RuntimeParams["hnsw.ef_search"]; !ok {
+		s.local = append(s.local, "SET LOCAL hnsw.ef_search = "+strconv.Itoa(DefaultEfSearch))
+	}
 	if _, ok := cfg.ConnConfig.RuntimeParams["hnsw.iterative_scan"]; !ok && l.iterative() {
 		// A namespace or kind filter must not shrink the answer below k.
-		set = append(set, "SET hnsw.iterative_scan = strict_order")
+		s.local = append(s.local, "SET LOCAL hnsw.iterative_scan = strict_order")
 	}
 	if _, ok := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !ok {
 		// pgx prepares and caches every statement, and after five
@@ -130,20 +136,7 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 		// walking the index (14 times slower at 10 000 memories). A
 		// custom plan costs a planning per call, as the simple protocol
 		// does anyway.
-		set = append(set, "SET plan_cache_mode = force_custom_plan")
-	}
-	if len(set) > 0 {
-		stmt := strings.Join(set, "; ")
-		after := cfg.AfterConnect
-		cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
-			if after != nil {
-				if err := after(ctx, c); err != nil {
-					return err
-				}
-			}
-			_, err := c.Exec(ctx, stmt)
-			return err
-		}
+		s.local = append(s.local, "SET LOCAL plan_cache_mode = force_custom_plan")
 	}
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConnect, scrub(err, secret))
@@ -742,11 +735,8 @@ func (s *Store) RecallMatching(ctx context.Context, vector []float32, k int, f c
 		return nil, err
 	}
 	include, exclude := kindArgs(f)
-	rows, err := s.pool.Query(ctx, s.q.recall, s.opts.Namespace, pgvector.NewVector(q).String(), k, include, exclude)
-	if err != nil {
-		return nil, s.fail(ctx, "recall", err)
-	}
-	ms, err := collect(rows, func(r pgx.Rows) (chitta.Memory, error) { return scanMemory(r) })
+	ms, err := search(ctx, s, func(r pgx.Rows) (chitta.Memory, error) { return scanMemory(r) },
+		s.q.recall, s.opts.Namespace, pgvector.NewVector(q).String(), k, include, exclude)
 	if err != nil {
 		return nil, s.fail(ctx, "recall", err)
 	}
@@ -788,19 +778,15 @@ func (s *Store) RecallBatch(ctx context.Context, vectors [][]float32, k int) ([]
 	if k <= 0 || len(vectors) == 0 {
 		return out, nil
 	}
-	rows, err := s.pool.Query(ctx, s.q.batch, s.opts.Namespace, qs, k)
-	if err != nil {
-		return nil, s.fail(ctx, "recall batch", err)
-	}
 	type row struct {
 		i int
 		m chitta.Memory
 	}
-	got, err := collect(rows, func(r pgx.Rows) (row, error) {
+	got, err := search(ctx, s, func(r pgx.Rows) (row, error) {
 		var i int64
 		m, err := scanMemory(r, &i)
 		return row{int(i) - 1, m}, err
-	})
+	}, s.q.batch, s.opts.Namespace, qs, k)
 	if err != nil {
 		return nil, s.fail(ctx, "recall batch", err)
 	}
@@ -837,20 +823,16 @@ func (s *Store) BestSimilarities(ctx context.Context, vectors [][]float32, f chi
 		return out, nil
 	}
 	include, exclude := kindArgs(f)
-	rows, err := s.pool.Query(ctx, s.q.best, s.opts.Namespace, qs, 1, include, exclude)
-	if err != nil {
-		return nil, s.fail(ctx, "best similarities", err)
-	}
 	type row struct {
 		i int
 		v []float32
 	}
-	got, err := collect(rows, func(r pgx.Rows) (row, error) {
+	got, err := search(ctx, s, func(r pgx.Rows) (row, error) {
 		var i int64
 		var v pgvector.Vector
 		err := r.Scan(&i, &v)
 		return row{int(i) - 1, v.Slice()}, err
-	})
+	}, s.q.best, s.opts.Namespace, qs, 1, include, exclude)
 	if err != nil {
 		return nil, s.fail(ctx, "best similarities", err)
 	}
@@ -888,6 +870,53 @@ func (s *Store) Generation(ctx context.Context) (uint64, error) {
 // firstGeneration returns the generation a namespace's first write
 // starts at: a random multiple of 2^32 in [2^32, 2^63), plus 1.
 func firstGeneration() int64 { return (rand.Int64N(1<<31-1)+1)<<32 | 1 }
+
+// search runs the search statement sql and reads its rows with scan, in a
+// transaction of its own that first SETs LOCAL the search settings
+// (s.local), all sent as one batch: one round trip, as the statement
+// alone, and every statement of it on one backend, also behind a pooler
+// in transaction mode. Without settings (the DSN gives them all) it runs
+// the statement alone.
+func search[T any](ctx context.Context, s *Store, scan func(pgx.Rows) (T, error), sql string, args ...any) ([]T, error) {
+	if len(s.local) == 0 {
+		rows, err := s.pool.Query(ctx, sql, args...)
+		if err != nil {
+			return nil, err
+		}
+		return collect(rows, scan)
+	}
+	b := &pgx.Batch{}
+	b.Queue("BEGIN READ ONLY")
+	for _, set := range s.local {
+		b.Queue(set)
+	}
+	b.Queue(sql, args...)
+	b.Queue("COMMIT")
+	br := s.pool.SendBatch(ctx, b)
+	out, err := func() ([]T, error) {
+		for range 1 + len(s.local) {
+			if _, err := br.Exec(); err != nil {
+				return nil, err
+			}
+		}
+		rows, err := br.Query()
+		if err != nil {
+			return nil, err
+		}
+		out, err := collect(rows, scan)
+		if err != nil {
+			return nil, err
+		}
+		_, err = br.Exec()
+		return out, err
+	}()
+	// Close reads what is left (a COMMIT after an error is a ROLLBACK)
+	// and gives the connection back.
+	if err := errors.Join(err, br.Close()); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
 
 // collect reads every row with fn and closes rows.
 func collect[T any](rows pgx.Rows, fn func(pgx.Rows) (T, error)) ([]T, error) {

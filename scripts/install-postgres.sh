@@ -20,7 +20,11 @@
 #   write them).
 #
 # Usage:  eval "$(scripts/install-postgres.sh)"
-# stdout carries only `export CHITTA_PG_BINDIR=...`; progress goes to stderr.
+# - PgBouncer, for the tests behind a pooler: Debian's pgbouncer package
+#   (apt-get, root only; left out without root).
+#
+# stdout carries only `export CHITTA_PG_BINDIR=...` (and CHITTA_PGBOUNCER=...
+# when PgBouncer is there); progress goes to stderr.
 # Exits 1 with the reason when something cannot be had (for instance, not
 # root and pgvector not installed).
 set -euo pipefail
@@ -123,5 +127,19 @@ else
 	make -C "$BUILD" install PG_CONFIG="$PGC" OPTFLAGS="" with_llvm=no includedir_server="$(cat "$BUILD/.built")" >&2 ||
 		die "make install of pgvector failed (it writes to $("$PGC" --sharedir) and $("$PGC" --pkglibdir): run as root)"
 	installed || die "pgvector $PGVECTOR is not in $CONTROL after make install"
+fi
+# PgBouncer (transaction mode), for the tests of a store behind a pooler:
+# Debian's package, installed as root when missing; without root it is
+# left out (the tests that need it fail in CI and skip elsewhere).
+PGBOUNCER="$(command -v pgbouncer || { [ -x /usr/sbin/pgbouncer ] && echo /usr/sbin/pgbouncer; } || true)"
+if [ -z "$PGBOUNCER" ] && is_root; then
+	apt_install pgbouncer
+	PGBOUNCER="$(command -v pgbouncer || echo /usr/sbin/pgbouncer)"
+fi
+if [ -x "$PGBOUNCER" ]; then
+	log "PgBouncer: $PGBOUNCER"
+	printf 'export CHITTA_PGBOUNCER=%q\n' "$PGBOUNCER"
+else
+	log "PgBouncer missing and not root: the tests behind a pooler will not run (apt-get install pgbouncer)"
 fi
 printf 'export CHITTA_PG_BINDIR=%q\n' "$BINDIR"

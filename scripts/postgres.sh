@@ -18,11 +18,15 @@
 # fsync.
 # As root, initdb and the server run as the user postgres (Debian's package
 # creates it), since PostgreSQL refuses to run as root.
+# When install-postgres.sh found PgBouncer, postgres_wait also starts it in
+# front of the server in transaction mode and sets CHITTA_PGBOUNCER_DSN;
+# postgres_stop stops it by PID first.
 
 POSTGRES_PID=""
 POSTGRES_JOB=""
 POSTGRES_DIR=""
 POSTGRES_PORT=""
+PGBOUNCER_PID=""
 
 _postgres_log() { printf 'postgres: %s\n' "$*" >&2; }
 
@@ -33,6 +37,12 @@ _postgres_as() {
 	else
 		"$@"
 	fi
+}
+
+# _postgres_free_port prints a TCP port free on 127.0.0.1.
+_postgres_free_port() {
+	node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})' 2>/dev/null ||
+		python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])'
 }
 
 # postgres_start: install if needed, create a cluster and launch the server.
@@ -56,9 +66,7 @@ postgres_start() {
 	# authenticate with a password; everyone else is trusted.
 	_postgres_as sh -c 'f="$1/data/pg_hba.conf"; { echo "host all +chitta_password 127.0.0.1/32 scram-sha-256"; cat "$f"; } >"$f.new" && mv "$f.new" "$f"' sh "$POSTGRES_DIR" ||
 		{ _postgres_log "error: cannot write pg_hba.conf"; return 1; }
-	POSTGRES_PORT="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})' 2>/dev/null ||
-		python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')" ||
-		{ _postgres_log "error: no free port"; return 1; }
+	POSTGRES_PORT="$(_postgres_free_port)" || { _postgres_log "error: no free port"; return 1; }
 	_postgres_as "$CHITTA_PG_BINDIR/postgres" -D "$POSTGRES_DIR/data" -h 127.0.0.1 -p "$POSTGRES_PORT" \
 		-k "$POSTGRES_DIR" -c fsync=off -c synchronous_commit=off -c full_page_writes=off \
 		-c max_connections=100 >"$POSTGRES_DIR/server.log" 2>&1 &
@@ -89,25 +97,79 @@ postgres_wait() {
 	"$CHITTA_PG_BINDIR/psql" -q -X "$CHITTA_PG_DSN" -c "CREATE ROLE chitta_password NOLOGIN" >/dev/null ||
 		{ _postgres_log "error: cannot create the role chitta_password"; return 1; }
 	export CHITTA_PG_DSN
+	_pgbouncer_start
 }
 
-# postgres_stop: stop the server this shell started, by PID, and remove
-# its directory.
+# _pgbouncer_start: when install-postgres.sh found PgBouncer, start it in
+# front of the server in transaction mode (every transaction on whichever
+# backend is free, as the poolers of hosted PostgreSQL do) and set
+# CHITTA_PGBOUNCER_DSN (pgx's simple protocol: PgBouncer 1.18 keeps no
+# prepared statements across backends).
+_pgbouncer_start() {
+	[ -n "${CHITTA_PGBOUNCER:-}" ] || return 0
+	local port waited=0
+	port="$(_postgres_free_port)" || { _postgres_log "error: no free port for PgBouncer"; return 1; }
+	printf '"postgres" ""\n' >"$POSTGRES_DIR/pgbouncer.users"
+	cat >"$POSTGRES_DIR/pgbouncer.ini" <<-INI
+		[databases]
+		* = host=127.0.0.1 port=$POSTGRES_PORT
+		[pgbouncer]
+		listen_addr = 127.0.0.1
+		listen_port = $port
+		unix_socket_dir =
+		auth_type = trust
+		auth_file = $POSTGRES_DIR/pgbouncer.users
+		pool_mode = transaction
+		default_pool_size = 4
+		ignore_startup_parameters = extra_float_digits
+		pidfile = $POSTGRES_DIR/pgbouncer.pid
+		logfile = $POSTGRES_DIR/pgbouncer.log
+	INI
+	: >"$POSTGRES_DIR/pgbouncer.log"
+	[ "$(id -u)" = 0 ] && chown postgres "$POSTGRES_DIR"/pgbouncer.*
+	_postgres_as "$CHITTA_PGBOUNCER" -d "$POSTGRES_DIR/pgbouncer.ini" >"$POSTGRES_DIR/pgbouncer.out" 2>&1 ||
+		{ _postgres_log "error: PgBouncer did not start:"; cat "$POSTGRES_DIR/pgbouncer.out" "$POSTGRES_DIR/pgbouncer.log" >&2; return 1; }
+	until [ -s "$POSTGRES_DIR/pgbouncer.pid" ] && "$CHITTA_PG_BINDIR/pg_isready" -q -h 127.0.0.1 -p "$port"; do
+		if [ "$waited" -ge 30 ]; then
+			_postgres_log "error: PgBouncer not accepting connections after 30s:"; cat "$POSTGRES_DIR/pgbouncer.out" "$POSTGRES_DIR/pgbouncer.log" >&2
+			return 1
+		fi
+		sleep 1
+		waited=$((waited + 1))
+	done
+	PGBOUNCER_PID="$(cat "$POSTGRES_DIR/pgbouncer.pid")"
+	_postgres_log "PgBouncer in transaction mode on 127.0.0.1:$port (pid $PGBOUNCER_PID)"
+	export CHITTA_PGBOUNCER_DSN="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable&default_query_exec_mode=simple_protocol"
+}
+
+# _postgres_kill PID SECONDS: when PID runs, send it SIGINT, wait up to
+# SECONDS for it to exit, then SIGKILL it; fails when PID is empty or gone.
+_postgres_kill() {
+	[ -n "$1" ] && kill -0 "$1" 2>/dev/null || return 1
+	kill -INT "$1" 2>/dev/null || true
+	local i
+	for i in $(seq 1 $(($2 * 2))); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.5
+	done
+	kill -9 "$1" 2>/dev/null || true
+}
+
+# postgres_stop: stop the server (and PgBouncer) this shell started, by
+# PID, and remove its directory.
 postgres_stop() {
 	[ -n "$POSTGRES_DIR" ] || return 0
+	if [ -z "$PGBOUNCER_PID" ] && [ -s "$POSTGRES_DIR/pgbouncer.pid" ]; then
+		PGBOUNCER_PID="$(cat "$POSTGRES_DIR/pgbouncer.pid")"
+	fi
+	# SIGINT: PgBouncer's and PostgreSQL's fast shutdown.
+	_postgres_kill "$PGBOUNCER_PID" 10 && _postgres_log "stopped PgBouncer (pid $PGBOUNCER_PID)"
+	PGBOUNCER_PID=""
+	unset CHITTA_PGBOUNCER_DSN
 	if [ -z "$POSTGRES_PID" ] && [ -f "$POSTGRES_DIR/data/postmaster.pid" ]; then
 		POSTGRES_PID="$(head -n 1 "$POSTGRES_DIR/data/postmaster.pid")"
 	fi
-	if [ -n "$POSTGRES_PID" ] && kill -0 "$POSTGRES_PID" 2>/dev/null; then
-		kill -INT "$POSTGRES_PID" 2>/dev/null || true # fast shutdown
-		local i
-		for i in $(seq 1 40); do
-			kill -0 "$POSTGRES_PID" 2>/dev/null || break
-			sleep 0.5
-		done
-		kill -0 "$POSTGRES_PID" 2>/dev/null && kill -9 "$POSTGRES_PID" 2>/dev/null
-		_postgres_log "stopped (pid $POSTGRES_PID)"
-	fi
+	_postgres_kill "$POSTGRES_PID" 20 && _postgres_log "stopped (pid $POSTGRES_PID)"
 	[ -n "$POSTGRES_JOB" ] && { wait "$POSTGRES_JOB" 2>/dev/null || true; }
 	rm -rf "$POSTGRES_DIR"
 	POSTGRES_PID=""

@@ -13,7 +13,8 @@
 # pgstore and the other modules' TestPostgres tests then run once more on a
 # real PostgreSQL server with pgvector (scripts/postgres.sh; installed by
 # scripts/install-postgres.sh: a missing server with apt-get, as root; the
-# server's headers with apt-get download; pgvector from the Go module proxy).
+# server's headers with apt-get download; pgvector from the Go module proxy;
+# PgBouncer with apt-get, as root, for the pgstore tests behind a pooler).
 # Needs only Go, git, node, make, and the Go/npm/Debian package registries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
