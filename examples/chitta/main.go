@@ -70,10 +70,12 @@
 // loaded from --store at start (a missing or empty file is an empty store, a corrupt one stops
 // chitta with an error and is never overwritten) and saved atomically after
 // every write. With --store postgres://… the memories live in PostgreSQL
-// with pgvector instead (package pgstore; chitta_table and chitta_namespace
-// query parameters choose the table and namespace), shared by every
-// process and machine that opens the same URL; the password is never
-// printed. Opening it at start waits at most --store-timeout (default 20
+// with pgvector instead (package pgstore; chitta_table, chitta_namespace
+// and chitta_index query parameters choose the table, namespace and index
+// kind), shared by every process and machine that opens the same URL; the
+// password is never printed. A table that holds memories without its index
+// is searched without it, not indexed at start (a warning gives the
+// statement that builds it). Opening it at start waits at most --store-timeout (default 20
 // s) for the server to answer (a URL's connect_timeout, when shorter,
 // bounds each connection attempt); a server that does not answer by then
 // stops chitta before it reads stdin, with exit status 1 and an error

@@ -69,9 +69,11 @@
 // hook's cwd, else cwd) under the chitta data directory, the same default
 // the chitta MCP server takes from its working directory. --store
 // postgres://… keeps it in PostgreSQL with pgvector instead (package
-// pgstore; chitta_table and chitta_namespace query parameters choose the
-// table and namespace), so a team's hooks share one memory; the password
-// is never printed. The hook has its own go.mod so that the root module
+// pgstore; chitta_table, chitta_namespace and chitta_index query
+// parameters choose the table, namespace and index kind), so a team's hooks
+// share one memory; the password is never printed. A table that holds
+// memories without its index is searched without it, not indexed under
+// --timeout (the summary line gives the statement that builds it). The hook has its own go.mod so that the root module
 // does not depend on the PostgreSQL driver.
 //
 // Usage:

@@ -64,7 +64,7 @@ func dataDir(xdg string, home func() (string, error)) (string, error) {
 // the per-project default of [Resolve].
 const FlagUsage = "memory store `file` (a leading ~/ is the home directory; default: one per project, the git root of the working directory or else the directory itself, " +
 	"under $XDG_DATA_HOME/chitta/projects/ or ~/.local/share/chitta/projects/), or a postgres:// URL " +
-	"(PostgreSQL with pgvector; optional chitta_table and chitta_namespace query parameters)"
+	"(PostgreSQL with pgvector; optional chitta_table, chitta_namespace and chitta_index query parameters)"
 
 // Resolve returns flag when it is not empty, else the store of the project
 // the working directory belongs to ([ResolveFor]).
