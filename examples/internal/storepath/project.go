@@ -64,7 +64,8 @@ func findRoot(dir string) string {
 
 // ForProject returns the default store path of the project dir belongs to
 // (see [ProjectRoot]): projects/<name>-<hash>/memory.chitta under the
-// chitta data directory ($XDG_DATA_HOME/chitta or ~/.local/share/chitta),
+// chitta data directory ($XDG_DATA_HOME/chitta or ~/.local/share/chitta;
+// on Windows %LOCALAPPDATA%\chitta: see [Default]),
 // where name is the root's base name (letters, digits, '.', '-' and '_'
 // kept, at most 40 bytes) and hash the first 12 hex digits of the SHA-256
 // of the root's absolute path (symbolic links resolved), so that two
@@ -77,7 +78,7 @@ func findRoot(dir string) string {
 // not exist yet; once it does, the real path's store wins (the other file
 // is left where it is). ForProject does not create anything.
 func ForProject(dir string) (string, error) {
-	data, err := dataDir(os.Getenv("XDG_DATA_HOME"), os.UserHomeDir)
+	data, err := dataDir(systemDirs(), os.UserHomeDir)
 	if err != nil {
 		return "", err
 	}

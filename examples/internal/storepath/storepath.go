@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 
 	"github.com/chitta-go/chitta"
@@ -18,7 +19,7 @@ const FileName = "memory.chitta"
 
 // ErrNoHome reports that neither XDG_DATA_HOME nor the home directory is
 // known, so there is no default store path.
-var ErrNoHome = errors.New("storepath: no XDG_DATA_HOME and no home directory")
+var ErrNoHome = errors.New("storepath: no XDG_DATA_HOME (nor LOCALAPPDATA on Windows) and no home directory")
 
 // ErrNotFile reports a store path that names a directory or another
 // non-regular file.
@@ -34,36 +35,73 @@ var ErrKeywordDSN = errors.New("storepath: store is a PostgreSQL keyword/value c
 // Default returns the global store path: $XDG_DATA_HOME/chitta/memory.chitta,
 // or ~/.local/share/chitta/memory.chitta when XDG_DATA_HOME is unset or not
 // absolute (the XDG Base Directory specification says to ignore relative
-// paths). The programs default to a per-project store instead (see
-// [Resolve]). It does not create anything.
+// paths); on Windows, %LOCALAPPDATA%\chitta\memory.chitta before the
+// latter (see [dataDir]). The programs default to a per-project store
+// instead (see [Resolve]). It does not create anything.
 func Default() (string, error) {
-	return defaultFrom(os.Getenv("XDG_DATA_HOME"), os.UserHomeDir)
+	return defaultFrom(systemDirs(), os.UserHomeDir)
 }
 
-func defaultFrom(xdg string, home func() (string, error)) (string, error) {
-	data, err := dataDir(xdg, home)
+func defaultFrom(d dirs, home func() (string, error)) (string, error) {
+	data, err := dataDir(d, home)
 	if err != nil {
 		return "", err
 	}
 	return filepath.Join(data, FileName), nil
 }
 
-// dataDir returns the chitta data directory.
-func dataDir(xdg string, home func() (string, error)) (string, error) {
-	if xdg != "" && filepath.IsAbs(xdg) {
-		return filepath.Join(xdg, "chitta"), nil
+// dirs are the environment's data directories.
+type dirs struct {
+	xdg          string // $XDG_DATA_HOME
+	localAppData string // %LOCALAPPDATA% on Windows, "" elsewhere
+}
+
+// systemDirs reads dirs from the environment.
+func systemDirs() dirs {
+	d := dirs{xdg: os.Getenv("XDG_DATA_HOME")}
+	if runtime.GOOS == "windows" {
+		d.localAppData = os.Getenv("LOCALAPPDATA")
+	}
+	return d
+}
+
+// dataDir returns the chitta data directory: $XDG_DATA_HOME/chitta when
+// XDG_DATA_HOME is absolute; else, on Windows, %LOCALAPPDATA%\chitta
+// (where Windows programs keep their data for this machine), unless only
+// ~\.local\share\chitta exists (the directory of chitta before session
+// 19 there, whose stores are thus not left behind); else
+// ~/.local/share/chitta.
+func dataDir(d dirs, home func() (string, error)) (string, error) {
+	if d.xdg != "" && filepath.IsAbs(d.xdg) {
+		return filepath.Join(d.xdg, "chitta"), nil
 	}
 	h, err := home()
-	if err != nil || h == "" {
+	var old string
+	if err == nil && h != "" {
+		old = filepath.Join(h, ".local", "share", "chitta")
+	}
+	if d.localAppData != "" && filepath.IsAbs(d.localAppData) {
+		dir := filepath.Join(d.localAppData, "chitta")
+		if old == "" || !isDir(old) || isDir(dir) {
+			return dir, nil
+		}
+	}
+	if old == "" {
 		return "", ErrNoHome
 	}
-	return filepath.Join(h, ".local", "share", "chitta"), nil
+	return old, nil
+}
+
+// isDir reports whether path is a directory.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // FlagUsage is the usage text of a --store flag whose empty value means
 // the per-project default of [Resolve].
 const FlagUsage = "memory store `file` (a leading ~/ is the home directory; default: one per project, the git root of the working directory or else the directory itself, " +
-	"under $XDG_DATA_HOME/chitta/projects/ or ~/.local/share/chitta/projects/), or a postgres:// URL " +
+	"under $XDG_DATA_HOME/chitta/projects/ or ~/.local/share/chitta/projects/, on Windows %LOCALAPPDATA%\\chitta\\projects\\), or a postgres:// URL " +
 	"(PostgreSQL with pgvector; optional chitta_table, chitta_namespace and chitta_index query parameters)"
 
 // Resolve returns flag when it is not empty, else the store of the project

@@ -63,7 +63,57 @@ func TestDefaultFrom(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := defaultFrom(tt.xdg, tt.home)
+			got, err := defaultFrom(dirs{xdg: tt.xdg}, tt.home)
+			if tt.err != nil {
+				require.ErrorIs(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// TestDataDirWindows: on Windows the data directory is under
+// %LOCALAPPDATA% (it was ~\.local\share\chitta, a Unix convention),
+// unless XDG_DATA_HOME is set, and unless only the old directory exists,
+// whose stores would otherwise be left behind.
+func TestDataDirWindows(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	home := func(h string) func() (string, error) { return func() (string, error) { return h, nil } }
+	noHome := func() (string, error) { return "", errors.New("no home") }
+	local := filepath.Join(root, "AppData", "Local")
+	fresh := filepath.Join(root, "fresh")    // a home without chitta's old directory
+	moved := filepath.Join(root, "moved")    // a home with it
+	both := filepath.Join(root, "both", "h") // a home with it, and the new one exists
+	bothLocal := filepath.Join(root, "both", "local")
+	for _, d := range []string{
+		filepath.Join(moved, ".local", "share", "chitta"),
+		filepath.Join(both, ".local", "share", "chitta"),
+		filepath.Join(bothLocal, "chitta"),
+	} {
+		require.NoError(t, os.MkdirAll(d, 0o700))
+	}
+	tests := []struct {
+		name string
+		d    dirs
+		home func() (string, error)
+		want string
+		err  error
+	}{
+		{"local app data", dirs{localAppData: local}, home(fresh), filepath.Join(local, "chitta"), nil},
+		{"without a home", dirs{localAppData: local}, noHome, filepath.Join(local, "chitta"), nil},
+		{"xdg first", dirs{xdg: filepath.Join(root, "xdg"), localAppData: local}, home(fresh), filepath.Join(root, "xdg", "chitta"), nil},
+		{"only the old directory", dirs{localAppData: local}, home(moved), filepath.Join(moved, ".local", "share", "chitta"), nil},
+		{"both: the new one", dirs{localAppData: bothLocal}, home(both), filepath.Join(bothLocal, "chitta"), nil},
+		{"relative local app data ignored", dirs{localAppData: "AppData"}, home(fresh), filepath.Join(fresh, ".local", "share", "chitta"), nil},
+		{"nothing", dirs{}, noHome, "", ErrNoHome},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := dataDir(tt.d, tt.home)
 			if tt.err != nil {
 				require.ErrorIs(t, err, tt.err)
 				return
@@ -403,4 +453,17 @@ func TestForProjectKeepsStoreMadeThroughLink(t *testing.T) {
 	got, err = ForProject(link)
 	require.NoError(t, err)
 	assert.Equal(t, realStore, got)
+}
+
+// TestSystemDirsReadsLocalAppDataOnWindowsOnly: %LOCALAPPDATA% is a
+// Windows directory; elsewhere a stray variable does not move the store.
+func TestSystemDirsReadsLocalAppDataOnWindowsOnly(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("LOCALAPPDATA", dir)
+	t.Setenv("XDG_DATA_HOME", "")
+	want := ""
+	if runtime.GOOS == "windows" {
+		want = dir
+	}
+	assert.Equal(t, want, systemDirs().localAppData)
 }
