@@ -30,7 +30,9 @@
 // default_query_exec_mode, …). Behind PgBouncer in transaction mode before
 // 1.21 (which keeps no prepared statements), or on PGlite's socket server,
 // which multiplexes every client onto one backend, use
-// default_query_exec_mode=simple_protocol.
+// default_query_exec_mode=simple_protocol: pgx's default protocol prepares
+// each statement on one backend and the pooler may run it on another
+// (errors with SQLSTATE 26000 or 42P05, which then say so).
 //
 // Tests run against real servers: scripts/test.sh starts PGlite
 // (PostgreSQL 18 compiled to WebAssembly, with pgvector) on 127.0.0.1 and

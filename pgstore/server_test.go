@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -318,6 +319,57 @@ func TestSearchesBehindPgBouncer(t *testing.T) {
 	require.NotEqual(t, otherPID, storePID, "the pooler gives the store another backend")
 
 	searchesAnswerExactly(t, small, exact)
+}
+
+// TestPreparedStatementsBehindPgBouncerSayWhy: behind PgBouncer 1.18 in
+// transaction mode, pgx's default protocol prepares a statement on one
+// backend and may run it on another, which does not have it (SQLSTATE
+// 26000), or prepare it on a backend that has it from another client
+// already (42P05: Open fails so once any process has opened a store
+// through that pooler). Either error then says what to change in the DSN,
+// not only "prepared statement … does not exist".
+func TestPreparedStatementsBehindPgBouncerSayWhy(t *testing.T) {
+	ctx := t.Context()
+	pooled := os.Getenv("CHITTA_PGBOUNCER_DSN")
+	if pooled == "" {
+		ci.Need(t, "CHITTA_PGBOUNCER_DSN is not set: run the test through scripts/postgres.sh with PgBouncer installed (apt-get install pgbouncer)")
+	}
+	prepared := strings.Replace(pooled, "&default_query_exec_mode=simple_protocol", "", 1)
+	require.NotEqual(t, pooled, prepared)
+	s := openTest(t, Options{Dims: 4}) // the tables, directly
+	var failures []error
+	check := func(err error) bool {
+		if err == nil {
+			return false
+		}
+		var pe *pgconn.PgError
+		require.ErrorAs(t, err, &pe)
+		assert.Contains(t, []string{"26000", "42P05"}, pe.Code, "%v", err)
+		assert.ErrorContains(t, err, "default_query_exec_mode=simple_protocol")
+		assert.Equal(t, 1, strings.Count(err.Error(), "SQLSTATE"), "the error once: %v", err)
+		failures = append(failures, err)
+		return true
+	}
+	for range 3 { // each round's Open prepares what the last one left on a backend
+		behind, err := Open(ctx, prepared, &s.opts)
+		if check(err) {
+			continue
+		}
+		_, err = behind.Recall(ctx, []float32{1, 0, 0, 0}, 3) // prepared on the backend it ran on
+		check(err)
+		other, err := pgx.Connect(ctx, pooled) // takes that backend
+		require.NoError(t, err)
+		tx, err := other.Begin(ctx)
+		require.NoError(t, err)
+		_, err = tx.Exec(ctx, "SELECT 1")
+		require.NoError(t, err)
+		_, err = behind.Recall(ctx, []float32{1, 0, 0, 0}, 3)
+		check(err)
+		require.NoError(t, tx.Rollback(ctx))
+		other.Close(ctx)
+		behind.Close()
+	}
+	require.NotEmpty(t, failures, "pgx's prepared statements fail behind PgBouncer 1.18 in transaction mode")
 }
 
 // searchesAnswerExactly checks that Recall, RecallBatch and

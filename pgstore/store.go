@@ -111,6 +111,9 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
+		if hint := poolerHint(err); hint != "" {
+			err = fmt.Errorf("%w%s", err, hint)
+		}
 		return nil, scrub(err, secret)
 	}
 	s.missing = l.deferred
@@ -562,7 +565,20 @@ func (s *Store) fail(ctx context.Context, op string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr
 	}
-	return fmt.Errorf("%s: %w", op, scrub(err, s.pool.Config().ConnConfig.Password))
+	return fmt.Errorf("%s: %w%s", op, scrub(err, s.pool.Config().ConnConfig.Password), poolerHint(err))
+}
+
+// poolerHint says what to do about a prepared statement the server does
+// not have (or has already): the sign of a pooler in transaction mode that
+// does not keep them (PgBouncer before 1.21, or without
+// max_prepared_statements; Supavisor), which gives the statement that pgx
+// prepared on one backend to another. "" for any other error.
+func poolerHint(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (pe.Code == "26000" || pe.Code == "42P05") {
+		return " (a pooler in transaction mode that does not keep prepared statements? add default_query_exec_mode=simple_protocol to the DSN)"
+	}
+	return ""
 }
 
 // prepare validates v against Dims and returns a normalised copy,
@@ -911,8 +927,12 @@ func search[T any](ctx context.Context, s *Store, scan func(pgx.Rows) (T, error)
 		return out, err
 	}()
 	// Close reads what is left (a COMMIT after an error is a ROLLBACK)
-	// and gives the connection back.
-	if err := errors.Join(err, br.Close()); err != nil {
+	// and gives the connection back; after an error it reports that error
+	// again.
+	if closeErr := br.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
 		return nil, err
 	}
 	return out, nil
