@@ -344,6 +344,7 @@ func TestProjectRootAndForProject(t *testing.T) {
 	assert.Equal(t, "x.chitta", got)
 
 	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("LOCALAPPDATA", "") // Windows' data directory, before the home
 	setHome(t, "")
 	_, err = ResolveFor("", sub)
 	require.ErrorIs(t, err, ErrNoHome)
