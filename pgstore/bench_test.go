@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/chitta-go/chitta"
@@ -223,8 +222,9 @@ func buildBenchIndex(ctx context.Context, s *Store) error {
 	})
 }
 
-// withEfSearch opens a one-connection store on s's table whose session
-// uses the given hnsw.ef_search.
+// withEfSearch opens a one-connection store on s's table whose searches
+// use the given hnsw.ef_search (a runtime parameter of the DSN, which the
+// store sets in each search).
 func withEfSearch(b *testing.B, s *Store, ef int) *Store {
 	b.Helper()
 	cfg, err := pgxpool.ParseConfig(testDSN(b))
@@ -232,12 +232,7 @@ func withEfSearch(b *testing.B, s *Store, ef int) *Store {
 		b.Fatal(err)
 	}
 	cfg.MaxConns = 1
-	cfg.ConnConfig.RuntimeParams["hnsw.ef_search"] = strconv.Itoa(ef) // suppresses the default SET
-	after := "SET hnsw.ef_search = " + strconv.Itoa(ef)
-	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
-		_, err := c.Exec(ctx, after)
-		return err
-	}
+	cfg.ConnConfig.RuntimeParams["hnsw.ef_search"] = strconv.Itoa(ef)
 	out, err := openConfig(b.Context(), cfg, s.opts)
 	if err != nil {
 		b.Fatal(err)

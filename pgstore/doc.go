@@ -20,8 +20,10 @@
 // namespace or kind filter does not shrink an answer below k) and
 // plan_cache_mode to force_custom_plan (a generic plan of a cached
 // statement, blind to its LIMIT and kind filter, may sort the namespace
-// instead of walking the index), unless the DSN sets them as runtime
-// parameters. They are SET LOCAL in a read-only transaction of the search's
+// instead of walking the index), or to the values the DSN gives them as
+// runtime parameters (which are not sent at connect: PgBouncer refuses
+// unknown startup parameters). They are SET LOCAL in a read-only
+// transaction of the search's
 // own, sent with the search as one batch (one round trip), so that they
 // hold on whichever backend runs it: behind a pooler in transaction mode
 // (PgBouncer, Supavisor, the pooled URLs of hosted PostgreSQL) settings

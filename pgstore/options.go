@@ -70,15 +70,19 @@ type Options struct {
 	// DeferIndex, when true, makes Open build a missing index only on
 	// tables that hold no memory yet (which is instant): on a table that
 	// holds memories and lacks it (loaded with IndexNone, or indexed with
-	// another kind), Open leaves it missing and only reads, and the
-	// searches are answered without it (by an index of the other kind, or
-	// a scan of the namespace: exact, slower on a large table) until some
-	// Open without DeferIndex builds it. For short-lived processes that must not spend their deadline on
-	// the build, nor hold back the table's writers meanwhile (CREATE INDEX
-	// stops every write to the table until it ends, and a build cut short
-	// by the deadline is rolled back, to start again at the next Open):
-	// the chitta harnesses set it. [Store.MissingIndex] gives the statement
-	// that builds the index. false (the zero value) builds it in Open.
+	// another kind), or that a write in flight holds (a load's first
+	// batch), Open leaves it missing without waiting, and the searches are
+	// answered without it (by an index of the other kind, or a scan of the
+	// namespace: exact, slower on a large table) until some Open without
+	// DeferIndex builds it. For short-lived processes that must not spend
+	// their deadline on the build, nor hold back the table's writers
+	// meanwhile (CREATE INDEX stops every write to the table until it
+	// ends, and a build cut short by the deadline is rolled back, to start
+	// again at the next Open): the chitta harnesses set it.
+	// [Store.MissingIndex] gives the statement that builds the index.
+	// false (the zero value) builds it in Open. An index of the name that
+	// is not valid (a CREATE INDEX CONCURRENTLY that failed, or is still
+	// running) is left alone either way, and reported by MissingIndex.
 	DeferIndex bool
 }
 
@@ -127,7 +131,7 @@ const (
 // OpenURL opens the store of one postgres:// (or postgresql://) URL, as
 // the chitta harnesses take it in --store: the chitta_table,
 // chitta_namespace and chitta_index query parameters, when present, are
-// removed and replace opts' Table, Namespace and Index; the other fields
+// removed and, unless empty, replace opts' Table, Namespace and Index; the other fields
 // of opts (Dims, required, and DeferIndex) are used as given. opts is
 // neither modified nor kept. The rest of the URL goes to [Open]. Errors are
 // Open's and ErrBadDSN for a URL or query string that does not parse (a
@@ -154,7 +158,9 @@ func OpenURL(ctx context.Context, rawURL string, opts *Options) (*Store, error) 
 		switch vs := q[p.key]; len(vs) {
 		case 0:
 		case 1:
-			*p.field = vs[0]
+			if vs[0] != "" { // an empty value (a template's empty variable) gives nothing
+				*p.field = vs[0]
+			}
 		default:
 			return nil, fmt.Errorf("%w: query: %s given %d times, want it once", ErrBadDSN, p.key, len(vs))
 		}

@@ -189,25 +189,12 @@ func TestDeferIndexLetsWritersOn(t *testing.T) {
 	for _, m := range memories(9, 20, 4) {
 		require.NoError(t, loaded.Add(ctx, m))
 	}
-	writer, err := loaded.pool.Begin(ctx)
-	require.NoError(t, err)
-	defer writer.Rollback(context.Background())
-	_, err = writer.Exec(ctx, "UPDATE "+quote(loaded.opts.Table)+" SET confidence = 0.5 WHERE id = 'm0003'")
-	require.NoError(t, err)
-
+	writer := openDeferredDuring(t, loaded, "UPDATE "+quote(loaded.opts.Table)+" SET confidence = 0.5 WHERE id = 'm0003'")
 	opts := loaded.opts
-	opts.Index, opts.DeferIndex = IndexHNSW, true
-	short, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	s, err := Open(short, testDSN(t), &opts)
-	require.NoError(t, err, "a deferred index does not wait for the writer")
-	s.Close()
-	assert.NotEmpty(t, s.MissingIndex())
-
-	opts.DeferIndex = false
+	opts.Index = IndexHNSW
 	short2, cancel2 := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel2()
-	_, err = Open(short2, testDSN(t), &opts)
+	_, err := Open(short2, testDSN(t), &opts)
 	require.ErrorIs(t, err, context.DeadlineExceeded, "building the index waits for the write in flight")
 	require.NoError(t, writer.Commit(ctx))
 }
@@ -405,4 +392,121 @@ func hitIDs(hs []chitta.Hit) []string {
 		out[i] = h.ID
 	}
 	return out
+}
+
+// TestFailedSearchKeepsConnection: a search the server refuses leaves its
+// connection in the pool. The statements after the error (COMMIT too) are
+// skipped, so the connection came back in an aborted transaction and the
+// pool closed it: every failed search cost a new connection (a new backend
+// behind PgBouncer).
+func TestFailedSearchKeepsConnection(t *testing.T) {
+	ctx := t.Context()
+	tbl := openTest(t, Options{Dims: 4})
+	cfg := tbl.pool.Config()
+	cfg.MaxConns = 1
+	s, err := openConfig(ctx, cfg, tbl.opts)
+	require.NoError(t, err)
+	defer s.Close()
+	one := func(r pgx.Rows) (int, error) {
+		var i int
+		return i, r.Scan(&i)
+	}
+	before, err := search(ctx, s, one, "SELECT pg_backend_pid()")
+	require.NoError(t, err)
+	_, err = search(ctx, s, one, "SELECT 1/0")
+	var pe *pgconn.PgError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, "22012", pe.Code) // division_by_zero
+	after, err := search(ctx, s, one, "SELECT pg_backend_pid()")
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "the same backend: the connection was kept")
+	assert.EqualValues(t, 1, s.pool.Stat().NewConnsCount())
+}
+
+// TestSettingsFromTheDSNBehindPgBouncer: search settings the DSN gives as
+// runtime parameters hold in every search behind PgBouncer, as the
+// store's own do. They were left to the startup packet, which PgBouncer
+// refuses ("unsupported startup parameter"), or drops when told to ignore
+// them; now the store takes them out of it and sets them in each search.
+func TestSettingsFromTheDSNBehindPgBouncer(t *testing.T) {
+	ctx := t.Context()
+	pooled := os.Getenv("CHITTA_PGBOUNCER_DSN")
+	if pooled == "" {
+		ci.Need(t, "CHITTA_PGBOUNCER_DSN is not set: run the test through scripts/postgres.sh with PgBouncer installed (apt-get install pgbouncer)")
+	}
+	tbl := openTest(t, Options{Dims: 4})
+	s, err := Open(ctx, pooled+"&hnsw.ef_search=213&plan_cache_mode=force_generic_plan", &tbl.opts)
+	require.NoError(t, err)
+	defer s.Close()
+	got, err := search(ctx, s, func(r pgx.Rows) (string, error) {
+		var v string
+		return v, r.Scan(&v)
+	}, "SELECT current_setting('hnsw.ef_search') || ' ' || current_setting('plan_cache_mode') || ' ' || current_setting('hnsw.iterative_scan')")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"213 force_generic_plan strict_order"}, got)
+}
+
+// TestDeferIndexDoesNotWaitForALoad: a DeferIndex Open of a table without
+// memories but with a load in flight (rows not yet committed, which no
+// other session sees) does not wait for the load to build its index: it
+// took the table for empty, and CREATE INDEX waited for the loader's lock.
+func TestDeferIndexDoesNotWaitForALoad(t *testing.T) {
+	loader := openTest(t, Options{Dims: 4, Index: IndexNone})
+	openDeferredDuring(t, loader, "INSERT INTO "+quote(loader.opts.Table)+" (namespace, id, text, kind, confidence, source, created_at, created_nanos, embedding) VALUES ('default', 'a', 'x', 'fact', 1, '', now(), 0, '[1,0,0,0]')")
+}
+
+// openDeferredDuring runs write in a transaction on s's table, left open
+// (rolled back when the test ends), and checks that an Open of the table
+// with IndexHNSW and DeferIndex returns within 5 s with the index
+// missing. It returns the writer's transaction.
+func openDeferredDuring(t *testing.T, s *Store, write string) pgx.Tx {
+	t.Helper()
+	ctx := t.Context()
+	writer, err := s.pool.Begin(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { writer.Rollback(context.Background()) })
+	_, err = writer.Exec(ctx, write)
+	require.NoError(t, err)
+	opts := s.opts
+	opts.Index, opts.DeferIndex = IndexHNSW, true
+	short, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	deferred, err := Open(short, testDSN(t), &opts)
+	require.NoError(t, err, "a deferred index does not wait for the write in flight")
+	deferred.Close()
+	assert.NotEmpty(t, deferred.MissingIndex())
+	return writer
+}
+
+// TestInvalidIndexIsReported: an index of the name that is not valid (a
+// CREATE INDEX CONCURRENTLY that failed leaves one) is left alone by
+// Open, with DeferIndex or without, and MissingIndex gives the statements
+// that replace it. It counted as present: MissingIndex said nothing, and
+// every search scanned the table.
+func TestInvalidIndexIsReported(t *testing.T) {
+	ctx := t.Context()
+	s := openTest(t, Options{Dims: 4})
+	require.NoError(t, s.add(ctx, memories(31, 20, 4)))
+	// A unique index over duplicate text fails, as CONCURRENTLY leaves it.
+	name := s.opts.Table + "_embedding_hnsw"
+	_, err := s.pool.Exec(ctx, "DROP INDEX "+quote(name))
+	require.NoError(t, err)
+	_, err = s.pool.Exec(ctx, "CREATE UNIQUE INDEX CONCURRENTLY "+quote(name)+" ON "+quote(s.opts.Table)+" (kind)")
+	require.Error(t, err, "duplicate kinds")
+	var valid bool
+	require.NoError(t, s.pool.QueryRow(ctx, "SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)", quote(name)).Scan(&valid))
+	require.False(t, valid, "the failed build left an invalid index")
+
+	for _, deferIndex := range []bool{false, true} {
+		opts := s.opts
+		opts.DeferIndex = deferIndex
+		again, err := Open(ctx, testDSN(t), &opts)
+		require.NoError(t, err)
+		again.Close()
+		assert.Equal(t, `DROP INDEX IF EXISTS "`+name+`"; `+again.indexDDL(), again.MissingIndex(), "DeferIndex %v", deferIndex)
+	}
+	_, err = s.pool.Exec(ctx, (&Store{opts: s.opts, invalid: true}).MissingIndex())
+	require.NoError(t, err, "the statements replace the index")
+	require.NoError(t, s.pool.QueryRow(ctx, "SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1)", quote(name)).Scan(&valid))
+	assert.True(t, valid)
 }

@@ -45,6 +45,7 @@ type Store struct {
 	opts    Options
 	q       queries
 	missing bool     // Open left the index unbuilt (Options.DeferIndex)
+	invalid bool     // Open found the index invalid, and left it
 	local   []string // the search settings, SET LOCAL before each search
 }
 
@@ -94,6 +95,17 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 // their own, closed before the pool opens.
 func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, error) {
 	secret := cfg.ConnConfig.Password
+	// The search settings the DSN gives as runtime parameters are set in
+	// each search (see below), not sent in the startup packet: PgBouncer
+	// refuses unknown startup parameters, or drops them when told to
+	// ignore them, and PGlite ignores them.
+	given := map[string]string{}
+	for _, name := range []string{"hnsw.ef_search", "hnsw.iterative_scan", "plan_cache_mode"} {
+		if v, ok := cfg.ConnConfig.RuntimeParams[name]; ok {
+			given[name] = v
+			delete(cfg.ConnConfig.RuntimeParams, name)
+		}
+	}
 	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
@@ -116,31 +128,36 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 		}
 		return nil, scrub(err, secret)
 	}
-	s.missing = l.deferred
+	s.missing, s.invalid = l.deferred, l.invalid
 	// Every search runs with the search settings, SET LOCAL in a
 	// transaction of its own (see search). Session settings, SET when a
 	// connection opens, held only on the backend that ran them: behind a
 	// pooler in transaction mode (PgBouncer, Supavisor, Neon's pooled
 	// URLs) a search runs on whichever backend is free, which may never
-	// have seen them. The DSN's runtime parameters, when it gives them,
-	// stand (PGlite and poolers ignore them as startup parameters).
-	if _, ok := cfg.ConnConfig.RuntimeParams["hnsw.ef_search"]; !ok {
-		s.local = append(s.local, "SET LOCAL hnsw.ef_search = "+strconv.Itoa(DefaultEfSearch))
+	// have seen them. A value the DSN gives is the one set.
+	setting := func(name, value string) {
+		if v, ok := given[name]; ok {
+			value = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+		} else if value == "" {
+			return
+		}
+		s.local = append(s.local, "SET LOCAL "+name+" = "+value)
 	}
-	if _, ok := cfg.ConnConfig.RuntimeParams["hnsw.iterative_scan"]; !ok && l.iterative() {
-		// A namespace or kind filter must not shrink the answer below k.
-		s.local = append(s.local, "SET LOCAL hnsw.iterative_scan = strict_order")
+	setting("hnsw.ef_search", strconv.Itoa(DefaultEfSearch))
+	iterative := ""
+	if l.iterative() {
+		// A namespace or kind filter must not shrink the answer below k
+		// (pgvector 0.8 and later; set by the DSN only, before).
+		iterative = "strict_order"
 	}
-	if _, ok := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !ok {
-		// pgx prepares and caches every statement, and after five
-		// executions PostgreSQL may plan one for any parameters: for
-		// BestSimilarities that generic plan, blind to the LIMIT and the
-		// kind filter, sorted the namespace once per query instead of
-		// walking the index (14 times slower at 10 000 memories). A
-		// custom plan costs a planning per call, as the simple protocol
-		// does anyway.
-		s.local = append(s.local, "SET LOCAL plan_cache_mode = force_custom_plan")
-	}
+	setting("hnsw.iterative_scan", iterative)
+	// pgx prepares and caches every statement, and after five executions
+	// PostgreSQL may plan one for any parameters: for BestSimilarities
+	// that generic plan, blind to the LIMIT and the kind filter, sorted the
+	// namespace once per query instead of walking the index (14 times
+	// slower at 10 000 memories). A custom plan costs a planning per call,
+	// as the simple protocol does anyway.
+	setting("plan_cache_mode", "force_custom_plan")
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConnect, scrub(err, secret))
 	}
@@ -162,13 +179,20 @@ type querier interface {
 type layout struct {
 	extension *string // pgvector's version; nil when not installed
 	tables    bool    // the three tables exist, of this schema and dims
-	index     bool    // the configured index exists (or none is wanted)
-	// deferred: the index is missing on a table that holds memories,
-	// and Options.DeferIndex leaves it so.
+	index     bool    // the configured index exists and is valid (or none is wanted)
+	// invalid: an index of the name exists but is not valid (a CREATE
+	// INDEX CONCURRENTLY that failed, or is still running). Open leaves
+	// it alone: CREATE INDEX IF NOT EXISTS would skip the name, and
+	// dropping it could undo a build in progress.
+	invalid bool
+	// deferred: the index is missing on a table that holds memories (or
+	// that a write in flight holds), and Options.DeferIndex leaves it so.
 	deferred bool
 }
 
-func (l layout) ready() bool { return l.extension != nil && l.tables && (l.index || l.deferred) }
+func (l layout) ready() bool {
+	return l.extension != nil && l.tables && (l.index || l.invalid || l.deferred)
+}
 
 // iterative reports whether pgvector has iterative index scans (0.8 and
 // later).
@@ -221,11 +245,25 @@ func (s *Store) setup(ctx context.Context, conn *pgx.Conn) (layout, error) {
 				return fmt.Errorf("%w: %w", ErrNoVectorExtension, err)
 			}
 		}
+		created := !l.tables
 		if !l.tables {
 			if _, err := tx.Exec(ctx, s.tablesDDL()); err != nil {
 				return fmt.Errorf("create tables: %w", err)
 			}
 			if l.tables, err = s.checkSchema(ctx, tx); err != nil {
+				return err
+			}
+		}
+		if !l.index && !created && s.opts.DeferIndex {
+			// The table looked empty, but a write in flight (a load's
+			// first batch) is not seen: CREATE INDEX would wait for it
+			// and then build over it. A SHARE lock taken without waiting
+			// tells, and keeps writers out until the instant build ends.
+			// (Tables this transaction created nobody else sees.)
+			if l.deferred, err = s.lockIdle(ctx, tx); err != nil || l.deferred {
+				return err
+			}
+			if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT FROM "+quote(s.opts.Table)+")").Scan(&l.deferred); err != nil || l.deferred {
 				return err
 			}
 		}
@@ -237,6 +275,25 @@ func (s *Store) setup(ctx context.Context, conn *pgx.Conn) (layout, error) {
 		return nil
 	})
 	return l, err
+}
+
+// lockIdle takes a SHARE lock on the memories table for tx without
+// waiting, and reports busy when a write in flight holds it back (the
+// savepoint around it keeps tx usable).
+func (s *Store) lockIdle(ctx context.Context, tx pgx.Tx) (busy bool, err error) {
+	sp, err := tx.Begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	_, err = sp.Exec(ctx, "LOCK TABLE "+quote(s.opts.Table)+" IN SHARE MODE NOWAIT")
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "55P03" { // lock_not_available
+		return true, sp.Rollback(ctx)
+	}
+	if err != nil {
+		return false, fmt.Errorf("lock %s: %w", s.opts.Table, err)
+	}
+	return false, sp.Commit(ctx)
 }
 
 // inspect reads the layout. Tables of another schema or dims, or a
@@ -254,10 +311,12 @@ func (s *Store) inspect(ctx context.Context, q querier) (layout, error) {
 	if l.index {
 		return l, nil
 	}
-	if err := q.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", quote(s.indexName())).Scan(&l.index); err != nil {
+	var valid *bool // nil: no index of the name
+	if err := q.QueryRow(ctx, "SELECT (SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1))", quote(s.indexName())).Scan(&valid); err != nil {
 		return l, fmt.Errorf("read indexes: %w", err)
 	}
-	if !l.index && s.opts.DeferIndex {
+	l.index, l.invalid = valid != nil && *valid, valid != nil && !*valid
+	if valid == nil && s.opts.DeferIndex {
 		// A look at one row, of any namespace: the build is instant on
 		// a table without any.
 		if err := q.QueryRow(ctx, "SELECT EXISTS (SELECT FROM "+quote(s.opts.Table)+")").Scan(&l.deferred); err != nil {
@@ -406,16 +465,25 @@ func (s *Store) Close() error {
 
 // MissingIndex returns the statement that builds the configured index
 // when Open left it missing ([Options.DeferIndex] on a table that held
-// memories without it), and "" otherwise (the index existed or was built,
-// Options.Index is IndexNone, or s is nil). It reports what Open found:
+// memories without it, or a write in flight on it), and "" otherwise (the
+// index existed or was built, Options.Index is IndexNone, or s is nil).
+// When Open found an index of the name that is not valid (a CREATE INDEX
+// CONCURRENTLY that failed, or one still running, which any Open leaves
+// alone, DeferIndex or not), it returns the DROP INDEX that removes it
+// and the CREATE INDEX, separated by "; ". It reports what Open found:
 // another process may have built the index since. Run the statement, or
 // Open without DeferIndex, where a build of minutes, holding back the
 // table's writers, does no harm.
 func (s *Store) MissingIndex() string {
-	if s == nil || !s.missing {
+	switch {
+	case s == nil:
 		return ""
+	case s.invalid:
+		return "DROP INDEX IF EXISTS " + quote(s.indexName()) + "; " + s.indexDDL()
+	case s.missing:
+		return s.indexDDL()
 	}
-	return s.indexDDL()
+	return ""
 }
 
 // Dims returns Options.Dims (0 for a nil store).
@@ -888,19 +956,18 @@ func (s *Store) Generation(ctx context.Context) (uint64, error) {
 func firstGeneration() int64 { return (rand.Int64N(1<<31-1)+1)<<32 | 1 }
 
 // search runs the search statement sql and reads its rows with scan, in a
-// transaction of its own that first SETs LOCAL the search settings
-// (s.local), all sent as one batch: one round trip, as the statement
-// alone, and every statement of it on one backend, also behind a pooler
-// in transaction mode. Without settings (the DSN gives them all) it runs
-// the statement alone.
+// read-only transaction of its own that first SETs LOCAL the search
+// settings (s.local), all sent as one batch: one round trip, as the
+// statement alone, and every statement of it on one backend, also behind a
+// pooler in transaction mode. After an error the connection's transaction
+// is rolled back, so that the pool keeps the connection (it closes one
+// given back in a transaction).
 func search[T any](ctx context.Context, s *Store, scan func(pgx.Rows) (T, error), sql string, args ...any) ([]T, error) {
-	if len(s.local) == 0 {
-		rows, err := s.pool.Query(ctx, sql, args...)
-		if err != nil {
-			return nil, err
-		}
-		return collect(rows, scan)
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
 	}
+	defer conn.Release()
 	b := &pgx.Batch{}
 	b.Queue("BEGIN READ ONLY")
 	for _, set := range s.local {
@@ -908,7 +975,7 @@ func search[T any](ctx context.Context, s *Store, scan func(pgx.Rows) (T, error)
 	}
 	b.Queue(sql, args...)
 	b.Queue("COMMIT")
-	br := s.pool.SendBatch(ctx, b)
+	br := conn.SendBatch(ctx, b)
 	out, err := func() ([]T, error) {
 		for range 1 + len(s.local) {
 			if _, err := br.Exec(); err != nil {
@@ -926,13 +993,15 @@ func search[T any](ctx context.Context, s *Store, scan func(pgx.Rows) (T, error)
 		_, err = br.Exec()
 		return out, err
 	}()
-	// Close reads what is left (a COMMIT after an error is a ROLLBACK)
-	// and gives the connection back; after an error it reports that error
-	// again.
+	// Close reads what is left (the server skips the statements after an
+	// error, COMMIT too) and reports that error again.
 	if closeErr := br.Close(); err == nil {
 		err = closeErr
 	}
 	if err != nil {
+		if pc := conn.Conn().PgConn(); ctx.Err() == nil && !pc.IsClosed() && pc.TxStatus() != 'I' {
+			_, _ = conn.Exec(ctx, "ROLLBACK") // if it fails too, Release closes the connection
+		}
 		return nil, err
 	}
 	return out, nil

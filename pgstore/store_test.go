@@ -768,6 +768,13 @@ func TestOpenURL(t *testing.T) {
 	require.NoError(t, err)
 	s2.Close()
 	assert.Equal(t, IndexNone, s2.opts.Index)
+	// An empty value (a template's empty variable) gives nothing: it
+	// replaced the field, whose default then applied (an hnsw index
+	// built for a store opened with IndexNone, another table).
+	s3, err := OpenURL(ctx, dsn+sep+"chitta_table=&chitta_index=&chitta_namespace=", &Options{Dims: 4, Table: table, Namespace: "team a", Index: IndexNone})
+	require.NoError(t, err)
+	s3.Close()
+	assert.Equal(t, Options{Dims: 4, Table: table, Namespace: "team a", Index: IndexNone}, s3.opts)
 	_, err = OpenURL(ctx, dsn+sep+"chitta_table="+table+"&chitta_index=btree", &Options{Dims: 4})
 	require.ErrorIs(t, err, chitta.ErrInvalidOption)
 	assert.ErrorContains(t, err, "Options.Index")

@@ -133,7 +133,8 @@ fi
 # left out (the tests that need it fail in CI and skip elsewhere).
 PGBOUNCER="$(command -v pgbouncer || { [ -x /usr/sbin/pgbouncer ] && echo /usr/sbin/pgbouncer; } || true)"
 if [ -z "$PGBOUNCER" ] && is_root; then
-	apt_install pgbouncer
+	# Optional: a failed install (no registry) leaves the server's tests.
+	(apt_install pgbouncer) || log "PgBouncer not installed: the tests behind a pooler will not run"
 	PGBOUNCER="$(command -v pgbouncer || echo /usr/sbin/pgbouncer)"
 fi
 if [ -x "$PGBOUNCER" ]; then

@@ -162,7 +162,8 @@ postgres_stop() {
 	if [ -z "$PGBOUNCER_PID" ] && [ -s "$POSTGRES_DIR/pgbouncer.pid" ]; then
 		PGBOUNCER_PID="$(cat "$POSTGRES_DIR/pgbouncer.pid")"
 	fi
-	# SIGINT: PgBouncer's and PostgreSQL's fast shutdown.
+	# SIGINT: PgBouncer's safe shutdown (after the transactions in flight)
+	# and PostgreSQL's fast one; SIGKILL after the wait.
 	_postgres_kill "$PGBOUNCER_PID" 10 && _postgres_log "stopped PgBouncer (pid $PGBOUNCER_PID)"
 	PGBOUNCER_PID=""
 	unset CHITTA_PGBOUNCER_DSN
