@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
-	"github.com/chitta-go/chitta/internal/testkit/ci"
+	"github.com/chitta-go/chitta/internal/testkit/pgenv"
 )
 
 // TestConcurrentFirstOpensNewDatabase: agents that open a store at the same
@@ -251,10 +251,7 @@ func TestSearchSettingsOnAnyBackend(t *testing.T) {
 // pooler's new backend reads them when it starts).
 func TestSearchesBehindPgBouncer(t *testing.T) {
 	ctx := t.Context()
-	pooled := os.Getenv("CHITTA_PGBOUNCER_DSN")
-	if pooled == "" {
-		ci.Need(t, "CHITTA_PGBOUNCER_DSN is not set: run the test through scripts/postgres.sh with PgBouncer installed (apt-get install pgbouncer)")
-	}
+	pooled := pgenv.PgBouncer(t)
 	admin, err := pgx.Connect(ctx, testDSN(t))
 	require.NoError(t, err)
 	t.Cleanup(func() { admin.Close(context.Background()) })
@@ -317,10 +314,7 @@ func TestSearchesBehindPgBouncer(t *testing.T) {
 // not only "prepared statement … does not exist".
 func TestPreparedStatementsBehindPgBouncerSayWhy(t *testing.T) {
 	ctx := t.Context()
-	pooled := os.Getenv("CHITTA_PGBOUNCER_DSN")
-	if pooled == "" {
-		ci.Need(t, "CHITTA_PGBOUNCER_DSN is not set: run the test through scripts/postgres.sh with PgBouncer installed (apt-get install pgbouncer)")
-	}
+	pooled := pgenv.PgBouncer(t)
 	prepared := strings.Replace(pooled, "&default_query_exec_mode=simple_protocol", "", 1)
 	require.NotEqual(t, pooled, prepared)
 	s := openTest(t, Options{Dims: 4}) // the tables, directly
@@ -430,10 +424,7 @@ func TestFailedSearchKeepsConnection(t *testing.T) {
 // them; now the store takes them out of it and sets them in each search.
 func TestSettingsFromTheDSNBehindPgBouncer(t *testing.T) {
 	ctx := t.Context()
-	pooled := os.Getenv("CHITTA_PGBOUNCER_DSN")
-	if pooled == "" {
-		ci.Need(t, "CHITTA_PGBOUNCER_DSN is not set: run the test through scripts/postgres.sh with PgBouncer installed (apt-get install pgbouncer)")
-	}
+	pooled := pgenv.PgBouncer(t)
 	tbl := openTest(t, Options{Dims: 4})
 	s, err := Open(ctx, pooled+"&hnsw.ef_search=213&plan_cache_mode=force_generic_plan", &tbl.opts)
 	require.NoError(t, err)
