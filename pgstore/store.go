@@ -639,7 +639,7 @@ func (s *Store) fail(ctx context.Context, op string, err error) error {
 // poolerHint says what to do about a prepared statement the server does
 // not have (or has already): the sign of a pooler in transaction mode that
 // does not keep them (PgBouncer before 1.21, or without
-// max_prepared_statements; Supavisor), which gives the statement that pgx
+// max_prepared_statements), which gives the statement that pgx
 // prepared on one backend to another. "" for any other error.
 func poolerHint(err error) string {
 	var pe *pgconn.PgError
