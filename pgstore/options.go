@@ -131,9 +131,9 @@ const (
 // OpenURL opens the store of one postgres:// (or postgresql://) URL, as
 // the chitta harnesses take it in --store: the chitta_table,
 // chitta_namespace and chitta_index query parameters, when present, are
-// removed and, unless empty, replace opts' Table, Namespace and Index; the other fields
-// of opts (Dims, required, and DeferIndex) are used as given. opts is
-// neither modified nor kept. The rest of the URL goes to [Open]. Errors are
+// removed and, unless empty, replace opts' Table, Namespace and Index; the
+// other fields of opts (Dims, required, and DeferIndex) are used as given.
+// opts is neither modified nor kept. The rest of the URL goes to [Open]. Errors are
 // Open's and ErrBadDSN for a URL or query string that does not parse (a
 // ';' separator, a bad escape) or that gives a chitta_ parameter more than
 // once; none contains the password.

@@ -263,7 +263,7 @@ func (s *Store) setup(ctx context.Context, conn *pgx.Conn) (layout, error) {
 			if l.deferred, err = s.lockIdle(ctx, tx); err != nil || l.deferred {
 				return err
 			}
-			if err := tx.QueryRow(ctx, "SELECT EXISTS (SELECT FROM "+quote(s.opts.Table)+")").Scan(&l.deferred); err != nil || l.deferred {
+			if l.deferred, err = s.holdsMemories(ctx, tx); err != nil || l.deferred {
 				return err
 			}
 		}
@@ -317,13 +317,20 @@ func (s *Store) inspect(ctx context.Context, q querier) (layout, error) {
 	}
 	l.index, l.invalid = valid != nil && *valid, valid != nil && !*valid
 	if valid == nil && s.opts.DeferIndex {
-		// A look at one row, of any namespace: the build is instant on
-		// a table without any.
-		if err := q.QueryRow(ctx, "SELECT EXISTS (SELECT FROM "+quote(s.opts.Table)+")").Scan(&l.deferred); err != nil {
-			return l, fmt.Errorf("read %s: %w", s.opts.Table, err)
-		}
+		// The build is instant on a table without memories.
+		l.deferred, err = s.holdsMemories(ctx, q)
 	}
-	return l, nil
+	return l, err
+}
+
+// holdsMemories reports whether the memories table holds a committed row,
+// of any namespace (a look at one row).
+func (s *Store) holdsMemories(ctx context.Context, q querier) (bool, error) {
+	var held bool
+	if err := q.QueryRow(ctx, "SELECT EXISTS (SELECT FROM "+quote(s.opts.Table)+")").Scan(&held); err != nil {
+		return false, fmt.Errorf("read %s: %w", s.opts.Table, err)
+	}
+	return held, nil
 }
 
 // extensionVersion returns pgvector's installed version, nil when it is

@@ -96,8 +96,12 @@ func (p *pgMemory) Path() string { return p.where }
 // "" for any other store.
 func indexNote(s hookStore) string {
 	p, ok := s.(*pgMemory)
-	if !ok || p.MissingIndex() == "" {
+	if !ok {
 		return ""
 	}
-	return "; its table lacks the vector index chitta searches with (build it outside the hook: " + p.MissingIndex() + "; or give the table's kind in the URL's " + pgstore.URLIndex + ")"
+	ddl := p.MissingIndex()
+	if ddl == "" {
+		return ""
+	}
+	return "; its table lacks the vector index chitta searches with (build it outside the hook: " + ddl + "; or give the table's kind in the URL's " + pgstore.URLIndex + ")"
 }
