@@ -15,10 +15,11 @@
 // BestSimilarities answer all of a compaction's queries in one statement
 // (unnest of the query vectors, LATERAL nearest-k), so one round trip.
 //
-// Every search sets hnsw.ef_search to [DefaultEfSearch] and, with
-// pgvector 0.8 or later, hnsw.iterative_scan to strict_order (so a
-// namespace or kind filter does not shrink an answer below k) and
-// plan_cache_mode to force_custom_plan (a generic plan of a cached
+// Every search sets hnsw.ef_search to [DefaultEfSearch], ivfflat.probes
+// to [DefaultProbes] and, with pgvector 0.8 or later, hnsw.iterative_scan
+// to strict_order and ivfflat.iterative_scan to relaxed_order (so a
+// namespace or kind filter does not shrink an answer below k; the hits are
+// sorted by similarity again in Go), and plan_cache_mode to force_custom_plan (a generic plan of a cached
 // statement, blind to its LIMIT and kind filter, may sort the namespace
 // instead of walking the index), or to the values the DSN gives them as
 // runtime parameters (which are not sent at connect: PgBouncer refuses

@@ -22,6 +22,14 @@ const (
 	// the DSN sets it: pgvector's default of 40 gives a recall@3 below 0.95
 	// on 100 000 clustered vectors (see BENCHMARKS.md).
 	DefaultEfSearch = 100
+
+	// DefaultProbes is the ivfflat.probes every search sets unless the
+	// DSN sets it: √100, for the 100 lists of an IndexIVFFlat index
+	// (pgvector's default of 1 probes one list, and a namespace or kind
+	// filter then leaves a few hits of k). With pgvector 0.8 or later the
+	// searches also set ivfflat.iterative_scan to relaxed_order, so that
+	// the scan probes more lists while fewer than k rows pass the filter.
+	DefaultProbes = 10
 )
 
 // Index kinds of [Options.Index].
@@ -53,8 +61,12 @@ type Options struct {
 	Namespace string
 
 	// Index is the vector index Open creates when it is missing: IndexHNSW
-	// (""), IndexIVFFlat (100 lists, cosine; build it once the table holds
-	// data, as pgvector recommends) or IndexNone (exact scans). It is also
+	// (""), IndexIVFFlat (100 lists, cosine, searched with [DefaultProbes];
+	// its lists are centred on the rows the table holds when the index is
+	// built, so build it once the table holds data, as pgvector
+	// recommends: an Open of a new table builds it on nothing, and its
+	// searches then find the nearest memories less often) or IndexNone
+	// (exact scans). It is also
 	// what the Store's searches ask for: with IndexNone they are exact
 	// (ties at the k-th place by ID) and no index can answer them, even
 	// one another Open created; with an index kind they order by distance

@@ -151,6 +151,19 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 		iterative = "strict_order"
 	}
 	setting("hnsw.iterative_scan", iterative)
+	// An ivfflat index (IndexIVFFlat, or one an operator built, which the
+	// planner may choose for any Store) scans ivfflat.probes of its lists:
+	// at pgvector's 1 of 100, a namespace or kind filter left a few hits of
+	// k. With an iterative scan (0.8 and later) it probes more lists until
+	// k rows pass the filter; relaxed_order, the only order ivfflat's
+	// iterative scan has, may give them slightly out of order, and hits
+	// sorts them by similarity again.
+	setting("ivfflat.probes", strconv.Itoa(DefaultProbes))
+	relaxed := ""
+	if l.iterative() {
+		relaxed = "relaxed_order"
+	}
+	setting("ivfflat.iterative_scan", relaxed)
 	// pgx prepares and caches every statement, and after five executions
 	// PostgreSQL may plan one for any parameters: for BestSimilarities
 	// that generic plan, blind to the LIMIT and the kind filter, sorted the
