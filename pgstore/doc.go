@@ -22,8 +22,12 @@
 // sorted by similarity again in Go), and plan_cache_mode to force_custom_plan (a generic plan of a cached
 // statement, blind to its LIMIT and kind filter, may sort the namespace
 // instead of walking the index), or to the values the DSN gives them as
-// runtime parameters (which are not sent at connect: PgBouncer refuses
-// unknown startup parameters). They are SET LOCAL in a read-only
+// runtime parameters (postgres://…?hnsw.ef_search=200: every runtime
+// parameter named hnsw.* or ivfflat.*, or plan_cache_mode, in any case,
+// which is not sent at connect: PgBouncer refuses unknown startup
+// parameters). Values that a session, ALTER ROLE ... SET or ALTER DATABASE
+// ... SET give them are overridden: the DSN is the way to choose others.
+// They are SET LOCAL in a read-only
 // transaction of the search's
 // own, sent with the search as one batch (one round trip), so that they
 // hold on whichever backend runs it: behind a pooler in transaction mode

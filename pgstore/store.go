@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,6 +68,16 @@ type queries struct {
 // extension, the tables and the index all exist (or the index is deferred:
 // see [Options.DeferIndex]), Open only reads them.
 //
+// Every search SETs LOCAL, in a transaction of its own, the search settings
+// (hnsw.ef_search, hnsw.iterative_scan, ivfflat.probes,
+// ivfflat.iterative_scan, plan_cache_mode; see the package doc), so values
+// a session, ALTER ROLE ... SET or ALTER DATABASE ... SET gives them do not
+// hold in a search. To choose other values, give them in dsn as runtime
+// parameters (postgres://…?hnsw.ef_search=200&ivfflat.probes=20): every
+// runtime parameter named hnsw.* or ivfflat.*, or plan_cache_mode (names
+// in any case), is not sent at connect but SET LOCAL in each search, over
+// the store's default.
+//
 // Errors wrap chitta.ErrInvalidOption for bad options, ErrBadDSN for a dsn
 // that does not parse, ErrConnect when the server cannot be reached or
 // refuses the connection, ErrNoVectorExtension when pgvector is missing,
@@ -99,12 +111,9 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 	// each search (see below), not sent in the startup packet: PgBouncer
 	// refuses unknown startup parameters, or drops them when told to
 	// ignore them, and PGlite ignores them.
-	given := map[string]string{}
-	for _, name := range []string{"hnsw.ef_search", "hnsw.iterative_scan", "plan_cache_mode"} {
-		if v, ok := cfg.ConnConfig.RuntimeParams[name]; ok {
-			given[name] = v
-			delete(cfg.ConnConfig.RuntimeParams, name)
-		}
+	given, err := searchParams(cfg.ConnConfig.RuntimeParams)
+	if err != nil {
+		return nil, err
 	}
 	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
 	if err != nil {
@@ -135,7 +144,9 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 	// pooler in transaction mode (PgBouncer, Supavisor, Neon's pooled
 	// URLs) a search runs on whichever backend is free, which may never
 	// have seen them. A value the DSN gives is the one set.
+	done := map[string]bool{}
 	setting := func(name, value string) {
+		done[name] = true
 		if v, ok := given[name]; ok {
 			value = "'" + strings.ReplaceAll(v, "'", "''") + "'"
 		} else if value == "" {
@@ -171,10 +182,45 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 	// slower at 10 000 memories). A custom plan costs a planning per call,
 	// as the simple protocol does anyway.
 	setting("plan_cache_mode", "force_custom_plan")
+	for _, name := range slices.Sorted(maps.Keys(given)) { // the others the DSN gives
+		if !done[name] {
+			setting(name, "")
+		}
+	}
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConnect, scrub(err, secret))
 	}
 	return s, nil
+}
+
+// searchParam is the name of a search setting the DSN may give as a
+// runtime parameter: a pgvector setting or plan_cache_mode.
+var searchParam = regexp.MustCompile(`^(hnsw|ivfflat)\.[a-z_][a-z0-9_]*$|^plan_cache_mode$`)
+
+// searchParams removes from params (a DSN's runtime parameters) every
+// search setting (named hnsw.* or ivfflat.*, or plan_cache_mode, in any
+// case) and returns them by lowercased name. Each search sets them (see
+// openConfig); sent at connect, PgBouncer refuses them, or drops them when
+// told to ignore them, and PGlite ignores them. A name of those prefixes
+// that is not an identifier, or a name given twice in different cases, is
+// an error wrapping ErrBadDSN.
+func searchParams(params map[string]string) (map[string]string, error) {
+	given := map[string]string{}
+	for _, name := range slices.Sorted(maps.Keys(params)) {
+		lower := strings.ToLower(name)
+		if !strings.HasPrefix(lower, "hnsw.") && !strings.HasPrefix(lower, "ivfflat.") && lower != "plan_cache_mode" {
+			continue
+		}
+		if !searchParam.MatchString(lower) {
+			return nil, fmt.Errorf("%w: runtime parameter %q, want hnsw.<name>, ivfflat.<name> or plan_cache_mode", ErrBadDSN, name)
+		}
+		if _, dup := given[lower]; dup {
+			return nil, fmt.Errorf("%w: runtime parameter %s given twice (in other cases), want it once", ErrBadDSN, lower)
+		}
+		given[lower] = params[name]
+		delete(params, name)
+	}
+	return given, nil
 }
 
 // vectorExtension is the extension Open needs (a variable so that a test

@@ -855,6 +855,47 @@ func TestKilledConnectionMidBatch(t *testing.T) {
 	require.NoError(t, k.Add(ctx, chitta.Memory{ID: "after", Vector: qs[0]}))
 }
 
+// TestSearchSettingsFromTheDSN: every runtime parameter of the DSN named
+// hnsw.* or ivfflat.*, or plan_cache_mode, in any case, is set in each
+// search, and wins over the store's default; a session's own value (as
+// ALTER ROLE or ALTER DATABASE ... SET gives one) does not. Only three
+// names, matched case-sensitively, were taken out of the startup packet:
+// HNSW.EF_SEARCH=213 was sent at connect (PGlite ignores it, PgBouncer
+// refuses it) and the store's default 100 set over it, and
+// ivfflat.max_probes never reached a search.
+func TestSearchSettingsFromTheDSN(t *testing.T) {
+	ctx := t.Context()
+	tbl := openTest(t, Options{Dims: 4})
+	const read = "SELECT concat_ws(' ', current_setting('hnsw.ef_search'), current_setting('ivfflat.probes'), " +
+		"current_setting('ivfflat.max_probes'), current_setting('plan_cache_mode'), '[1]'::vector)" // (the cast loads pgvector)
+	for _, c := range []struct{ params, want string }{
+		{"", "100 10 32768 force_custom_plan [1]"},
+		{"&HNSW.EF_SEARCH=213&Plan_Cache_Mode=force_generic_plan&ivfflat.max_probes=7&IVFFlat.Probes=3", "213 3 7 force_generic_plan [1]"},
+	} {
+		cfg, err := pgxpool.ParseConfig(testDSN(t) + c.params)
+		require.NoError(t, err)
+		cfg.MaxConns = 1 // the connection the session SET below is on
+		s, err := openConfig(ctx, cfg, tbl.opts)
+		require.NoError(t, err)
+		_, err = s.pool.Exec(ctx, "SET hnsw.ef_search = 300; SET ivfflat.probes = 30")
+		require.NoError(t, err)
+		got, err := search(ctx, s, func(r pgx.Rows) (string, error) {
+			var v string
+			return v, r.Scan(&v)
+		}, read)
+		_, resetErr := s.pool.Exec(ctx, "RESET hnsw.ef_search; RESET ivfflat.probes")
+		s.Close()
+		require.NoError(t, err, c.params)
+		require.NoError(t, resetErr)
+		assert.Equal(t, []string{c.want}, got, c.params)
+	}
+	for _, bad := range []string{"&hnsw.ef-search=1", "&hnsw.ef_search=1&HNSW.ef_search=2"} {
+		_, err := Open(ctx, testDSN(t)+bad, &tbl.opts)
+		require.ErrorIs(t, err, ErrBadDSN, bad)
+		assert.ErrorContains(t, err, "hnsw.ef", bad)
+	}
+}
+
 func TestOpenURL(t *testing.T) {
 	ctx := t.Context()
 	dsn := testDSN(t)
