@@ -13,7 +13,9 @@ import (
 // with a short phrase naming the field or value at fault; test with
 // [errors.Is]. No error of this package contains the password of the DSN.
 var (
-	// ErrBadDSN reports a connection string that cannot be parsed.
+	// ErrBadDSN reports a connection string that cannot be parsed, or
+	// that gives a search setting (hnsw.*, ivfflat.*, plan_cache_mode) a
+	// value the server refuses.
 	ErrBadDSN = errors.New("pgstore: bad DSN")
 
 	// ErrConnect reports a server that cannot be reached or refuses the

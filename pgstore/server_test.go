@@ -435,6 +435,20 @@ func TestSettingsFromTheDSNBehindPgBouncer(t *testing.T) {
 	}, "SELECT current_setting('hnsw.ef_search') || ' ' || current_setting('plan_cache_mode') || ' ' || current_setting('hnsw.iterative_scan')")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"213 force_generic_plan strict_order"}, got)
+	// A value the server refuses fails Open there too (the check runs as
+	// a search's settings do, in a transaction of its own).
+	_, err = Open(ctx, pooled+"&hnsw.ef_search=-5", &tbl.opts)
+	require.ErrorIs(t, err, ErrBadDSN)
+	assert.ErrorContains(t, err, "runtime parameter hnsw.ef_search: -5 is outside the valid range")
+	s2, err := Open(ctx, pooled+"&HNSW.EF_SEARCH=214&ivfflat.probes=7", &tbl.opts)
+	require.NoError(t, err)
+	defer s2.Close()
+	got, err = search(ctx, s2, func(r pgx.Rows) (string, error) {
+		var v string
+		return v, r.Scan(&v)
+	}, "SELECT current_setting('hnsw.ef_search') || ' ' || current_setting('ivfflat.probes')")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"214 7"}, got)
 }
 
 // TestDeferIndexDoesNotWaitForALoad: a DeferIndex Open of a table without

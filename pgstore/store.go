@@ -79,7 +79,9 @@ type queries struct {
 // the store's default.
 //
 // Errors wrap chitta.ErrInvalidOption for bad options, ErrBadDSN for a dsn
-// that does not parse, ErrConnect when the server cannot be reached or
+// that does not parse or gives a search setting the server refuses (Open
+// tries them, after the extension exists, in a transaction it rolls back;
+// the error names the parameter and gives the server's reason), ErrConnect when the server cannot be reached or
 // refuses the connection, ErrNoVectorExtension when pgvector is missing,
 // ErrSchema for a newer schema or a foreign table, and
 // chitta.ErrDimensionMismatch for a table of other dims. The password
@@ -124,6 +126,13 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 	}
 	s := &Store{opts: o, q: buildQueries(o.Table, o.Index == IndexNone)}
 	l, err := s.setup(ctx, conn)
+	if err == nil {
+		s.missing, s.invalid = l.deferred, l.invalid
+		s.local = searchSettings(l, given)
+		if len(given) > 0 {
+			err = checkSettings(ctx, conn, s.local)
+		}
+	}
 	closeErr := conn.Close(ctx)
 	if err == nil {
 		err = closeErr
@@ -137,7 +146,16 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 		}
 		return nil, scrub(err, secret)
 	}
-	s.missing, s.invalid = l.deferred, l.invalid
+	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConnect, scrub(err, secret))
+	}
+	return s, nil
+}
+
+// searchSettings returns the SET LOCAL statements every search runs first,
+// for the layout l and the settings the DSN gives.
+func searchSettings(l layout, given map[string]string) []string {
+	var local []string
 	// Every search runs with the search settings, SET LOCAL in a
 	// transaction of its own (see search). Session settings, SET when a
 	// connection opens, held only on the backend that ran them: behind a
@@ -152,7 +170,7 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 		} else if value == "" {
 			return
 		}
-		s.local = append(s.local, "SET LOCAL "+name+" = "+value)
+		local = append(local, "SET LOCAL "+name+" = "+value)
 	}
 	setting("hnsw.ef_search", strconv.Itoa(DefaultEfSearch))
 	iterative := ""
@@ -187,10 +205,48 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 			setting(name, "")
 		}
 	}
-	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConnect, scrub(err, secret))
+	return local
+}
+
+// checkSettings runs the search settings local on conn, in a transaction
+// rolled back, after loading pgvector (which checks its settings' values
+// only once loaded), so that a value the server refuses fails Open, with
+// an error wrapping ErrBadDSN that names the parameter and gives the
+// server's reason, instead of every search. It is one round trip, as a
+// search's settings are, and runs as they do behind a pooler.
+func checkSettings(ctx context.Context, conn *pgx.Conn, local []string) error {
+	b := &pgx.Batch{}
+	b.Queue("BEGIN READ ONLY")
+	b.Queue("SELECT '[1]'::vector")
+	for _, set := range local {
+		b.Queue(set)
 	}
-	return s, nil
+	b.Queue("ROLLBACK")
+	br := conn.SendBatch(ctx, b)
+	err := func() error {
+		for i := range 3 + len(local) {
+			if _, err := br.Exec(); err != nil {
+				var pe *pgconn.PgError
+				if i < 2 || i >= 2+len(local) || !errors.As(err, &pe) {
+					return fmt.Errorf("check search settings: %w", err)
+				}
+				name, _, _ := strings.Cut(strings.TrimPrefix(local[i-2], "SET LOCAL "), " ")
+				reason := pe.Message
+				if pe.Hint != "" {
+					reason += " (" + pe.Hint + ")" // the values of an enum
+				}
+				return fmt.Errorf("%w: runtime parameter %s: %s", ErrBadDSN, name, reason)
+			}
+		}
+		return nil
+	}()
+	if closeErr := br.Close(); err == nil {
+		err = closeErr
+	}
+	if pc := conn.PgConn(); err != nil && ctx.Err() == nil && !pc.IsClosed() && pc.TxStatus() != 'I' {
+		_, _ = conn.Exec(ctx, "ROLLBACK") // the connection is closed next anyway
+	}
+	return err
 }
 
 // searchParam is the name of a search setting the DSN may give as a

@@ -862,7 +862,8 @@ func TestKilledConnectionMidBatch(t *testing.T) {
 // names, matched case-sensitively, were taken out of the startup packet:
 // HNSW.EF_SEARCH=213 was sent at connect (PGlite ignores it, PgBouncer
 // refuses it) and the store's default 100 set over it, and
-// ivfflat.max_probes never reached a search.
+// ivfflat.max_probes never reached a search. A value the server refuses
+// fails Open.
 func TestSearchSettingsFromTheDSN(t *testing.T) {
 	ctx := t.Context()
 	tbl := openTest(t, Options{Dims: 4})
@@ -888,6 +889,23 @@ func TestSearchSettingsFromTheDSN(t *testing.T) {
 		require.NoError(t, err, c.params)
 		require.NoError(t, resetErr)
 		assert.Equal(t, []string{c.want}, got, c.params)
+	}
+	// A value the server refuses fails Open, with the parameter and the
+	// server's reason: Open accepted it, and then every search failed.
+	for _, c := range []struct{ param, reason string }{
+		{"hnsw.ef_search=abc", `"abc"`},
+		{"hnsw.ef_search=-5", "(1 .. 1000)"},
+		{"HNSW.EF_SEARCH=", `""`},
+		{"hnsw.iterative_scan=bogus", `strict_order`}, // the hint's values
+		{"ivfflat.probes=0", "(1 .. 32768)"},
+		{"plan_cache_mode=bogus", `"bogus"`},
+		{"hnsw.no_such_setting=1", "hnsw.no_such_setting"},
+	} {
+		_, err := Open(ctx, testDSN(t)+"&"+c.param, &tbl.opts)
+		require.ErrorIs(t, err, ErrBadDSN, c.param)
+		name, _, _ := strings.Cut(strings.ToLower(c.param), "=")
+		assert.ErrorContains(t, err, "runtime parameter "+name, c.param)
+		assert.ErrorContains(t, err, c.reason, c.param)
 	}
 	for _, bad := range []string{"&hnsw.ef-search=1", "&hnsw.ef_search=1&HNSW.ef_search=2"} {
 		_, err := Open(ctx, testDSN(t)+bad, &tbl.opts)
