@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/chitta-go/chitta"
 )
@@ -145,39 +147,78 @@ const (
 // chitta_namespace and chitta_index query parameters, when present, are
 // removed and, unless empty, replace opts' Table, Namespace and Index; the
 // other fields of opts (Dims, required, and DeferIndex) are used as given.
-// opts is neither modified nor kept. The rest of the URL goes to [Open]. Errors are
-// Open's and ErrBadDSN for a URL or query string that does not parse (a
-// ';' separator, a bad escape) or that gives a chitta_ parameter more than
-// once; none contains the password.
+// opts is neither modified nor kept. The parameters are taken out of the
+// query string (what follows the first '?' after the userinfo) as text: every other
+// byte of the URL goes to [Open] as written, so OpenURL reads the URL as
+// Open does (pgx's parser, libpq's rules: several hosts, a password
+// with characters net/url refuses) and fails as it does. Errors are
+// Open's; ErrBadDSN for a URL that is not postgres:// or postgresql://,
+// for a query string that does not parse (a ';' separator, a bad escape)
+// or that gives a chitta_ parameter more than once; and, for a value from
+// the URL that Options refuses, chitta.ErrInvalidOption led by the URL
+// key ("chitta_index: ..."). None contains the password.
 func OpenURL(ctx context.Context, rawURL string, opts *Options) (*Store, error) {
 	if opts == nil {
 		_, err := opts.resolve()
 		return nil, err
 	}
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		return nil, fmt.Errorf("%w: want a postgres:// URL", ErrBadDSN)
+	if !strings.HasPrefix(rawURL, "postgres://") && !strings.HasPrefix(rawURL, "postgresql://") {
+		return nil, fmt.Errorf("%w: want a postgres:// or postgresql:// URL", ErrBadDSN)
 	}
-	q, err := url.ParseQuery(u.RawQuery) // u.Query drops the pairs it cannot read
+	// The query string starts at the first '?' after the userinfo, which
+	// pgx, as libpq, ends at the first '@' before any '/' (a password may
+	// hold a '?').
+	start := strings.Index(rawURL, "://") + 3
+	if i := strings.IndexAny(rawURL[start:], "@/"); i >= 0 && rawURL[start+i] == '@' {
+		start += i + 1
+	}
+	base, query, hasQuery := rawURL, "", false
+	if i := strings.IndexByte(rawURL[start:], '?'); i >= 0 {
+		base, query, hasQuery = rawURL[:start+i], rawURL[start+i+1:], true
+	}
+	q, err := url.ParseQuery(query) // the pairs pgx would drop are refused
 	if err != nil {
 		return nil, fmt.Errorf("%w: query: %s", ErrBadDSN, redact(err.Error(), dsnSecrets(rawURL)...))
 	}
 	o := *opts
-	for _, p := range []struct {
-		key   string
-		field *string
-	}{{URLTable, &o.Table}, {URLNamespace, &o.Namespace}, {URLIndex, &o.Index}} {
+	params := []struct {
+		key, field string
+		value      *string
+	}{{URLTable, "Options.Table", &o.Table}, {URLNamespace, "Options.Namespace", &o.Namespace}, {URLIndex, "Options.Index", &o.Index}}
+	var given []string // the keys whose values replaced a field
+	for _, p := range params {
 		switch vs := q[p.key]; len(vs) {
 		case 0:
 		case 1:
 			if vs[0] != "" { // an empty value (a template's empty variable) gives nothing
-				*p.field = vs[0]
+				*p.value = vs[0]
+				given = append(given, p.key)
 			}
 		default:
 			return nil, fmt.Errorf("%w: query: %s given %d times, want it once", ErrBadDSN, p.key, len(vs))
 		}
-		q.Del(p.key)
 	}
-	u.RawQuery = q.Encode()
-	return Open(ctx, u.String(), &o)
+	if _, err := o.resolve(); err != nil {
+		for _, p := range params {
+			if slices.Contains(given, p.key) && strings.Contains(err.Error(), p.field+" ") {
+				return nil, fmt.Errorf("%s: %w", p.key, err)
+			}
+		}
+		return nil, err
+	}
+	var rest []string // the other pairs, as written
+	for _, pair := range strings.Split(query, "&") {
+		key, _, _ := strings.Cut(pair, "=")
+		if k, err := url.QueryUnescape(key); err == nil && (k == URLTable || k == URLNamespace || k == URLIndex) {
+			continue
+		}
+		if pair != "" {
+			rest = append(rest, pair)
+		}
+	}
+	dsn := base
+	if hasQuery && len(rest) > 0 {
+		dsn += "?" + strings.Join(rest, "&")
+	}
+	return Open(ctx, dsn, &o)
 }

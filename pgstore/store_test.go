@@ -965,6 +965,63 @@ func TestOpenURL(t *testing.T) {
 	assert.ErrorContains(t, err, "Dims is required")
 }
 
+// TestOpenURLLeavesTheRestAsWritten: OpenURL takes its parameters out of
+// the query string and gives every other byte of the URL to Open, so that
+// it opens what Open opens and fails as Open fails. It parsed the URL with
+// net/url and wrote it again, which refuses what pgx takes (an unescaped
+// ^ { } | in the password, several hosts) with "want a postgres:// URL",
+// and dropped url.Parse's reason.
+func TestOpenURLLeavesTheRestAsWritten(t *testing.T) {
+	ctx := t.Context()
+	dsn := testDSN(t)
+	tbl := openTest(t, Options{Dims: 4})
+	require.True(t, strings.HasPrefix(dsn, "postgres://postgres@127.0.0.1:") && strings.Contains(dsn, "?"), "CHITTA_TEST_DSN is scripts' URL: %s", Redact(dsn))
+	for _, raw := range []string{
+		// A password the server does not ask for (trusted), that pgx reads.
+		strings.Replace(dsn, "postgres@", "postgres:s3cr^t{}|x@", 1),
+		// Two hosts: the first refuses, pgx tries the next.
+		strings.Replace(dsn, "@127.0.0.1:", "@127.0.0.1:1,127.0.0.1:", 1),
+	} {
+		s, err := OpenURL(ctx, raw+"&chitta_table="+tbl.opts.Table+"&chitta_namespace=n", &Options{Dims: 4})
+		if !assert.NoError(t, err, Redact(raw)) {
+			continue
+		}
+		assert.Equal(t, "n", s.Namespace())
+		_, err = s.Recall(ctx, []float32{1, 0, 0, 0}, 1)
+		assert.NoError(t, err)
+		s.Close()
+	}
+	// Where Open fails, OpenURL fails as it does (the server at port 1
+	// refuses), and where pgx cannot parse the URL, with pgx's reason.
+	for _, raw := range []string{
+		"postgres://u:hunter2^@127.0.0.1:1/db?sslmode=disable",
+		"postgres://u:pw@ss@127.0.0.1:1/db?sslmode=disable", // pgx's (libpq's) userinfo ends at the first '@
+		"postgres://u:hunter2@[::1]:1,[::1]:2/db?sslmode=disable",
+		"postgres://u:hunter2@127.0.0.1:1/db?sslmode=maybe",
+		"postgres://u:hunter2@127.0.0.1:x/db?sslmode=disable",
+		"postgres://u:a hunter2@127.0.0.1:1/db?sslmode=disable",
+		"postgres://u:hunter2?@127.0.0.1:1/db?sslmode=disable", // the query is after the userinfo
+	} {
+		_, want := Open(ctx, raw, &Options{Dims: 4, Namespace: "n"})
+		require.Error(t, want)
+		_, err := OpenURL(ctx, raw+"&chitta_namespace=n", &Options{Dims: 4})
+		require.Error(t, err)
+		assert.Equal(t, want.Error(), err.Error(), raw)
+		assert.NotContains(t, err.Error(), "want a postgres:// URL", raw)
+		assert.NotContains(t, err.Error(), "hunter2", raw)
+	}
+	// A value from the URL is named by its key.
+	_, err := OpenURL(ctx, dsn+"&chitta_index=btree", &Options{Dims: 4})
+	require.ErrorIs(t, err, chitta.ErrInvalidOption)
+	assert.ErrorContains(t, err, `chitta_index: chitta: invalid option: Options.Index "btree"`)
+	_, err = OpenURL(ctx, dsn+"&chitta_table=Bad", &Options{Dims: 4})
+	require.ErrorIs(t, err, chitta.ErrInvalidOption)
+	assert.ErrorContains(t, err, `chitta_table: chitta: invalid option: Options.Table "Bad"`)
+	_, err = OpenURL(ctx, dsn+"&chitta_namespace=a%00b", &Options{Dims: 4})
+	require.ErrorIs(t, err, chitta.ErrInvalidOption)
+	assert.ErrorContains(t, err, `chitta_namespace: chitta: invalid option: Options.Namespace contains a NUL`)
+}
+
 // TestOpenURLRefusesMalformedQuery: a query string that does not parse (a
 // ';' separator, a bad escape) is ErrBadDSN naming the query, without the
 // password. url.Query dropped the pairs it could not read, so
