@@ -925,7 +925,10 @@ func (s *Store) Recall(ctx context.Context, vector []float32, k int) ([]chitta.H
 }
 
 // RecallMatching is [Store.Recall] restricted, in the database, to the
-// memories whose kind passes f.
+// memories whose kind passes f. A kind of f that Add would refuse (longer
+// than 64 MiB, not valid UTF-8 or with a NUL byte) is an error wrapping
+// chitta.ErrInvalidOption that names it (KindFilter.Include[i] or
+// Exclude[i]); no SQL is sent.
 func (s *Store) RecallMatching(ctx context.Context, vector []float32, k int, f chitta.KindFilter) ([]chitta.Hit, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -938,6 +941,9 @@ func (s *Store) RecallMatching(ctx context.Context, vector []float32, k int, f c
 	}
 	q, err := s.prepare(vector, "query vector")
 	if err != nil {
+		return nil, err
+	}
+	if err := checkKinds(f); err != nil {
 		return nil, err
 	}
 	include, exclude := kindArgs(f)
@@ -959,6 +965,24 @@ func kindArgs(f chitta.KindFilter) (include, exclude []string) {
 		exclude = []string{}
 	}
 	return include, exclude
+}
+
+// checkKinds reports, wrapping chitta.ErrInvalidOption, a kind of f that
+// PostgreSQL text cannot hold (no memory has it, and the server would
+// refuse it: a NUL byte breaks the protocol) or that is longer than a
+// memory's Kind may be.
+func checkKinds(f chitta.KindFilter) error {
+	for _, l := range []struct {
+		name  string
+		kinds []string
+	}{{"Include", f.Include}, {"Exclude", f.Exclude}} {
+		for i, k := range l.kinds {
+			if err := checkText(fmt.Sprintf("KindFilter.%s[%d]", l.name, i), k, maxStringLen); err != nil {
+				return fmt.Errorf("%w: %w", chitta.ErrInvalidOption, err)
+			}
+		}
+	}
+	return nil
 }
 
 // RecallBatch answers one Recall per vector in a single statement (one
@@ -1012,7 +1036,8 @@ func (s *Store) RecallBatch(ctx context.Context, vectors [][]float32, k int) ([]
 // BestSimilarities returns, for each vector, the highest cosine similarity
 // to a memory of the namespace that passes f (0 when none does, never
 // below 0), in one statement. With an index the nearest memory is found
-// approximately, as by Recall; its similarity is computed in float64.
+// approximately, as by Recall; its similarity is computed in float64. A
+// bad kind of f is an error, as in [Store.RecallMatching].
 func (s *Store) BestSimilarities(ctx context.Context, vectors [][]float32, f chitta.KindFilter) ([]float64, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -1022,6 +1047,9 @@ func (s *Store) BestSimilarities(ctx context.Context, vectors [][]float32, f chi
 	}
 	qs, err := s.prepareAll(vectors)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkKinds(f); err != nil {
 		return nil, err
 	}
 	out := make([]float64, len(vectors))

@@ -200,6 +200,37 @@ func TestGetDeleteRejectBadIDs(t *testing.T) {
 	require.ErrorIs(t, traced.Delete(ctx, ""), chitta.ErrNotFound)
 }
 
+// TestKindFilterRejectsBadKinds: a KindFilter kind that PostgreSQL text
+// cannot hold (a NUL byte, invalid UTF-8) is an error naming the entry,
+// before any SQL, as a bad ID is. Such kinds reached the server, which
+// answered a NUL byte with a protocol violation (08P01) and invalid UTF-8
+// with SQLSTATE 22021.
+func TestKindFilterRejectsBadKinds(t *testing.T) {
+	ctx := t.Context()
+	s := openTest(t, Options{Dims: 4})
+	require.NoError(t, s.Add(ctx, chitta.Memory{ID: "a", Text: "t", Kind: chitta.KindFact, Vector: []float32{1, 0, 0, 0}}))
+	traced, log := openTraced(t, s)
+	for _, tt := range []struct {
+		f    chitta.KindFilter
+		want string
+	}{
+		{chitta.KindFilter{Exclude: []string{"x\x00y"}}, "KindFilter.Exclude[0] contains a NUL byte"},
+		{chitta.KindFilter{Exclude: []string{chitta.KindEpisode, "\xff"}}, "KindFilter.Exclude[1] is not valid UTF-8"},
+		{chitta.KindFilter{Include: []string{chitta.KindFact, "\xff"}}, "KindFilter.Include[1] is not valid UTF-8"},
+	} {
+		_, err := traced.RecallMatching(ctx, []float32{1, 0, 0, 0}, 3, tt.f)
+		require.ErrorIs(t, err, chitta.ErrInvalidOption, tt.want)
+		assert.ErrorContains(t, err, tt.want)
+		_, err = traced.BestSimilarities(ctx, [][]float32{{1, 0, 0, 0}}, tt.f)
+		require.ErrorIs(t, err, chitta.ErrInvalidOption, tt.want)
+		assert.ErrorContains(t, err, tt.want)
+	}
+	assert.Empty(t, log.statements(), "bad kinds are rejected before any SQL")
+	hs, err := traced.Recall(ctx, []float32{1, 0, 0, 0}, 1)
+	require.NoError(t, err, "the store still works")
+	assert.Len(t, hs, 1)
+}
+
 func TestGetDeleteDoneContext(t *testing.T) {
 	s := openTest(t, Options{Dims: 3})
 	require.NoError(t, s.Add(t.Context(), chitta.Memory{ID: "kept", Text: "x", Vector: []float32{1, 2, 3}}))
