@@ -15,22 +15,31 @@
 // BestSimilarities answer all of a compaction's queries in one statement
 // (unnest of the query vectors, LATERAL nearest-k), so one round trip.
 //
-// Every search sets hnsw.ef_search to [DefaultEfSearch], ivfflat.probes
-// to [DefaultProbes] and, with pgvector 0.8 or later, hnsw.iterative_scan
-// to strict_order and ivfflat.iterative_scan to relaxed_order (so a
-// namespace or kind filter does not shrink an answer below k; the hits are
-// sorted by similarity again in Go), and plan_cache_mode to force_custom_plan (a generic plan of a cached
-// statement, blind to its LIMIT and kind filter, may sort the namespace
-// instead of walking the index), or to the values the DSN gives them as
-// runtime parameters (postgres://…?hnsw.ef_search=200: every runtime
-// parameter named hnsw.* or ivfflat.*, or plan_cache_mode, in any case,
-// which is not sent at connect: PgBouncer refuses unknown startup
-// parameters). Values that a session, ALTER ROLE ... SET or ALTER DATABASE
-// ... SET give them are overridden: the DSN is the way to choose others.
-// They are SET LOCAL in a read-only
-// transaction of the search's
-// own, sent with the search as one batch (one round trip), so that they
-// hold on whichever backend runs it: behind a pooler in transaction mode
+// Every search sets these search settings:
+//   - hnsw.ef_search to [DefaultEfSearch] and ivfflat.probes to
+//     [DefaultProbes];
+//   - with pgvector 0.8 or later, hnsw.iterative_scan to strict_order and
+//     ivfflat.iterative_scan to relaxed_order (the hits are sorted by
+//     similarity again in Go): a scan that a namespace or kind filter
+//     leaves short of k goes on, but only up to pgvector's
+//     hnsw.max_scan_tuples (20 000 by default) index tuples or
+//     ivfflat.max_probes lists (all, by default), so a filter that passes
+//     few of the memories near a query in a large table may still give
+//     fewer than k (raise hnsw.max_scan_tuples in the DSN);
+//   - plan_cache_mode to force_custom_plan (a generic plan of a cached
+//     statement, blind to its LIMIT and kind filter, may sort the
+//     namespace instead of walking the index).
+//
+// The DSN chooses other values as runtime parameters
+// (postgres://…?hnsw.ef_search=200): every one named hnsw.* or ivfflat.*,
+// or plan_cache_mode, in any case, is not sent at connect (PgBouncer
+// refuses unknown startup parameters) but set in each search, over the
+// default; [Open] tries them and fails on a value the server refuses.
+// Values that a session, ALTER ROLE ... SET or ALTER DATABASE ... SET give
+// these settings do not hold in a search: the DSN is the way to choose
+// them. They are SET LOCAL in a read-only transaction of the search's own,
+// sent with the search as one batch (one round trip), so that they hold on
+// whichever backend runs it: behind a pooler in transaction mode
 // (PgBouncer, Supavisor, the pooled URLs of hosted PostgreSQL) settings
 // made once per connection hold only on the backend that ran them. The
 // pool follows pgx's DSN settings (pool_max_conns,

@@ -175,8 +175,9 @@ func searchSettings(l layout, given map[string]string) []string {
 	setting("hnsw.ef_search", strconv.Itoa(DefaultEfSearch))
 	iterative := ""
 	if l.iterative() {
-		// A namespace or kind filter must not shrink the answer below k
-		// (pgvector 0.8 and later; set by the DSN only, before).
+		// A scan a namespace or kind filter leaves short of k goes on, up
+		// to hnsw.max_scan_tuples (pgvector 0.8 and later; set by the DSN
+		// only, before).
 		iterative = "strict_order"
 	}
 	setting("hnsw.iterative_scan", iterative)
