@@ -224,9 +224,10 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // the function and custom tools it loads, then the JSON of each tool
 // definition, paired, when neither has a call_id (a search the server
 // ran), with the tool_search_call right before it; a reasoning item grouped with the
-// item after it, or with the run of *_call items after it, a reasoning
-// model's parallel calls; an item_reference (an item the API stored, given
-// by its ID) grouped, with the item_reference items right before it, with
+// rest of the model's reply, the items after it up to the next input item
+// (a user, system or developer message or a *_output item): a preamble
+// message, a reasoning model's parallel calls, a later reasoning item; an
+// item_reference (an item the API stored, given by its ID) grouped, with the item_reference items right before it, with
 // the results after it whose call_id no item before them issues (the call
 // it refers to, which ParseMessages cannot read: those results name the
 // reference's ID "item_reference@<index>" in ToolResultIDs instead of
@@ -337,16 +338,15 @@ type wireMessage struct {
 
 // parser carries state across messages: the pending legacy function_call
 // that the next "function" message answers, the Responses reasoning item
-// that the next item belongs with (and the one whose run of calls the
-// last item continued), and the calls of the last parts message with
+// that the next item belongs with (and the one whose reply, the model's
+// items up to the next input item, the last item continued), and the calls of the last parts message with
 // calls (genai, langchaingo) that the next responses without an ID answer
 // by position.
 type parser struct {
 	pendingFunction  string
 	pendingReasoning string
-	reasoningCalls   string
+	reasoningReply   string
 	pendingCalls     []string
-	call             bool   // the item parsed last is a Responses *_call item
 	pendingSearch    string // the ID a tool_search_call without call_id issued, for the item after it
 	lastSearch       string // pendingSearch as the previous item left it
 	refs             []int  // the indices of the item_reference items

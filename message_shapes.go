@@ -28,8 +28,8 @@ func (p *parser) parse(index int, raw json.RawMessage) (Message, error) {
 		m   Message
 		err error
 	)
-	reasoning, run := p.pendingReasoning, p.reasoningCalls
-	p.call, p.reasoningCalls = false, ""
+	reasoning, run := p.pendingReasoning, p.reasoningReply
+	p.reasoningReply = ""
 	p.lastSearch, p.pendingSearch = p.pendingSearch, ""
 	p.continues, p.modelCalls = p.modelCalls, false
 	switch {
@@ -52,16 +52,18 @@ func (p *parser) parse(index int, raw json.RawMessage) (Message, error) {
 		m.ToolResultIDs = append(m.ToolResultIDs, reasoning)
 		p.pendingReasoning = ""
 		run = reasoning
-	case run == "" || !p.call:
+	case run == "" || m.Role != RoleAssistant:
 		return m, nil
 	default:
-		// The calls that follow it in one run are a reasoning model's
-		// parallel calls, each of which the API wants behind the
-		// reasoning item.
+		// The model's items that follow it up to the next input item are
+		// the rest of its reply — a preamble message, parallel calls, a
+		// later reasoning item —, each of which the API wants behind the
+		// reasoning item ("provided without its required 'reasoning'
+		// item").
 		m.ToolResultIDs = append(m.ToolResultIDs, run)
 	}
-	if p.call {
-		p.reasoningCalls = run
+	if m.Role == RoleAssistant {
+		p.reasoningReply = run
 	}
 	return m, nil
 }
@@ -93,7 +95,7 @@ type responsesItem struct {
 
 // parseItem reads a Responses input item without a role. Calls issue
 // their call_id (or id), outputs carry it; a reasoning item is grouped with
-// the item that follows it (and parse, with the calls of its run); a
+// the item that follows it (and parse, with the rest of its reply); a
 // compaction item, and a compaction_trigger (the request to compact, the
 // last item), is read as a system message, so that Compact always keeps
 // it; an additional_tools item (which has a role, developer) and an
@@ -244,7 +246,6 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 			return fail(err.field, "%s", err.msg)
 		}
 	case strings.HasSuffix(typ, "_call"):
-		p.call = true
 		if callID == "" && typ == "tool_search_call" && index >= 0 {
 			callID = toolSearchID(index)
 			p.pendingSearch = callID
@@ -273,7 +274,6 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 		if callID != "" {
 			// An item that issues a call without the _call suffix (a
 			// program, which its program_output answers).
-			p.call = true
 			m.ToolCallIDs = append(m.ToolCallIDs, callID)
 		}
 		addText(&b, compactJSON(raw))

@@ -73,6 +73,25 @@ func TestParseMessagesShapes(t *testing.T) {
 			},
 		},
 		{
+			// A reasoning model's reply [reasoning, preamble, calls] is one
+			// response: the API wants each of its items behind the reasoning
+			// item ("Item 'fc_1' of type 'function_call' was provided without
+			// its required 'reasoning' item"), until the next input item.
+			name: "a reasoning item holds its reply: preamble, calls, later reasoning",
+			in:   `[{"role":"user","content":"go"},{"type":"reasoning","summary":[]},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"I will look."}]},{"type":"function_call","call_id":"c","name":"f","arguments":""},{"type":"reasoning","summary":[]},{"type":"web_search_call","id":"ws","status":"completed"},{"type":"message","role":"assistant","content":"found"},{"type":"function_call_output","call_id":"c","output":"x"},{"type":"message","role":"assistant","content":"after the output"}]`,
+			want: []want{
+				{chitta.RoleUser, "go", nil, nil},
+				{chitta.RoleAssistant, "[reasoning]", []string{"reasoning@1"}, nil},
+				{chitta.RoleAssistant, "I will look.", nil, []string{"reasoning@1"}},
+				{chitta.RoleAssistant, "f ", []string{"c"}, []string{"reasoning@1"}},
+				{chitta.RoleAssistant, "[reasoning]", []string{"reasoning@4"}, []string{"reasoning@1"}},
+				{chitta.RoleAssistant, "web_search_call ", nil, []string{"reasoning@4"}},
+				{chitta.RoleAssistant, "found", nil, []string{"reasoning@4"}},
+				{chitta.RoleTool, "x", nil, []string{"c"}},
+				{chitta.RoleAssistant, "after the output", nil, nil},
+			},
+		},
+		{
 			name: "langchaingo",
 			in: `[
  {"role":"system","text":"be brief"},
@@ -205,6 +224,42 @@ func TestCompactResponsesItems(t *testing.T) {
 			assert.Equal(t, kept[g[0]], kept[g[1]], "ratio %v: reasoning with its call", ratio)
 			assert.Equal(t, kept[g[1]], kept[g[2]], "ratio %v: call with its output", ratio)
 		}
+	}
+}
+
+// TestCompactResponsesReasoningReply: a reasoning model's reply with a
+// preamble before its calls ([reasoning, message, function_call,
+// function_call]) is kept or dropped whole with the calls' outputs, at
+// every budget: the API refuses a call or message of the reply without
+// its reasoning item. A reply after the outputs is not part of it.
+func TestCompactResponsesReasoningReply(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("file content line ", 60)
+	msgs, err := chitta.ParseMessages([]byte(`[
+ {"role":"user","content":"read a.go and b.go"},
+ {"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"` + long + `"}]},
+ {"type":"message","role":"assistant","id":"msg_1","content":[{"type":"output_text","text":"I will read both files."}]},
+ {"type":"function_call","id":"fc_1","call_id":"c1","name":"read","arguments":"{\"p\":\"a.go\"}"},
+ {"type":"function_call","id":"fc_2","call_id":"c2","name":"read","arguments":"{\"p\":\"b.go\"}"},
+ {"type":"function_call_output","call_id":"c1","output":"` + long + `"},
+ {"type":"function_call_output","call_id":"c2","output":"package b"},
+ {"type":"message","role":"assistant","content":[{"type":"output_text","text":"both read"}]},
+ {"role":"user","content":"now fix b.go"},
+ {"type":"message","role":"assistant","content":[{"type":"output_text","text":"on it"}]}
+]`))
+	require.NoError(t, err)
+	require.NoError(t, chitta.Validate(msgs))
+	for _, budget := range []int{1, 10, 30, 60, 100, 200, 400, 10000} {
+		res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{MaxTokens: budget})
+		require.NoError(t, err)
+		kept := map[int]bool{}
+		for _, i := range res.Kept {
+			kept[i] = true
+		}
+		for _, i := range []int{2, 3, 4, 5, 6} {
+			assert.Equal(t, kept[1], kept[i], "budget %d: item %d with the reasoning item (kept %v)", budget, i, res.Kept)
+		}
+		assert.NoError(t, chitta.Validate(res.Messages), "budget %d", budget)
 	}
 }
 

@@ -14,7 +14,8 @@
 // read itself is scored by its JSON. Units stay intact by the SDK's own
 // linkage: tool_calls[].id and tool_call_id in chat; call_id between a
 // *_call item and its *_call_output in Responses, where a reasoning item is
-// also kept or dropped with the item after it, and a compaction item is
+// also kept or dropped with the rest of the model's reply (the items after
+// it up to the next input item), and a compaction item is
 // always kept.
 //
 // For an agent loop that compacts before every model call, [NewCompactor]

@@ -204,14 +204,7 @@ func TestResponsesParallelCallsReasoning(t *testing.T) {
 		assert.Equal(t, []string{"reasoning@2"}, msgs[i].ToolResultIDs, "call %d", i)
 	}
 	assert.Equal(t, []string{"call_a"}, msgs[5].ToolResultIDs, "an output after the run carries its call only")
-	data, err := json.Marshal(in)
-	require.NoError(t, err)
-	parsed, err := chitta.ParseMessages(data)
-	require.NoError(t, err)
-	for i := range msgs {
-		assert.Equal(t, parsed[i].ToolCallIDs, msgs[i].ToolCallIDs, "item %d", i)
-		assert.Equal(t, parsed[i].ToolResultIDs, msgs[i].ToolResultIDs, "item %d", i)
-	}
+	linksAsParsed(t, in, msgs)
 }
 
 // Random valid chat conversations (parallel calls, legacy function calls,
@@ -327,5 +320,62 @@ func requireRefused[T any](t *testing.T, vals []T, msg string, messages adapttes
 		out, _, err := compact(t.Context(), vals, opts)
 		require.ErrorIs(t, err, chitta.ErrInvalidMessages)
 		assert.Nil(t, out)
+	}
+}
+
+// TestResponsesReasoningReply: a reasoning model's reply with a preamble
+// before its calls ([reasoning, message, function_call, web_search_call])
+// is one group with the calls' outputs, as chitta.ParseMessages reads its
+// JSON, and CompactResponses keeps or drops it whole at every budget: the
+// API refuses "function_call … provided without its required 'reasoning'
+// item". The message after the outputs is not part of the reply.
+func TestResponsesReasoningReply(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("file content line ", 60)
+	in := []responses.ResponseInputItemUnionParam{
+		responses.ResponseInputItemParamOfMessage("read a.go", responses.EasyInputMessageRoleUser),
+		responses.ResponseInputItemParamOfReasoning("rs_1", []responses.ResponseReasoningItemSummaryParam{{Text: long}}),
+		responses.ResponseInputItemParamOfMessage("I'll read the file first.", responses.EasyInputMessageRoleAssistant),
+		responses.ResponseInputItemParamOfFunctionCall(`{"path":"a.go"}`, "call_1", "read_file"),
+		responses.ResponseInputItemParamOfWebSearchCall(responses.ResponseFunctionWebSearchActionSearchParam{Query: openai.String("package a")}, "ws_1", "completed"),
+		output("call_1", long),
+		responses.ResponseInputItemParamOfMessage("a.go is package a", responses.EasyInputMessageRoleAssistant),
+		responses.ResponseInputItemParamOfMessage("thanks, now b.go", responses.EasyInputMessageRoleUser),
+	}
+	msgs, err := adapter.ResponsesMessages(in)
+	require.NoError(t, err)
+	for _, i := range []int{2, 3, 4} {
+		assert.Equal(t, []string{"reasoning@1"}, msgs[i].ToolResultIDs, "item %d belongs with the reasoning item", i)
+	}
+	assert.Empty(t, msgs[6].ToolResultIDs, "a message after an output is not part of the reply")
+	linksAsParsed(t, in, msgs)
+	for _, budget := range []int{1, 20, 40, 80, 200, 400, 10000} {
+		out, res, err := adapter.CompactResponses(t.Context(), in, &chitta.Options{MaxTokens: budget})
+		require.NoError(t, err)
+		kept := map[int]bool{}
+		for _, i := range res.Kept {
+			kept[i] = true
+		}
+		for _, i := range []int{2, 3, 4, 5} {
+			assert.Equal(t, kept[1], kept[i], "budget %d: item %d with the reasoning item (kept %v)", budget, i, res.Kept)
+		}
+		for j, i := range res.Kept {
+			assert.True(t, reflect.DeepEqual(in[i], out[j]), "budget %d: kept value %d is the input's", budget, i)
+		}
+	}
+}
+
+// linksAsParsed asserts that msgs, the adapter's messages for in, have the
+// tool linkage chitta.ParseMessages reads from in's JSON.
+func linksAsParsed(t *testing.T, in []responses.ResponseInputItemUnionParam, msgs []chitta.Message) {
+	t.Helper()
+	data, err := json.Marshal(in)
+	require.NoError(t, err)
+	parsed, err := chitta.ParseMessages(data)
+	require.NoError(t, err)
+	require.Len(t, parsed, len(msgs))
+	for i := range msgs {
+		assert.Equal(t, parsed[i].ToolCallIDs, msgs[i].ToolCallIDs, "item %d", i)
+		assert.Equal(t, parsed[i].ToolResultIDs, msgs[i].ToolResultIDs, "item %d", i)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
@@ -22,9 +21,10 @@ import (
 // JSON by the same rules as [chitta.ParseMessages] (a *_call item issues
 // its call_id, a *_call_output item carries it, an unknown type is scored
 // by its JSON). A reasoning item issues the ID "reasoning@<index>", which
-// the item after it carries, and so do the calls of the run of *_call
-// items after it (a reasoning model's parallel calls), so they are kept or
-// dropped together; a
+// the item after it carries, and so does every item of the model's reply
+// after it up to the next input item (a preamble message, a reasoning
+// model's parallel calls, a later reasoning item: the API refuses any of
+// them without its reasoning item), so they are kept or dropped together; a
 // compaction item has the role system, so it is always kept, and so has a
 // compaction_trigger. An item_reference (a stored item given by its ID)
 // is tied, with the item_reference items right before it, to the outputs
@@ -61,7 +61,7 @@ func ResponsesMessages(items []responses.ResponseInputItemUnionParam) ([]chitta.
 
 func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnionParam) error {
 	reasoning := "" // the reasoning item the next item belongs with
-	run := ""       // the reasoning item whose run of calls the last item continued
+	run := ""       // the reasoning item whose reply (the model's items up to the next input item) the last item continued
 	search := ""    // the ID a tool_search_call without call_id issued, for the next item
 	var loaded map[string]bool
 	if b.ToolSearching() {
@@ -75,13 +75,13 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 		it := &items[i]
 		lastSearch := search
 		search = ""
-		isReasoning, isCall := false, false
+		isReasoning := false
 		if loaded != nil {
 			toolSearch(b, it, loaded)
 		}
 		switch {
 		case it.OfMessage != nil:
-			if reasoning == "" && len(it.OfMessage.Content.OfInputItemContentList) == 0 {
+			if reasoning == "" && (run == "" || it.OfMessage.Role != responses.EasyInputMessageRoleAssistant) && len(it.OfMessage.Content.OfInputItemContentList) == 0 {
 				b.Message(chitta.Role(it.OfMessage.Role), it.OfMessage.Content.OfString.Value) // text only
 				run = ""
 				continue
@@ -115,7 +115,6 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 				b.CallTextMessage(chitta.RoleAssistant, fc.CallID, fc.Name, fc.Arguments) // the usual call
 				continue
 			}
-			isCall = true
 			b.SetRole(chitta.RoleAssistant)
 			callID(b, it.OfFunctionCall.CallID)
 			b.AddCall(it.OfFunctionCall.Name, it.OfFunctionCall.Arguments)
@@ -204,10 +203,6 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 			if err := pm.UnmarshalJSON(data); err != nil {
 				return fmt.Errorf("item %d: %w", i, err)
 			}
-			var typ struct {
-				Type string `json:"type"`
-			}
-			isCall = json.Unmarshal(data, &typ) == nil && strings.HasSuffix(typ.Type, "_call")
 			b.SetRole(pm.Role)
 			for _, id := range pm.ToolCallIDs {
 				b.CallID(id)
@@ -247,16 +242,18 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 				b.Add(pm.Content)
 			}
 		}
+		assistant := b.Role() == chitta.RoleAssistant
 		switch {
 		case reasoning != "":
 			b.ResultID(reasoning)
 			run, reasoning = reasoning, ""
-		case run != "" && isCall:
-			// A reasoning model's parallel calls: the API wants the
-			// reasoning item before each call of the run.
+		case run != "" && assistant:
+			// The rest of a reasoning model's reply (a preamble
+			// message, parallel calls, a later reasoning item): the API
+			// wants the reasoning item before each of its items.
 			b.ResultID(run)
 		}
-		if !isCall {
+		if !assistant {
 			run = ""
 		}
 		if isReasoning {

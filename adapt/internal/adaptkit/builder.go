@@ -89,6 +89,9 @@ func (b *Builder) SetRole(r chitta.Role) {
 	b.roleSet = true
 }
 
+// Role returns the role of the current message, as SetRole left it.
+func (b *Builder) Role() chitta.Role { return b.out[b.next].Role }
+
 // Message builds a whole message of role r whose text is the one piece s
 // and that has no tool IDs, as SetRole(r), Add(s) and End would, in one
 // call (half of a conversation's messages are such). It must come between

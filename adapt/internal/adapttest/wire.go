@@ -141,8 +141,8 @@ func wireCheck[T any](t *testing.T, in, out []T, res *chitta.Result, valid bool,
 			require.Greater(t, i, res.Kept[j-1], what)
 		}
 		assert.Equal(t, wiregen.NamedIDs(cm[i].ToolCallIDs), wiregen.NamedIDs(got[j].ToolCallIDs), "%s: message %d", what, i)
-		// A Responses reasoning item's run of calls may extend over a
-		// dropped item that ended it.
+		// A Responses reasoning item's reply may extend over a dropped
+		// item that ended it.
 		assert.Subset(t, wiregen.NamedIDs(got[j].ToolResultIDs), wiregen.NamedIDs(cm[i].ToolResultIDs), "%s: message %d", what, i)
 		if !reflect.DeepEqual(in[i], out[j]) {
 			assert.Contains(t, got[j].Content, chitta.MaskPrefix, "%s: message %d, not the caller's value, is masked", what, i)
