@@ -608,7 +608,8 @@ func (o *resolved) prepare(msgs []Message) (*pass, error) {
 // selectUnits groups tool calls with their results, pins the units that
 // must stay (KeepLast and, unless FreeSelection, the live turn, the first
 // user turn and the prompt a Gemini function-call turn needs, see
-// promptToPin, and a tool-search result a kept call's tool needs, see
+// promptToPin, the thinking block the live turn opens with, see
+// thinkingToPin, and a tool-search result a kept call's tool needs, see
 // loadersToPin) and fills the rest of the budget greedily.
 func (p *pass) selectUnits(o *resolved) {
 	units := p.groupUnits()
@@ -659,6 +660,10 @@ func (p *pass) selectUnits(o *resolved) {
 			if call >= 0 { // the call turn that needs it stays too
 				pinned[p.scores[call].Unit] = true
 			}
+			continue
+		}
+		if t := p.thinkingToPin(); t >= 0 && !pinned[p.scores[t].Unit] {
+			pinned[p.scores[t].Unit] = true
 			continue
 		}
 		if loads == nil {

@@ -63,6 +63,20 @@ type Message struct {
 	// negative value is rejected by Compact.
 	MediaTokens int
 
+	// OpensWithThinking marks an assistant message whose content opens
+	// with a thinking or redacted_thinking block (Anthropic's extended
+	// thinking). With thinking on, Anthropic refuses a last assistant turn
+	// (the assistant messages after the last prompt, with the tool
+	// results between them) that does not open with such a block, and
+	// unless a model thinks between tool calls only the turn's first
+	// message has one: when the first kept assistant message after the
+	// last prompt is not marked, [Compact] (unless
+	// [Options.FreeSelection]) also keeps the nearest marked one before
+	// it in the turn, with its unit. [ParseMessages] sets it from the
+	// content blocks, and the adapters from the SDK's; false (the zero
+	// value) means no such block.
+	OpensWithThinking bool
+
 	// ToolCallIDs are the IDs of the tool calls this message issues
 	// (OpenAI tool_calls[].id, Anthropic tool_use.id).
 	ToolCallIDs []string
@@ -547,6 +561,9 @@ func appendContent(b *strings.Builder, m *Message, raw json.RawMessage, field st
 		typ, ok := optString(block.Type)
 		if !ok {
 			return &contentError{f + ".type", "want a string"}
+		}
+		if j == 0 && depth == 0 && field == "content" && m.Role == RoleAssistant && (typ == "thinking" || typ == "redacted_thinking") {
+			m.OpensWithThinking = true
 		}
 		switch typ {
 		case "thinking":

@@ -430,6 +430,9 @@ func checkWire(t *testing.T, in []chitta.Message, opts *chitta.Options, res *chi
 	if chitta.Validate(in) == nil && !opts.FreeSelection {
 		require.NoError(t, chitta.Validate(res.Messages), "%s: the result of a valid conversation is valid", what)
 	}
+	if !opts.FreeSelection && turnOpensWithThinking(in) {
+		require.True(t, turnOpensWithThinking(res.Messages), "%s: the live turn still opens with its thinking block (kept %v)", what, res.Kept)
+	}
 	if len(res.Messages) > 0 {
 		require.NotEmpty(t, res.Kept)
 	}
@@ -601,4 +604,22 @@ func lastFree(msgs []chitta.Message) int {
 		}
 	}
 	return -1
+}
+
+// turnOpensWithThinking reports whether the first assistant message after
+// the last prompt (a user message without tool results) opens with a
+// thinking block, as Anthropic wants of the last turn with thinking on.
+func turnOpensWithThinking(msgs []chitta.Message) bool {
+	from := 0
+	for i, m := range msgs {
+		if m.Role == chitta.RoleUser && len(m.ToolResultIDs) == 0 {
+			from = i + 1
+		}
+	}
+	for _, m := range msgs[from:] {
+		if m.Role == chitta.RoleAssistant {
+			return m.OpensWithThinking
+		}
+	}
+	return false
 }

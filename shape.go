@@ -3,8 +3,9 @@ package chitta
 import "slices"
 
 // The rules that keep Compact's result a conversation providers accept
-// (see Validate): the live turn, the first user turn and, for Gemini, the
-// prompt before a function-call turn.
+// (see Validate): the live turn, the first user turn, for Gemini the
+// prompt before a function-call turn and, with Anthropic's extended
+// thinking, the thinking block the live turn opens with.
 
 // liveTurn returns the messages of the live turn, ascending: the last
 // prompt (a user message without tool results), and every message from
@@ -96,6 +97,40 @@ func (p *pass) waitingCalls(from, to int) map[int]bool {
 		}
 	}
 	return out
+}
+
+// thinkingToPin returns the message to pin so that the kept messages of
+// the live turn open with a thinking block, or -1 when none is needed (or
+// none would help): when the first kept assistant message after the last
+// prompt is not marked OpensWithThinking, the nearest marked assistant
+// message before it in the turn (with extended thinking on, Anthropic
+// refuses a last assistant turn that does not open with one, and only the
+// turn's first message has one unless the model thinks between calls).
+func (p *pass) thinkingToPin() int {
+	from := 0 // the live turn's first message in p.free
+	for j := len(p.free) - 1; j >= 0; j-- {
+		if isPrompt(&p.msgs[p.free[j]]) {
+			from = j + 1
+			break
+		}
+	}
+	marked := -1
+	for _, i := range p.free[from:] {
+		m := &p.msgs[i]
+		if m.Role != RoleAssistant {
+			continue
+		}
+		if p.scores[i].Kept {
+			if m.OpensWithThinking {
+				return -1
+			}
+			return marked
+		}
+		if m.OpensWithThinking {
+			marked = i
+		}
+	}
+	return -1
 }
 
 // promptToPin returns the prompt to pin, or -1 when none is needed (or

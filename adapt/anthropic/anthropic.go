@@ -158,6 +158,9 @@ func build(b *adaptkit.Builder, msgs []anthropic.MessageParam) error {
 				continue
 			}
 			b.SetRole(chitta.RoleAssistant)
+			if c := m.OfAssistant.Content; len(c) > 0 && (c[0].OfThinking != nil || c[0].OfRedactedThinking != nil) {
+				b.OpensWithThinking()
+			}
 			if err := addBlocks(b, m.OfAssistant.Content); err != nil {
 				return fmt.Errorf("%w: message %d: %w", chitta.ErrInvalidMessages, i, err)
 			}

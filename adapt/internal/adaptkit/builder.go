@@ -89,6 +89,10 @@ func (b *Builder) SetRole(r chitta.Role) {
 	b.roleSet = true
 }
 
+// OpensWithThinking marks the current message as opening with a thinking
+// block (see [chitta.Message.OpensWithThinking]).
+func (b *Builder) OpensWithThinking() { b.out[b.next].OpensWithThinking = true }
+
 // Role returns the role of the current message, as SetRole left it.
 func (b *Builder) Role() chitta.Role { return b.out[b.next].Role }
 

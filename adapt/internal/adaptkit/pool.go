@@ -105,7 +105,9 @@ func (b *Builder) reuse(n int) {
 	}
 	b.memo.turn()
 	for i := range b.out {
-		b.out[i].MediaTokens = 0 // set by Media only (not a pointer: no write barrier)
+		// set by Media and OpensWithThinking only (not pointers: no
+		// write barrier)
+		b.out[i].MediaTokens, b.out[i].OpensWithThinking = 0, false
 	}
 	if b.lastCalls > 0 {
 		b.calls.all = make([]string, 0, b.lastCalls+b.lastCalls/8+8)

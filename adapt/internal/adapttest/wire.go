@@ -144,13 +144,35 @@ func wireCheck[T any](t *testing.T, in, out []T, res *chitta.Result, valid bool,
 		// A Responses reasoning item's reply may extend over a dropped
 		// item that ended it.
 		assert.Subset(t, wiregen.NamedIDs(got[j].ToolResultIDs), wiregen.NamedIDs(cm[i].ToolResultIDs), "%s: message %d", what, i)
+		assert.Equal(t, cm[i].OpensWithThinking, got[j].OpensWithThinking, "%s: message %d", what, i)
 		if !reflect.DeepEqual(in[i], out[j]) {
 			assert.Contains(t, got[j].Content, chitta.MaskPrefix, "%s: message %d, not the caller's value, is masked", what, i)
 		}
+	}
+	if valid && TurnOpensWithThinking(cm) {
+		assert.True(t, TurnOpensWithThinking(got), "%s: the live turn still opens with its thinking block (kept %v)", what, res.Kept)
 	}
 	if valid {
 		if err := wireValid(t, out, what); err != nil {
 			t.Fatalf("%s: the result of a valid conversation is invalid: %v\nkept %v of %s", what, err, res.Kept, data)
 		}
 	}
+}
+
+// TurnOpensWithThinking reports whether the first assistant message after
+// the last prompt (a user message without tool results) opens with a
+// thinking block, as Anthropic wants of the last turn with thinking on.
+func TurnOpensWithThinking(msgs []chitta.Message) bool {
+	from := 0
+	for i, m := range msgs {
+		if m.Role == chitta.RoleUser && len(m.ToolResultIDs) == 0 {
+			from = i + 1
+		}
+	}
+	for _, m := range msgs[from:] {
+		if m.Role == chitta.RoleAssistant {
+			return m.OpensWithThinking
+		}
+	}
+	return false
 }
