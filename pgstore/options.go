@@ -68,11 +68,12 @@ type Options struct {
 	// built, so build it once the table holds data, as pgvector
 	// recommends: an Open of a new table builds it on nothing, and its
 	// searches then find the nearest memories less often) or IndexNone
-	// (exact scans). It is also
-	// what the Store's searches ask for: with IndexNone they are exact
-	// (ties at the k-th place by ID) and no index can answer them, even
-	// one another Open created; with an index kind they order by distance
-	// alone, so that an index of either kind answers them. Open never
+	// (exact scans). It is also what the Store's searches ask for: with
+	// IndexNone they are exact (ties at the k-th place by ID) and no index
+	// can answer them, even one another Open created or an operator built
+	// (they sort by the distance plus 0, which no index scan gives); with
+	// an index kind they order by distance alone, so that an index of
+	// either kind answers them. Open never
 	// drops an index another Open created. To load many memories at
 	// once, Open with IndexNone, Add them, then Open with IndexHNSW: that
 	// Open builds the index in one pass (much faster than maintaining it

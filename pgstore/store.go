@@ -540,6 +540,12 @@ const columns = "id, text, kind, confidence, source, created_at, created_nanos, 
 // drop the index for a scan and sort of the whole namespace (54 ms a Recall
 // at 100 000 memories, against 3.3 ms for HNSWStore's exact scan; PGlite's
 // PostgreSQL 18 put an incremental sort over the index scan instead).
+// exact also orders by the distance plus 0, which no index can give: an
+// index scan answers only ORDER BY column <=> value, and it did answer
+// the exact searches on a table with an index (one an operator built, or
+// one an Open with another Index created), PostgreSQL 18 sorting its rows
+// by ID incrementally, so that they missed some of the nearest memories.
+// Adding 0 changes no distance, nor their order.
 func buildQueries(table string, exact bool) queries {
 	t, g := quote(table), quote(table+"_generation")
 	// bump is the generation's update after the statement's change: the
@@ -549,14 +555,17 @@ func buildQueries(table string, exact bool) queries {
 		return "INSERT INTO " + g + " AS g (namespace, generation) SELECT $1, " + first + "::bigint FROM changed LIMIT 1 " +
 			"ON CONFLICT (namespace) DO UPDATE SET generation = g.generation + 1"
 	}
-	// kinds is a KindFilter on parameters $4 (include; empty passes all)
-	// and $5 (exclude).
+	// distance is the sort key of the distance to v; tie follows it.
+	distance := func(v string) string { return "embedding <=> " + v }
 	tie := ""
 	if exact {
+		distance = func(v string) string { return "(embedding <=> " + v + ") + 0" }
 		tie = ", id"
 	}
+	// kinds is a KindFilter on parameters $4 (include; empty passes all)
+	// and $5 (exclude).
 	const kinds = " AND (cardinality($4::text[]) = 0 OR kind = ANY($4::text[])) AND NOT kind = ANY($5::text[])"
-	nearest := "SELECT " + columns + ", embedding <=> q.v AS distance FROM " + t + " WHERE namespace = $1"
+	nearest := "SELECT " + columns + ", " + distance("q.v") + " AS distance FROM " + t + " WHERE namespace = $1"
 	return queries{
 		upsert: "WITH changed AS (INSERT INTO " + t + " (namespace, " + columns + ") " +
 			"SELECT $1, u.id, u.text, u.kind, u.confidence, u.source, u.created_at, u.created_nanos, u.embedding::vector " +
@@ -570,7 +579,7 @@ func buildQueries(table string, exact bool) queries {
 		count: "SELECT count(*) FROM " + t + " WHERE namespace = $1",
 		page:  "SELECT " + columns + " FROM " + t + " WHERE namespace = $1 AND id > $2 ORDER BY id LIMIT $3",
 		recall: "SELECT " + columns + " FROM " + t + " WHERE namespace = $1" + kinds +
-			" ORDER BY embedding <=> $2::vector" + tie + " LIMIT $3",
+			" ORDER BY " + distance("$2::vector") + tie + " LIMIT $3",
 		batch:      "SELECT q.i, m." + strings.ReplaceAll(columns, ", ", ", m.") + " FROM unnest($2::text[]::vector[]) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL (" + nearest + " ORDER BY distance" + tie + " LIMIT $3) m",
 		best:       "SELECT q.i, m.embedding FROM unnest($2::text[]::vector[]) WITH ORDINALITY AS q(v, i) CROSS JOIN LATERAL (" + nearest + kinds + " ORDER BY distance" + tie + " LIMIT $3) m",
 		generation: "SELECT coalesce((SELECT generation FROM " + g + " WHERE namespace = $1), 0)",
