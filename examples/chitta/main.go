@@ -73,7 +73,11 @@
 // with pgvector instead (package pgstore; chitta_table, chitta_namespace
 // and chitta_index query parameters choose the table, namespace and index
 // kind), shared by every process and machine that opens the same URL; the
-// password is never printed. A table that holds memories without its index
+// password is never printed. A --store that looks like a URL but is not a
+// postgres:// or postgresql:// one (it holds "://", starts with postgres:,
+// pg: or postgres//, or has a user:password@ part), or a keyword/value
+// connection string, stops chitta with exit status 1 and an error that
+// does not repeat it. A table that holds memories without its index
 // is searched without it, not indexed at start (a warning gives the
 // statement that builds it). Opening it at start waits at most --store-timeout (default 20
 // s) for the server to answer (a URL's connect_timeout, when shorter,

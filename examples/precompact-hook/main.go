@@ -71,7 +71,12 @@
 // postgres://… keeps it in PostgreSQL with pgvector instead (package
 // pgstore; chitta_table, chitta_namespace and chitta_index query
 // parameters choose the table, namespace and index kind), so a team's hooks
-// share one memory; the password is never printed. A table that holds
+// share one memory; the password is never printed. A --store that looks
+// like a URL but is not a postgres:// or postgresql:// one (it holds
+// "://", starts with postgres:, pg: or postgres//, or has a
+// user:password@ part) is refused without being repeated, as a
+// keyword/value connection string is: PreCompact makes its brief without
+// the store (exit 0), SessionStart prints nothing (exit 1). A table that holds
 // memories without its index is searched without it, not indexed under
 // --timeout (the summary line gives the statement that builds it). The hook has its own go.mod so that the root module
 // does not depend on the PostgreSQL driver.

@@ -48,16 +48,18 @@ func openMemory(ctx context.Context, cfg *config, in *hookInput) (*embedspec.Emb
 // With halfTime, opening a PostgreSQL store may take half the time left
 // before --timeout, no more (see [openPG]).
 func openStore(ctx context.Context, cfg *config, in *hookInput, dims int, halfTime bool) (hookStore, error) {
-	if storepath.IsDSN(cfg.store) {
-		return openPG(ctx, cfg.store, dims, halfTime)
-	}
 	dir := in.CWD
 	if dir == "" {
 		dir, _ = os.Getwd()
 	}
+	// ResolveFor first: it trims a postgres:// URL and refuses a mistyped
+	// one (unrepeated), which would otherwise be a file path.
 	path, err := storepath.ResolveFor(cfg.store, dir)
 	if err != nil {
 		return nil, err
+	}
+	if storepath.IsDSN(path) {
+		return openPG(ctx, path, dims, halfTime)
 	}
 	return storepath.OpenShared(path, dims)
 }

@@ -140,6 +140,11 @@ func TestStoreOpenFailureKeepsBrief(t *testing.T) {
 		{name: "store under a file", args: []string{"--store", filepath.Join(notDir, "memory.chitta")}, stderr: "not a directory"},
 		{name: "no home", env: noHome, stderr: "pass --store"},
 		{name: "postgres down", args: []string{"--store", "postgres://agent:hunter2@127.0.0.1:1/db?sslmode=disable&connect_timeout=5"}, stderr: "postgres://agent:xxxxx@127.0.0.1:1/db"},
+		// A URL with white space around it is the URL; a mistyped one is
+		// refused unrepeated, not made a directory of the working one.
+		{name: "postgres URL with a space", args: []string{"--store", " postgres://agent:hunter2@127.0.0.1:1/db?sslmode=disable&connect_timeout=5"}, stderr: "postgres://agent:xxxxx@127.0.0.1:1/db"},
+		{name: "mistyped postgres URL", args: []string{"--store", "postgres:/agent:hunter2@127.0.0.1:1/db"}, stderr: "not a postgres:// or postgresql:// URL (not repeated here"},
+		{name: "other scheme", args: []string{"--store", "pg://agent:hunter2@127.0.0.1:1/db"}, stderr: "not a postgres:// or postgresql:// URL (not repeated here"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -156,6 +161,11 @@ func TestStoreOpenFailureKeepsBrief(t *testing.T) {
 			}
 			cmd.Dir = t.TempDir()
 			cmd.Stdin = strings.NewReader(`{"session_id":"s","hook_event_name":"PreCompact","transcript_path":"` + transcript + `"}`)
+			defer func() {
+				made, err := os.ReadDir(cmd.Dir)
+				require.NoError(t, err)
+				assert.Empty(t, made, "nothing made in the working directory")
+			}()
 			var out, errb strings.Builder
 			cmd.Stdout, cmd.Stderr = &out, &errb
 			require.NoError(t, cmd.Run(), "exit 0; stderr: %s", errb.String())

@@ -15,6 +15,33 @@ func IsDSN(store string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }
 
+// looksLikeURL reports whether store (white space around it trimmed) looks
+// like a URL or a connection string that holds a password while not being
+// a postgres:// or postgresql:// URL ([IsDSN]): it holds "://" anywhere; or
+// it starts (in any case) with "postgres", "postgresql" or "pg" and then
+// ":" or "//", as a mistyped scheme does; or one of its path elements
+// (split at / and \) has a ":" before an "@", the user:password@host of
+// a URL without its scheme. A file path with "@" in a directory's name
+// ("/home/me@example.com/…") is not one, nor one that starts with
+// "postgres" otherwise ("postgres.chitta", "postgres/memory.chitta").
+func looksLikeURL(store string) bool {
+	s := strings.ToLower(strings.TrimSpace(store))
+	if strings.Contains(s, "://") {
+		return true
+	}
+	for _, scheme := range []string{"postgresql", "postgres", "pg"} {
+		if rest, ok := strings.CutPrefix(s, scheme); ok && (strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "//")) {
+			return true
+		}
+	}
+	for elem := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if colon := strings.IndexByte(elem, ':'); colon >= 0 && strings.IndexByte(elem[colon:], '@') > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // keywordDSNKeys are the libpq connection keywords a keyword/value
 // connection string usually starts with.
 var keywordDSNKeys = []string{

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 
 	"github.com/chitta-go/chitta"
@@ -31,6 +32,10 @@ var ErrNotFile = errors.New("storepath: store path is not a regular file")
 // file named after a connection string would hold the memories meant for
 // the database and carry its password into file names and logs.
 var ErrKeywordDSN = errors.New("storepath: store is a PostgreSQL keyword/value connection string")
+
+// ErrNotPostgresURL reports a store that looks like a URL or a connection
+// string but is not a postgres:// or postgresql:// URL (see [ResolveFor]).
+var ErrNotPostgresURL = errors.New("storepath: store looks like a URL but is not a postgres:// or postgresql:// URL")
 
 // Default returns the global store path: $XDG_DATA_HOME/chitta/memory.chitta,
 // or ~/.local/share/chitta/memory.chitta when XDG_DATA_HOME is unset or not
@@ -125,9 +130,27 @@ func Resolve(flag string) (string, error) {
 // libpq keyword and "=", as in "host=… password=…") is an error wrapping
 // [ErrKeywordDSN] that does not repeat it; a file of such a name can be
 // named with a directory, as in "./host=x".
+//
+// A postgres:// URL with white space around it (a quoted argument or a
+// JSON configuration keeps it) is the URL without it. A flag that looks
+// like a URL but is not a postgres:// or postgresql:// one is an error
+// wrapping [ErrNotPostgresURL] that does not repeat it either: one that
+// holds "://", that starts with postgres, postgresql or pg and then ":"
+// or "//" ("postgres:/u:pw@h/db", "pg://…"), or that has a path element
+// with a ":" before an "@" ("u:pw@h:5432/db"). A mistyped URL was
+// otherwise a file path, the memories went to a directory named after it
+// and the password was printed. A file whose path has such a shape cannot
+// be a store (a symbolic link of another name to it can); "@" alone, as in
+// "/home/me@example.com/…", is not refused.
 func ResolveFor(flag, dir string) (string, error) {
-	if flag != "" && !IsDSN(flag) && isKeywordDSN(flag) {
+	if trimmed := strings.TrimSpace(flag); IsDSN(trimmed) {
+		return trimmed, nil
+	}
+	if flag != "" && isKeywordDSN(flag) {
 		return "", fmt.Errorf("%w (not repeated here: it may hold a password); give --store a postgres://user:password@host/dbname URL instead", ErrKeywordDSN)
+	}
+	if flag != "" && looksLikeURL(flag) {
+		return "", fmt.Errorf("%w (not repeated here: it may hold a password); a PostgreSQL store is a postgres://user:password@host/dbname URL, postgres:// or postgresql:// first", ErrNotPostgresURL)
 	}
 	if flag != "" {
 		return expandHome(flag, os.UserHomeDir)

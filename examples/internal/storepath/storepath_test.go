@@ -468,3 +468,52 @@ func TestSystemDirsReadsLocalAppDataOnWindowsOnly(t *testing.T) {
 	}
 	assert.Equal(t, want, systemDirs().localAppData)
 }
+
+// TestResolveRefusesMistypedURL: a --store that looks like a URL but is not
+// a postgres:// or postgresql:// URL (a mistyped scheme, a leading space
+// kept by a quoted argument, another scheme, a bare user:password@host) was
+// taken for a file path: the memories went to a directory named after the
+// URL, and the summary and the log printed it, password included. It is
+// refused without repeating it; a postgres:// URL with white space around
+// it is the URL without it.
+func TestResolveRefusesMistypedURL(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, store := range []string{
+		"postgres:/u:S3cretPW@localhost:1/db",
+		"postgres:u:S3cretPW@localhost:1/db",
+		"postgres//u:S3cretPW@localhost:1/db",
+		"pg://u:S3cretPW@localhost:1/db",
+		"PG:u:S3cretPW@localhost:1/db",
+		"postgresql:/u:S3cretPW@localhost/db",
+		"postgress://u:S3cretPW@localhost/db",
+		"postgre://u:S3cretPW@localhost/db",
+		"http://u:S3cretPW@localhost/db",
+		"u:S3cretPW@localhost:5432/db",
+		"/tmp/u:S3cretPW@localhost/db",
+		`C:\dir\u:S3cretPW@localhost\db`,
+		" postgres:/u:S3cretPW@localhost:1/db",
+	} {
+		_, err := ResolveFor(store, dir)
+		require.ErrorIs(t, err, ErrNotPostgresURL, store)
+		assert.NotContains(t, err.Error(), "S3cret", store)
+		assert.Contains(t, err.Error(), "not repeated here", store)
+		assert.Contains(t, err.Error(), "postgres://", store)
+	}
+	for _, store := range []string{" postgres://u:S3cretPW@db/mem", "postgres://u:S3cretPW@db/mem\n", "\tPostgreSQL://db/mem "} {
+		got, err := ResolveFor(store, dir)
+		require.NoError(t, err, store)
+		assert.Equal(t, strings.TrimSpace(store), got)
+		assert.True(t, IsDSN(got), store)
+	}
+	// File paths, '@' in a directory's name included, are left alone.
+	for _, store := range []string{
+		"x.chitta", "postgres.chitta", "postgres/memory.chitta", "pgdata/memory.chitta", "pg-memory.chitta",
+		"/home/me@example.com/memory.chitta", "./me@host/memory.chitta", "a:b/c@d/memory.chitta",
+		`C:\Users\me@corp\memory.chitta`, "C:/Users/me/memory.chitta", " x.chitta",
+	} {
+		got, err := ResolveFor(store, dir)
+		require.NoError(t, err, store)
+		assert.Equal(t, store, got)
+	}
+}
