@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -83,32 +84,77 @@ func dsnSecrets(dsn string) []string {
 				out = append(out, rest[c+1:at])
 			}
 		}
-		if q := strings.Index(rest, "?"); q >= 0 {
-			for _, kv := range strings.Split(rest[q+1:], "&") {
-				if k, v, ok := strings.Cut(kv, "="); ok && strings.EqualFold(k, "password") {
-					out = append(out, v)
+		for _, kv := range strings.FieldsFunc(rest, func(r rune) bool { return r == '?' || r == '&' }) {
+			if k, v, ok := strings.Cut(kv, "="); ok && isSecretKey(k) {
+				out = append(out, v)
+				if dec, err := url.QueryUnescape(v); err == nil {
+					out = append(out, dec)
 				}
 			}
 		}
 	}
 	for _, f := range strings.Fields(dsn) {
-		if k, v, ok := strings.Cut(f, "="); ok && strings.EqualFold(strings.TrimSpace(k), "password") {
+		if k, v, ok := strings.Cut(f, "="); ok && isSecretKey(strings.TrimSpace(k)) {
 			out = append(out, strings.Trim(v, `'`))
 		}
 	}
 	return out
 }
 
-// kvPassword matches a password key of a keyword/value DSN or of a URL
-// query string, with its value.
-var kvPassword = regexp.MustCompile(`(?i)(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*)`)
+// secretKeys are the connection keys whose values Redact hides: the
+// password, the password of the client certificate's key and the file the
+// passwords are in.
+var secretKeys = []string{"password", "sslpassword", "passfile"}
+
+// isSecretKey reports whether key, once percent-decoded as the driver
+// decodes a URL's query keys ("pass%77ord" is password), is one of
+// secretKeys, in any case.
+func isSecretKey(key string) bool {
+	if dec, err := url.QueryUnescape(key); err == nil {
+		key = dec
+	}
+	return slices.ContainsFunc(secretKeys, func(k string) bool { return strings.EqualFold(k, key) })
+}
+
+// redactQueryKeys returns rest (a URL after its "://") with the value of
+// every secret key ([isSecretKey]) replaced by "xxxxx". It does not need
+// rest to parse: every piece between '?' and '&' that is key=value is
+// looked at, so a '?' in the userinfo or in another key's value does not
+// hide a key from it; a value runs to the next '&' or '?' (a fragment
+// after it is hidden with it: an unescaped '#' may be part of it).
+func redactQueryKeys(rest string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexAny(rest, "?&")
+		piece := rest
+		if i >= 0 {
+			piece = rest[:i]
+		}
+		if k, _, ok := strings.Cut(piece, "="); ok && isSecretKey(k) {
+			piece = k + "=xxxxx"
+		}
+		b.WriteString(piece)
+		if i < 0 {
+			return b.String()
+		}
+		b.WriteByte(rest[i])
+		rest = rest[i+1:]
+	}
+}
+
+// kvPassword matches a secret key (password, sslpassword, passfile) of a
+// keyword/value DSN or of a URL query string, with its value.
+var kvPassword = regexp.MustCompile(`(?i)(\b(?:(?:ssl)?password|passfile)\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*)`)
 
 // Redact returns dsn with its password replaced by "xxxxx", for logs and
 // error messages; a dsn without a password is returned unchanged. It does
 // not need dsn to parse: a URL password holding an unescaped '/' or '?'
 // is hidden too, up to the last '@' (so a URL without userinfo but with
 // an '@' after its host:port, as in a query value, is hidden up to that
-// '@' as well).
+// '@' as well). The values of a URL's password, sslpassword and passfile
+// query keys are hidden, whatever their case and however they are
+// percent-encoded (the driver decodes "pass%77ord" to password), as are
+// those of a keyword/value DSN.
 func Redact(dsn string) string {
 	if i := strings.Index(dsn, "://"); i >= 0 {
 		rest := dsn[i+3:]
@@ -124,9 +170,10 @@ func Redact(dsn string) string {
 		}
 		if at >= 0 {
 			if c := strings.Index(rest[:at], ":"); c >= 0 {
-				dsn = dsn[:i+3] + rest[:c+1] + "xxxxx" + rest[at:]
+				rest = rest[:c+1] + "xxxxx" + rest[at:]
 			}
 		}
+		dsn = dsn[:i+3] + redactQueryKeys(rest)
 	}
 	return kvPassword.ReplaceAllString(dsn, "${1}xxxxx")
 }

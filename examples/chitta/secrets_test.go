@@ -33,7 +33,8 @@ func TestEmbedderSecretsNotPrinted(t *testing.T) {
 // even with --verbose, and makes nothing in the working directory: it was
 // a store file path, a directory named after the URL was made and
 // --verbose logged it. A postgres:// URL with white space around it is the
-// URL.
+// URL; the passwords of its query string (sslpassword, a percent-encoded
+// key) are redacted as its userinfo's is.
 func TestStoreSecretsNotPrinted(t *testing.T) {
 	t.Parallel()
 	for _, store := range []string{
@@ -44,6 +45,9 @@ func TestStoreSecretsNotPrinted(t *testing.T) {
 		"pg://u:PASSWORD@127.0.0.1:1/db",
 		"u:PASSWORD@127.0.0.1:1/db",
 		" postgres://u:PASSWORD@127.0.0.1:1/db?connect_timeout=5",
+		"postgres://127.0.0.1:1/db?sslpassword=PASSWORD&connect_timeout=5",
+		"postgres://127.0.0.1:1/db?pass%77ord=PASSWORD&connect_timeout=5",
+		"postgres://127.0.0.1:1/db?%70assword=PASSWORD&connect_timeout=5",
 	} {
 		t.Run(store, func(t *testing.T) {
 			t.Parallel()
