@@ -331,10 +331,13 @@ func endpointURL(base string) (string, error) {
 
 // redactURL hides the secrets a URL may carry before it is printed: the
 // user information (user:password@) and the values of the query string
-// (?api-key=...). Text that does not parse as a URL is redacted by its
-// shape: anything between "://" and an "@", and everything after a "?".
+// (?api-key=...). Text that is not an absolute http or https URL with a
+// host (one that does not parse, or a mistyped one such as
+// "http:/u:pw@h" or "u:pw@h:1", where url.Parse finds no userinfo) is
+// redacted by its shape: everything before its last "@" (after a scheme
+// and its slashes, if any), and everything after a "?".
 func redactURL(s string) string {
-	if u, err := url.Parse(s); err == nil {
+	if u, err := url.Parse(s); err == nil && u.Host != "" && (strings.EqualFold(u.Scheme, "http") || strings.EqualFold(u.Scheme, "https")) {
 		if u.User == nil && u.RawQuery == "" {
 			return s
 		}
@@ -350,10 +353,12 @@ func redactURL(s string) string {
 		}
 		return u.String()
 	}
-	if i := strings.Index(s, "://"); i >= 0 {
-		if j := strings.LastIndex(s, "@"); j > i {
-			s = s[:i+3] + "REDACTED@" + s[j+1:]
+	if at := strings.LastIndex(s, "@"); at >= 0 {
+		start := schemeEnd(s)
+		if start > at {
+			start = 0
 		}
+		s = s[:start] + "REDACTED" + s[at:]
 	}
 	if i := strings.Index(s, "?"); i >= 0 {
 		rest := ""
@@ -365,10 +370,29 @@ func redactURL(s string) string {
 	return s
 }
 
+// schemeEnd returns the length of s's leading "scheme:" (RFC 3986: a
+// letter, then letters, digits, '+', '-' or '.') with the slashes after
+// it, or 0 when s starts with no scheme.
+func schemeEnd(s string) int {
+	for i, r := range s {
+		switch {
+		case r == ':' && i > 0:
+			return i + 1 + len(s[i+1:]) - len(strings.TrimLeft(s[i+1:], "/"))
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z':
+		case i > 0 && ('0' <= r && r <= '9' || r == '+' || r == '-' || r == '.'):
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
 // RedactURL returns s, a URL or text meant as one, with its user
 // information and query-string values replaced by "REDACTED", for logs and
 // error messages (a base URL may carry a password or an api-key
-// parameter). Text that does not parse is redacted by its shape.
+// parameter). Text that is not an absolute http or https URL with a host
+// (it does not parse, or its scheme is mistyped) is redacted by its shape:
+// everything before its last "@" (after a scheme) and after a "?".
 func RedactURL(s string) string { return redactURL(s) }
 
 // Dimensions returns the length of the vectors: Options.Dimensions when

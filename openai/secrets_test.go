@@ -168,9 +168,27 @@ func TestRedactURL(t *testing.T) {
 		"http://u:p w@host:bad/v1?api-key=k#model": "http://REDACTED@host:bad/v1?REDACTED#model",
 		"http://host/%zz?key=secret":               "http://host/%zz?REDACTED",
 		"not a url at all":                         "not a url at all",
+		// Text that parses as a URL but not as an absolute http(s) one
+		// with a host (a mistyped scheme, none at all) carries its
+		// user:password@ in a path or an opaque part, where url.Parse finds
+		// no userinfo: it was returned as it was, password included.
+		"http:/u:s3cret@127.0.0.1:1/v1":  "http:/REDACTED@127.0.0.1:1/v1",
+		"u:s3cret@h:1":                   "u:REDACTED@h:1",
+		"http//u:s3cret@h":               "REDACTED@h",
+		"https:u:s3cret@h/v1?api-key=k":  "https:REDACTED@h/v1?REDACTED",
+		"ftp://u:s3cret@h/v1":            "ftp://REDACTED@h/v1",
+		"//u:s3cret@h/v1":                "REDACTED@h/v1",
+		"http:///u:s3cret@h/v1":          "http:///REDACTED@h/v1",
+		"localhost:8080/v1":              "localhost:8080/v1",
+		"https://host/models/a@b":        "https://host/models/a@b",
+		"http:/u:s3cret@h/v1?x=a@b#frag": "http:/REDACTED@b#frag",
+		"s3cret@h":                       "REDACTED@h",
+		"HTTP:/u:s3cret@h":               "HTTP:/REDACTED@h",
+		"1http:/u:s3cret@h":              "REDACTED@h",
 	} {
 		got := RedactURL(in)
 		assert.Equal(t, want, got, "RedactURL(%q)", in)
+		assert.NotContains(t, got, "s3cret", in)
 	}
 }
 

@@ -39,6 +39,9 @@ func TestSpecSecretsNeverPrinted(t *testing.T) {
 		"openia:http://user:PASSWORD@host?api-key=QUERYKEY#m",   // unknown kind
 		"openai:http://user:PASS WORD@host/?api-key=QUERYKEY#m", // does not parse
 		"openai:http://user:PASS#WORD@host/v1#m",                // a '#' in the password
+		"openai:http:/user:PASSWORD@127.0.0.1:1/v1#m",           // a mistyped scheme
+		"openai:user:PASSWORD@127.0.0.1:1/v1#m",                 // no scheme
+		"openai:http//user:PASSWORD@127.0.0.1:1/v1#m",           // no colon
 	} {
 		t.Run(spec, func(t *testing.T) {
 			t.Parallel()
