@@ -63,7 +63,8 @@
 // other exit of the worker (a Go runtime fatal error such as running out
 // of memory exits 2) to 1, panics are recovered, only regular transcript files are
 // read (never more than 32 MiB, lines over 8 MiB skipped), and the hook
-// gives up --timeout after it started and on SIGINT or SIGTERM.
+// gives up --timeout after it started and on SIGINT, SIGTERM, SIGQUIT or
+// SIGHUP (exit 1; SIGQUIT made Go dump its goroutines and exit 2).
 //
 // The memory store defaults to one per project (the git root of the
 // hook's cwd, else cwd) under the chitta data directory, the same default
@@ -97,7 +98,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/chitta-go/chitta/examples/internal/brief"
@@ -153,7 +153,7 @@ func hookMain(args []string, stdin io.Reader, stdout, stderr io.Writer) (code in
 		fmt.Fprintln(stderr, prefix+"failed: "+stderrLine(err.Error()))
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
 	defer cancel()

@@ -16,6 +16,12 @@ import (
 // runs itself as (see supervise); a process that has it does the work.
 const workerEnv = "CHITTA_HOOK_WORKER"
 
+// stopSignals make the hook give up (exit 1, one line), supervisor and
+// worker alike: SIGINT and SIGTERM, and SIGQUIT and SIGHUP, which would
+// otherwise end the process as Go does (SIGQUIT: a goroutine dump and
+// exit status 2, which blocks the compaction; SIGHUP: killed).
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGHUP}
+
 // maxWorkerStderr bounds what supervise keeps of the worker's stderr: the
 // worker writes one line, a crashing runtime a goroutine dump.
 const maxWorkerStderr = 64 << 10
@@ -31,8 +37,8 @@ const maxWorkerStderr = 64 << 10
 // maps such an exit, or a worker killed by a signal, to 1 with one line on
 // stderr naming the cause (at most clipmsg.Max bytes after its prefix, as
 // hookMain's). The worker's own stderr (one line) is passed
-// on when it exits 0 or 1. SIGINT and SIGTERM are forwarded to the worker,
-// which gives up as it does when run alone.
+// on when it exits 0 or 1. The signals of stopSignals are forwarded to
+// the worker, which gives up as it does when run alone.
 //
 // When the worker cannot be started, supervise runs the hook in this
 // process instead.
@@ -43,7 +49,7 @@ func supervise(exe string, args []string, stdin io.Reader, stdout, stderr io.Wri
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, &errBuf
 	setParentDeathSignal(cmd)
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
 	if err := cmd.Start(); err != nil {
 		signal.Stop(sigs)
