@@ -52,7 +52,7 @@
 // --timeout, when shorter) for the calls in progress (a call still
 // unanswered then is logged as a warning) and exits; a chitta still waiting
 // for its first message (or for its postgres:// store to open) exits at
-// once. A one-shot request in progress
+// once, as does one still waiting for its embedder's probe. A one-shot request in progress
 // ends as its call does (its context is cancelled). A second signal kills
 // at once. Whatever ends it, chitta saves before it exits the memories
 // whose save failed (the call that stored them reported the failure, but
@@ -83,7 +83,10 @@
 // s) for the server to answer (a URL's connect_timeout, when shorter,
 // bounds each connection attempt); a server that does not answer by then
 // stops chitta before it reads stdin, with exit status 1 and an error
-// naming the store. The default is under the wait of an MCP client that
+// naming the store. --store-timeout bounds an openai: embedder's probe
+// (one text embedded at start to learn the dimension) as well, the probe
+// and the store's open together, with an error naming the embedder
+// (without its secrets). The default is under the wait of an MCP client that
 // starts chitta (Claude Code gives a server 30 s to answer initialize
 // unless MCP_TIMEOUT says otherwise), so that the client is still
 // listening when chitta says why it stopped. Logs go to stderr; stdout carries only JSON-RPC.
@@ -157,7 +160,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.verbose, "verbose", false, "log debug messages (and the MCP SDK's) to stderr")
 	fs.StringVar(&c.tokenizer, "tokenizer", tokenizerEstimate, "how compact_context counts tokens when a call names no tokenizer: "+strings.Join(tokenizerNames, ", ")+" (exact OpenAI encodings; estimate is words × 1.3)")
 	fs.DurationVar(&c.timeout, "timeout", defaultDrain, "in an MCP session, how long to wait once stdin closes for the requests already read to be answered")
-	fs.DurationVar(&c.storeTimeout, "store-timeout", defaultStoreWait, "how long to wait at start for a postgres:// --store to answer; keep it under the MCP client's start-up wait (Claude Code's MCP_TIMEOUT, 30s by default)")
+	fs.DurationVar(&c.storeTimeout, "store-timeout", defaultStoreWait, "how long to wait at start for a postgres:// --store and an openai: --embedder's probe to answer (the two together); keep it under the MCP client's start-up wait (Claude Code's MCP_TIMEOUT, 30s by default)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: chitta [flags] < requests\n\n"+
 			"Serves compact_context, remember, recall, list_memories and forget as an MCP server\n"+
@@ -210,14 +213,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	emb, err := embedspec.Open(ctx, cfg.embedder)
+	// --store-timeout bounds what chitta waits for at start, together: an
+	// openai: embedder's probe and a postgres:// store's open.
+	startBy := time.Now().Add(cfg.storeTimeout)
+	emb, err := openEmbedder(ctx, cfg, startBy)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // a signal before the first message: nothing was asked
+		}
 		return err
 	}
 	defer emb.Close()
 	var a *app
 	if storepath.IsDSN(cfg.store) {
-		store, err := openPG(ctx, cfg.store, emb.Dims, cfg.storeTimeout, log)
+		store, err := openPG(ctx, cfg.store, emb.Dims, startBy, cfg.storeTimeout, log)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil // a signal before the first message: nothing was asked
@@ -245,6 +254,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	a.queries = emb.Queries
 	err = a.start(ctx, cfg, stdin, stdout, stderr)
 	return errors.Join(err, a.flush())
+}
+
+// openEmbedder opens --embedder; an openai: embedder's probe gives up at
+// startBy (see [run]), with an error naming --store-timeout.
+func openEmbedder(ctx context.Context, cfg *config, startBy time.Time) (*embedspec.Embedder, error) {
+	pctx, cancel := context.WithDeadline(ctx, startBy)
+	defer cancel()
+	emb, err := embedspec.Open(pctx, cfg.embedder)
+	if err != nil && ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded) {
+		return nil, fmt.Errorf("%w: no answer within %v (--store-timeout)", err, cfg.storeTimeout)
+	}
+	return emb, err
 }
 
 // logReady logs, at debug level only, that chitta is ready, with the

@@ -80,12 +80,13 @@ func (p *pgMemory) AllMatchingContext(ctx context.Context, f chitta.KindFilter) 
 }
 
 // openPG opens the PostgreSQL store of a postgres:// --store URL, waiting
-// at most within (--timeout) for it: a server that accepts the connection
+// for it until by, the end of within (--store-timeout) from chitta's start,
+// which the embedder's probe may have used part of: a server that accepts the connection
 // and never answers (a host that drops the packets) would otherwise hold
 // chitta before its first message for good. Errors and logs show the URL
 // with its password redacted.
-func openPG(ctx context.Context, dsn string, dims int, within time.Duration, log *slog.Logger) (*pgMemory, error) {
-	octx, cancel := context.WithTimeout(ctx, within)
+func openPG(ctx context.Context, dsn string, dims int, by time.Time, within time.Duration, log *slog.Logger) (*pgMemory, error) {
+	octx, cancel := context.WithDeadline(ctx, by)
 	defer cancel()
 	// DeferIndex: a table that holds memories without its index (loaded
 	// with pgstore.IndexNone) is searched without it, not indexed within

@@ -152,6 +152,19 @@ func TestSignalWhileStoreOpens(t *testing.T) {
 	assert.Empty(t, c.stderr.String())
 }
 
+// TestSignalWhileEmbedderProbes: a chitta still waiting for its openai:
+// embedder's probe (a server that never answers) exits 0 at once on
+// SIGTERM, nothing on stderr, as one opening its postgres:// store does
+// (it exited 1 with "probe: context canceled").
+func TestSignalWhileEmbedderProbes(t *testing.T) {
+	t.Parallel()
+	c := startChitta(t, "--store", filepath.Join(t.TempDir(), "m.chitta"), "--embedder", silentEmbedder(t))
+	c.send(t, initializeLine)
+	time.Sleep(time.Second) // let it install its handler and start the probe
+	assert.Equal(t, 0, c.stop(t, syscall.SIGTERM), c.stderr.String())
+	assert.Empty(t, c.stderr.String())
+}
+
 // TestSignalSavesUnsavedMemory: a memory whose save failed (the remember
 // call said so) stays in the session's store, and the session saves it
 // when a signal stops it: nothing the user stored is lost for want of a

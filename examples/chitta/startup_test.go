@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/chitta-go/chitta/examples/internal/silentpg"
 )
 
 // TestRefusesUnsavableStore: a --store that can never be saved to stops
@@ -76,4 +81,33 @@ func TestLogReadyCountsOnlyWhenLogged(t *testing.T) {
 			assert.Empty(t, out.String())
 		}
 	}
+}
+
+// silentEmbedder returns an openai: --embedder spec for a server that
+// accepts connections and never answers (silentpg's, spoken to in HTTP).
+func silentEmbedder(t *testing.T) string {
+	t.Helper()
+	u, err := url.Parse(silentpg.URL(t))
+	require.NoError(t, err)
+	return "openai:http://" + u.Host + "/v1#m"
+}
+
+// TestEmbedderNoAnswer: an openai: embedder whose server never answers
+// stops chitta within --store-timeout, as a postgres:// store does, with
+// an error naming the flag: its probe waited 30 s, all the time Claude
+// Code gives an MCP server to start. --store-timeout bounds the probe and
+// the store's open together.
+func TestEmbedderNoAnswer(t *testing.T) {
+	t.Parallel()
+	// A guard against the old 30 s wait, not a measure: --store-timeout is 2s.
+	ctx, cancel := context.WithTimeout(t.Context(), 25*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "--store", filepath.Join(t.TempDir(), "m.chitta"), "--embedder", silentEmbedder(t), "--store-timeout", "2s")
+	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+t.TempDir())
+	cmd.Stdin = strings.NewReader(initializeLine + "\n")
+	r := runCmd(t, cmd)
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Empty(t, r.stdout)
+	assert.Contains(t, r.stderr, "probe")
+	assert.Contains(t, r.stderr, "no answer within 2s (--store-timeout)")
 }

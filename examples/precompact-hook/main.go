@@ -64,7 +64,10 @@
 // of memory exits 2) to 1, panics are recovered, only regular transcript files are
 // read (never more than 32 MiB, lines over 8 MiB skipped), and the hook
 // gives up --timeout after it started and on SIGINT, SIGTERM, SIGQUIT or
-// SIGHUP (exit 1; SIGQUIT made Go dump its goroutines and exit 2).
+// SIGHUP (exit 1; SIGQUIT made Go dump its goroutines and exit 2). An
+// openai: embedder's probe (one text embedded at start to learn the
+// dimension) waits at most 20 s and never past --timeout; without an
+// embedder there is no brief, so a probe that gets no answer is exit 1.
 //
 // The memory store defaults to one per project (the git root of the
 // hook's cwd, else cwd) under the chitta data directory, the same default

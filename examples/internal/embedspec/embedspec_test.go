@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -156,4 +157,13 @@ func TestOpenOpenAIErrors(t *testing.T) {
 
 	_, err = Open(t.Context(), "openai:ftp://example.com#tiny")
 	require.ErrorIs(t, err, openai.ErrInvalidOption)
+}
+
+// TestProbeUnderClientWait: an openai: embedder's probe waits less than
+// the 30 s Claude Code gives an MCP server to start (MCP_TIMEOUT), so
+// that a server that never answers is reported while the client still
+// listens; it waited exactly those 30 s.
+func TestProbeUnderClientWait(t *testing.T) {
+	t.Parallel()
+	assert.Less(t, probeTimeout, 30*time.Second)
 }

@@ -15,8 +15,11 @@ import (
 // the key is ignored.
 const APIKeyEnv = "OPENAI_API_KEY"
 
-// probeTimeout bounds the request that learns an openai: model's dimension.
-const probeTimeout = 30 * time.Second
+// probeTimeout bounds the request that learns an openai: model's
+// dimension, when ctx's deadline is not sooner: under the 30 s Claude Code
+// gives an MCP server to start (MCP_TIMEOUT), as the chitta command's
+// --store-timeout, which bounds it there, is.
+const probeTimeout = 20 * time.Second
 
 // openOpenAI opens an OpenAI-compatible embeddings endpoint behind an
 // embedding cache. The store needs the vector length up front, so it embeds
