@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -72,6 +73,8 @@ type app struct {
 	persist  func() error         // writes the store file atomically; nil keeps it in memory
 	refresh  func() (bool, error) // picks up another process's writes; nil for none
 	unsaved  func() int           // changes a failed persist left unsaved; nil for none
+	retry    func() error         // persist with a short wait for the store's lock, for flush after a save found it locked; nil: persist
+	locked   bool                 // the last save found the store locked (storepath.ErrLocked); guarded by mu
 	log      *slog.Logger
 	now      func() time.Time
 	toolset  []tool
@@ -111,18 +114,27 @@ func (a *app) sync() {
 	}
 }
 
+// flushLockWait bounds flush's wait for the store's lock when the save
+// before it found the store locked: that save waited the whole wait
+// already (a one-shot remember's, just before).
+const flushLockWait = time.Second
+
 // save persists the store; the caller holds a.mu.
 func (a *app) save() error {
 	if a.persist == nil {
 		return nil
 	}
-	return a.persist()
+	err := a.persist()
+	a.locked = errors.Is(err, storepath.ErrLocked)
+	return err
 }
 
 // flush saves the changes a failed save left unsaved (a tool call
 // reported that failure, but the memory stayed in the store it serves),
 // once the calls in progress are done. The command calls it before it
-// exits, so that nothing stored is lost for want of a later write.
+// exits, so that nothing stored is lost for want of a later write; when
+// the save before found the store locked, it waits for the lock only
+// flushLockWait (a.retry). An error says how many changes are lost.
 func (a *app) flush() error {
 	if a.unsaved == nil || a.persist == nil {
 		return nil
@@ -133,7 +145,11 @@ func (a *app) flush() error {
 	if n == 0 {
 		return nil
 	}
-	if err := a.persist(); err != nil {
+	persist := a.persist
+	if a.locked && a.retry != nil {
+		persist = a.retry
+	}
+	if err := persist(); err != nil {
 		return fmt.Errorf("%d unsaved memory changes lost: %w", n, err)
 	}
 	a.log.Debug("saved the changes a failed save left", "changes", n)

@@ -57,7 +57,11 @@
 // at once. Whatever ends it, chitta saves before it exits the memories
 // whose save failed (the call that stored them reported the failure, but
 // the session kept serving them), so that none is lost for want of a later
-// write; if that save fails too, the exit status is 1. After a signal, a
+// write; if that save fails too, the exit status is 1 and stderr says how
+// many changes were lost. A save waits for another process's store lock
+// at most 10 s, or --timeout when shorter (in both modes), and the final
+// save right after one that found the store locked (a one-shot remember's)
+// at most 1 s more, not the whole wait again. After a signal, a
 // save waits for another process's store lock only until the 5 s (or
 // --timeout) are over.
 //
@@ -159,7 +163,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.mode, "mode", "auto", "auto (choose by the first message), serve (MCP session) or oneshot (answer one request)")
 	fs.BoolVar(&c.verbose, "verbose", false, "log debug messages (and the MCP SDK's) to stderr")
 	fs.StringVar(&c.tokenizer, "tokenizer", tokenizerEstimate, "how compact_context counts tokens when a call names no tokenizer: "+strings.Join(tokenizerNames, ", ")+" (exact OpenAI encodings; estimate is words × 1.3)")
-	fs.DurationVar(&c.timeout, "timeout", defaultDrain, "in an MCP session, how long to wait once stdin closes for the requests already read to be answered")
+	fs.DurationVar(&c.timeout, "timeout", defaultDrain, "in an MCP session, how long to wait once stdin closes for the requests already read to be answered; in both modes, the most a save waits for another process's store lock (10s at most)")
 	fs.DurationVar(&c.storeTimeout, "store-timeout", defaultStoreWait, "how long to wait at start for a postgres:// --store and an openai: --embedder's probe to answer (the two together); keep it under the MCP client's start-up wait (Claude Code's MCP_TIMEOUT, 30s by default)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: chitta [flags] < requests\n\n"+
@@ -244,8 +248,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		logReady(ctx, log, cfg.store, store.Len, emb.Name)
 		// Once a signal has come, a save waits for another process's lock
 		// only until the stop's grace ends, as the calls in progress do.
+		// A save waits for it storepath.LockWait at most, or --timeout when
+		// shorter; the final save right after one that found the store
+		// locked waits flushLockWait at most, not all that again.
 		grace := graceAfter(ctx, min(cfg.timeout, stopGrace))
-		a = newApp(store, emb, func() error { return store.SaveContext(grace) }, log)
+		a = newApp(store, emb, func() error { return store.SaveWithin(grace, cfg.timeout) }, log)
+		a.retry = func() error { return store.SaveWithin(grace, min(cfg.timeout, flushLockWait)) }
 		a.refresh = store.Refresh
 		a.unsaved = store.Unsaved
 	}

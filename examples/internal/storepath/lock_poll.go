@@ -11,7 +11,7 @@ import (
 // pollLock calls try, which takes the lock on path without waiting, every
 // 10 ms until it reports the lock taken (true) or an error, and gives up
 // after wait, or once ctx is done, whichever comes first (after one try
-// when wait is 0), with an error wrapping errLocked.
+// when wait is 0), with an error wrapping ErrLocked.
 func pollLock(ctx context.Context, path string, wait time.Duration, try func() (bool, error)) error {
 	deadline := time.Now().Add(wait)
 	for {
@@ -20,10 +20,10 @@ func pollLock(ctx context.Context, path string, wait time.Duration, try func() (
 			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%w: %s held by another process for over %v", errLocked, path, wait)
+			return fmt.Errorf("%w: %s held by another process for over %v", ErrLocked, path, wait)
 		}
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("%w: %s held by another process: %w", errLocked, path, err)
+			return fmt.Errorf("%w: %s held by another process: %w", ErrLocked, path, err)
 		}
 		select {
 		case <-time.After(10 * time.Millisecond):

@@ -17,11 +17,11 @@ import (
 func TestLockFileExcludes(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "x.lock")
-	unlock, err := lockFile(t.Context(), path, lockTimeout)
+	unlock, err := lockFile(t.Context(), path, LockWait)
 	require.NoError(t, err)
 	acquired := make(chan struct{})
 	go func() {
-		unlock2, err := lockFile(t.Context(), path, lockTimeout) // flock and LockFileEx locks are per open file
+		unlock2, err := lockFile(t.Context(), path, LockWait) // flock and LockFileEx locks are per open file
 		assert.NoError(t, err)
 		close(acquired)
 		if unlock2 != nil {
@@ -45,7 +45,7 @@ func TestLockFileRefusesSymlink(t *testing.T) {
 	victim := filepath.Join(dir, "victim")
 	path := filepath.Join(dir, "m.chitta.lock")
 	symlink.Make(t, victim, path)
-	unlock, err := lockFile(t.Context(), path, lockTimeout)
+	unlock, err := lockFile(t.Context(), path, LockWait)
 	require.Error(t, err)
 	assert.Nil(t, unlock)
 	assert.ErrorContains(t, err, "symbolic link")
@@ -66,7 +66,7 @@ func TestSharedLocksLinkTarget(t *testing.T) {
 	cancel() // give up at once on a held lock
 	err = viaLink.SaveContext(ctx)
 	unlock()
-	require.ErrorIs(t, err, errLocked)
+	require.ErrorIs(t, err, ErrLocked)
 	assert.Equal(t, 1, viaLink.Unsaved(), "nothing written while the other save holds the lock")
 	assert.Equal(t, []string{"first"}, texts(t, target))
 

@@ -19,7 +19,7 @@ const openNoWait = syscall.O_NONBLOCK | syscall.O_NOCTTY
 // lockFile takes an exclusive advisory lock on path (created if needed) and
 // returns the function that releases it. It polls while another process
 // holds the lock and gives up after wait, or once ctx is done, whichever
-// comes first (at once when wait is 0, with an error wrapping errLocked),
+// comes first (at once when wait is 0, with an error wrapping ErrLocked),
 // so that a stuck process cannot block a hook forever nor past its
 // deadline. A path that is a symbolic link is refused rather than followed
 // (opening it with O_CREATE would create or truncate-lock whatever file

@@ -28,7 +28,7 @@ const lockAll = ^uint32(0)
 // LockFileEx and returns the function that releases it. It polls while
 // another process holds the lock and gives up after wait, or once ctx is
 // done, whichever comes first (at once when wait is 0, with an error
-// wrapping errLocked), so that a stuck process cannot block a hook forever
+// wrapping ErrLocked), so that a stuck process cannot block a hook forever
 // nor past its deadline.
 //
 // The lock belongs to the open handle, as a flock lock belongs to the open

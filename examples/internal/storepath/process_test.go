@@ -54,7 +54,7 @@ func TestHelperProcess(t *testing.T) {
 		switch err := s.SaveContext(ctx); {
 		case err == nil:
 			fmt.Println("saved")
-		case errors.Is(err, errLocked):
+		case errors.Is(err, ErrLocked):
 			fmt.Println("locked")
 		default:
 			fmt.Println(err)

@@ -44,11 +44,14 @@ type Shared struct {
 	stamp   stamp           // the file as last loaded or saved
 }
 
-// lockTimeout bounds the wait for another process's save.
-const lockTimeout = 10 * time.Second
+// LockWait bounds the wait of [Shared.SaveContext] for another process's
+// save (the store's lock).
+const LockWait = 10 * time.Second
 
-// errLocked reports a lock another process held for longer than allowed.
-var errLocked = errors.New("store locked")
+// ErrLocked reports a store lock another process held for longer than a
+// save may wait for it; the save wrote nothing, and the changes it would
+// have written stay unsaved (see [Shared.Unsaved]).
+var ErrLocked = errors.New("store locked")
 
 // stamp identifies a version of the store file: its size and
 // modification time, the file itself, since a save replaces the file with
@@ -248,13 +251,18 @@ func (s *Shared) RecallMatching(ctx context.Context, vector []float32, k int, f 
 func (s *Shared) Save() error { return s.SaveContext(context.Background()) }
 
 // SaveContext is [Shared.Save], but it waits for another process's lock
-// only until ctx is done (and 10 s at most, as Save does): a caller with a
+// only until ctx is done (and [LockWait] at most, as Save does): a caller with a
 // deadline gets the lock error by then, and nothing is written.
-func (s *Shared) SaveContext(ctx context.Context) error {
+func (s *Shared) SaveContext(ctx context.Context) error { return s.SaveWithin(ctx, LockWait) }
+
+// SaveWithin is [Shared.SaveContext] waiting at most wait (and [LockWait]
+// at most) for another process's lock: 0 tries it once. The error wraps
+// [ErrLocked] and names the wait.
+func (s *Shared) SaveWithin(ctx context.Context, wait time.Duration) error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return fmt.Errorf("save store: create directory: %w", err)
 	}
-	unlock, err := lockFile(ctx, lockPath(s.path), lockTimeout)
+	unlock, err := lockFile(ctx, lockPath(s.path), min(max(wait, 0), LockWait))
 	if err != nil {
 		return fmt.Errorf("save store: lock: %w", err)
 	}
