@@ -96,12 +96,12 @@ func (a *app) listMemories(ctx context.Context, args json.RawMessage) (*mcp.Call
 	limit := defaultListLimit
 	if in.Limit != nil {
 		if *in.Limit < 1 || *in.Limit > maxListLimit {
-			return nil, invalidParams("limit: %d out of range, want 1 to %d (default %d)", *in.Limit, maxListLimit, defaultListLimit)
+			return nil, outOfRange("limit", *in.Limit)
 		}
 		limit = *in.Limit
 	}
 	if in.Offset < 0 {
-		return nil, invalidParams("offset: %d out of range, want >= 0", in.Offset)
+		return nil, outOfRange("offset", in.Offset)
 	}
 	for field, kinds := range map[string][]string{"kinds": in.Kinds, "exclude_kinds": in.ExcludeKinds} {
 		for i, k := range kinds {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -236,4 +238,43 @@ func TestIntegerArgumentsAsSchemaSays(t *testing.T) {
 	data, err := marshal(resp.Result)
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"messages":[{"content":"a <b> & c","role":"user","n":1.50}]`)
+}
+
+// TestArgumentErrorsSayWhatIsAllowed: an argument refused as out of
+// range says the range even when it is beyond what a JSON number decodes
+// to (target_ratio 1e999 said only "out of range"); a role compact_context
+// does not know says which roles it takes (it told an MCP client to "set
+// Options.RoleWeights", which it cannot); a NUL byte in remember's kind is
+// -32602 naming the field (it was a tool error from the store).
+func TestArgumentErrorsSayWhatIsAllowed(t *testing.T) {
+	t.Parallel()
+	a, saves := newTestApp(t)
+	cs := connect(t, a)
+	for _, tt := range []struct {
+		tool, args, want string
+		absent           []string
+	}{
+		{"compact_context", `{"messages":[],"target_ratio":1e999}`, "target_ratio: 1e999 out of range, want 0.05 to 1 (default 0.4)", nil},
+		{"compact_context", `{"messages":[],"novel_threshold":-1e999}`, "novel_threshold: -1e999 out of range, want (0, 1]", nil},
+		{"compact_context", `{"messages":[],"lexical":1e400}`, "lexical: 1e400 out of range, want 0 to 1", nil},
+		{"compact_context", `{"messages":[],"max_tokens":99999999999999999999}`, "max_tokens: 99999999999999999999 out of range, want >= 0", nil},
+		{"compact_context", `{"messages":[],"mask":{"keep_recent":99999999999999999999}}`, "mask.keep_recent: 99999999999999999999 out of range, want >= 0", nil},
+		{"remember", `{"text":"x","confidence":1e999}`, "confidence: 1e999 out of range, want 0 to 1 (default 1)", nil},
+		{"recall", `{"text":"x","k":99999999999999999999}`, "k: 99999999999999999999 out of range, want 1 to", nil},
+		{"list_memories", `{"limit":-99999999999999999999}`, "limit: -99999999999999999999 out of range, want 1 to 1000 (default 50)", nil},
+		{"compact_context", `{"messages":[{"role":"wizard","content":"hi"}]}`,
+			`messages[0].role: want user, assistant or tool (function and tool_result count as tool), or system or developer (always kept), got "wizard"`,
+			[]string{"RoleWeights", "Options"}},
+		{"remember", `{"text":"x","kind":"fa\u0000ct"}`, "kind: holds a NUL byte (at byte 2), want none", []string{"store memory"}},
+	} {
+		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tt.tool, Arguments: json.RawMessage(tt.args)})
+		var wire *jsonrpc.Error
+		require.ErrorAs(t, err, &wire, "%s %s", tt.tool, tt.args)
+		assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code, wire.Message)
+		assert.Contains(t, wire.Message, tt.want)
+		for _, s := range tt.absent {
+			assert.NotContains(t, wire.Message, s)
+		}
+	}
+	assert.Zero(t, saves.Load())
 }

@@ -183,6 +183,35 @@ func toolError(format string, args ...any) *mcp.CallToolResult {
 	return res
 }
 
+// argRanges are the values the tools' number arguments take, by field
+// (its dotted path, as decodeArgs names it): every "out of range" error
+// says them, a number beyond what JSON decodes to (1e999) too.
+var argRanges = map[string]string{
+	"target_ratio":           fmt.Sprintf("want %v to %v (default %v)", chitta.MinTargetRatio, chitta.MaxTargetRatio, chitta.DefaultTargetRatio),
+	"novel_threshold":        fmt.Sprintf("want (0, 1] (default %v)", chitta.DefaultNovelThreshold),
+	"max_tokens":             "want >= 0 (0 means use target_ratio)",
+	"keep_last":              "want >= 0",
+	"relevance_reserve":      "want 0 to 1 (default 0, off)",
+	"lexical":                "want 0 to 1 (default 0, off)",
+	"mask.keep_recent":       "want >= 0",
+	"mask.min_tokens":        "want >= 0",
+	"mask.max_result_tokens": "want >= 0",
+	"confidence":             "want 0 to 1 (default 1)",
+	"k":                      fmt.Sprintf("want 1 to %d (default %d)", maxRecallK, defaultRecallK),
+	"min_similarity":         "want 0 to 1 (default 0)",
+	"limit":                  fmt.Sprintf("want 1 to %d (default %d)", maxListLimit, defaultListLimit),
+	"offset":                 "want >= 0",
+}
+
+// outOfRange is the -32602 error of a number argument outside what field
+// takes, which it says (argRanges).
+func outOfRange(field string, v any) *jsonrpc.Error {
+	if want, ok := argRanges[field]; ok {
+		return invalidParams("%s: %v out of range, %s", field, v, want)
+	}
+	return invalidParams("%s: %v out of range", field, v)
+}
+
 // enumArgs is a tool input whose string fields take one of a few values:
 // allowed returns them for a field (its dotted path, as decodeArgs names
 // it), written as the error for a string outside them lists them, or "".
@@ -235,7 +264,7 @@ func decodeArgs(args json.RawMessage, dst any) error {
 			want := jsonType(typeErr.Type)
 			if num, ok := strings.CutPrefix(typeErr.Value, "number "); ok &&
 				(want == "a number" || want == "an integer" && strings.Trim(num, "-0123456789") == "") {
-				return invalidParams("%s: %s out of range", field, num) // beyond float64 or int
+				return outOfRange(field, num) // beyond float64 or int
 			}
 			if e, ok := dst.(enumArgs); ok {
 				if names := e.allowed(field); names != "" {
@@ -437,28 +466,28 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 	}
 	if r := in.TargetRatio; r != nil {
 		if math.IsNaN(*r) || *r < chitta.MinTargetRatio || *r > chitta.MaxTargetRatio {
-			return nil, invalidParams("target_ratio: %v out of range, want %v to %v (default %v)", *r, chitta.MinTargetRatio, chitta.MaxTargetRatio, chitta.DefaultTargetRatio)
+			return nil, outOfRange("target_ratio", *r)
 		}
 		opts.TargetRatio = *r
 	}
 	if t := in.NovelThreshold; t != nil {
 		if math.IsNaN(*t) || *t <= 0 || *t > 1 {
-			return nil, invalidParams("novel_threshold: %v out of range, want (0, 1] (default %v)", *t, chitta.DefaultNovelThreshold)
+			return nil, outOfRange("novel_threshold", *t)
 		}
 		opts.NovelThreshold = *t
 	}
 	if in.MaxTokens < 0 {
-		return nil, invalidParams("max_tokens: %d out of range, want >= 0 (0 means use target_ratio)", in.MaxTokens)
+		return nil, outOfRange("max_tokens", in.MaxTokens)
 	}
 	if in.KeepLast < 0 {
-		return nil, invalidParams("keep_last: %d out of range, want >= 0", in.KeepLast)
+		return nil, outOfRange("keep_last", in.KeepLast)
 	}
 	for _, f := range []struct {
 		name string
 		v    float64
 	}{{"relevance_reserve", in.RelevanceReserve}, {"lexical", in.Lexical}} {
 		if math.IsNaN(f.v) || f.v < 0 || f.v > 1 {
-			return nil, invalidParams("%s: %v out of range, want 0 to 1 (default 0, off)", f.name, f.v)
+			return nil, outOfRange(f.name, f.v)
 		}
 	}
 	tokenizer := in.Tokenizer
@@ -474,7 +503,7 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 			v    int
 		}{{"keep_recent", m.KeepRecent}, {"min_tokens", m.MinTokens}, {"max_result_tokens", m.MaxResultTokens}} {
 			if f.v < 0 {
-				return nil, invalidParams("mask.%s: %d out of range, want >= 0", f.name, f.v)
+				return nil, outOfRange("mask."+f.name, f.v)
 			}
 		}
 		actions, ok := maskActions[m.Actions]
@@ -507,6 +536,13 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 	}
 	res, err := chitta.Compact(ctx, msgs, opts)
 	if err != nil {
+		var me *chitta.MessageError
+		if errors.Is(err, chitta.ErrUnknownRole) && errors.As(err, &me) && me.Index >= 0 && me.Index < len(msgs) {
+			// The library's message tells a Go caller to set
+			// Options.RoleWeights, which an MCP client cannot.
+			// The roles first: a long role is what a clipped message loses.
+			return nil, invalidParams("messages[%d].role: want %s, got %q", me.Index, knownRoles, msgs[me.Index].Role)
+		}
 		if errors.Is(err, chitta.ErrUnknownRole) || errors.Is(err, chitta.ErrInvalidMessages) ||
 			errors.Is(err, chitta.ErrInvalidTargetRatio) || errors.Is(err, chitta.ErrInvalidOption) {
 			return nil, messagesError(err)
@@ -535,6 +571,10 @@ func (a *app) compactContext(ctx context.Context, args json.RawMessage) (*mcp.Ca
 	}
 	return structured(out, summary)
 }
+
+// knownRoles are the roles compact_context weighs or keeps (chitta's
+// built-in structural weights), as its unknown-role error lists them.
+const knownRoles = "user, assistant or tool (function and tool_result count as tool), or system or developer (always kept)"
 
 // messagesError turns a chitta parse or compact error into -32602, naming
 // the message and field.
@@ -577,10 +617,14 @@ func (a *app) remember(ctx context.Context, args json.RawMessage) (*mcp.CallTool
 	if kind == "" {
 		kind = chitta.KindFact
 	}
+	if i := strings.IndexByte(kind, 0); i >= 0 {
+		// chitta refuses it in a Kind; the store's error was a tool error.
+		return nil, invalidParams("kind: holds a NUL byte (at byte %d), want none", i)
+	}
 	confidence := 1.0
 	if c := in.Confidence; c != nil {
 		if math.IsNaN(*c) || *c < 0 || *c > 1 {
-			return nil, invalidParams("confidence: %v out of range, want 0 to 1 (default 1)", *c)
+			return nil, outOfRange("confidence", *c)
 		}
 		confidence = *c
 	}
@@ -625,14 +669,14 @@ func (a *app) recall(ctx context.Context, args json.RawMessage) (*mcp.CallToolRe
 	k := defaultRecallK
 	if in.K != nil {
 		if *in.K < 1 || *in.K > maxRecallK {
-			return nil, invalidParams("k: %d out of range, want 1 to %d (default %d)", *in.K, maxRecallK, defaultRecallK)
+			return nil, outOfRange("k", *in.K)
 		}
 		k = *in.K
 	}
 	minSim := 0.0
 	if m := in.MinSimilarity; m != nil {
 		if math.IsNaN(*m) || *m < 0 || *m > 1 {
-			return nil, invalidParams("min_similarity: %v out of range, want 0 to 1 (default 0)", *m)
+			return nil, outOfRange("min_similarity", *m)
 		}
 		minSim = *m
 	}
