@@ -150,7 +150,7 @@ func ResolveFor(flag, dir string) (string, error) {
 		return "", fmt.Errorf("%w (not repeated here: it may hold a password); give --store a postgres://user:password@host/dbname URL instead", ErrKeywordDSN)
 	}
 	if flag != "" && looksLikeURL(flag) {
-		return "", fmt.Errorf("%w (not repeated here: it may hold a password); a PostgreSQL store is a postgres://user:password@host/dbname URL, postgres:// or postgresql:// first", ErrNotPostgresURL)
+		return "", fmt.Errorf("%w (not repeated here: it may hold a password); give --store a postgres://user:password@host/dbname URL (postgres:// or postgresql://, nothing before it) or a file path without \"://\" or user:password@", ErrNotPostgresURL)
 	}
 	if flag != "" {
 		return expandHome(flag, os.UserHomeDir)

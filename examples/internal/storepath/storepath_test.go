@@ -498,7 +498,7 @@ func TestResolveRefusesMistypedURL(t *testing.T) {
 		require.ErrorIs(t, err, ErrNotPostgresURL, store)
 		assert.NotContains(t, err.Error(), "S3cret", store)
 		assert.Contains(t, err.Error(), "not repeated here", store)
-		assert.Contains(t, err.Error(), "postgres://", store)
+		assert.Contains(t, err.Error(), "give --store a postgres://", store)
 	}
 	for _, store := range []string{" postgres://u:S3cretPW@db/mem", "postgres://u:S3cretPW@db/mem\n", "\tPostgreSQL://db/mem "} {
 		got, err := ResolveFor(store, dir)
