@@ -81,7 +81,17 @@ func dsnSecrets(dsn string) []string {
 		rest := dsn[i+3:]
 		if at := strings.LastIndex(rest, "@"); at >= 0 {
 			if c := strings.Index(rest[:at], ":"); c >= 0 {
-				out = append(out, rest[c+1:at])
+				// Up to the last '@', as url.Parse reads it; the driver
+				// ends it at the first and shows the rest as the host, so
+				// each piece between '@'s is hidden too.
+				pw := rest[c+1 : at]
+				out = append(out, pw)
+				if strings.Contains(pw, "@") {
+					out = append(out, strings.Split(pw, "@")...)
+				}
+				if dec, err := url.PathUnescape(pw); err == nil && dec != pw {
+					out = append(out, dec)
+				}
 			}
 		}
 		for _, kv := range strings.FieldsFunc(rest, func(r rune) bool { return r == '?' || r == '&' }) {

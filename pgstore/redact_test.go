@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestRedactQueryKeys: the driver decodes a URL's query keys, so
@@ -86,5 +87,24 @@ func TestRedactNeverShowsSecret(t *testing.T) {
 			assert.NotContains(t, got, secret, d.text)
 			assert.NotContains(t, got, d.written, d.text)
 		}
+	}
+}
+
+// TestOpenHidesPasswordWithAt: a URL whose password holds an unescaped '@'
+// (postgres://u:p@Zq7secret@host) is read by the driver as the password
+// "p" and the host "Zq7secret@host", which its connect error shows; the
+// error must not show any part of what the URL's writer meant as the
+// password.
+func TestOpenHidesPasswordWithAt(t *testing.T) {
+	t.Parallel()
+	for _, dsn := range []string{
+		"postgres://u:p@Zq7secret@127.0.0.1:1/db?connect_timeout=1",
+		"postgres://u:Zq7first@Zq7secret@127.0.0.1:1/db?connect_timeout=1",
+		"postgres://u:p%40Zq7secret@127.0.0.1:1/db?connect_timeout=1",
+	} {
+		_, err := Open(t.Context(), dsn, &Options{Dims: 4})
+		require.Error(t, err, dsn)
+		assert.NotContains(t, err.Error(), "Zq7", dsn)
+		assert.NotContains(t, Redact(dsn), "Zq7", dsn)
 	}
 }

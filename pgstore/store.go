@@ -101,14 +101,17 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("%w: %s", ErrBadDSN, redact(msg, append(dsnSecrets(dsn), dsn)...))
 	}
-	return openConfig(ctx, cfg, o)
+	return openConfig(ctx, cfg, o, dsnSecrets(dsn)...)
 }
 
 // openConfig opens a store on a parsed pool configuration (tests replace
 // its dialer). The extension and tables are set up on one connection of
 // their own, closed before the pool opens.
-func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, error) {
-	secret := cfg.ConnConfig.Password
+func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options, secrets ...string) (*Store, error) {
+	// The password as the driver read it, and as the DSN's writer may have
+	// meant it (dsnSecrets: an unescaped '@' in a URL's password ends it
+	// for the driver, which then shows the rest as the host).
+	secret := append([]string{cfg.ConnConfig.Password}, secrets...)
 	// The search settings the DSN gives as runtime parameters are set in
 	// each search (see below), not sent in the startup packet: PgBouncer
 	// refuses unknown startup parameters, or drops them when told to
@@ -122,7 +125,7 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
-		return nil, fmt.Errorf("%w: %w", ErrConnect, scrub(err, secret))
+		return nil, fmt.Errorf("%w: %w", ErrConnect, scrub(err, secret...))
 	}
 	s := &Store{opts: o, q: buildQueries(o.Table, o.Index == IndexNone)}
 	l, err := s.setup(ctx, conn)
@@ -144,10 +147,10 @@ func openConfig(ctx context.Context, cfg *pgxpool.Config, o Options) (*Store, er
 		if hint := poolerHint(err); hint != "" {
 			err = fmt.Errorf("%w%s", err, hint)
 		}
-		return nil, scrub(err, secret)
+		return nil, scrub(err, secret...)
 	}
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrConnect, scrub(err, secret))
+		return nil, fmt.Errorf("%w: %w", ErrConnect, scrub(err, secret...))
 	}
 	return s, nil
 }
