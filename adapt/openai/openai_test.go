@@ -337,7 +337,7 @@ func TestResponsesReasoningReply(t *testing.T) {
 		responses.ResponseInputItemParamOfReasoning("rs_1", []responses.ResponseReasoningItemSummaryParam{{Text: long}}),
 		responses.ResponseInputItemParamOfMessage("I'll read the file first.", responses.EasyInputMessageRoleAssistant),
 		responses.ResponseInputItemParamOfFunctionCall(`{"path":"a.go"}`, "call_1", "read_file"),
-		responses.ResponseInputItemParamOfWebSearchCall(responses.ResponseFunctionWebSearchActionSearchParam{Query: openai.String("package a")}, "ws_1", "completed"),
+		responses.ResponseInputItemParamOfWebSearchCall(responses.ResponseFunctionWebSearchActionSearchParam{Queries: []string{"package a"}}, "ws_1", "completed"),
 		output("call_1", long),
 		responses.ResponseInputItemParamOfMessage("a.go is package a", responses.EasyInputMessageRoleAssistant),
 		responses.ResponseInputItemParamOfMessage("thanks, now b.go", responses.EasyInputMessageRoleUser),
