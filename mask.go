@@ -585,7 +585,8 @@ func resultsOf(m *Message) ([]toolResult, bool) {
 	}
 	b := []byte(m.Raw)
 	var contents, outputs, parts []jsonSpan
-	var name, typ jsonSpan
+	var name, typ, role jsonSpan
+	partsShape := false // a parts or text member: ParseMessages reads such a message without content from them
 	otherText := false  // tool calls render into Content too
 	hasRole := false    // only chat-shaped messages and output items are rewritten
 	var rs []toolResult // the tool_result blocks of the last content member
@@ -594,7 +595,10 @@ func resultsOf(m *Message) ([]toolResult, bool) {
 	for it.next() {
 		switch {
 		case it.is("role"):
-			hasRole = !isNullAt(b, it.val())
+			role = it.val()
+			hasRole = !isNullAt(b, role)
+		case it.is("parts"), it.is("text"):
+			partsShape = partsShape || !isNullAt(b, it.val())
 		case it.is("content"):
 			rs, n = nil, 0
 			if b[it.start()] == '[' { // descend: the content is read once
@@ -622,6 +626,11 @@ func resultsOf(m *Message) ([]toolResult, bool) {
 		return []toolResult{whole}, true
 	}
 	if !it.ok() || !hasRole || len(contents) == 0 {
+		return nil, false
+	}
+	if isNullAt(b, contents[len(contents)-1]) && (partsShape || isPartsRole(json.RawMessage(b[role.start:role.end]))) {
+		// a langchaingo or genai shape beside a null content, whose text
+		// is its parts' (see parser.parse): never rewritten
 		return nil, false
 	}
 	if len(rs) > 0 {
