@@ -246,8 +246,9 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // it refers to, which ParseMessages cannot read: those results name the
 // reference's ID "item_reference@<index>" in ToolResultIDs instead of
 // their call_id, so that Compact keeps or drops the reference and its
-// results together); a compaction item, and a compaction_trigger,
-// read as a system message, so always kept; an additional_tools item
+// results together); a compaction item, a compaction_trigger and a
+// configuration_update (settings for the later responses), each read as
+// a system message, so always kept; an additional_tools item
 // (role developer) read as the JSON of its tool definitions and an
 // mcp_list_tools item as its server's label and each tool's name,
 // description and input schema, what the model is sent; an unknown item type scored by its JSON, and issuing its

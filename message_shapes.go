@@ -96,9 +96,10 @@ type responsesItem struct {
 // parseItem reads a Responses input item without a role. Calls issue
 // their call_id (or id), outputs carry it; a reasoning item is grouped with
 // the item that follows it (and parse, with the rest of its reply); a
-// compaction item, and a compaction_trigger (the request to compact, the
-// last item), is read as a system message, so that Compact always keeps
-// it; an additional_tools item (which has a role, developer) and an
+// compaction item, a compaction_trigger (the request to compact, the
+// last item) and a configuration_update (settings for the later
+// responses) are read as system messages, so that Compact always keeps
+// them; an additional_tools item (which has a role, developer) and an
 // mcp_list_tools item read as the tool definitions they carry, which the
 // model is sent; an unknown type is an assistant message scored by its
 // JSON.
@@ -169,6 +170,12 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 		// would lose the request, and it bills next to nothing.
 		m.Role = RoleSystem
 		addText(&b, "[compaction_trigger]")
+	case typ == "configuration_update":
+		// Its settings (reasoning, text format) hold for every later
+		// response until another update replaces them: dropping it would
+		// change them silently.
+		m.Role = RoleSystem
+		addText(&b, "[configuration_update]")
 	case typ == "additional_tools":
 		role, merr := str("role", it.Role)
 		if merr != nil {

@@ -227,6 +227,27 @@ func TestCompactResponsesItems(t *testing.T) {
 	}
 }
 
+// TestCompactKeepsConfigurationUpdate: a configuration_update item sets
+// the reasoning and text settings of every later response; dropping it
+// would change them silently, so it is read as a system message and kept
+// at every budget.
+func TestCompactKeepsConfigurationUpdate(t *testing.T) {
+	t.Parallel()
+	msgs, err := chitta.ParseMessages([]byte(`[
+ {"role":"user","content":"` + strings.Repeat("a long first question ", 20) + `"},
+ {"type":"configuration_update","id":"cu_1","reasoning":{"effort":"low"},"text":{"verbosity":"low"}},
+ {"role":"assistant","content":"` + strings.Repeat("a long answer ", 20) + `"},
+ {"role":"user","content":"next"}
+]`))
+	require.NoError(t, err)
+	assert.Equal(t, chitta.RoleSystem, msgs[1].Role)
+	for _, budget := range []int{1, 10, 30, 100000} {
+		res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{MaxTokens: budget})
+		require.NoError(t, err)
+		assert.Contains(t, res.Kept, 1, "budget %d", budget)
+	}
+}
+
 // TestCompactResponsesReasoningReply: a reasoning model's reply with a
 // preamble before its calls ([reasoning, message, function_call,
 // function_call]) is kept or dropped whole with the calls' outputs, at

@@ -379,3 +379,24 @@ func linksAsParsed(t *testing.T, in []responses.ResponseInputItemUnionParam, msg
 		assert.Equal(t, parsed[i].ToolResultIDs, msgs[i].ToolResultIDs, "item %d", i)
 	}
 }
+
+// TestResponsesConfigurationUpdateKept: a configuration_update item holds
+// the settings of the later responses; CompactResponses keeps it at every
+// budget, as chitta.Compact keeps it in the items' JSON.
+func TestResponsesConfigurationUpdateKept(t *testing.T) {
+	t.Parallel()
+	in := []responses.ResponseInputItemUnionParam{
+		responses.ResponseInputItemParamOfMessage(strings.Repeat("a long first question ", 20), responses.EasyInputMessageRoleUser),
+		{OfConfigurationUpdate: &responses.ResponseConfigurationUpdateItemParam{ID: openai.String("cu_1")}},
+		responses.ResponseInputItemParamOfMessage(strings.Repeat("a long answer ", 20), responses.EasyInputMessageRoleAssistant),
+		responses.ResponseInputItemParamOfMessage("next", responses.EasyInputMessageRoleUser),
+	}
+	msgs, err := adapter.ResponsesMessages(in)
+	require.NoError(t, err)
+	assert.Equal(t, chitta.RoleSystem, msgs[1].Role)
+	for _, budget := range []int{1, 10, 30, 100000} {
+		_, res, err := adapter.CompactResponses(t.Context(), in, &chitta.Options{MaxTokens: budget})
+		require.NoError(t, err)
+		assert.Contains(t, res.Kept, 1, "budget %d", budget)
+	}
+}

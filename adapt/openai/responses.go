@@ -25,8 +25,9 @@ import (
 // after it up to the next input item (a preamble message, a reasoning
 // model's parallel calls, a later reasoning item: the API refuses any of
 // them without its reasoning item), so they are kept or dropped together; a
-// compaction item has the role system, so it is always kept, and so has a
-// compaction_trigger. An item_reference (a stored item given by its ID)
+// compaction item has the role system, so it is always kept, and so have a
+// compaction_trigger and a configuration_update (settings for the later
+// responses). An item_reference (a stored item given by its ID)
 // is tied, with the item_reference items right before it, to the outputs
 // after it whose call_id no item before them issues (they answer the call
 // it refers to): those carry "item_reference@<index>" instead of their
