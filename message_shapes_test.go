@@ -248,6 +248,28 @@ func TestCompactKeepsConfigurationUpdate(t *testing.T) {
 	}
 }
 
+// TestCompactWindowAfterCompaction: the API lets a caller drop every item
+// before the latest compaction item, which may leave a window without a
+// user message ([compaction, reasoning, call, output]); Validate accepts
+// it, and so every Compact result of it.
+func TestCompactWindowAfterCompaction(t *testing.T) {
+	t.Parallel()
+	msgs, err := chitta.ParseMessages([]byte(`[
+ {"type":"compaction","encrypted_content":"opaque"},
+ {"type":"reasoning","summary":[{"type":"summary_text","text":"` + strings.Repeat("look again ", 30) + `"}]},
+ {"type":"function_call","call_id":"c1","name":"lookup","arguments":"{}"},
+ {"type":"function_call_output","call_id":"c1","output":"` + strings.Repeat("value ", 40) + `"},
+ {"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}
+]`))
+	require.NoError(t, err)
+	require.NoError(t, chitta.Validate(msgs))
+	for _, budget := range []int{1, 20, 60, 100000} {
+		res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{MaxTokens: budget})
+		require.NoError(t, err)
+		assert.NoError(t, chitta.Validate(res.Messages), "budget %d", budget)
+	}
+}
+
 // TestCompactResponsesReasoningReply: a reasoning model's reply with a
 // preamble before its calls ([reasoning, message, function_call,
 // function_call]) is kept or dropped whole with the calls' outputs, at

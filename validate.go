@@ -34,7 +34,9 @@ import (
 //   - an assistant message before the first user turn. A user turn is a
 //     user message that carries no tool results: an Anthropic user message
 //     holding only tool_result blocks answers a call, it does not open a
-//     turn;
+//     turn. A Responses compaction item stands for the turns it
+//     compacted, so the items after it may open without one (the API
+//     lets a caller drop every item before the latest compaction item);
 //   - in genai Content JSON (a Raw with role "model" and parts, as
 //     [ParseMessages] reads it), a function-call turn right after a model
 //     turn: the Gemini API wants a function call immediately after a user
@@ -109,7 +111,7 @@ func Validate(msgs []Message) error {
 				return fail(i, "ToolResultIDs", "result for %q follows no call with that ID", id)
 			}
 		}
-		if isPrompt(m) {
+		if isPrompt(m) || isCompactionItem(m) {
 			userTurn = true
 		}
 		if m.Role == RoleAssistant && !userTurn {
@@ -283,4 +285,18 @@ func isGeminiCall(m *Message) bool {
 // isToolRole reports whether r is a tool-result role.
 func isToolRole(r Role) bool {
 	return r == RoleTool || r == "function" || r == "tool_result"
+}
+
+// isCompactionItem reports whether m is a Responses compaction item as
+// ParseMessages reads it: a system message whose Raw has the type
+// compaction (or compaction_summary) and no role.
+func isCompactionItem(m *Message) bool {
+	if m.Role != RoleSystem || !bytes.Contains(m.Raw, []byte("compaction")) {
+		return false
+	}
+	var w struct {
+		Type string          `json:"type"`
+		Role json.RawMessage `json:"role"`
+	}
+	return json.Unmarshal(m.Raw, &w) == nil && isNull(w.Role) && (w.Type == "compaction" || w.Type == "compaction_summary")
 }

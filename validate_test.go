@@ -1,6 +1,7 @@
 package chitta_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -45,6 +46,8 @@ func TestValidate(t *testing.T) {
 		{"legacy function", []chitta.Message{user, toolCall("", "function_call@1"), toolResult("function", "function_call@1")}, -1, ""},
 		{"server tool call and result in one message", []chitta.Message{user, {Role: chitta.RoleAssistant, Content: "search, results", ToolCallIDs: []string{"s"}, ToolResultIDs: []string{"s"}}, user}, -1, ""},
 		{"custom role unchecked", []chitta.Message{{Role: "observer"}, user, asst}, -1, ""},
+		{"after a compaction item", []chitta.Message{{Role: chitta.RoleSystem, Content: "[compaction]", Raw: json.RawMessage(`{"type":"compaction","encrypted_content":"x"}`)}, asst}, -1, ""},
+		{"assistant after a system message typed compaction", []chitta.Message{{Role: chitta.RoleSystem, Content: "rules", Raw: json.RawMessage(`{"role":"system","type":"compaction","content":"rules"}`)}, asst}, 1, "role"},
 
 		{"assistant first", []chitta.Message{sys, asst, user}, 1, "role"},
 		{"assistant after tool-result user", []chitta.Message{toolResult(chitta.RoleUser, "a"), asst}, 0, "ToolResultIDs"},
