@@ -234,7 +234,9 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // its name or type and arguments, an apply_patch_call's operation as its
 // type, path and diff, a code_interpreter_call's outputs as their logs,
 // a file_search_call's results as their file names and texts, an
-// mcp_call with its output or error; a tool_search_output as the names of
+// mcp_call with its output or error, grouped, when it carries an
+// approval_request_id, with the mcp_approval_request of that ID and the
+// mcp_approval_response answering it; a tool_search_output as the names of
 // the function and custom tools it loads, then the JSON of each tool
 // definition, paired, when neither has a call_id (a search the server
 // ran), with the tool_search_call right before it; a reasoning item grouped with the

@@ -260,6 +260,17 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 		if callID != "" {
 			m.ToolCallIDs = append(m.ToolCallIDs, callID)
 		}
+		if typ == "mcp_call" {
+			// A call the user approved: it belongs with the approval
+			// request and response, which the API wants with it.
+			reqID, merr := str("approval_request_id", it.ApprovalRequestID)
+			if merr != nil {
+				return Message{}, merr
+			}
+			if reqID != "" {
+				m.ToolResultIDs = append(m.ToolResultIDs, reqID)
+			}
+		}
 		args := it.Arguments
 		for _, alt := range []json.RawMessage{it.Input, it.Action, it.Queries, it.Code} {
 			if isNull(args) {

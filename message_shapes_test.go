@@ -270,6 +270,36 @@ func TestCompactWindowAfterCompaction(t *testing.T) {
 	}
 }
 
+// TestCompactKeepsMCPApprovalWithCall: an mcp_call the user approved
+// carries its approval_request_id, so the approval request, the response
+// approving it and the call are kept or dropped together: a kept approval
+// without its call may have the API run the tool again, and a call without
+// its approval is refused.
+func TestCompactKeepsMCPApprovalWithCall(t *testing.T) {
+	t.Parallel()
+	msgs, err := chitta.ParseMessages([]byte(`[
+ {"role":"user","content":"` + strings.Repeat("list repos then delete the old one ", 6) + `"},
+ {"type":"mcp_approval_request","id":"mcpr_1","server_label":"gh","name":"delete_repo","arguments":"{\"repo\":\"old\"}"},
+ {"type":"mcp_approval_response","approval_request_id":"mcpr_1","approve":true},
+ {"type":"mcp_call","id":"mcp_1","server_label":"gh","name":"delete_repo","arguments":"{\"repo\":\"old\"}","approval_request_id":"mcpr_1","output":"` + strings.Repeat("deleted ", 30) + `"},
+ {"role":"assistant","content":"Deleted."},
+ {"role":"user","content":"thanks, now what next?"}
+]`))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"mcpr_1"}, msgs[3].ToolResultIDs)
+	require.NoError(t, chitta.Validate(msgs))
+	for budget := 1; budget <= 200; budget++ {
+		res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{MaxTokens: budget})
+		require.NoError(t, err)
+		kept := map[int]bool{}
+		for _, i := range res.Kept {
+			kept[i] = true
+		}
+		require.True(t, kept[1] == kept[2] && kept[2] == kept[3], "budget %d: request, response and call together (kept %v)", budget, res.Kept)
+		require.NoError(t, chitta.Validate(res.Messages), "budget %d", budget)
+	}
+}
+
 // TestCompactResponsesReasoningReply: a reasoning model's reply with a
 // preamble before its calls ([reasoning, message, function_call,
 // function_call]) is kept or dropped whole with the calls' outputs, at

@@ -400,3 +400,32 @@ func TestResponsesConfigurationUpdateKept(t *testing.T) {
 		assert.Contains(t, res.Kept, 1, "budget %d", budget)
 	}
 }
+
+// TestResponsesMCPApprovalWithCall: the approval request, the response
+// approving it and the mcp_call that carries its approval_request_id are
+// kept or dropped together, as chitta.ParseMessages links them.
+func TestResponsesMCPApprovalWithCall(t *testing.T) {
+	t.Parallel()
+	var in []responses.ResponseInputItemUnionParam
+	require.NoError(t, json.Unmarshal([]byte(`[
+ {"type":"message","role":"user","content":"`+strings.Repeat("list repos then delete the old one ", 6)+`"},
+ {"type":"mcp_approval_request","id":"mcpr_1","server_label":"gh","name":"delete_repo","arguments":"{\"repo\":\"old\"}"},
+ {"type":"mcp_approval_response","approval_request_id":"mcpr_1","approve":true},
+ {"type":"mcp_call","id":"mcp_1","server_label":"gh","name":"delete_repo","arguments":"{\"repo\":\"old\"}","approval_request_id":"mcpr_1","output":"`+strings.Repeat("deleted ", 30)+`"},
+ {"type":"message","role":"assistant","content":"Deleted."},
+ {"type":"message","role":"user","content":"thanks, now what next?"}
+]`), &in))
+	msgs, err := adapter.ResponsesMessages(in)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"mcpr_1"}, msgs[3].ToolResultIDs)
+	linksAsParsed(t, in, msgs)
+	for budget := 1; budget <= 200; budget += 3 {
+		_, res, err := adapter.CompactResponses(t.Context(), in, &chitta.Options{MaxTokens: budget})
+		require.NoError(t, err)
+		kept := map[int]bool{}
+		for _, i := range res.Kept {
+			kept[i] = true
+		}
+		require.True(t, kept[1] == kept[2] && kept[2] == kept[3], "budget %d: request, response and call together (kept %v)", budget, res.Kept)
+	}
+}
