@@ -243,12 +243,23 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // rest of the model's reply, the items after it up to the next input item
 // (a user, system or developer message or a *_output item): a preamble
 // message, a reasoning model's parallel calls, a later reasoning item; an
-// item_reference (an item the API stored, given by its ID) grouped, with the item_reference items right before it, with
-// the results after it whose call_id no item before them issues (the call
-// it refers to, which ParseMessages cannot read: those results name the
-// reference's ID "item_reference@<index>" in ToolResultIDs instead of
-// their call_id, so that Compact keeps or drops the reference and its
-// results together); a compaction item, a compaction_trigger and a
+// item_reference (an item the API stored, given by its ID, which
+// ParseMessages cannot read) grouped with the item_reference items right
+// before and after it (a run: a reference to a stored call and one to
+// its stored output, given in a row, stay together; each reference
+// answers the one before it, which issues "item_reference@<index>"), the
+// run grouped with the results after it whose call_id no item before
+// them issues (they answer the stored call it refers to: they name the ID
+// of the run's last reference in ToolResultIDs instead of their call_id)
+// and with the calls before it that no later item answers, when no user,
+// system or developer message comes between (the first run after such a
+// call may give its stored output: the run's first reference names the
+// call's ID in ToolResultIDs, so [Validate] counts the call answered),
+// and a reference whose ID starts with "rs_" (the prefix of OpenAI's
+// reasoning item IDs) grouped as a reasoning item is; a stored call and
+// its stored output both given as references, with other items between
+// them, are not tied (what a reference stands for cannot be read: give
+// them in a row); a compaction item, a compaction_trigger and a
 // configuration_update (settings for the later responses), each read as
 // a system message, so always kept; an additional_tools item
 // (role developer) read as the JSON of its tool definitions and an

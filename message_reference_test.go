@@ -44,8 +44,9 @@ func TestParseResponsesItemReference(t *testing.T) {
  {"type":"function_call_output","call_id":"call_2","output":"21C"},
  {"role":"user","content":"thanks"}]`,
 		groups: [][]int{{1, 2, 3, 4, 5}},
-		calls:  map[int][]string{1: {"item_reference@1"}, 2: {"item_reference@2"}, 3: {"item_reference@3"}},
-		result: map[int][]string{2: {"item_reference@1"}, 3: {"item_reference@2"}, 4: {"item_reference@3"}, 5: {"item_reference@3"}},
+		// rs_1, a stored reasoning item, holds the reply after it too
+		calls:  map[int][]string{1: {"reasoning@1", "item_reference@1"}, 2: {"item_reference@2"}, 3: {"item_reference@3"}},
+		result: map[int][]string{2: {"reasoning@1", "item_reference@1"}, 3: {"reasoning@1", "item_reference@2"}, 4: {"item_reference@3"}, 5: {"item_reference@3"}},
 	}, {
 		name: "two references, each with its output",
 		input: `[{"role":"user","content":"go"},
@@ -70,34 +71,49 @@ func TestParseResponsesItemReference(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			msgs, err := chitta.ParseMessages([]byte(tc.input))
-			require.NoError(t, err)
-			for i, want := range tc.calls {
-				assert.Equal(t, want, msgs[i].ToolCallIDs, "ToolCallIDs of %d", i)
+			var budgets []chitta.Options
+			for ratio := 0.05; ratio <= 1; ratio += 0.05 {
+				budgets = append(budgets, chitta.Options{TargetRatio: ratio})
 			}
-			for i, want := range tc.result {
-				assert.Equal(t, want, msgs[i].ToolResultIDs, "ToolResultIDs of %d", i)
-			}
-			require.NoError(t, chitta.Validate(msgs))
+			msgs := checkTies(t, tc.input, tc.groups, tc.calls, tc.result, budgets)
 			out, err := chitta.MarshalMessages(msgs)
 			require.NoError(t, err)
 			assert.JSONEq(t, tc.input, string(out), "the items are written as given")
-			for _, mask := range []*chitta.MaskOptions{nil, {KeepRecent: 1, MinTokens: 10}} {
-				for ratio := 0.05; ratio <= 1; ratio += 0.05 {
-					res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: ratio, Mask: mask})
-					require.NoError(t, err)
-					require.NoError(t, chitta.Validate(res.Messages), "ratio %.2f", ratio)
-					kept := map[int]bool{}
-					for _, i := range res.Kept {
-						kept[i] = true
-					}
-					for _, g := range tc.groups {
-						for _, i := range g[1:] {
-							assert.Equal(t, kept[g[0]], kept[i], "ratio %.2f, mask %v: %d and %d", ratio, mask != nil, g[0], i)
-						}
-					}
-				}
-			}
 		})
 	}
+}
+
+// checkTies parses input and checks the call and result IDs of the
+// messages calls and results name, that it passes Validate, and that
+// Compact at each of budgets, with and without Mask, returns messages
+// that pass Validate and keeps each group of indices whole or not at all.
+func checkTies(t *testing.T, input string, groups [][]int, calls, results map[int][]string, budgets []chitta.Options) []chitta.Message {
+	t.Helper()
+	msgs, err := chitta.ParseMessages([]byte(input))
+	require.NoError(t, err)
+	for i, want := range calls {
+		assert.Equal(t, want, msgs[i].ToolCallIDs, "ToolCallIDs of %d", i)
+	}
+	for i, want := range results {
+		assert.Equal(t, want, msgs[i].ToolResultIDs, "ToolResultIDs of %d", i)
+	}
+	require.NoError(t, chitta.Validate(msgs))
+	for _, mask := range []*chitta.MaskOptions{nil, {KeepRecent: 1, MinTokens: 10}} {
+		for _, opts := range budgets {
+			opts.Mask = mask
+			res, err := chitta.Compact(t.Context(), msgs, &opts)
+			require.NoError(t, err)
+			require.NoError(t, chitta.Validate(res.Messages), "%+v", opts)
+			kept := map[int]bool{}
+			for _, i := range res.Kept {
+				kept[i] = true
+			}
+			for _, g := range groups {
+				for _, i := range g[1:] {
+					require.Equal(t, kept[g[0]], kept[i], "budget %d, ratio %.2f, mask %v: %d and %d", opts.MaxTokens, opts.TargetRatio, mask != nil, g[0], i)
+				}
+			}
+		}
+	}
+	return msgs
 }

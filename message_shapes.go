@@ -154,12 +154,7 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 		if b.Len() == 0 {
 			b.WriteString("[reasoning]")
 		}
-		key := "reasoning@" + strconv.Itoa(index)
-		if p.pendingReasoning != "" { // consecutive reasoning items: one group
-			m.ToolResultIDs = append(m.ToolResultIDs, p.pendingReasoning)
-		}
-		m.ToolCallIDs = append(m.ToolCallIDs, key)
-		p.pendingReasoning = key
+		p.openReasoning(&m, index)
 		m.Content = b.String()
 		return m, nil
 	case typ == "compaction" || typ == "compaction_summary":
@@ -195,6 +190,11 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 	case typ == "item_reference":
 		addText(&b, "[item_reference "+id+"]")
 		p.refs = append(p.refs, index)
+		if strings.HasPrefix(id, storedReasoningPrefix) {
+			// A stored reasoning item: grouped, as an inline one, with
+			// the item after it and the rest of the model's reply.
+			p.openReasoning(&m, index)
+		}
 	case typ == "mcp_approval_request":
 		if id != "" {
 			m.ToolCallIDs = append(m.ToolCallIDs, id)
@@ -298,6 +298,24 @@ func (p *parser) parseItem(index int, raw json.RawMessage) (Message, error) {
 	}
 	m.Content = b.String()
 	return m, nil
+}
+
+// storedReasoningPrefix starts the IDs OpenAI gives reasoning items
+// ("rs_…"; function calls' are "fc_…", messages' "msg_…"): an
+// item_reference with such an ID stands for a stored reasoning item.
+const storedReasoningPrefix = "rs_"
+
+// openReasoning makes m, the reasoning item (or reference to a stored
+// one) at index, issue "reasoning@<index>", which the item after it
+// carries (see parse); a reasoning item right after another is grouped
+// with it.
+func (p *parser) openReasoning(m *Message, index int) {
+	key := "reasoning@" + strconv.Itoa(index)
+	if p.pendingReasoning != "" { // consecutive reasoning items: one group
+		m.ToolResultIDs = append(m.ToolResultIDs, p.pendingReasoning)
+	}
+	m.ToolCallIDs = append(m.ToolCallIDs, key)
+	p.pendingReasoning = key
 }
 
 // appendCallPayload renders what a *_call item holds beside its
@@ -937,50 +955,50 @@ func appendEinoParts(b *strings.Builder, m *Message, w *wireMessage) *contentErr
 	return nil
 }
 
-// referencePrefix starts the ID ParseMessages gives an item_reference
-// that results answer (see tieReferences).
+// referencePrefix starts the IDs ParseMessages gives item_reference
+// items it ties (see tieReferences).
 const referencePrefix = "item_reference@"
 
 // tieReferences links the item_reference items of msgs (at the indices
-// refs, in order) to the results they stand for. A result whose call_id
-// no message before it issues answers a call the API stored, which an
-// item_reference may give (a Responses input that refers to a stored
-// function_call instead of repeating it): such a result answers, instead,
-// the last item_reference before it, and that reference's run (the
-// item_reference items right before it, one after another) is linked into
-// one group, each answering the one before. Compact then keeps or drops
-// the references and their results together: the API refuses an output
-// whose call is not in the input, and a function_call in it without its
-// output. A run no such result follows is left as it is.
+// refs, in order), which stand for items the API stored that ParseMessages
+// cannot read, to what they may complete. A run of references (items
+// one after another) is one group: each answers the one before it, which
+// issues "item_reference@<index>" (a reference to a stored call and one to
+// its stored output, given in a row, are kept together). Then:
+//
+//   - a result whose call_id no message before it issues answers a call
+//     the API stored, which a reference may give: it answers, instead, the
+//     last reference of the last run before it, which then issues its ID
+//     too;
+//   - a call that no later message answers may have its output stored: the
+//     first reference of the first run after it carries the call's ID in
+//     ToolResultIDs (answers it), unless a message other than an assistant
+//     or tool message (a user, system or developer message) comes between
+//     them.
+//
+// Compact then keeps or drops the references with the calls and results
+// they complete: the API refuses an output whose call is not in the
+// input, and a function_call in it without its output.
 func tieReferences(msgs []Message, refs []int) {
-	issued := make(map[string]bool)
-	var run []int // the last run of item_reference items
-	used := false
-	link := func() {
-		if !used {
-			return
-		}
-		for k, j := range run {
-			m := &msgs[j]
-			m.ToolCallIDs = append(m.ToolCallIDs, referencePrefix+strconv.Itoa(j))
-			if k > 0 {
-				m.ToolResultIDs = append(m.ToolResultIDs, referencePrefix+strconv.Itoa(run[k-1]))
-			}
+	var runs [][]int
+	for k, j := range refs {
+		if k > 0 && refs[k-1] == j-1 {
+			runs[len(runs)-1] = append(runs[len(runs)-1], j)
+		} else {
+			runs = append(runs, []int{j})
 		}
 	}
-	r := 0
+	key := func(j int) string { return referencePrefix + strconv.Itoa(j) }
+	// Results whose call no message before them issues.
+	used := make([]bool, len(runs))
+	issued := make(map[string]bool)
+	last := -1 // the run last started at or before i
 	for i := range msgs {
 		m := &msgs[i]
-		if r < len(refs) && refs[r] == i {
-			r++
-			if len(run) == 0 || run[len(run)-1] != i-1 {
-				link()
-				run, used = []int{i}, false
-			} else {
-				run = append(run, i)
-			}
-		} else if len(run) > 0 {
-			key := referencePrefix + strconv.Itoa(run[len(run)-1])
+		if last+1 < len(runs) && runs[last+1][0] == i {
+			last++
+		}
+		if run := runs[max(last, 0)]; last >= 0 && i > run[len(run)-1] {
 			tied := false
 			ids := m.ToolResultIDs[:0:0]
 			for _, id := range m.ToolResultIDs {
@@ -988,8 +1006,8 @@ func tieReferences(msgs []Message, refs []int) {
 				case issued[id]:
 					ids = append(ids, id)
 				case !tied:
-					ids = append(ids, key)
-					tied, used = true, true
+					ids = append(ids, key(run[len(run)-1]))
+					tied, used[last] = true, true
 				}
 			}
 			if tied {
@@ -1000,5 +1018,59 @@ func tieReferences(msgs []Message, refs []int) {
 			issued[id] = true
 		}
 	}
-	link()
+	for r, run := range runs {
+		for k, j := range run {
+			m := &msgs[j]
+			if k > 0 {
+				m.ToolResultIDs = append(m.ToolResultIDs, key(run[k-1]))
+			}
+			if k < len(run)-1 || used[r] {
+				m.ToolCallIDs = append(m.ToolCallIDs, key(j))
+			}
+		}
+	}
+	// Calls no later message answers (a result answers the nearest
+	// earlier call of its ID).
+	type call struct {
+		index int
+		id    string
+	}
+	answered := make(map[call]bool)
+	latest := make(map[string]int)
+	for i := range msgs {
+		for _, id := range msgs[i].ToolCallIDs {
+			latest[id] = i
+		}
+		for _, id := range msgs[i].ToolResultIDs {
+			if c, ok := latest[id]; ok {
+				answered[call{c, id}] = true
+			}
+		}
+	}
+	var waiting []string // the unanswered calls since the last input message
+	next := 0            // the first run not yet reached
+	for i := range msgs {
+		m := &msgs[i]
+		switch {
+		case next < len(runs) && runs[next][0] == i:
+			m.ToolResultIDs = append(m.ToolResultIDs, waiting...)
+			waiting = nil
+			next++
+			continue
+		case m.Role != RoleAssistant && !isToolRole(m.Role):
+			waiting = nil
+		}
+		for _, id := range m.ToolCallIDs {
+			if id != "" && !answered[call{i, id}] && !derivedCallID(id) {
+				waiting = append(waiting, id)
+			}
+		}
+	}
+}
+
+// derivedCallID reports whether id is one ParseMessages makes up to
+// group items (a reasoning item's, a reference's, a server tool search's),
+// which no stored output answers.
+func derivedCallID(id string) bool {
+	return strings.HasPrefix(id, "reasoning@") || strings.HasPrefix(id, referencePrefix) || strings.HasPrefix(id, toolSearchPrefix)
 }

@@ -55,12 +55,12 @@ func TestParseMessagesShapes(t *testing.T) {
 			},
 		},
 		{
-			name: "item references, with and without the optional type",
+			name: "item references, with and without the optional type: a run is one group",
 			in:   `[{"role":"user","content":"go on"},{"id":"msg_1"},{"type":"item_reference","id":"fc_2"}]`,
 			want: []want{
 				{chitta.RoleUser, "go on", nil, nil},
-				{chitta.RoleAssistant, "[item_reference msg_1]", nil, nil},
-				{chitta.RoleAssistant, "[item_reference fc_2]", nil, nil},
+				{chitta.RoleAssistant, "[item_reference msg_1]", []string{"item_reference@1"}, nil},
+				{chitta.RoleAssistant, "[item_reference fc_2]", nil, []string{"item_reference@1"}},
 			},
 		},
 		{
@@ -598,4 +598,112 @@ func TestCompactResponsesCompactionTrigger(t *testing.T) {
 		require.NoError(t, err)
 		assert.Contains(t, res.Kept, 3, "ratio %v: the trigger is kept", ratio)
 	}
+}
+
+// TestParseItemReferenceMirrorTies: the item_reference cases the output
+// rule (TestParseResponsesItemReference) left untied. A function_call no
+// later item answers, whose stored output a reference right after it
+// gives, was a unit of its own: Validate refused the input ("call has no
+// result") and Compact kept the call without the reference. A reference
+// to the stored call right before a reference to its stored output was
+// kept apart from it. A reference to a stored reasoning item (rs_) was
+// kept apart from the call after it, which the API refuses without it.
+func TestParseItemReferenceMirrorTies(t *testing.T) {
+	t.Parallel()
+	args := `"arguments":"{\"city\":\"paris with many words in args args args\"}"`
+	for _, tc := range []struct {
+		name    string
+		input   string
+		groups  [][]int // indices kept or dropped together
+		calls   map[int][]string
+		results map[int][]string
+	}{{
+		name: "a call, a reference to its stored output",
+		input: `[{"role":"user","content":"check weather please and report back with detail"},
+ {"type":"function_call","call_id":"call_1","name":"w",` + args + `},
+ {"type":"item_reference","id":"fco_stored_output_1"},
+ {"role":"assistant","content":"It is sunny and lovely there today with many words"},
+ {"role":"user","content":"ok thanks"}]`,
+		groups:  [][]int{{1, 2}},
+		calls:   map[int][]string{1: {"call_1"}, 2: nil},
+		results: map[int][]string{2: {"call_1"}},
+	}, {
+		name: "parallel calls, their stored outputs",
+		input: `[{"role":"user","content":"check weather in two cities please"},
+ {"type":"function_call","call_id":"call_1","name":"w",` + args + `},
+ {"type":"function_call","call_id":"call_2","name":"w",` + args + `},
+ {"type":"item_reference","id":"fco_1"},
+ {"id":"fco_2"},
+ {"role":"assistant","content":"It is sunny and lovely there today with many words"},
+ {"role":"user","content":"ok thanks"}]`,
+		groups:  [][]int{{1, 2, 3, 4}},
+		calls:   map[int][]string{3: {"item_reference@3"}, 4: nil},
+		results: map[int][]string{3: {"call_1", "call_2"}, 4: {"item_reference@3"}},
+	}, {
+		name: "parallel calls, one output inline",
+		input: `[{"role":"user","content":"check weather in two cities please"},
+ {"type":"function_call","call_id":"call_1","name":"w",` + args + `},
+ {"type":"function_call","call_id":"call_2","name":"w",` + args + `},
+ {"type":"function_call_output","call_id":"call_2","output":"rainy and cold there today with many many words words"},
+ {"type":"item_reference","id":"fco_1"},
+ {"role":"user","content":"ok thanks"}]`,
+		groups:  [][]int{{1, 4}, {2, 3}},
+		results: map[int][]string{3: {"call_2"}, 4: {"call_1"}},
+	}, {
+		name: "the call and its output both references",
+		input: `[{"role":"user","content":"check weather please and report back with detail"},
+ {"id":"fc_stored_call"},
+ {"id":"fco_stored_output"},
+ {"role":"assistant","content":"It is sunny and lovely there today with many words"},
+ {"role":"user","content":"ok thanks"}]`,
+		groups:  [][]int{{1, 2}},
+		calls:   map[int][]string{1: {"item_reference@1"}, 2: nil},
+		results: map[int][]string{1: nil, 2: {"item_reference@1"}},
+	}, {
+		name: "a reference to stored reasoning, the call after it",
+		input: `[{"role":"user","content":"check weather please and report back with detail"},
+ {"type":"item_reference","id":"rs_stored_reasoning"},
+ {"type":"function_call","id":"fc_1","call_id":"call_1","name":"w",` + args + `},
+ {"type":"function_call_output","call_id":"call_1","output":"sunny and lovely there today with many many words words words"},
+ {"role":"assistant","content":"It is sunny and lovely there today with many words"},
+ {"role":"user","content":"ok thanks"}]`,
+		groups:  [][]int{{1, 2, 3}},
+		calls:   map[int][]string{1: {"reasoning@1"}, 2: {"call_1"}},
+		results: map[int][]string{2: {"reasoning@1"}, 3: {"call_1"}},
+	}, {
+		name: "a reference to stored reasoning, the model's reply after it",
+		input: `[{"role":"user","content":"check weather please and report back with detail"},
+ {"id":"rs_stored_reasoning"},
+ {"role":"assistant","content":"Let me look that up for you with many words"},
+ {"type":"function_call","call_id":"call_1","name":"w",` + args + `},
+ {"type":"function_call_output","call_id":"call_1","output":"sunny and lovely there today with many many words words words"},
+ {"role":"user","content":"ok thanks"}]`,
+		groups:  [][]int{{1, 2, 3, 4}},
+		calls:   map[int][]string{1: {"reasoning@1"}},
+		results: map[int][]string{2: {"reasoning@1"}, 3: {"reasoning@1"}},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			budgets := make([]chitta.Options, 400)
+			for k := range budgets {
+				budgets[k].MaxTokens = k + 1
+			}
+			checkTies(t, tc.input, tc.groups, tc.calls, tc.results, budgets)
+		})
+	}
+}
+
+// TestParseItemReferenceCallNotTiedAcrossInput: a call is tied only to the
+// references before the next user, system or developer message: one a
+// user message follows has no output, as before, and Validate says so.
+func TestParseItemReferenceCallNotTiedAcrossInput(t *testing.T) {
+	t.Parallel()
+	msgs, err := chitta.ParseMessages([]byte(`[{"role":"user","content":"go"},
+ {"type":"function_call","call_id":"call_1","name":"w","arguments":"{}"},
+ {"role":"user","content":"never mind"},
+ {"type":"item_reference","id":"msg_1"},
+ {"role":"user","content":"ok"}]`))
+	require.NoError(t, err)
+	assert.Empty(t, msgs[3].ToolResultIDs)
+	assert.ErrorContains(t, chitta.Validate(msgs), `call "call_1" has no result`)
 }

@@ -21,7 +21,9 @@ import (
 //     message ("tool", "function", "tool_result") that names no call;
 //   - a call without a result: an ID a message issues that no later
 //     message answers (a result answers the nearest earlier call with its
-//     ID, as [Compact] groups them; trajectories reuse IDs), except an
+//     ID, as [Compact] groups them; trajectories reuse IDs: a Responses
+//     item_reference that [ParseMessages] ties to a call, as the call's
+//     stored output, answers it), except an
 //     Anthropic server_tool_use in a message that also calls a client
 //     tool, whose result a later response carries (in a message without
 //     Raw, as the typed adapters build them, a call whose ID has the

@@ -429,3 +429,90 @@ func TestResponsesMCPApprovalWithCall(t *testing.T) {
 		require.True(t, kept[1] == kept[2] && kept[2] == kept[3], "budget %d: request, response and call together (kept %v)", budget, res.Kept)
 	}
 }
+
+// TestResponsesItemReferenceMirrorTies: item_reference items tie, as
+// chitta.ParseMessages ties them, to a function_call (or custom tool
+// call) before them that no later item answers (the references give its
+// stored output), to a reference right before them (a stored call, then
+// its stored output), and a reference to a stored reasoning item (rs_)
+// to the model's reply after it. On main each was a unit of its own:
+// CompactResponses kept the call without the reference, or the reasoning
+// reference without the call after it.
+func TestResponsesItemReferenceMirrorTies(t *testing.T) {
+	t.Parallel()
+	ref := responses.ResponseInputItemParamOfItemReference
+	user := func(s string) responses.ResponseInputItemUnionParam {
+		return responses.ResponseInputItemParamOfMessage(s, responses.EasyInputMessageRoleUser)
+	}
+	answer := responses.ResponseInputItemParamOfMessage("It is sunny and lovely there today with many words", responses.EasyInputMessageRoleAssistant)
+	call := func(id string) responses.ResponseInputItemUnionParam {
+		return responses.ResponseInputItemParamOfFunctionCall(`{"city":"paris with many words in args args args"}`, id, "w")
+	}
+	ask, thanks := user("check weather please and report back with detail"), user("ok thanks")
+	out := output("call_1", "sunny and lovely there today with many many words words words")
+	for _, tc := range []struct {
+		name    string
+		in      []responses.ResponseInputItemUnionParam
+		groups  [][]int
+		results map[int][]string
+	}{
+		{"a call, a reference to its stored output", []responses.ResponseInputItemUnionParam{ask, call("call_1"), ref("fco_1"), answer, thanks}, [][]int{{1, 2}}, map[int][]string{2: {"call_1"}}},
+		{"parallel calls, their stored outputs", []responses.ResponseInputItemUnionParam{ask, call("call_1"), call("call_2"), ref("fco_1"), ref("fco_2"), answer, thanks}, [][]int{{1, 2, 3, 4}}, map[int][]string{3: {"call_1", "call_2"}, 4: {"item_reference@3"}}},
+		{"parallel calls, one output inline", []responses.ResponseInputItemUnionParam{ask, call("call_1"), call("call_2"), output("call_2", "rainy and cold there today with many many words"), ref("fco_1"), thanks}, [][]int{{1, 4}, {2, 3}}, map[int][]string{4: {"call_1"}}},
+		{"a custom tool call, its stored output", []responses.ResponseInputItemUnionParam{ask, responses.ResponseInputItemParamOfCustomToolCall("call_c", "*** patch with many words in it", "apply_patch"), ref("ctco_1"), answer, thanks}, [][]int{{1, 2}}, map[int][]string{2: {"call_c"}}},
+		{"the call and its output both references", []responses.ResponseInputItemUnionParam{ask, ref("fc_stored_call"), ref("fco_stored_output"), answer, thanks}, [][]int{{1, 2}}, map[int][]string{2: {"item_reference@1"}}},
+		{"stored reasoning, the call after it", []responses.ResponseInputItemUnionParam{ask, ref("rs_stored"), call("call_1"), out, answer, thanks}, [][]int{{1, 2, 3}}, map[int][]string{2: {"reasoning@1"}}},
+		{"stored reasoning, the model's reply after it", []responses.ResponseInputItemUnionParam{ask, ref("rs_stored"), answer, call("call_1"), out, thanks}, [][]int{{1, 2, 3, 4}}, map[int][]string{2: {"reasoning@1"}, 3: {"reasoning@1"}}},
+		{"inline reasoning, references, their output", []responses.ResponseInputItemUnionParam{ask, responses.ResponseInputItemParamOfReasoning("rs_1", nil), ref("fc_1"), ref("fc_2"), out, thanks}, [][]int{{1, 2, 3, 4}}, map[int][]string{3: {"reasoning@1", "item_reference@2"}, 4: {"item_reference@3"}}},
+		{"a reference, a server's tool search", append([]responses.ResponseInputItemUnionParam{ask, ref("msg_1")}, searched()...), [][]int{{2, 3}}, map[int][]string{3: {"tool_search@2"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			msgs, err := adapter.ResponsesMessages(tc.in)
+			require.NoError(t, err)
+			linksAsParsed(t, tc.in, msgs)
+			for i, want := range tc.results {
+				assert.Equal(t, want, msgs[i].ToolResultIDs, "ToolResultIDs of %d", i)
+			}
+			require.NoError(t, chitta.Validate(msgs))
+			adapttest.SameKept(t, tc.in, adapter.CompactResponses)
+			for _, mask := range []*chitta.MaskOptions{nil, {KeepRecent: 1, MinTokens: 10}} {
+				for budget := 1; budget <= 400; budget++ {
+					kept, res, err := adapter.CompactResponses(t.Context(), tc.in, &chitta.Options{MaxTokens: budget, Mask: mask})
+					require.NoError(t, err)
+					conv, err := adapter.ResponsesMessages(kept)
+					require.NoError(t, err)
+					require.NoError(t, chitta.Validate(conv), "budget %d", budget)
+					keptTogether(t, res.Kept, tc.groups, fmt.Sprintf("budget %d, mask %v", budget, mask != nil))
+				}
+			}
+		})
+	}
+}
+
+// keptTogether checks that kept (a Result's Kept) holds each group of
+// indices whole or not at all.
+func keptTogether(t *testing.T, kept []int, groups [][]int, what string) {
+	t.Helper()
+	in := map[int]bool{}
+	for _, i := range kept {
+		in[i] = true
+	}
+	for _, g := range groups {
+		for _, i := range g[1:] {
+			require.Equal(t, in[g[0]], in[i], "%s: %d and %d", what, g[0], i)
+		}
+	}
+}
+
+// searched is a tool search the server ran: a tool_search_call and its
+// tool_search_output, neither with a call_id (the output with an item
+// ID), then the user's next turn.
+func searched() []responses.ResponseInputItemUnionParam {
+	return []responses.ResponseInputItemUnionParam{
+		{OfToolSearchCall: &responses.ResponseInputItemToolSearchCallParam{Arguments: map[string]any{"query": "weather tools"}, Execution: "server"}},
+		{OfToolSearchOutput: &responses.ResponseToolSearchOutputItemParam{ID: openai.String("tso_1"), Execution: "server",
+			Tools: []responses.ResponseToolSearchOutputItemParamToolUnion{functionTool("w")}}},
+		responses.ResponseInputItemParamOfMessage("ok thanks", responses.EasyInputMessageRoleUser),
+	}
+}

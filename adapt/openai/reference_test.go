@@ -1,12 +1,12 @@
 package openai_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/chitta-go/chitta"
@@ -47,15 +47,7 @@ func TestResponsesItemReference(t *testing.T) {
 				for ratio := 0.05; ratio <= 1; ratio += 0.05 {
 					_, res, err := adapter.CompactResponses(t.Context(), tc.in, &chitta.Options{TargetRatio: ratio, Mask: mask})
 					require.NoError(t, err)
-					kept := map[int]bool{}
-					for _, i := range res.Kept {
-						kept[i] = true
-					}
-					for _, g := range tc.groups {
-						for _, i := range g[1:] {
-							assert.Equal(t, kept[g[0]], kept[i], "ratio %.2f, mask %v: %d and %d", ratio, mask != nil, g[0], i)
-						}
-					}
+					keptTogether(t, res.Kept, tc.groups, fmt.Sprintf("ratio %.2f, mask %v", ratio, mask != nil))
 				}
 			}
 		})

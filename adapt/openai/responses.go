@@ -1,10 +1,12 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
@@ -27,12 +29,21 @@ import (
 // them without its reasoning item), so they are kept or dropped together; a
 // compaction item has the role system, so it is always kept, and so have a
 // compaction_trigger and a configuration_update (settings for the later
-// responses). An item_reference (a stored item given by its ID)
-// is tied, with the item_reference items right before it, to the outputs
-// after it whose call_id no item before them issues (they answer the call
-// it refers to): those carry "item_reference@<index>" instead of their
-// call_id, as chitta.ParseMessages links them, so the references and
-// their outputs are kept or dropped together. An additional_tools item reads as the JSON of its
+// responses). An item_reference (a stored item given by its ID) is
+// linked as chitta.ParseMessages links it, so that the references and
+// what they complete are kept or dropped together: a run of them (one
+// after another) is one group, each answering the one before it, which
+// issues "item_reference@<index>" (a stored call and its stored output,
+// given by references in a row); the outputs after the run whose call_id
+// no item before them issues (they answer the stored call it refers to)
+// carry the ID of its last reference instead of their call_id; the run's
+// first reference carries the call_id of each call before it that no
+// later item answers, when no user, system or developer message comes
+// between (the run may give its stored output), so chitta.Validate
+// counts the call answered; a reference whose ID starts with "rs_" (a
+// stored reasoning item, by the prefix of OpenAI's item IDs) is grouped
+// as a reasoning item is. A stored call and its stored output given by
+// references with other items between them are not tied. An additional_tools item reads as the JSON of its
 // tool definitions, an mcp_list_tools item as its server's label and each
 // tool's name, description and input schema. A
 // tool_search_output item's text is the names of the function and custom
@@ -155,13 +166,10 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 			isReasoning = true
 		case it.OfItemReference != nil: // its JSON may have no type
 			b.SetRole(chitta.RoleAssistant)
-			if l, ok := ties.refs[i]; ok {
-				b.CallID(l.id)
-				if l.prev != "" {
-					b.ResultID(l.prev)
-				}
-			}
 			b.Add("[item_reference " + it.OfItemReference.ID + "]")
+			// A stored reasoning item, by its ID's prefix: grouped as an
+			// inline one, as chitta.ParseMessages reads it.
+			isReasoning = strings.HasPrefix(it.OfItemReference.ID, "rs_")
 		case it.OfCompaction != nil:
 			b.SetRole(chitta.RoleSystem)
 			b.Add("[compaction]")
@@ -177,6 +185,7 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 			if id == "" {
 				id = o.ID.Value // as chitta.ParseMessages reads an *_output item
 			}
+			id = ties.result(i, id)
 			b.SetRole(chitta.RoleTool)
 			resultID(b, id)
 			names := searchLoads(o)
@@ -261,24 +270,40 @@ func buildResponses(b *adaptkit.Builder, items []responses.ResponseInputItemUnio
 			reasoning = "reasoning@" + strconv.Itoa(i)
 			b.CallID(reasoning)
 		}
+		if l, ok := ties.refs[i]; ok { // after its reasoning links, as chitta.ParseMessages ties it
+			if l.id != "" {
+				b.CallID(l.id)
+			}
+			if l.prev != "" {
+				b.ResultID(l.prev)
+			}
+			for _, id := range l.calls {
+				b.ResultID(id)
+			}
+		}
 		b.End()
 	}
 	return nil
 }
 
-// refTies is how buildResponses links item_reference items to the
-// outputs that answer the calls they refer to (see ResponsesMessages), as
+// refTies is how buildResponses links item_reference items to the calls
+// and outputs they complete (see ResponsesMessages), as
 // chitta.ParseMessages does: refs by the index of each reference tied,
-// out by the index of each output so tied, its call_id and that ID's
-// replacement. The zero value ties nothing.
+// out by the index of each output answering a reference, its call_id and
+// that ID's replacement. The zero value ties nothing.
 type refTies struct {
 	refs map[int]refLink
 	out  map[int][2]string
 }
 
-// refLink is what a tied item_reference issues (id) and answers (prev,
-// the reference right before it in its run, or "").
-type refLink struct{ id, prev string }
+// refLink is what a tied item_reference issues (id, or ""), and answers:
+// prev, the reference right before it in its run (or ""), and calls, the
+// calls before the run that no later item answers (their stored output),
+// for the run's first reference.
+type refLink struct {
+	id, prev string
+	calls    []string
+}
 
 // result returns the ID output item i carries for call id: the
 // reference's that it answers instead, when it is tied, else id.
@@ -289,88 +314,169 @@ func (t *refTies) result(i int, id string) string {
 	return id
 }
 
-// referenceTies finds the ties of items (none, without a map, when no
-// item is an item_reference). An output whose call_id no item before it
-// issues answers the last run of item_reference items before it (items
-// one after another), each of which then issues "item_reference@<index>"
-// and answers the one before it. Items other than function calls and
-// their outputs are read from their JSON, as buildResponses reads them.
-func referenceTies(items []responses.ResponseInputItemUnionParam) (refTies, error) {
-	var t refTies
-	has := false
+// refItem is what referenceTies reads of an item: the calls it issues,
+// the results it carries, its role, and whether it is an item_reference.
+type refItem struct {
+	calls, results []string
+	role           chitta.Role
+	ref            bool
+}
+
+// readRefItems reads items as buildResponses does, for referenceTies:
+// items other than messages, function calls and their outputs, reasoning,
+// compaction and tool-search items are read from their JSON.
+func readRefItems(items []responses.ResponseInputItemUnionParam) ([]refItem, error) {
+	out := make([]refItem, len(items))
+	search := "" // the ID a tool_search_call without call_id issued, for the next item
 	for i := range items {
-		if items[i].OfItemReference != nil {
-			has = true
-			break
-		}
-	}
-	if !has {
-		return t, nil
-	}
-	key := func(i int) string { return "item_reference@" + strconv.Itoa(i) }
-	issued := make(map[string]bool)
-	var run []int
-	used := false
-	link := func() {
-		if !used {
-			return
-		}
-		if t.refs == nil {
-			t.refs = make(map[int]refLink)
-		}
-		for k, j := range run {
-			l := refLink{id: key(j)}
-			if k > 0 {
-				l.prev = key(run[k-1])
-			}
-			t.refs[j] = l
-		}
-	}
-	for i := range items {
-		it := &items[i]
-		if it.OfItemReference != nil {
-			if len(run) == 0 || run[len(run)-1] != i-1 {
-				link()
-				run, used = []int{i}, false
-			} else {
-				run = append(run, i)
-			}
-			continue
-		}
-		var calls, results []string
+		it, r := &items[i], &out[i]
+		lastSearch := search
+		search = ""
+		r.role = chitta.RoleAssistant
 		switch {
+		case it.OfItemReference != nil:
+			r.ref = true
+		case it.OfMessage != nil:
+			r.role = chitta.Role(it.OfMessage.Role)
+		case it.OfInputMessage != nil:
+			r.role = chitta.Role(it.OfInputMessage.Role)
+		case it.OfOutputMessage != nil, it.OfReasoning != nil:
+		case it.OfCompaction != nil:
+			r.role = chitta.RoleSystem
 		case it.OfFunctionCall != nil:
-			calls = []string{it.OfFunctionCall.CallID}
+			r.calls = []string{it.OfFunctionCall.CallID}
 		case it.OfFunctionCallOutput != nil:
-			results = []string{it.OfFunctionCallOutput.CallID.Value}
-		case it.OfMessage != nil, it.OfInputMessage != nil, it.OfOutputMessage != nil, it.OfReasoning != nil, it.OfCompaction != nil:
+			r.role, r.results = chitta.RoleTool, []string{it.OfFunctionCallOutput.CallID.Value}
+		case it.OfToolSearchOutput != nil:
+			id := cmp.Or(it.OfToolSearchOutput.CallID.Value, lastSearch, it.OfToolSearchOutput.ID.Value)
+			r.role, r.results = chitta.RoleTool, []string{id}
 		default:
 			data, err := json.Marshal(it)
 			if err != nil {
-				return t, fmt.Errorf("%w: message %d: %v", chitta.ErrInvalidMessages, i, err)
+				return nil, fmt.Errorf("%w: message %d: %v", chitta.ErrInvalidMessages, i, err)
 			}
 			var pm chitta.Message
 			if pm.UnmarshalJSON(data) == nil {
-				calls, results = pm.ToolCallIDs, pm.ToolResultIDs
+				r.calls, r.results, r.role = pm.ToolCallIDs, pm.ToolResultIDs, pm.Role
+			}
+			if c := it.OfToolSearchCall; c != nil && c.CallID.Value == "" {
+				search = "tool_search@" + strconv.Itoa(i)
+				r.calls = append(r.calls, search)
 			}
 		}
-		if len(run) > 0 {
-			for _, id := range results {
+	}
+	return out, nil
+}
+
+// referenceTies finds the ties of items (none, without a map, when no
+// item is an item_reference), by chitta.ParseMessages' rules. A run of
+// item_reference items (one after another) is one group: each answers
+// the one before it, which issues "item_reference@<index>". An output
+// whose call_id no item before it issues answers the last reference of
+// the last run before it, which then issues its ID too. A call that no
+// later item answers is answered by the first reference of the first run
+// after it, unless an item other than the model's or an output (a user,
+// system or developer message) comes between them.
+func referenceTies(items []responses.ResponseInputItemUnionParam) (refTies, error) {
+	var t refTies
+	var runs [][]int
+	for i := range items {
+		if items[i].OfItemReference == nil {
+			continue
+		}
+		if n := len(runs); n > 0 && runs[n-1][len(runs[n-1])-1] == i-1 {
+			runs[n-1] = append(runs[n-1], i)
+		} else {
+			runs = append(runs, []int{i})
+		}
+	}
+	if len(runs) == 0 {
+		return t, nil
+	}
+	its, err := readRefItems(items)
+	if err != nil {
+		return t, err
+	}
+	key := func(i int) string { return "item_reference@" + strconv.Itoa(i) }
+	used := make([]bool, len(runs))
+	issued := make(map[string]bool)
+	last := -1 // the run last started at or before i
+	for i, it := range its {
+		if last+1 < len(runs) && runs[last+1][0] == i {
+			last++
+		}
+		if run := runs[max(last, 0)]; last >= 0 && i > run[len(run)-1] {
+			for _, id := range it.results {
 				if id != "" && !issued[id] {
 					if t.out == nil {
 						t.out = make(map[int][2]string)
 					}
-					t.out[i], used = [2]string{id, key(run[len(run)-1])}, true
+					t.out[i], used[last] = [2]string{id, key(run[len(run)-1])}, true
 					break
 				}
 			}
 		}
-		for _, id := range calls {
+		for _, id := range it.calls {
 			issued[id] = true
 		}
 	}
-	link()
+	t.refs = make(map[int]refLink)
+	for r, run := range runs {
+		for k, j := range run {
+			var l refLink
+			if k > 0 {
+				l.prev = key(run[k-1])
+			}
+			if k < len(run)-1 || used[r] {
+				l.id = key(j)
+			}
+			t.refs[j] = l
+		}
+	}
+	// Calls no later item answers (a result answers the nearest earlier
+	// call of its ID).
+	type call struct {
+		index int
+		id    string
+	}
+	answered := make(map[call]bool)
+	latest := make(map[string]int)
+	for i, it := range its {
+		for _, id := range it.calls {
+			latest[id] = i
+		}
+		for _, id := range it.results { // (one tied above answers no call)
+			if c, ok := latest[id]; ok {
+				answered[call{c, id}] = true
+			}
+		}
+	}
+	var waiting []string
+	next := 0
+	for i, it := range its {
+		switch {
+		case next < len(runs) && runs[next][0] == i:
+			l := t.refs[i]
+			l.calls, waiting = waiting, nil
+			t.refs[i] = l
+			next++
+			continue
+		case it.role != chitta.RoleAssistant && !isResult(it.role):
+			waiting = nil
+		}
+		for _, id := range it.calls {
+			if id != "" && !answered[call{i, id}] && !strings.HasPrefix(id, "tool_search@") {
+				waiting = append(waiting, id)
+			}
+		}
+	}
 	return t, nil
+}
+
+// isResult reports whether r is a tool-result role, as chitta.Validate
+// reads one.
+func isResult(r chitta.Role) bool {
+	return r == chitta.RoleTool || r == "function" || r == "tool_result"
 }
 
 // searchLoads returns the names of the tools a tool_search_output loads:
