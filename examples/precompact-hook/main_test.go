@@ -42,6 +42,12 @@ func buildAndRun(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	if b := os.Getenv("CHITTA_TEST_HOOK_BINARY"); b != "" {
+		// A hook built beforehand, for a test binary run where it cannot
+		// build one (cross-compiled, under Wine: scripts/test-wine.sh).
+		binary = b
+		return m.Run()
+	}
 	binary = filepath.Join(dir, "precompact-hook")
 	build := exec.Command("go", "build", "-o", binary, ".")
 	build.Stderr = os.Stderr
@@ -218,7 +224,7 @@ func TestDefaultStoreIsPerProject(t *testing.T) {
 	stores, err := filepath.Glob(filepath.Join(data, "chitta", "projects", "*", storepath.FileName))
 	require.NoError(t, err)
 	require.Len(t, stores, 1, "%s", out)
-	assert.Regexp(t, `/chitta/projects/proj-[0-9a-f]{12}/memory\.chitta$`, stores[0], "the git root's store, not sub's")
+	assert.Regexp(t, `/chitta/projects/proj-[0-9a-f]{12}/memory\.chitta$`, filepath.ToSlash(stores[0]), "the git root's store, not sub's")
 	assert.Equal(t, map[string]int{chitta.KindEpisode: 1, chitta.KindBrief: 1}, kinds(t, stores[0]))
 }
 
@@ -245,7 +251,7 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{name: "success", stdin: hookJSON(t, "PreCompact", transcript, "s", ""), code: 0, stderr: "PreCompact: kept"},
 		{name: "help", args: []string{"-h"}, code: 0, stderr: "Usage"},
-		{name: "missing transcript", stdin: hookJSON(t, "PreCompact", filepath.Join(dir, "nope.jsonl"), "s", ""), code: 1, stderr: "no such file"},
+		{name: "missing transcript", stdin: hookJSON(t, "PreCompact", filepath.Join(dir, "nope.jsonl"), "s", ""), code: 1, stderr: "open transcript: "},
 		{name: "no turns", stdin: hookJSON(t, "PreCompact", empty, "s", ""), code: 1, stderr: "no user or assistant turns"},
 		{name: "malformed input", stdin: `{"session_id": `, code: 1, stderr: "malformed hook input"},
 		{name: "empty input", stdin: ``, code: 1, stderr: "malformed hook input"},

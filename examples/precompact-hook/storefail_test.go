@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -160,7 +161,9 @@ func TestStoreOpenFailureKeepsBrief(t *testing.T) {
 				cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+t.TempDir())
 			}
 			cmd.Dir = t.TempDir()
-			cmd.Stdin = strings.NewReader(`{"session_id":"s","hook_event_name":"PreCompact","transcript_path":"` + transcript + `"}`)
+			path, err := json.Marshal(transcript) // a Windows path holds backslashes
+			require.NoError(t, err)
+			cmd.Stdin = strings.NewReader(`{"session_id":"s","hook_event_name":"PreCompact","transcript_path":` + string(path) + `}`)
 			defer func() {
 				made, err := os.ReadDir(cmd.Dir)
 				require.NoError(t, err)
