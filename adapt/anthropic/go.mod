@@ -3,7 +3,7 @@ module github.com/chitta-go/chitta/adapt/anthropic
 go 1.25
 
 require (
-	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
+	github.com/anthropics/anthropic-sdk-go/v2 v2.17.0
 	github.com/chitta-go/chitta v0.1.0
 	github.com/stretchr/testify v1.12.1
 )

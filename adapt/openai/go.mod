@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/chitta-go/chitta v0.1.0
-	github.com/openai/openai-go/v3 v3.99.0
+	github.com/openai/openai-go/v3 v3.102.0
 	github.com/stretchr/testify v1.12.1
 )
 
