@@ -328,7 +328,9 @@ func lastError() string {
 // loader shared by every architecture asserts, aborting the process: a
 // block count outside 1..512, more next-token-prediction layers than
 // blocks, more than 1024 experts or inconsistent expert counts, an
-// unknown rope scaling type. The assertions llama.cpp makes for one
+// unknown rope scaling type; and a negative or NaN layer-norm epsilon,
+// which passes the loader and aborted the first Embed (ggml's norm
+// operations assert it). The assertions llama.cpp makes for one
 // architecture only are not checked: a file crafted to break them can
 // still abort the process.
 func New(modelPath string, opts *Options) (*Embedder, error) {
@@ -411,6 +413,8 @@ func ggufValue(g *C.struct_gguf_context, key string) (metaValue, bool) {
 	switch C.gguf_get_kv_type(g, id) {
 	case C.GGUF_TYPE_UINT32:
 		return metaValue{kind: metaU32, u32: uint32(C.gguf_get_val_u32(g, id))}, true
+	case C.GGUF_TYPE_FLOAT32:
+		return metaValue{kind: metaF32, f32: float32(C.gguf_get_val_f32(g, id))}, true
 	case C.GGUF_TYPE_STRING:
 		return metaValue{kind: metaString, str: C.GoString(C.gguf_get_val_str(g, id))}, true
 	case C.GGUF_TYPE_ARRAY:

@@ -411,7 +411,8 @@ func TestNewErrors(t *testing.T) {
 // an assertion of llama.cpp's loader (rather than one of its errors) is
 // refused with ErrInvalidModel before llama.cpp loads it. Each of these
 // aborted the whole process (SIGABRT: GGML_ASSERT in
-// llama_model_base::load_hparams).
+// llama_model_base::load_hparams), or, for the epsilons, the first Embed
+// (GGML_ASSERT(eps >= 0.0f) in ggml's norm operations).
 func TestNewRefusesAssertingMetadata(t *testing.T) {
 	t.Parallel()
 	vocabPath := os.Getenv("CHITTA_LLAMA_VOCAB")
@@ -420,12 +421,17 @@ func TestNewRefusesAssertingMetadata(t *testing.T) {
 	require.NoError(t, err)
 	u32 := func(v uint32) gguf.Value { return gguf.Value{Type: gguf.TypeUint32, Data: v} }
 	dir := t.TempDir()
+	f32 := func(v float64) gguf.Value { return gguf.Value{Type: gguf.TypeFloat32, Data: float32(v)} }
 	tests := []struct {
 		name    string
 		key     string
 		value   gguf.Value
 		wantErr string
 	}{
+		{"negative layer norm epsilon", "bert.attention.layer_norm_epsilon", f32(-1), "layer_norm_epsilon -1"},
+		{"NaN layer norm epsilon", "bert.attention.layer_norm_epsilon", f32(math.NaN()), "layer_norm_epsilon NaN"},
+		{"negative rms norm epsilon", "llama.attention.layer_norm_rms_epsilon", f32(-1e-30), "layer_norm_rms_epsilon -1e-30"},
+		{"-Inf rms norm epsilon", "llama.attention.layer_norm_rms_epsilon", f32(math.Inf(-1)), "layer_norm_rms_epsilon -Inf"},
 		{"no blocks", "bert.block_count", u32(0), "block_count 0 outside 1..512"},
 		{"too many blocks", "bert.block_count", u32(100000), "block_count 100000 outside 1..512"},
 		{"nextn beyond blocks", "bert.nextn_predict_layers", u32(10), "nextn_predict_layers 10 exceeds block_count 2"},
@@ -436,7 +442,7 @@ func TestNewRefusesAssertingMetadata(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			kvs, tensors, err := tinybert.Build(vocab, tinybert.Config{Seed: 1})
+			kvs, tensors, err := tinybert.Build(vocab, tinybert.Config{Seed: 1, Decoder: strings.HasPrefix(tt.key, "llama.")}) // llama.*: the decoder-only tiny model
 			require.NoError(t, err)
 			set := false
 			for i := range kvs {

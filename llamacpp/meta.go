@@ -24,6 +24,7 @@ const (
 	metaOther  metaKind = iota // any type llama.cpp refuses for the key (it throws, which is an error)
 	metaU32                    // a uint32
 	metaString                 // a string
+	metaF32                    // a float32
 	metaArray                  // an array of uint32, int32 or bool (int32 read as uint32, as llama.cpp does)
 )
 
@@ -31,9 +32,15 @@ const (
 type metaValue struct {
 	kind metaKind
 	u32  uint32
+	f32  float32
 	str  string
 	arr  []uint32
 }
+
+// normEpsilons are the keys of the epsilons ggml's norm operations
+// assert are not negative (GGML_ASSERT(eps >= 0.0f) in ggml_compute_forward_norm
+// and _rms_norm), when the model first runs, not when it loads.
+var normEpsilons = []string{"attention.layer_norm_epsilon", "attention.layer_norm_rms_epsilon"}
 
 // ropeScalingTypes are the values llama.cpp knows for rope.scaling.type.
 var ropeScalingTypes = []string{"none", "linear", "yarn", "longrope"}
@@ -43,7 +50,9 @@ var ropeScalingTypes = []string{"none", "linear", "yarn", "longrope"}
 // architecture (llama_model_base::load_hparams): a block count outside
 // 1..512, more next-token-prediction layers than blocks, more than 1024
 // experts, more experts used than there are, inconsistent expert groups, an
-// unknown rope scaling type. get returns the value of "<arch>.<key>" and
+// unknown rope scaling type; and a layer-norm epsilon that is negative or
+// NaN, which passes the loader and aborts the first Embed (an assertion of
+// ggml's norm operations, common to every architecture). get returns the value of "<arch>.<key>" and
 // whether the file has it. A value of a type llama.cpp refuses for its key
 // is left to llama.cpp, which reports it as an error.
 func checkHparams(arch string, get func(key string) (metaValue, bool)) error {
@@ -59,6 +68,12 @@ func checkHparams(arch string, get func(key string) (metaValue, bool)) error {
 	}
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s (llama.cpp would abort the process on it)", ErrInvalidModel, arch, fmt.Sprintf(format, args...))
+	}
+
+	for _, key := range normEpsilons {
+		if m, found := get(key); found && m.kind == metaF32 && !(m.f32 >= 0) { // NaN too
+			return bad("%s %v: want a number of at least 0", key, m.f32)
+		}
 	}
 
 	m, found := get("block_count")

@@ -1,6 +1,7 @@
 package llamacpp
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,6 +16,7 @@ func TestCheckHparams(t *testing.T) {
 	u := func(v uint32) metaValue { return metaValue{kind: metaU32, u32: v} }
 	s := func(v string) metaValue { return metaValue{kind: metaString, str: v} }
 	arr := func(v ...uint32) metaValue { return metaValue{kind: metaArray, arr: v} }
+	f := func(v float32) metaValue { return metaValue{kind: metaF32, f32: v} }
 	other := metaValue{kind: metaOther}
 	tests := []struct {
 		name    string
@@ -38,6 +40,12 @@ func TestCheckHparams(t *testing.T) {
 		{"used array of wrong length: llama.cpp says so", "qwen3moe", map[string]metaValue{"block_count": u(2), "expert_count": u(8), "expert_used_count": arr(2)}, ""},
 		{"rope type of another type: llama.cpp says so", "qwen3", map[string]metaValue{"block_count": u(2), "rope.scaling.type": other}, ""},
 
+		{"zero epsilon", "bert", map[string]metaValue{"block_count": u(2), "attention.layer_norm_epsilon": f(0)}, ""},
+		{"epsilon of another type: llama.cpp says so", "bert", map[string]metaValue{"block_count": u(2), "attention.layer_norm_epsilon": other}, ""},
+		{"negative epsilon", "bert", map[string]metaValue{"block_count": u(2), "attention.layer_norm_epsilon": f(-1)}, "attention.layer_norm_epsilon -1"},
+		{"tiny negative epsilon", "bert", map[string]metaValue{"attention.layer_norm_epsilon": f(-1e-30)}, "attention.layer_norm_epsilon -1e-30"},
+		{"NaN rms epsilon", "llama", map[string]metaValue{"block_count": u(2), "attention.layer_norm_rms_epsilon": f(float32(math.NaN()))}, "attention.layer_norm_rms_epsilon NaN"},
+		{"-Inf rms epsilon", "llama", map[string]metaValue{"block_count": u(2), "attention.layer_norm_rms_epsilon": f(float32(math.Inf(-1)))}, "layer_norm_rms_epsilon -Inf"},
 		{"zero blocks", "bert", map[string]metaValue{"block_count": u(0)}, "block_count 0 outside 1..512"},
 		{"too many blocks", "bert", map[string]metaValue{"block_count": u(513)}, "block_count 513 outside 1..512"},
 		{"nextn beyond blocks", "bert", map[string]metaValue{"block_count": u(2), "nextn_predict_layers": u(3)}, "nextn_predict_layers 3 exceeds block_count 2"},
