@@ -132,8 +132,8 @@ type Options struct {
 
 	// MinBackoff and MaxBackoff bound the wait before a retry: attempt k
 	// waits a random time in [d/2, d] with d = min(MaxBackoff,
-	// MinBackoff·2^k). A Retry-After header (seconds or an HTTP date) is
-	// honoured instead when it asks for a wait of at most MaxBackoff or a
+	// MinBackoff·2^k). A Retry-After header (seconds, a fraction rounded
+	// up, or an HTTP date) is honoured instead when it asks for a wait of at most MaxBackoff or a
 	// minute, whichever is longer; a longer wait, or one that would outlast
 	// ctx's deadline, fails the call at once with the server's error (a
 	// wait beyond a day is read as no header); one of 0, or a date not in the future, asks
@@ -597,7 +597,7 @@ func (e *Embedder) post(ctx context.Context, body []byte, limit int64) ([]byte, 
 		return nil, retryAfter(resp.Header.Get("Retry-After")), &StatusError{
 			StatusCode: resp.StatusCode,
 			Message:    serverMessage(body, e.scrub),
-			Code:       serverCode(body),
+			Code:       serverCode(body, e.scrub),
 		}
 	}
 	tooLarge := fmt.Errorf("%w: body larger than %d bytes, the most a batch of its size needs", ErrBadResponse, limit)
@@ -723,7 +723,9 @@ const minRetryAfterCap = time.Minute
 
 // retryAfter parses a Retry-After header (delay-seconds or an HTTP date);
 // -1 means absent or unreadable (a wait beyond maxRetryAfter included), 0
-// no wait (a date in the past included).
+// no wait (a date in the past included). delay-seconds are whole seconds
+// (RFC 9110); a fraction, which some servers send, is rounded up, so that
+// a tiny one ("0.0001") does not spend the retries in a burst.
 func retryAfter(h string) time.Duration {
 	h = strings.TrimSpace(h)
 	if h == "" {
@@ -733,7 +735,7 @@ func retryAfter(h string) time.Duration {
 		if s < 0 || math.IsNaN(s) || s > maxRetryAfter.Seconds() {
 			return -1
 		}
-		return time.Duration(s * float64(time.Second))
+		return time.Duration(math.Ceil(s)) * time.Second
 	}
 	if t, err := http.ParseTime(h); err == nil {
 		if d := time.Until(t); d <= maxRetryAfter {
@@ -806,8 +808,10 @@ const maxCodeLen = 64
 // ({"error":{"code":...}}, a string or a number), or its error type when
 // it has no code; empty when there is neither, or when the code is longer
 // than maxCodeLen or holds other than ASCII letters, digits, '_', '-' and
-// '.' (it goes into error texts as it is).
-func serverCode(body []byte) string {
+// '.' (it goes into error texts as it is), or when scrub changes it (the
+// body was scrubbed as bytes: a secret the server echoed JSON-escaped is
+// whole again once decoded).
+func serverCode(body []byte, scrub func(string) string) string {
 	var shaped struct {
 		Error struct {
 			Code json.RawMessage `json:"code"`
@@ -834,7 +838,7 @@ func serverCode(body []byte) string {
 	}
 	if len(code) > maxCodeLen || strings.ContainsFunc(code, func(r rune) bool {
 		return !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' || r == '.'))
-	}) {
+	}) || scrub(code) != code {
 		return ""
 	}
 	return code

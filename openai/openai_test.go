@@ -453,6 +453,10 @@ func TestEmbedServerErrors(t *testing.T) {
 		{"429 insufficient_quota as type only", 429, `{"error":{"message":"` + quotaMsg + `","type":"insufficient_quota","code":null}}`, "You exceeded your current quota", "insufficient_quota", 1},
 		{"openai 429 rate limit", 429, `{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}`, "Rate limit reached", "rate_limit_exceeded", 4},
 		{"azure 429 numeric code", 429, `{"error":{"message":"exceeded call rate limit","code":429}}`, "exceeded call rate limit", "429", 4},
+		// The body is scrubbed as bytes, then decoded: a key the server
+		// echoes JSON-escaped as its code came back whole in Code (and in
+		// StatusError.Error) before the code was scrubbed too.
+		{"escaped key echoed as the code dropped", 401, `{"error":{"message":"bad","code":"\u0073k-test-SECRET-0123456789abcdef"}}`, "bad", "", 1},
 		{"unprintable code dropped", 429, `{"error":{"message":"m","code":"a b\nc"}}`, "m", "", 4},
 	}
 	for _, tt := range tests {
@@ -478,6 +482,7 @@ func TestEmbedServerErrors(t *testing.T) {
 				assert.Contains(t, err.Error(), "("+tt.wantCode+")")
 			}
 			assert.NotContains(t, err.Error(), testKey)
+			assert.NotContains(t, se.Error(), testKey)
 			assert.NotContains(t, se.Message, testKey)
 			assert.Equal(t, tt.attempts, srv.count())
 			assert.Equal(t, tt.attempts, se.Attempts)
@@ -830,8 +835,9 @@ func TestRetryAfterParse(t *testing.T) {
 		"-3":                            -1,
 		"0":                             0,
 		"2":                             2 * time.Second,
-		"1.5":                           1500 * time.Millisecond,
-		"Wed, 21 Oct 2015 07:28:00 GMT": 0, // in the past
+		"1.5":                           2 * time.Second, // whole seconds (RFC 9110), a fraction rounded up
+		"0.0001":                        time.Second,     // not a burst of retries (it waited 100 µs)
+		"Wed, 21 Oct 2015 07:28:00 GMT": 0,               // in the past
 	} {
 		assert.Equal(t, want, retryAfter(h), "Retry-After %q", h)
 	}
