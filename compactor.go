@@ -482,5 +482,5 @@ func commonPrefix(a, b []Message) int {
 func sameMessage(a, b *Message) bool {
 	return a.Role == b.Role && a.Content == b.Content && a.MediaTokens == b.MediaTokens &&
 		slices.Equal(a.ToolCallIDs, b.ToolCallIDs) && slices.Equal(a.ToolResultIDs, b.ToolResultIDs) &&
-		bytes.Equal(a.Raw, b.Raw)
+		bytes.Equal(a.Raw, b.Raw) && a.OpensWithThinking == b.OpensWithThinking
 }
