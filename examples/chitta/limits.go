@@ -13,8 +13,8 @@ import (
 // maxMessages is the most messages one compact_context call may carry, in
 // both modes. Compaction holds every message's text, tokens and vector at
 // once (a few KB each), so the cap keeps one request to a few hundred MB; a
-// longer conversation is refused with -32602 naming the cap, before any of
-// it is parsed.
+// longer conversation is refused (a tool error, isError) naming the cap,
+// before any of it is parsed.
 const maxMessages = 100_000
 
 // checkMessageCount refuses a messages array (valid JSON) holding more

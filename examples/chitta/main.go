@@ -36,8 +36,10 @@
 //     request on stdout and exits, without a handshake. It answers
 //     tools/call and tools/list; malformed JSON gets -32700, a non-request
 //     (an id as a session refuses it included) -32600, another method
-//     -32601, bad arguments -32602. The exit status
-//     is 0 for a successful result and 1 for an error response. Input after
+//     -32601, an unknown tool -32602, bad arguments a tool result with
+//     isError (as in a session: MCP 2025-11-25, SEP-1303). The exit status
+//     is 0 for a successful result and 1 for an error response or a
+//     result with isError. Input after
 //     the first value is not read.
 //
 // An error message names the field first and quotes at most about 1 KiB

@@ -92,6 +92,7 @@ func TestOneShotExec(t *testing.T) {
 		stdin  string
 		exit   int
 		code   int64 // JSON-RPC error code; 0 for a result
+		isErr  bool  // a tool result with isError (bad arguments)
 		substr string
 	}{
 		{name: "compact", stdin: call(1, "compact_context", `{"messages":`+conversation+`,"query":"nil pointer in Parse"}`), substr: `"before_tokens"`},
@@ -105,9 +106,9 @@ func TestOneShotExec(t *testing.T) {
 			substr: `"kept":1`},
 		{name: "unknown method", stdin: `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`, exit: 1, code: jsonrpc.CodeMethodNotFound},
 		{name: "unknown tool", stdin: call(1, "delete_everything", `{}`), exit: 1, code: jsonrpc.CodeInvalidParams, substr: "delete_everything"},
-		{name: "missing messages", stdin: call(1, "compact_context", `{"query":"x"}`), exit: 1, code: jsonrpc.CodeInvalidParams, substr: "messages"},
-		{name: "wrong type", stdin: call(1, "compact_context", `{"messages":[],"keep_last":"3"}`), exit: 1, code: jsonrpc.CodeInvalidParams, substr: "keep_last"},
-		{name: "ratio out of range", stdin: call(1, "compact_context", `{"messages":[],"target_ratio":1.01}`), exit: 1, code: jsonrpc.CodeInvalidParams, substr: "target_ratio"},
+		{name: "missing messages", stdin: call(1, "compact_context", `{"query":"x"}`), exit: 1, isErr: true, substr: "messages"},
+		{name: "wrong type", stdin: call(1, "compact_context", `{"messages":[],"keep_last":"3"}`), exit: 1, isErr: true, substr: "keep_last"},
+		{name: "ratio out of range", stdin: call(1, "compact_context", `{"messages":[],"target_ratio":1.01}`), exit: 1, isErr: true, substr: "target_ratio"},
 		{name: "initialize in forced one-shot mode", args: []string{"--mode", "oneshot"}, stdin: `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}`, exit: 1, code: jsonrpc.CodeMethodNotFound, substr: "initialize"},
 	}
 	for _, tt := range tests {
@@ -119,9 +120,21 @@ func TestOneShotExec(t *testing.T) {
 			require.Len(t, lines, 1, "one response line: %s", r.stdout)
 			checkResponse(t, []byte(lines[0]))
 			var resp struct {
-				Error *jsonrpc.Error `json:"error"`
+				Error  *jsonrpc.Error `json:"error"`
+				Result struct {
+					Content []struct{ Text string }
+					IsError bool
+				}
 			}
 			require.NoError(t, json.Unmarshal([]byte(lines[0]), &resp))
+			if tt.isErr {
+				assert.Nil(t, resp.Error)
+				assert.True(t, resp.Result.IsError)
+				require.Len(t, resp.Result.Content, 1)
+				assert.Contains(t, resp.Result.Content[0].Text, tt.substr)
+				assert.Contains(t, r.stderr, "request failed")
+				return
+			}
 			if tt.code == 0 {
 				assert.Nil(t, resp.Error)
 				assert.Contains(t, lines[0], tt.substr)
@@ -245,10 +258,8 @@ func TestServeExec(t *testing.T) {
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "recall", Arguments: map[string]any{"text": "staging database"}})
 	require.NoError(t, err)
 	assert.Contains(t, textOf(t, res), "read-only on Fridays")
-	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "compact_context", Arguments: map[string]any{"query": "x"}})
-	var wire *jsonrpc.Error
-	require.ErrorAs(t, err, &wire)
-	assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code)
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "compact_context", Arguments: map[string]any{"query": "x"}})
+	assert.Contains(t, argError(t, res, err), "messages: required")
 
 	// Another process (here a one-shot chitta, in practice the PreCompact
 	// hook) writes the same store while the session is open: the session

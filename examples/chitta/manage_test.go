@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -69,11 +68,8 @@ func TestListForgetExec(t *testing.T) {
 	callJSON(t, cs, "forget", map[string]any{"id": ids[1]}, &gone)
 	assert.Equal(t, forgetOutput{ID: ids[1], Memories: 3}, gone)
 
-	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "forget", Arguments: map[string]any{"id": ids[1]}})
-	var wire *jsonrpc.Error
-	require.ErrorAs(t, err, &wire)
-	assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code)
-	assert.Contains(t, wire.Message, `id: no memory with ID "`+ids[1]+`"`)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "forget", Arguments: map[string]any{"id": ids[1]}})
+	assert.Contains(t, argError(t, res, err), `id: no memory with ID "`+ids[1]+`"`)
 
 	// The deletion is in the file: another process does not see it.
 	r := runChitta(t, home, call(1, "list_memories", `{}`), "--store", store)
@@ -88,7 +84,8 @@ func TestListForgetExec(t *testing.T) {
 	assert.Contains(t, r.stdout, `"memories":[],"total":3,"offset":9223372036854775807`)
 	r = runChitta(t, home, call(2, "forget", `{"id":"nope"}`), "--store", store)
 	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stdout, `"code":-32602`)
+	assert.Contains(t, r.stdout, `"isError":true`)
+	assert.NotContains(t, r.stdout, `"error"`)
 	assert.Contains(t, r.stdout, `no memory with ID \"nope\"`)
 }
 
@@ -121,11 +118,8 @@ func TestListForgetInvalidArguments(t *testing.T) {
 		{"recall", map[string]any{"text": "x", "min_similarity": -0.1}, "min_similarity: -0.1 out of range"},
 	}
 	for _, tt := range tests {
-		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
-		var wire *jsonrpc.Error
-		require.ErrorAs(t, err, &wire, "%s %v", tt.tool, tt.args)
-		assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code)
-		assert.Contains(t, wire.Message, tt.want)
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
+		assert.Contains(t, argError(t, res, err, "%s %v", tt.tool, tt.args), tt.want)
 	}
 	assert.Zero(t, saves.Load())
 }

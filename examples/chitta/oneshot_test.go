@@ -21,6 +21,7 @@ func TestAnswer(t *testing.T) {
 		name   string
 		req    string
 		code   int64 // 0: a result
+		isErr  bool  // a tool result with isError (bad arguments)
 		id     string
 		substr string // in the error message, or in the encoded result
 	}{
@@ -43,8 +44,8 @@ func TestAnswer(t *testing.T) {
 		{name: "no tool name", req: `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{}}`, code: jsonrpc.CodeInvalidParams, id: "5", substr: "params.name"},
 		{name: "tool name a number", req: `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":1}}`, code: jsonrpc.CodeInvalidParams, id: "5", substr: "params.name"},
 		{name: "unknown tool", req: `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"nope"}}`, code: jsonrpc.CodeInvalidParams, id: "6", substr: `unknown tool "nope"`},
-		{name: "missing messages", req: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"compact_context","arguments":{}}}`, code: jsonrpc.CodeInvalidParams, id: "7", substr: "messages"},
-		{name: "ratio out of range", req: `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"compact_context","arguments":{"messages":[],"target_ratio":2}}}`, code: jsonrpc.CodeInvalidParams, id: "8", substr: "target_ratio"},
+		{name: "missing messages", req: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"compact_context","arguments":{}}}`, isErr: true, id: "7", substr: "messages"},
+		{name: "ratio out of range", req: `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"compact_context","arguments":{"messages":[],"target_ratio":2}}}`, isErr: true, id: "8", substr: "target_ratio"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,6 +55,10 @@ func TestAnswer(t *testing.T) {
 			require.NoError(t, err)
 			checkResponse(t, data)
 			assert.Equal(t, tt.id, string(resp.ID))
+			if tt.isErr {
+				assert.Contains(t, answerArgError(t, resp), tt.substr)
+				return
+			}
 			if tt.code == 0 {
 				require.Nil(t, resp.Error, "%s", data)
 				assert.Contains(t, string(data), tt.substr)
@@ -168,6 +173,9 @@ func FuzzOneShotRequest(f *testing.F) {
 		require.True(t, utf8.Valid(out), "a response is UTF-8 JSON: %q", out)
 		if resp.Error != nil && resp.Error.Code == jsonrpc.CodeInvalidParams {
 			require.NotRegexp(t, `: want (main\.|\[\]|map\[|\*)`, resp.Error.Message, "JSON types, not Go ones")
+		}
+		if res, ok := resp.Result.(*toolResult); ok && res.IsError {
+			require.NotRegexp(t, `: want (main\.|\[\]|map\[|\*)`, res.text, "JSON types, not Go ones")
 		}
 		if resp.Error != nil && resp.Error.Code == jsonrpc.CodeParseError {
 			require.False(t, json.Valid(bytes.TrimSpace(data)))
@@ -311,7 +319,7 @@ func TestOneShotParamsAsSession(t *testing.T) {
 		{call(`{}`), jsonrpc.CodeInvalidParams, ""},
 		{call(`{"name":5}`), jsonrpc.CodeInvalidParams, ""},
 		{call(`{"NAME":"recall","arguments":{"text":"x"}}`), jsonrpc.CodeInvalidParams, ""},
-		{call(`{"name":"recall","ARGUMENTS":{"text":"x"}}`), jsonrpc.CodeInvalidParams, ""},
+		{call(`{"name":"recall","ARGUMENTS":{"text":"x"}}`), toolErr, "text: required (a non-empty string)"},
 		{call(`{"name":"recall","arguments":{"text":"x"},"_meta":5}`), jsonrpc.CodeInvalidParams, ""},
 		{call(`{"name":"recall","arguments":{"text":"x"},"_meta":"x"}`), jsonrpc.CodeInvalidParams, ""},
 		{call(`{"name":"recall","arguments":{"text":"x"},"_meta":[]}`), jsonrpc.CodeInvalidParams, ""},

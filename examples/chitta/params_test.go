@@ -73,12 +73,18 @@ func TestSessionParamsErrors(t *testing.T) {
 }
 
 // modesCase is a request and the answer both modes give it: code 0 is a
-// result, else the error's code and message ("": the same in both modes).
+// result, toolErr a tool result with isError, else the error's code; msg
+// the error's message or the tool error's text ("": the same in both
+// modes).
 type modesCase struct {
 	line string
 	code int64
 	msg  string
 }
+
+// toolErr is the modesCase code of a tool result with isError (not a
+// JSON-RPC code: those are negative).
+const toolErr int64 = 1
 
 // checkBothModes runs each case in an MCP session and in one-shot mode and
 // asserts that both give its answer.
@@ -93,6 +99,14 @@ func checkBothModes(t *testing.T, tests []modesCase) {
 			if tt.code == 0 {
 				assert.Nil(t, session.Error, "the session answers")
 				assert.Nil(t, resp.Error, "one-shot mode answers")
+				return
+			}
+			if tt.code == toolErr {
+				msg := wireArgError(t, session)
+				if tt.msg != "" {
+					assert.Equal(t, tt.msg, msg)
+				}
+				assert.Equal(t, msg, answerArgError(t, resp), "both modes say the same")
 				return
 			}
 			require.NotNil(t, session.Error, "the session refuses: %s", session.raw)
@@ -177,9 +191,17 @@ func TestErrorMessagesBounded(t *testing.T) {
 			t.Parallel()
 			session := byID(t, runSession(t, a, 1<<20, initializeLine, initializedLine, tt.line), "7")
 			resp := a.answer(t.Context(), []byte(tt.line))
-			require.NotNil(t, session.Error, session.raw)
-			require.NotNil(t, resp.Error)
-			for mode, msg := range map[string]string{"session": session.Error.Message, "one-shot": resp.Error.Message} {
+			var sessionMsg, oneShotMsg string
+			if tt.name == "tool name" {
+				// An unknown tool is a protocol error; the others are
+				// argument errors, tool results with isError.
+				require.NotNil(t, session.Error, session.raw)
+				require.NotNil(t, resp.Error)
+				sessionMsg, oneShotMsg = session.Error.Message, resp.Error.Message
+			} else {
+				sessionMsg, oneShotMsg = wireArgError(t, session), answerArgError(t, resp)
+			}
+			for mode, msg := range map[string]string{"session": sessionMsg, "one-shot": oneShotMsg} {
 				assert.True(t, len(msg) <= maxErrorMessage, "%s: %d bytes", mode, len(msg))
 				assert.True(t, strings.HasPrefix(msg, tt.prefix), "%s: %.200s", mode, msg)
 				assert.True(t, utf8.ValidString(msg), mode)
@@ -224,10 +246,7 @@ func TestIntegerArgumentsAsSchemaSays(t *testing.T) {
 				assert.Nil(t, resp.Error, "one-shot mode answers")
 				return
 			}
-			require.NotNil(t, session.Error, session.raw)
-			require.NotNil(t, resp.Error)
-			assert.Equal(t, int64(jsonrpc.CodeInvalidParams), session.Error.Code)
-			assert.Equal(t, session.Error.Message, resp.Error.Message)
+			assert.Equal(t, wireArgError(t, session), answerArgError(t, resp))
 		})
 	}
 
@@ -245,7 +264,7 @@ func TestIntegerArgumentsAsSchemaSays(t *testing.T) {
 // to (target_ratio 1e999 said only "out of range"); a role compact_context
 // does not know says which roles it takes (it told an MCP client to "set
 // Options.RoleWeights", which it cannot); a NUL byte in remember's kind is
-// -32602 naming the field (it was a tool error from the store).
+// an argument error naming the field (it was a tool error from the store).
 func TestArgumentErrorsSayWhatIsAllowed(t *testing.T) {
 	t.Parallel()
 	a, saves := newTestApp(t)
@@ -267,13 +286,11 @@ func TestArgumentErrorsSayWhatIsAllowed(t *testing.T) {
 			[]string{"RoleWeights", "Options"}},
 		{"remember", `{"text":"x","kind":"fa\u0000ct"}`, "kind: holds a NUL byte (at byte 2), want none", []string{"store memory"}},
 	} {
-		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tt.tool, Arguments: json.RawMessage(tt.args)})
-		var wire *jsonrpc.Error
-		require.ErrorAs(t, err, &wire, "%s %s", tt.tool, tt.args)
-		assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code, wire.Message)
-		assert.Contains(t, wire.Message, tt.want)
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tt.tool, Arguments: json.RawMessage(tt.args)})
+		msg := argError(t, res, err, "%s %s", tt.tool, tt.args)
+		assert.Contains(t, msg, tt.want)
 		for _, s := range tt.absent {
-			assert.NotContains(t, wire.Message, s)
+			assert.NotContains(t, msg, s)
 		}
 	}
 	assert.Zero(t, saves.Load())

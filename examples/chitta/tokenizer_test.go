@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -81,7 +80,7 @@ func TestCompactTokenizer(t *testing.T) {
 	}
 }
 
-// TestCompactTokenizerInvalid: an unknown tokenizer is -32602 naming the
+// TestCompactTokenizerInvalid: an unknown tokenizer is an error naming the
 // argument and the valid names.
 func TestCompactTokenizerInvalid(t *testing.T) {
 	t.Parallel()
@@ -95,7 +94,8 @@ func TestCompactTokenizerInvalid(t *testing.T) {
 }
 
 // TestEnumArgNotString: a tokenizer or mask.actions of another JSON type
-// than a string is -32602 naming the field, what came and the valid names,
+// than a string is an argument error (isError) naming the field, what
+// came and the valid names,
 // as a string outside them is.
 func TestEnumArgNotString(t *testing.T) {
 	t.Parallel()
@@ -111,11 +111,8 @@ func TestEnumArgNotString(t *testing.T) {
 		{`{"messages": [], "mask": {"actions": ["newest"]}}`, "mask.actions: got array, " + actions},
 		{`{"messages": [], "mask": {"actions": 1}}`, "mask.actions: got number, " + actions},
 	} {
-		_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "compact_context", Arguments: json.RawMessage(tt.args)})
-		var wire *jsonrpc.Error
-		require.ErrorAs(t, err, &wire, tt.args)
-		assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code, tt.args)
-		assert.Equal(t, tt.want, wire.Message, tt.args)
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "compact_context", Arguments: json.RawMessage(tt.args)})
+		assert.Equal(t, tt.want, argError(t, res, err, tt.args), tt.args)
 	}
 }
 

@@ -150,9 +150,12 @@ func (a *app) tools() []tool {
 	}, a.manageTools()...)
 }
 
-// callTool runs the named tool. Invalid arguments and unknown tools are
-// *jsonrpc.Error values with code -32602; failures while running a valid
-// call come back as a result with IsError set. A panic (a bug) is logged
+// callTool runs the named tool. An unknown tool is a *jsonrpc.Error with
+// code -32602 (a protocol error); invalid arguments, like failures while
+// running a valid call, come back as a result with IsError set, its text
+// the message naming the field (MCP 2025-11-25, SEP-1303: input
+// validation errors are tool execution errors, which the model sees and
+// can correct; no earlier version forbade it). A panic (a bug) is logged
 // with its stack and answered with -32603, so that one request cannot end
 // a session or make one-shot mode exit 2.
 func (a *app) callTool(ctx context.Context, name string, args json.RawMessage) (res *mcp.CallToolResult, err error) {
@@ -165,7 +168,11 @@ func (a *app) callTool(ctx context.Context, name string, args json.RawMessage) (
 	for _, t := range a.toolset {
 		if t.def.Name == name {
 			a.sync()
-			return t.call(ctx, args)
+			res, err := t.call(ctx, args)
+			if wire := (*jsonrpc.Error)(nil); errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams {
+				return argumentError(wire), nil
+			}
+			return res, err
 		}
 	}
 	// The same message as the SDK's for a tool it does not know.
@@ -174,6 +181,13 @@ func (a *app) callTool(ctx context.Context, name string, args json.RawMessage) (
 
 func invalidParams(format string, args ...any) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
+}
+
+// argumentError is the tool result of a call whose arguments the tool
+// refused (e, -32602 naming the field): isError, the message its text, cut
+// as an error message is (see [clipMessage]).
+func argumentError(e *jsonrpc.Error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: clipMessage(e.Message)}}}
 }
 
 // toolError is a tool result reporting a failure of a valid call.
@@ -203,8 +217,8 @@ var argRanges = map[string]string{
 	"offset":                 "want >= 0",
 }
 
-// outOfRange is the -32602 error of a number argument outside what field
-// takes, which it says (argRanges).
+// outOfRange is the -32602 error (callTool answers it as a tool error) of
+// a number argument outside what field takes, which it says (argRanges).
 func outOfRange(field string, v any) *jsonrpc.Error {
 	if want, ok := argRanges[field]; ok {
 		return invalidParams("%s: %v out of range, %s", field, v, want)

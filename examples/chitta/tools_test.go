@@ -321,7 +321,10 @@ func TestMCPRememberRecall(t *testing.T) {
 }
 
 // TestMCPInvalidArguments checks that both the MCP session and one-shot
-// mode report bad arguments as -32602 naming the field.
+// mode report bad arguments as a tool result with isError, its text
+// naming the field (MCP 2025-11-25, SEP-1303: input validation errors are
+// tool execution errors, so that the model sees them and can correct the
+// call), and an unknown tool as -32602 (a protocol error).
 func TestMCPInvalidArguments(t *testing.T) {
 	t.Parallel()
 	a, saves := newTestApp(t)
@@ -329,7 +332,6 @@ func TestMCPInvalidArguments(t *testing.T) {
 	tests := []struct {
 		name, tool, args, field string
 	}{
-		{"unknown tool", "summarise", `{}`, `unknown tool "summarise"`},
 		{"missing messages", "compact_context", `{}`, "messages: required"},
 		{"null messages", "compact_context", `{"messages": null}`, "messages: required"},
 		{"messages not an array", "compact_context", `{"messages": {"role": "user"}}`, "messages: want an array"},
@@ -366,19 +368,40 @@ func TestMCPInvalidArguments(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
 			var args any = json.RawMessage(tt.args)
-			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tt.tool, Arguments: args})
-			var wire *jsonrpc.Error
-			require.ErrorAs(t, err, &wire)
-			assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code)
-			assert.Contains(t, wire.Message, tt.field)
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tt.tool, Arguments: args})
+			require.NoError(t, err, "an argument error is a tool result, not a protocol error")
+			require.True(t, res.IsError)
+			msg := textOf(t, res)
+			assert.Contains(t, msg, tt.field)
 
 			resp := a.answer(ctx, []byte(`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"`+tt.tool+`","arguments":`+tt.args+`}}`))
-			require.NotNil(t, resp.Error)
-			assert.Equal(t, int64(jsonrpc.CodeInvalidParams), resp.Error.Code)
-			assert.Equal(t, wire.Message, resp.Error.Message, "both modes report the same")
+			require.Nil(t, resp.Error)
+			res1, ok := resp.Result.(*toolResult)
+			require.True(t, ok, "%T", resp.Result)
+			assert.True(t, res1.IsError)
+			assert.Equal(t, msg, res1.text, "both modes report the same")
 		})
 	}
 	assert.Zero(t, saves.Load(), "no invalid call writes the store")
+}
+
+// TestMCPUnknownTool: a tool chitta does not have is a protocol error,
+// -32602, in both modes (MCP: "Unknown tools" are protocol errors).
+func TestMCPUnknownTool(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	cs := connect(t, a)
+	ctx := t.Context()
+	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "summarise", Arguments: map[string]any{}})
+	var wire *jsonrpc.Error
+	require.ErrorAs(t, err, &wire)
+	assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code)
+	assert.Contains(t, wire.Message, `unknown tool "summarise"`)
+
+	resp := a.answer(ctx, []byte(`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"summarise","arguments":{}}}`))
+	require.NotNil(t, resp.Error)
+	assert.Equal(t, int64(jsonrpc.CodeInvalidParams), resp.Error.Code)
+	assert.Equal(t, wire.Message, resp.Error.Message, "both modes report the same")
 }
 
 // failingEmbedder fails every call.
@@ -512,10 +535,45 @@ func TestArgumentKeysMatchExactly(t *testing.T) {
 		{"compact_context", `{"messages":[],"Query":"q"}`, `unknown field "Query"`},
 		{"compact_context", `{"messages":[],"mask":{"Keep_Recent":1}}`, `unknown field "Keep_Recent"`},
 	} {
-		_, err := a.callTool(t.Context(), tt.tool, json.RawMessage(tt.args))
-		var wire *jsonrpc.Error
-		require.ErrorAs(t, err, &wire, "%s %s", tt.tool, tt.args)
-		assert.Equal(t, int64(jsonrpc.CodeInvalidParams), wire.Code)
-		assert.Contains(t, wire.Message, tt.field)
+		res, err := a.callTool(t.Context(), tt.tool, json.RawMessage(tt.args))
+		assert.Contains(t, argError(t, res, err, "%s %s", tt.tool, tt.args), tt.field)
 	}
+}
+
+// argError returns the text of the result by which a tool refused a
+// call's arguments (isError, MCP 2025-11-25's SEP-1303), failing t if the
+// call got anything else.
+func argError(t *testing.T, res *mcp.CallToolResult, err error, msgAndArgs ...any) string {
+	t.Helper()
+	require.NoError(t, err, msgAndArgs...)
+	require.NotNil(t, res, msgAndArgs...)
+	require.True(t, res.IsError, msgAndArgs...)
+	return textOf(t, res)
+}
+
+// answerArgError is argError for a one-shot answer.
+func answerArgError(t *testing.T, resp *rpcResponse, msgAndArgs ...any) string {
+	t.Helper()
+	require.Nil(t, resp.Error, msgAndArgs...)
+	res, ok := resp.Result.(*toolResult)
+	require.True(t, ok, "result is %T", resp.Result)
+	require.True(t, res.IsError, msgAndArgs...)
+	return res.text
+}
+
+// wireArgError is argError for a session's response line.
+func wireArgError(t *testing.T, r wireResponse) string {
+	t.Helper()
+	require.Nil(t, r.Error, r.raw)
+	var res struct {
+		Content []struct {
+			Type, Text string
+		}
+		IsError bool
+	}
+	require.NoError(t, json.Unmarshal(r.Result, &res), r.raw)
+	require.True(t, res.IsError, r.raw)
+	require.Len(t, res.Content, 1, r.raw)
+	assert.Equal(t, "text", res.Content[0].Type)
+	return res.Content[0].Text
 }
