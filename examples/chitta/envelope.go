@@ -118,6 +118,10 @@ const callParamsRequired = "invalid request: params: required (an object with th
 // params.
 const initializeParamsRequired = "invalid request: params: required (an object with the protocol version, the client's capabilities and its name and version)"
 
+// protocolVersionRequired is the -32602 message (after "invalid params: ")
+// for an initialize without a protocol version, or with "".
+const protocolVersionRequired = "params.protocolVersion: required (the latest MCP version the client supports, such as 2025-11-25)"
+
 // requestParams judges the params of a request (id set) as both modes do
 // before the method runs, and returns its members by their exact names
 // (slices of params: no copy), or the response refusing them:
@@ -129,7 +133,9 @@ const initializeParamsRequired = "invalid request: params: required (an object w
 //   - tools/call: params required (-32600), params.name required and a
 //     string (-32602);
 //   - initialize: params required (-32600; with null params the SDK
-//     answered -32603, its code-less error);
+//     answered -32603, its code-less error), params.protocolVersion
+//     required and not "" (-32602: MCP's lifecycle has the client send
+//     the version it supports; the SDK took {} and answered its own);
 //   - logging/setLevel: params.level required and one of the levels MCP
 //     names (MCP logging: an invalid level is -32602).
 //
@@ -163,6 +169,13 @@ func requestParams(id json.RawMessage, method string, params json.RawMessage) (m
 			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.level: required (%s)", logLevelNames)
 		} else if json.Unmarshal(raw, &level) != nil || !slices.Contains(logLevels, level) {
 			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.level: want %s", logLevelNames)
+		}
+	}
+	if method == "initialize" {
+		// Only absent, null and "" here: a version of another JSON type is
+		// refused when the SDK decodes the params, in chitta's words too.
+		if raw := bytes.TrimSpace(fields["protocolVersion"]); len(raw) == 0 || string(raw) == "null" || string(raw) == `""` {
+			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: %s", protocolVersionRequired)
 		}
 	}
 	if method == "tools/call" {

@@ -47,6 +47,10 @@ func TestSessionParamsErrors(t *testing.T) {
 		{name: "list cursor a number", lines: []string{request("tools/list", `{"cursor":5}`)}, msg: "invalid params: params.cursor: want a string", oneShot: true},
 		{name: "params too deep", lines: []string{request("ping", `{"x":`+deep+`}`)}, msg: "invalid params: params: exceeded maximum nesting depth of 1000"},
 		{name: "initialize _meta a number", bare: true, lines: []string{initialize(`"_meta":5,`)}, msg: "invalid params: params._meta: want an object"},
+		{name: "initialize params empty", bare: true, lines: []string{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{}}`}, msg: "invalid params: " + protocolVersionRequired},
+		{name: "initialize protocolVersion empty", bare: true, lines: []string{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"","capabilities":{},"clientInfo":{"name":"test","version":"0"}}}`}, msg: "invalid params: " + protocolVersionRequired},
+		{name: "initialize protocolVersion null", bare: true, lines: []string{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":null,"capabilities":{},"clientInfo":{"name":"test","version":"0"}}}`}, msg: "invalid params: " + protocolVersionRequired},
+		{name: "initialize protocolVersion a number", bare: true, lines: []string{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":5,"capabilities":{},"clientInfo":{"name":"test","version":"0"}}}`}, msg: "invalid params: params.protocolVersion: want a string"},
 		{name: "initialize clientInfo.name a number", bare: true, lines: []string{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":5,"version":"0"}}}`}, msg: "invalid params: params.clientInfo.name: want a string"},
 	}
 	for _, tt := range tests {
