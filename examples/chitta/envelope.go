@@ -137,7 +137,10 @@ const protocolVersionRequired = "params.protocolVersion: required (the latest MC
 //     required and not "" (-32602: MCP's lifecycle has the client send
 //     the version it supports; the SDK took {} and answered its own);
 //   - logging/setLevel: params.level required and one of the levels MCP
-//     names (MCP logging: an invalid level is -32602).
+//     names (MCP logging: an invalid level is -32602);
+//   - tools/list: params.cursor null, absent, "" or else -32602 naming it
+//     (the list has one page, so no cursor this server gave; the SDK said
+//     only "invalid params").
 //
 // params has passed [readEnvelope]: absent, null or an object.
 func requestParams(id json.RawMessage, method string, params json.RawMessage) (map[string]rawRef, *rpcResponse) {
@@ -176,6 +179,17 @@ func requestParams(id json.RawMessage, method string, params json.RawMessage) (m
 		// refused when the SDK decodes the params, in chitta's words too.
 		if raw := bytes.TrimSpace(fields["protocolVersion"]); len(raw) == 0 || string(raw) == "null" || string(raw) == `""` {
 			return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: %s", protocolVersionRequired)
+		}
+	}
+	if method == "tools/list" {
+		if raw := bytes.TrimSpace(fields["cursor"]); len(raw) > 0 && string(raw) != "null" {
+			var cursor string
+			if json.Unmarshal(raw, &cursor) != nil {
+				return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.cursor: want a string")
+			}
+			if cursor != "" {
+				return nil, rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.cursor: %q is not a cursor of this server (its tool list has one page)", cursor)
+			}
 		}
 	}
 	if method == "tools/call" {

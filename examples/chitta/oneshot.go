@@ -173,20 +173,9 @@ func (a *app) respond(ctx context.Context, data []byte) *rpcResponse {
 		}
 		return &rpcResponse{JSONRPC: "2.0", ID: id, Result: wireResult(res)}
 	case "tools/list":
-		// A cursor as a session judges it: the list has one page, so the
-		// only valid one is none.
-		fields, bad := requestParams(id, method, params)
-		if bad != nil {
+		// The cursor is judged as a session judges it (requestParams).
+		if _, bad := requestParams(id, method, params); bad != nil {
 			return bad
-		}
-		if raw := fields["cursor"]; len(raw) > 0 && string(raw) != "null" {
-			var cursor string
-			if json.Unmarshal(raw, &cursor) != nil {
-				return rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.cursor: want a string")
-			}
-			if cursor != "" {
-				return rpcError(id, jsonrpc.CodeInvalidParams, "invalid params: params.cursor: %q is not a cursor of this server (its tool list has one page)", cursor)
-			}
 		}
 		// As an MCP session lists them: sorted by name, with the cache
 		// scope the protocol requires on the wire (the SDK's default).

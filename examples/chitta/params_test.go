@@ -299,3 +299,20 @@ func TestArgumentErrorsSayWhatIsAllowed(t *testing.T) {
 	}
 	assert.Zero(t, saves.Load())
 }
+
+// TestListCursorSameInBothModes: a tools/list cursor this server never
+// gave (its list has one page) gets the same -32602 message in a session
+// as in one-shot mode, naming the cursor; the session said only "invalid
+// params".
+func TestListCursorSameInBothModes(t *testing.T) {
+	t.Parallel()
+	list := func(params string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":` + params + `}`
+	}
+	checkBothModes(t, []modesCase{
+		{list(`{"cursor":"garbage"}`), jsonrpc.CodeInvalidParams, `invalid params: params.cursor: "garbage" is not a cursor of this server (its tool list has one page)`},
+		{list(`{"cursor":5}`), jsonrpc.CodeInvalidParams, "invalid params: params.cursor: want a string"},
+		{list(`{"cursor":""}`), 0, ""},
+		{list(`{"cursor":null}`), 0, ""},
+	})
+}
