@@ -123,7 +123,9 @@ func TestMCPMaskInvalid(t *testing.T) {
 		{`{"messages": [], "mask": {"exclude_tools": {"a": 1}}}`, "mask.exclude_tools: want an array of strings, got object"},
 		{`{"messages": [], "mask": {"exclude_tools": [1]}}`, "mask.exclude_tools: want a string, got number"},
 		{`{"messages": [], "mask": {"list_values": -99999999999999999999}}`, "mask.list_values: -99999999999999999999 out of range"},
-		{`{"messages": [], "keep_last": 1e30}`, "keep_last: want an integer, got number 1e30"},
+		{`{"messages": [], "keep_last": 1e30}`, "keep_last: 1e30 out of range, want >= 0"},
+		{`{"messages": [], "keep_last": 2.5e-1}`, "keep_last: want an integer, got number 2.5e-1"},
+		{`{"messages": [], "keep_last": 1e-99999999999999999999}`, "keep_last: want an integer, got number 1e-99999999999999999999"},
 	} {
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "compact_context", Arguments: json.RawMessage(tt.args)})
 		assert.Contains(t, argError(t, res, err, tt.args), tt.field)

@@ -282,6 +282,13 @@ func TestArgumentErrorsSayWhatIsAllowed(t *testing.T) {
 		{"compact_context", `{"messages":[],"lexical":1e400}`, "lexical: 1e400 out of range, want 0 to 1", nil},
 		{"compact_context", `{"messages":[],"max_tokens":99999999999999999999}`, "max_tokens: 99999999999999999999 out of range, want >= 0", nil},
 		{"compact_context", `{"messages":[],"mask":{"keep_recent":99999999999999999999}}`, "mask.keep_recent: 99999999999999999999 out of range, want >= 0", nil},
+		// Integers written with an exponent are out of range too, not
+		// "want an integer" (they have no fractional part).
+		{"compact_context", `{"messages":[],"max_tokens":1e30}`, "max_tokens: 1e30 out of range, want >= 0", nil},
+		{"compact_context", `{"messages":[],"mask":{"keep_recent":1e400}}`, "mask.keep_recent: 1e400 out of range, want >= 0", nil},
+		{"compact_context", `{"messages":[],"max_tokens":1e99999999999999999999}`, "max_tokens: 1e99999999999999999999 out of range, want >= 0", nil},
+		{"recall", `{"text":"x","k":1E+20}`, "k: 1E+20 out of range, want 1 to", nil},
+		{"list_memories", `{"limit":-1.5e25}`, "limit: -1.5e25 out of range, want 1 to 1000 (default 50)", nil},
 		{"remember", `{"text":"x","confidence":1e999}`, "confidence: 1e999 out of range, want 0 to 1 (default 1)", nil},
 		{"recall", `{"text":"x","k":99999999999999999999}`, "k: 99999999999999999999 out of range, want 1 to", nil},
 		{"list_memories", `{"limit":-99999999999999999999}`, "limit: -99999999999999999999 out of range, want 1 to 1000 (default 50)", nil},
@@ -315,4 +322,22 @@ func TestListCursorSameInBothModes(t *testing.T) {
 		{list(`{"cursor":""}`), 0, ""},
 		{list(`{"cursor":null}`), 0, ""},
 	})
+}
+
+// TestIntegralLiteral: which JSON number literals have no fractional part.
+func TestIntegralLiteral(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		lit  string
+		want bool
+	}{
+		{"0", true}, {"-0.0", true}, {"7", true}, {"-7", true}, {"10.0", true},
+		{"1e30", true}, {"1E+20", true}, {"2.50e1", true}, {"-1.5e25", true},
+		{"1e400", true}, {"1e99999999999999999999", true}, {"1e9223372036854775807", true},
+		{"100e-2", true}, {"1.5", false}, {"2.5e-1", false}, {"1e-3", false},
+		{"1e-99999999999999999999", false}, {"0.5e1", true}, {"0.55e1", false},
+		{"99999999999999999999", true},
+	} {
+		assert.Equal(t, tt.want, integralLiteral(tt.lit), tt.lit)
+	}
 }

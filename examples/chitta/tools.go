@@ -277,8 +277,11 @@ func decodeArgs(args json.RawMessage, dst any) error {
 			}
 			want := jsonType(typeErr.Type)
 			if num, ok := strings.CutPrefix(typeErr.Value, "number "); ok &&
-				(want == "a number" || want == "an integer" && strings.Trim(num, "-0123456789") == "") {
-				return outOfRange(field, num) // beyond float64 or int
+				(want == "a number" || want == "an integer" && integralLiteral(num)) {
+				// Beyond float64, or an integer beyond int (or, written
+				// with a fraction or an exponent, beyond 2^53: see
+				// integralInts), such as 1e30.
+				return outOfRange(field, num)
 			}
 			if e, ok := dst.(enumArgs); ok {
 				if names := e.allowed(field); names != "" {
@@ -300,6 +303,31 @@ func decodeArgs(args json.RawMessage, dst any) error {
 		}
 	}
 	return exactKeys(args, reflect.TypeOf(dst), "")
+}
+
+// integralLiteral reports whether the JSON number literal lit has no
+// fractional part (1e30, 2.50e1, -7, 0.0; not 1.5 nor 1e-3), reading its
+// digits only, so that 1e400 or an exponent beyond int is not computed.
+func integralLiteral(lit string) bool {
+	mant, exp, _ := strings.Cut(strings.ToLower(strings.TrimPrefix(lit, "-")), "e")
+	whole, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimRight(strings.TrimLeft(whole+frac, "0"), "0")
+	if digits == "" {
+		return true // zero
+	}
+	// The value is digits × 10^e, its last digit not 0; trailing is the
+	// number of zeros cut from digits.
+	trailing := len(strings.TrimLeft(whole+frac, "0")) - len(digits)
+	e, err := strconv.Atoi(exp)
+	if exp == "" {
+		e, err = 0, nil
+	}
+	if err != nil || e > 1<<30 || e < -(1<<30) {
+		// An exponent beyond what any digits make up for: integral
+		// when it is positive.
+		return !strings.HasPrefix(exp, "-")
+	}
+	return e+trailing-len(frac) >= 0
 }
 
 // decodeStrict decodes the JSON object args into dst, refusing unknown
