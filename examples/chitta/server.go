@@ -44,7 +44,10 @@ func newServer(a *app) *mcp.Server { return newSessionServer(a, nil) }
 // newSessionServer is newServer with the stash through which the session's
 // transport passes arguments too deep for the SDK (nil for none).
 func newSessionServer(a *app, stash *argStash) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "chitta", Version: version}, &mcp.ServerOptions{Logger: slog.New(clientMistakes{a.log.Handler()})})
+	s := mcp.NewServer(&mcp.Implementation{Name: "chitta", Version: version}, &mcp.ServerOptions{
+		Logger:                    slog.New(clientMistakes{a.log.Handler()}),
+		SupportedProtocolVersions: protocolVersions(),
+	})
 	big := make(chan struct{}, 1)
 	for _, t := range a.toolset {
 		s.AddTool(t.def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -61,6 +64,16 @@ func newSessionServer(a *app, stash *argStash) *mcp.Server {
 		})
 	}
 	return s
+}
+
+// protocolVersions are the MCP versions a session speaks: the SDK's but
+// 2025-03-26, which required a server to accept JSON-RPC batches ("MUST
+// support receiving JSON-RPC batches"; 2025-06-18 removed them), and
+// chitta refuses a batch. A client asking for it is answered with the
+// newest version initialize negotiates (MCP's lifecycle: a server that
+// does not support the requested version answers another it supports).
+func protocolVersions() []string {
+	return slices.DeleteFunc(mcp.SupportedProtocolVersions(), func(v string) bool { return v == "2025-03-26" })
 }
 
 // undeclaredMethods are the methods of the capabilities a session does not

@@ -756,3 +756,32 @@ func TestSessionClientMistakeLoggedAtInfo(t *testing.T) {
 		})
 	}
 }
+
+// TestInitializeNot20250326: a client asking for MCP 2025-03-26 gets
+// another version, as MCP's lifecycle has a server answer a version it
+// does not support: 2025-03-26 required a server to accept JSON-RPC
+// batches ("MUST support receiving JSON-RPC batches"), which chitta
+// refuses, as 2025-06-18 and later have it do. The versions it speaks are
+// answered as they are.
+func TestInitializeNot20250326(t *testing.T) {
+	t.Parallel()
+	a, _ := newTestApp(t)
+	for _, tt := range []struct{ asked, answered string }{
+		{"2025-03-26", "2025-11-25"},
+		{"2024-11-05", "2024-11-05"},
+		{"2025-06-18", "2025-06-18"},
+		{"2025-11-25", "2025-11-25"},
+	} {
+		t.Run(tt.asked, func(t *testing.T) {
+			t.Parallel()
+			line := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + tt.asked + `","capabilities":{},"clientInfo":{"name":"test","version":"0"}}}`
+			r := byID(t, runSession(t, a, 64<<10, line, initializedLine), "0")
+			require.Nil(t, r.Error, r.raw)
+			var res struct {
+				ProtocolVersion string `json:"protocolVersion"`
+			}
+			require.NoError(t, json.Unmarshal(r.Result, &res), r.raw)
+			assert.Equal(t, tt.answered, res.ProtocolVersion)
+		})
+	}
+}
