@@ -425,3 +425,108 @@ func TestValidateRaw(t *testing.T) {
 		})
 	}
 }
+
+// A call answered twice, and (in Anthropic's format) a tool_use ID issued
+// twice, are refused by the providers with a 400: Anthropic ("each
+// tool_use must have a single result", "tool_use ids must be unique"),
+// OpenAI Chat ("Duplicate value for 'tool_call_id'"). Validate names the
+// message at fault and the ID, and nothing of the content. A reused ID
+// whose every call has one result of its own stays valid outside
+// Anthropic's format (trajectories reuse IDs), as do the grouping IDs
+// ParseMessages makes up (a reasoning item's, answered by each item of
+// its reply).
+func TestValidateDuplicateIDs(t *testing.T) {
+	t.Parallel()
+	const (
+		prompt = `{"role":"user","content":"read both"}`
+		use1   = `{"type":"tool_use","id":"toolu_1","name":"read","input":{"secret":"s3cr3t"}}`
+		use2   = `{"type":"tool_use","id":"toolu_2","name":"read","input":{}}`
+		res1   = `{"type":"tool_result","tool_use_id":"toolu_1","content":"s3cr3t body"}`
+		res2   = `{"type":"tool_result","tool_use_id":"toolu_2","content":"b"}`
+	)
+	asst := func(blocks ...string) string {
+		return `{"role":"assistant","content":[` + strings.Join(blocks, ",") + `]}`
+	}
+	results := func(blocks ...string) string {
+		return `{"role":"user","content":[` + strings.Join(blocks, ",") + `]}`
+	}
+	cases := []struct {
+		name  string
+		data  string
+		index int    // -1: valid
+		field string // the field named
+		id    string // the ID the error names
+	}{
+		{"anthropic, one result each", `[` + prompt + `,` + asst(use1, use2) + `,` + results(res1, res2) + `]`, -1, "", ""},
+		{"anthropic, two results in one message", `[` + prompt + `,` + asst(use1, use2) + `,` + results(res1, res2, res1) + `]`, 2, "ToolResultIDs", "toolu_1"},
+		{"anthropic, two results in two messages", `[` + prompt + `,` + asst(use1) + `,` + results(res1) + `,` + results(res1) + `]`, 3, "ToolResultIDs", "toolu_1"},
+		{"anthropic, one tool_use ID twice in a message", `[` + prompt + `,` + asst(use1, use1) + `,` + results(res1) + `]`, 1, "ToolCallIDs", "toolu_1"},
+		{"anthropic, one tool_use ID in two messages", `[` + prompt + `,` + asst(use1) + `,` + results(res1) + `,` + asst(use1) + `,` + results(res1) + `]`, 3, "ToolCallIDs", "toolu_1"},
+		{"openai chat, one result each", `[{"role":"user","content":"q"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"call_1","content":"r"}]`, -1, "", ""},
+		{"openai chat, two tool messages answering one call", `[{"role":"user","content":"q"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"call_1","content":"r"},
+{"role":"tool","tool_call_id":"call_1","content":"r again"}]`, 3, "ToolResultIDs", "call_1"},
+		{"openai chat, reused ID, each call answered", `[{"role":"user","content":"q"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"call_0","content":"r"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"call_0","content":"r"}]`, -1, "", ""},
+		{"responses reasoning reply", `[{"role":"user","content":"q"},
+{"type":"reasoning","id":"rs_1","summary":[]},
+{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},
+{"type":"function_call","call_id":"c2","name":"f","arguments":"{}"},
+{"type":"function_call_output","call_id":"c1","output":"a"},
+{"type":"function_call_output","call_id":"c2","output":"b"}]`, -1, "", ""},
+	}
+	for _, tc := range cases {
+		// Without Raw: the messages as the typed adapters build them.
+		for _, raw := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/raw=%v", tc.name, raw), func(t *testing.T) {
+				t.Parallel()
+				msgs, err := chitta.ParseMessages([]byte(tc.data))
+				require.NoError(t, err)
+				if !raw {
+					for i := range msgs {
+						msgs[i].Raw = nil
+					}
+				}
+				err = chitta.Validate(msgs)
+				if tc.index < 0 {
+					require.NoError(t, err)
+					return
+				}
+				requireFault(t, err, tc.index, tc.field)
+				assert.Contains(t, err.Error(), fmt.Sprintf("%q", tc.id))
+				assert.NotContains(t, err.Error(), "s3cr3t")
+			})
+		}
+	}
+}
+
+// Compact only drops messages, and keeps a call with its results, so it
+// cannot make a call answered twice (a result whose own call it dropped
+// answering an earlier call with the same ID) or a reused tool_use ID out
+// of a valid conversation.
+func TestCompactKeepsIDsSingle(t *testing.T) {
+	t.Parallel()
+	filler := strings.Repeat("words of a long answer ", 40)
+	var msgs []chitta.Message
+	for i := range 6 {
+		msgs = append(msgs,
+			msg(chitta.RoleUser, fmt.Sprint("question ", i, " ", filler)),
+			toolCall(filler, "call_0"), // the same ID each turn, as some models give
+			toolResult(chitta.RoleTool, "call_0"),
+			msg(chitta.RoleAssistant, filler))
+	}
+	require.NoError(t, chitta.Validate(msgs))
+	for _, ratio := range []float64{0.05, 0.2, 0.5, 0.8, 1} {
+		for keep := range 4 {
+			res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: ratio, KeepLast: keep})
+			require.NoError(t, err)
+			assert.NoError(t, chitta.Validate(res.Messages), "ratio %v, keep %d", ratio, keep)
+		}
+	}
+}
