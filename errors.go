@@ -36,8 +36,11 @@ var (
 
 	// ErrInvalidConversation reports a conversation that chat providers
 	// reject (see [Validate]): a tool result without an earlier call, a
-	// tool call without a later result, or an assistant message before the
-	// first user turn. The error is a [*MessageError] naming the message.
+	// tool call without a later result, a call answered twice, a tool_use
+	// ID used twice (Anthropic), an assistant message before the first
+	// user turn, a genai function-call turn right after a model turn, or
+	// a Raw that cannot be sent. The error is a [*MessageError] naming
+	// the message.
 	ErrInvalidConversation = errors.New("chitta: invalid conversation")
 
 	// ErrInvalidTokenCount reports a [TokenCounter] that returned a negative

@@ -54,8 +54,11 @@ func randomConversation(r *rand.Rand) []chitta.Message {
 			for range k {
 				call++
 				id := fmt.Sprintf("c%d", call)
-				if r.IntN(8) == 0 {
-					id = "reused" // real trajectories reuse IDs
+				if r.IntN(8) == 0 && !slices.Contains(a.ToolCallIDs, "reused") {
+					// Real trajectories reuse IDs across turns (one
+					// ID twice in a message's calls would give one call
+					// two results, which providers refuse).
+					id = "reused"
 				}
 				a.ToolCallIDs = append(a.ToolCallIDs, id)
 				role := chitta.RoleTool

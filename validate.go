@@ -31,6 +31,27 @@ import (
 //     tool_search_call without call_id (a search the server ran: the ID
 //     [ParseMessages] gives it only keeps it with the tool_search_output
 //     right after it);
+//   - a call answered twice: a result, in a message other than an
+//     assistant message, for a call that an earlier such result (or one
+//     before it in the same message) already answered, named at the
+//     second result's message (Anthropic: "each tool_use must have a
+//     single result"; OpenAI Chat: "Duplicate value for 'tool_call_id'";
+//     Responses: a duplicate function_call_output). A reused ID whose
+//     every call has its own result is valid. Not counted: a result an
+//     assistant message carries (an Anthropic server tool's beside its
+//     call, a Responses mcp_call's link to the approval request that the
+//     approval response answers too) and the grouping IDs ParseMessages
+//     makes up (a reasoning item's, which each item of its reply carries,
+//     an item_reference's);
+//   - in Anthropic's format, a tool_use ID that an assistant message
+//     issues twice, or that an earlier message issued ("tool_use ids must
+//     be unique"): with Raw, the IDs of its tool_use, server_tool_use and
+//     mcp_tool_use blocks whose input is a JSON object (the Raw the typed
+//     adapters write in mask mode, for any provider, has blocks without
+//     one: of those only the IDs of Anthropic's form count); without Raw
+//     (as the typed adapters build messages), a guess by the ID's form:
+//     the IDs starting "toolu_", "srvtoolu_" or "mcptoolu_", as Anthropic
+//     makes them;
 //   - a message whose Raw is set (not nil, empty or JSON null) but is not
 //     a JSON object, which [MarshalMessages] cannot write;
 //   - an assistant message before the first user turn. A user turn is a
@@ -89,13 +110,30 @@ func Validate(msgs []Message) error {
 		id    string
 	}
 	answered := make(map[call]bool)
+	first := make(map[call]int) // the message whose result first answers each call (see singleResult)
+	type again struct {
+		id       string
+		call, by int // the call's message, the message that answered it first
+	}
+	twice := make(map[int]again) // a message's first result for a call already answered
 	for i := range msgs {
 		for _, id := range msgs[i].ToolResultIDs {
-			if c, ok := earlierCall(callers[id], i+selfAnswers(i, id)); ok {
-				answered[call{c, id}] = true
+			c, ok := earlierCall(callers[id], i+selfAnswers(i, id))
+			if !ok {
+				continue
+			}
+			answered[call{c, id}] = true
+			if !singleResult(&msgs[i], id) {
+				continue
+			}
+			if by, done := first[call{c, id}]; !done {
+				first[call{c, id}] = i
+			} else if _, seen := twice[i]; !seen {
+				twice[i] = again{id, c, by}
 			}
 		}
 	}
+	issued := make(map[string]int) // the message that first issued each Anthropic tool_use ID
 	fail := func(i int, field, format string, args ...any) error {
 		return &MessageError{Index: i, Field: field, Msg: fmt.Sprintf(format, args...), Err: ErrInvalidConversation}
 	}
@@ -113,6 +151,12 @@ func Validate(msgs []Message) error {
 				return fail(i, "ToolResultIDs", "result for %q follows no call with that ID", id)
 			}
 		}
+		if a, ok := twice[i]; ok {
+			if a.by == i {
+				return fail(i, "ToolResultIDs", "two results for %q answer the call of message %d", a.id, a.call)
+			}
+			return fail(i, "ToolResultIDs", "result for %q answers the call of message %d, which message %d already answered", a.id, a.call, a.by)
+		}
 		if isPrompt(m) || isCompactionItem(m) {
 			userTurn = true
 		}
@@ -124,6 +168,28 @@ func Validate(msgs []Message) error {
 		}
 		if !m.Role.Pinned() {
 			afterModel = m.Role == RoleAssistant
+		}
+		if m.Role == RoleAssistant && len(m.ToolCallIDs) > 0 {
+			// Anthropic's tool_use IDs: with Raw, those of its call
+			// blocks; without, the IDs of their forms.
+			uses, byForm := m.ToolCallIDs, !hasRaw(m.Raw)
+			if !byForm {
+				uses = blocksOf(i).uses
+			}
+			for _, id := range uses {
+				if byForm && !isAnthropicCallID(id) {
+					continue
+				}
+				j, reused := issued[id]
+				switch {
+				case !reused:
+					issued[id] = i
+				case j == i:
+					return fail(i, "ToolCallIDs", "tool_use ID %q appears twice in the message", id)
+				default:
+					return fail(i, "ToolCallIDs", "tool_use ID %q was already used by message %d", id, j)
+				}
+			}
 		}
 		for _, id := range m.ToolCallIDs {
 			if answered[call{i, id}] {
@@ -194,6 +260,28 @@ func pendingServerCall(m *Message, id string) bool {
 	return false
 }
 
+// isAnthropicCallID reports whether id has the form of an ID Anthropic
+// gives a call block: "toolu_…" (tool_use), "srvtoolu_…"
+// (server_tool_use) or "mcptoolu_…" (mcp_tool_use). It is a guess by the
+// ID's form, which Validate goes by where it cannot see an Anthropic call
+// block: in a message without Raw (the adapters build messages without
+// it), and for a call block without an input object (see callBlocks).
+func isAnthropicCallID(id string) bool {
+	return strings.HasPrefix(id, "toolu_") || strings.HasPrefix(id, serverToolPrefix) || strings.HasPrefix(id, "mcptoolu_")
+}
+
+// singleResult reports whether m's result for id counts against the rule
+// that a call has one result: it does unless m is an assistant message
+// (an Anthropic server tool's result beside its call, a Responses
+// mcp_call's link to the approval request that the approval response
+// answers too, an item of a reasoning model's reply) or id is one of the
+// grouping IDs ParseMessages makes up (see derivedCallID; a reasoning
+// item's is answered by each item of its reply, a reference's by each
+// result it ties).
+func singleResult(m *Message, id string) bool {
+	return m.Role != RoleAssistant && !derivedCallID(id)
+}
+
 // rawProblem says what is wrong with a Message.Raw that cannot be sent
 // (MarshalMessages refuses it): set (see hasRaw) but not valid JSON, or
 // valid JSON other than an object. It returns "" for a Raw that can.
@@ -220,9 +308,16 @@ func earlierCall(calls []int, i int) (int, bool) {
 
 // callBlocks are the call blocks of an Anthropic message: the IDs of its
 // tool_use blocks (client tools' calls, not server_tool_use or
-// mcp_tool_use) and of its server_tool_use blocks.
+// mcp_tool_use), of its server_tool_use blocks, and (uses) of the blocks
+// of all three kinds that hold Anthropic's calls, in block order, repeats
+// kept: those whose input is a JSON object, as the API wants, or whose ID
+// has Anthropic's form (see isAnthropicCallID). The Raw the adapters
+// write in mask mode for any provider's messages has tool_use blocks
+// with the arguments as a string, or no input: an OpenAI call reusing
+// its ID there is no Anthropic tool_use.
 type callBlocks struct {
 	client, server map[string]bool
+	uses           []string
 }
 
 // readCallBlocks reads the call blocks of raw, an Anthropic message.
@@ -239,6 +334,7 @@ func readCallBlocks(raw []byte) *callBlocks {
 	for _, c := range w.Content {
 		var block struct {
 			Type, ID any
+			Input    json.RawMessage
 		}
 		if json.Unmarshal(c, &block) != nil {
 			continue
@@ -246,6 +342,12 @@ func readCallBlocks(raw []byte) *callBlocks {
 		id, ok := block.ID.(string)
 		if !ok {
 			continue
+		}
+		switch block.Type {
+		case "tool_use", "server_tool_use", "mcp_tool_use":
+			if isObject(block.Input) || isAnthropicCallID(id) {
+				b.uses = append(b.uses, id)
+			}
 		}
 		switch block.Type {
 		case "tool_use":

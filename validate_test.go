@@ -111,35 +111,51 @@ func fuzzConversation(data []byte) []chitta.Message {
 // naiveValidate is a quadratic reading of Validate's rules, returning the
 // index of the first message at fault or -1. (The messages have no Raw, so
 // an assistant message's result for an ID it issues answers its own call,
-// as an Anthropic server tool's does.)
+// as an Anthropic server tool's does; their IDs have no Anthropic form.)
 func naiveValidate(msgs []chitta.Message) int {
 	// self reports whether message r's result for id answers r's own call.
 	self := func(r int, id string) bool {
 		return msgs[r].Role == chitta.RoleAssistant && slices.Contains(msgs[r].ToolCallIDs, id)
 	}
-	// answers[i][id]: message i's call id is answered by a result (later,
-	// or its own) whose nearest call with that ID up to it is i.
+	// callOf is the message whose call id a result in message r answers:
+	// the nearest before r issuing id (r itself when self), or -1.
+	callOf := func(r int, id string) int {
+		from := r - 1
+		if self(r, id) {
+			from = r
+		}
+		for c := from; c >= 0; c-- {
+			if slices.Contains(msgs[c].ToolCallIDs, id) {
+				return c
+			}
+		}
+		return -1
+	}
+	// again reports whether the k-th result of message i (not an
+	// assistant's) answers a call that a result before it (in a message
+	// other than an assistant's) answers.
+	again := func(i, k int) bool {
+		id := msgs[i].ToolResultIDs[k]
+		c := callOf(i, id)
+		if c < 0 || msgs[i].Role == chitta.RoleAssistant {
+			return false
+		}
+		if slices.Contains(msgs[i].ToolResultIDs[:k], id) {
+			return true
+		}
+		for r := c; r < i; r++ {
+			if msgs[r].Role != chitta.RoleAssistant && slices.Contains(msgs[r].ToolResultIDs, id) && callOf(r, id) == c {
+				return true
+			}
+		}
+		return false
+	}
+	// answered: message i's call id is answered by a result (later, or
+	// its own) whose nearest call with that ID up to it is i.
 	answered := func(i int, id string) bool {
 		for r := i; r < len(msgs); r++ {
-			for _, rid := range msgs[r].ToolResultIDs {
-				if rid != id {
-					continue
-				}
-				from := r - 1
-				if self(r, id) {
-					from = r
-				}
-				nearest := -1
-				for c := from; c >= 0 && nearest < 0; c-- {
-					for _, cid := range msgs[c].ToolCallIDs {
-						if cid == id {
-							nearest = c
-						}
-					}
-				}
-				if nearest == i {
-					return true
-				}
+			if slices.Contains(msgs[r].ToolResultIDs, id) && callOf(r, id) == i {
+				return true
 			}
 		}
 		return false
@@ -158,6 +174,11 @@ func naiveValidate(msgs []chitta.Message) int {
 				}
 			}
 			if !found {
+				return i
+			}
+		}
+		for k := range m.ToolResultIDs {
+			if again(i, k) {
 				return i
 			}
 		}
@@ -185,6 +206,8 @@ func FuzzValidate(f *testing.F) {
 	f.Add([]byte{1, 0, 2, 1, 2, 1, 3, 8})        // reused ID, first unanswered
 	f.Add([]byte{1, 0, 3, 0})                    // tool without ID
 	f.Add([]byte{0, 0, 1, 8})                    // tool-result user message first
+	f.Add([]byte{1, 0, 2, 1, 3, 8, 3, 8})        // one call answered twice
+	f.Add([]byte{1, 0, 2, 1, 1, 8, 3, 8})        // answered in a user message, then a tool message
 	f.Fuzz(func(t *testing.T, data []byte) {
 		msgs := fuzzConversation(data)
 		err := chitta.Validate(msgs)
@@ -274,32 +297,43 @@ func TestValidateServerCallPending(t *testing.T) {
 		// Without Raw: the messages as the typed adapters build them
 		// (adapt/anthropic), which Validate judged by their IDs alone and
 		// failed the valid mixed turns ("srvtoolu_1" has no result).
-		for _, raw := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%s/raw=%v", tc.name, raw), func(t *testing.T) {
-				t.Parallel()
-				msgs, err := chitta.ParseMessages([]byte(tc.data))
+		withAndWithoutRaw(t, tc.name, tc.data, func(t *testing.T, msgs []chitta.Message) {
+			err := chitta.Validate(msgs)
+			if tc.index >= 0 {
+				var me *chitta.MessageError
+				require.ErrorAs(t, err, &me)
+				assert.Equal(t, tc.index, me.Index)
+				assert.Equal(t, "ToolCallIDs", me.Field)
+				return
+			}
+			require.NoError(t, err)
+			for _, ratio := range []float64{0.05, 0.5, 1} {
+				res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: ratio})
 				require.NoError(t, err)
-				if !raw {
-					for i := range msgs {
-						msgs[i].Raw = nil
-					}
+				assert.NoError(t, chitta.Validate(res.Messages), "ratio %v", ratio)
+			}
+		})
+	}
+}
+
+// withAndWithoutRaw runs check in two parallel subtests, name/raw=true
+// and name/raw=false, on data as ParseMessages reads it: with each
+// message's Raw, and with Raw nil (the messages as the typed adapters
+// build them, which Validate judges by their IDs).
+func withAndWithoutRaw(t *testing.T, name, data string, check func(t *testing.T, msgs []chitta.Message)) {
+	t.Helper()
+	for _, raw := range []bool{true, false} {
+		t.Run(fmt.Sprintf("%s/raw=%v", name, raw), func(t *testing.T) {
+			t.Parallel()
+			msgs, err := chitta.ParseMessages([]byte(data))
+			require.NoError(t, err)
+			if !raw {
+				for i := range msgs {
+					msgs[i].Raw = nil
 				}
-				err = chitta.Validate(msgs)
-				if tc.index >= 0 {
-					var me *chitta.MessageError
-					require.ErrorAs(t, err, &me)
-					assert.Equal(t, tc.index, me.Index)
-					assert.Equal(t, "ToolCallIDs", me.Field)
-					return
-				}
-				require.NoError(t, err)
-				for _, ratio := range []float64{0.05, 0.5, 1} {
-					res, err := chitta.Compact(t.Context(), msgs, &chitta.Options{TargetRatio: ratio})
-					require.NoError(t, err)
-					assert.NoError(t, chitta.Validate(res.Messages), "ratio %v", ratio)
-				}
-			})
-		}
+			}
+			check(t, msgs)
+		})
 	}
 }
 
@@ -434,7 +468,8 @@ func TestValidateRaw(t *testing.T) {
 // whose every call has one result of its own stays valid outside
 // Anthropic's format (trajectories reuse IDs), as do the grouping IDs
 // ParseMessages makes up (a reasoning item's, answered by each item of
-// its reply).
+// its reply) and a Responses approval request, which its approval
+// response answers and its mcp_call carries.
 func TestValidateDuplicateIDs(t *testing.T) {
 	t.Parallel()
 	const (
@@ -474,6 +509,22 @@ func TestValidateDuplicateIDs(t *testing.T) {
 {"role":"tool","tool_call_id":"call_0","content":"r"},
 {"role":"assistant","content":null,"tool_calls":[{"id":"call_0","type":"function","function":{"name":"f","arguments":"{}"}}]},
 {"role":"tool","tool_call_id":"call_0","content":"r"}]`, -1, "", ""},
+		{"openai chat, one ID twice in a message's calls", `[{"role":"user","content":"q"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},
+{"role":"tool","tool_call_id":"call_1","content":"r"},
+{"role":"tool","tool_call_id":"call_1","content":"r"}]`, 3, "ToolResultIDs", "call_1"},
+		{"responses, two outputs for one call", `[{"role":"user","content":"q"},
+{"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},
+{"type":"function_call_output","call_id":"c1","output":"a"},
+{"type":"function_call_output","call_id":"c1","output":"a"}]`, 3, "ToolResultIDs", "c1"},
+		{"anthropic, server_tool_use ID in two messages", `[` + prompt + `,
+{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}]},
+{"role":"user","content":"again"},
+{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"q"}},{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[]}]}]`, 3, "ToolCallIDs", "srvtoolu_1"},
+		{"responses mcp approval with its call", `[{"role":"user","content":"delete it"},
+{"type":"mcp_approval_request","id":"mcpr_1","server_label":"gh","name":"delete_repo","arguments":"{}"},
+{"type":"mcp_approval_response","approval_request_id":"mcpr_1","approve":true},
+{"type":"mcp_call","id":"mcp_1","server_label":"gh","name":"delete_repo","arguments":"{}","approval_request_id":"mcpr_1","output":"deleted"}]`, -1, "", ""},
 		{"responses reasoning reply", `[{"role":"user","content":"q"},
 {"type":"reasoning","id":"rs_1","summary":[]},
 {"type":"function_call","call_id":"c1","name":"f","arguments":"{}"},
@@ -482,27 +533,16 @@ func TestValidateDuplicateIDs(t *testing.T) {
 {"type":"function_call_output","call_id":"c2","output":"b"}]`, -1, "", ""},
 	}
 	for _, tc := range cases {
-		// Without Raw: the messages as the typed adapters build them.
-		for _, raw := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%s/raw=%v", tc.name, raw), func(t *testing.T) {
-				t.Parallel()
-				msgs, err := chitta.ParseMessages([]byte(tc.data))
+		withAndWithoutRaw(t, tc.name, tc.data, func(t *testing.T, msgs []chitta.Message) {
+			err := chitta.Validate(msgs)
+			if tc.index < 0 {
 				require.NoError(t, err)
-				if !raw {
-					for i := range msgs {
-						msgs[i].Raw = nil
-					}
-				}
-				err = chitta.Validate(msgs)
-				if tc.index < 0 {
-					require.NoError(t, err)
-					return
-				}
-				requireFault(t, err, tc.index, tc.field)
-				assert.Contains(t, err.Error(), fmt.Sprintf("%q", tc.id))
-				assert.NotContains(t, err.Error(), "s3cr3t")
-			})
-		}
+				return
+			}
+			requireFault(t, err, tc.index, tc.field)
+			assert.Contains(t, err.Error(), fmt.Sprintf("%q", tc.id))
+			assert.NotContains(t, err.Error(), "s3cr3t")
+		})
 	}
 }
 
@@ -528,5 +568,48 @@ func TestCompactKeepsIDsSingle(t *testing.T) {
 			require.NoError(t, err)
 			assert.NoError(t, chitta.Validate(res.Messages), "ratio %v, keep %d", ratio, keep)
 		}
+	}
+}
+
+// With Raw, Validate reads Anthropic's tool_use IDs from the call blocks
+// whose input is an object, whatever the IDs' form; without Raw it goes by
+// the form alone ("toolu_…"), and a block without an input object (the
+// adapters' mask-mode Raw, for any provider) counts only with that form.
+func TestValidateToolUseIDsFromBlocks(t *testing.T) {
+	t.Parallel()
+	turn := func(block string) string {
+		return `{"role":"assistant","content":[` + block + `]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"r"}]}`
+	}
+	const (
+		use     = `{"type":"tool_use","id":"t1","name":"read","input":{}}`
+		noInput = `{"type":"tool_use","id":"t1","name":"read"}`
+	)
+	for _, tc := range []struct {
+		name     string
+		block    string
+		raw, rej bool // with Raw; whether Validate refuses
+	}{
+		{"input object, with Raw", use, true, true},
+		{"input object, without Raw", use, false, false},
+		{"no input, with Raw", noInput, true, false},
+		{"string input, with Raw", `{"type":"tool_use","id":"t1","name":"read","input":"{}"}`, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			msgs, err := chitta.ParseMessages([]byte(`[{"role":"user","content":"go"},` + turn(tc.block) + `,` + turn(tc.block) + `]`))
+			require.NoError(t, err)
+			if !tc.raw {
+				for i := range msgs {
+					msgs[i].Raw = nil
+				}
+			}
+			err = chitta.Validate(msgs)
+			if !tc.rej {
+				require.NoError(t, err)
+				return
+			}
+			requireFault(t, err, 3, "ToolCallIDs")
+			assert.Contains(t, err.Error(), `"t1"`)
+		})
 	}
 }
