@@ -228,3 +228,53 @@ func TestWireProperties(t *testing.T) {
 	t.Parallel()
 	adapttest.Wire(t, "anthropic", wiregen.Options{NoMCP: true}, 150, anthropic.Compact, anthropic.NewCompactor, anthropic.Messages)
 }
+
+// Messages keeps a tool_use ID a conversation reuses as often as its
+// blocks give it (in ToolCallIDs, in one message or in two), so that
+// chitta.Validate refuses it as the API does ("tool_use ids must be
+// unique"), and a tool_use answered twice ("each tool_use must have a
+// single result"), at the message the SDK's own JSON gives.
+func TestMessagesReusedToolUseID(t *testing.T) {
+	t.Parallel()
+	use := func() sdk.ContentBlockParamUnion {
+		return sdk.NewToolUseBlock("toolu_1", map[string]any{"path": "a.go"}, "read_file")
+	}
+	result := sdk.NewUserMessage(sdk.NewToolResultBlock("toolu_1", "package a", false))
+	prompt := sdk.NewUserMessage(sdk.NewTextBlock("read a.go"))
+	for _, tc := range []struct {
+		name  string
+		msgs  []sdk.MessageParam
+		index int
+		field string
+		calls []string // the ToolCallIDs of message index
+	}{
+		{"in one message", []sdk.MessageParam{prompt, sdk.NewAssistantMessage(use(), use()), result}, 1, "ToolCallIDs", []string{"toolu_1", "toolu_1"}},
+		{"in two messages", []sdk.MessageParam{prompt, sdk.NewAssistantMessage(use()), result, sdk.NewAssistantMessage(use()), result}, 3, "ToolCallIDs", []string{"toolu_1"}},
+		{"answered twice", []sdk.MessageParam{prompt, sdk.NewAssistantMessage(use()), result, result}, 3, "ToolResultIDs", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			msgs, err := anthropic.Messages(tc.msgs)
+			require.NoError(t, err)
+			assert.Equal(t, tc.calls, msgs[tc.index].ToolCallIDs)
+			for _, err := range []error{chitta.Validate(msgs), wireValidate(t, tc.msgs)} {
+				require.ErrorIs(t, err, chitta.ErrInvalidConversation)
+				var me *chitta.MessageError
+				require.ErrorAs(t, err, &me)
+				assert.Equal(t, tc.index, me.Index)
+				assert.Equal(t, tc.field, me.Field)
+				assert.Contains(t, err.Error(), `"toolu_1"`)
+			}
+		})
+	}
+}
+
+// wireValidate is chitta.Validate of msgs as the SDK's JSON reads back.
+func wireValidate(t *testing.T, msgs []sdk.MessageParam) error {
+	t.Helper()
+	data, err := json.Marshal(msgs)
+	require.NoError(t, err)
+	parsed, err := chitta.ParseMessages(data)
+	require.NoError(t, err)
+	return chitta.Validate(parsed)
+}

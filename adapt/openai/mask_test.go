@@ -151,3 +151,34 @@ func TestCompactResponsesMasks(t *testing.T) {
 		assert.Positive(t, custom, "custom tool outputs are masked")
 	}
 }
+
+// A chat that reuses one call ID each turn, every call answered (valid
+// for OpenAI), stays valid through a masking Compactor, whose
+// Result.Messages keep the synthetic Raw of mask mode: tool_use blocks
+// without an input object, which chitta.Validate does not take for
+// Anthropic's tool_use IDs (those must be unique).
+func TestCompactorMaskReusedIDValid(t *testing.T) {
+	t.Parallel()
+	var msgs []openai.ChatCompletionMessageParamUnion
+	for i := range 4 {
+		asst := openai.AssistantMessage("")
+		asst.OfAssistant.ToolCalls = []openai.ChatCompletionMessageToolCallUnionParam{{OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+			ID: "call_0", Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: "read_file", Arguments: fmt.Sprintf(`{"path":"f%d.go"}`, i)},
+		}}}
+		msgs = append(msgs, openai.UserMessage(fmt.Sprintf("Show me file %d", i)), asst, openai.ToolMessage(fileText, "call_0"), openai.AssistantMessage("done"))
+	}
+	c, err := adapter.NewCompactor(&chitta.Options{Mask: &chitta.MaskOptions{}}, chitta.Policy{MaxTokens: 1500, TargetTokens: 1400})
+	require.NoError(t, err)
+	_, res, err := c.Compact(t.Context(), msgs)
+	require.NoError(t, err)
+	require.Positive(t, res.Stats.Masked, "some results are masked")
+	calls := 0
+	for _, m := range res.Messages {
+		if len(m.ToolCallIDs) > 0 {
+			calls++
+			require.Contains(t, string(m.Raw), `"type":"tool_use","id":"call_0"`, "the mask-mode Raw")
+		}
+	}
+	require.Greater(t, calls, 1, "the reused ID is kept in more than one turn")
+	assert.NoError(t, chitta.Validate(res.Messages))
+}
