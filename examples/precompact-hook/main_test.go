@@ -462,7 +462,7 @@ func TestSessionStartNoBriefHeaderAlone(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	require.Contains(t, r.stdout, "[fact] Round 24", "the memory is printed")
 	assert.NotContains(t, r.stdout, "preservation brief from before the last compaction", "no header without its brief")
-	assert.Contains(t, r.stderr, "1 memories, 0 brief lines")
+	assert.Contains(t, r.stderr, "1 memory, 0 brief lines")
 }
 
 // TestSessionStartMemoryHeaderCountsPrinted: the memories' header counts
@@ -478,7 +478,7 @@ func TestSessionStartMemoryHeaderCountsPrinted(t *testing.T) {
 		want  string
 	}{
 		{"none fits", 60, ""},
-		{"one of two fits", 18, "(1 memories,"},
+		{"one of two fits", 18, "(1 memory,"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

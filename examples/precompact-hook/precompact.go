@@ -123,7 +123,7 @@ func compactAndRecord(ctx context.Context, cfg *config, query string, window []c
 	case storeErr != nil:
 		summary += fmt.Sprintf("; writing to store %s failed (the brief is printed anyway): %v", store.Path(), storeErr)
 	default:
-		summary += fmt.Sprintf("; episode %s saved to %s (%d memories)", ep.ID, store.Path(), store.Len()) + indexNote(store)
+		summary += fmt.Sprintf("; episode %s saved to %s (%s)", ep.ID, store.Path(), counted(store.Len(), "memory", "memories")) + indexNote(store)
 	}
 	return outcome{stdout: out.Brief.Text, summary: summary}
 }

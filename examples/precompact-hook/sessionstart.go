@@ -112,7 +112,7 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 	// below it), and goes in only with one.
 	memories := 0
 	memoryHeader := func(n int) string {
-		return fmt.Sprintf("chitta memory: what this project's memory store holds about the latest prompt (%d memories, most relevant first):", n)
+		return fmt.Sprintf("chitta memory: what this project's memory store holds about the latest prompt (%s, most relevant first):", counted(n, "memory", "memories"))
 	}
 	if len(hits) > 0 && add(memoryHeader(len(hits))) {
 		for _, h := range hits {
@@ -151,8 +151,17 @@ func sessionStart(ctx context.Context, cfg *config, in *hookInput) outcome {
 	if memories == 0 && briefLines == 0 {
 		lines = nil
 	}
-	summary := fmt.Sprintf("SessionStart (%s): %d memories, %d brief lines from %s%s", in.Source, memories, briefLines, store.Path(), note) + indexNote(store)
+	summary := fmt.Sprintf("SessionStart (%s): %s, %s from %s%s", in.Source, counted(memories, "memory", "memories"), counted(briefLines, "brief line", "brief lines"), store.Path(), note) + indexNote(store)
 	return outcome{stdout: strings.Join(lines, "\n"), summary: summary}
+}
+
+// counted is n with the noun's singular or plural form: "1 memory",
+// "2 memories".
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func orNone(s string) string {
