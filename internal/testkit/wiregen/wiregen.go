@@ -38,7 +38,8 @@ type Options struct {
 // results, legacy function calls, Responses reasoning, *_call/_output pairs
 // and compaction items, Anthropic thinking, server tools and results in one
 // message or the next, MCP blocks, genai calls with and without IDs. Some
-// IDs are reused, some parallel calls answered out of order.
+// IDs are reused (in Anthropic's format, whose tool_use IDs are unique,
+// only across formats), some parallel calls answered out of order.
 func Conversation(r *rand.Rand, format string, o Options) string {
 	vocab := []string{"deploy", "config", "parseConfig", "error", "the", "test", "fix", "user", "memory", "go", "build", "ok", "AB12", "<&>", "naïve", `"q"`}
 	say := func(lo, hi int) string {
@@ -55,6 +56,7 @@ func Conversation(r *rand.Rand, format string, o Options) string {
 	tools := []string{"read_file", "grep", "bash", "Read"}
 	tool := func() string { return tools[r.IntN(len(tools))] }
 	call := 0
+	anthropicReused := false // an Anthropic step has issued "reused"
 	newID := func() string {
 		call++
 		if r.IntN(8) == 0 {
@@ -157,6 +159,14 @@ func Conversation(r *rand.Rand, format string, o Options) string {
 				if ids[j2] == ids[j] { // one message issues an ID once
 					ids[j] = fmt.Sprintf("id%d_%d", call, j)
 				}
+			}
+			if f == "anthropic" && ids[j] == "reused" {
+				// Anthropic's tool_use IDs are unique in a conversation
+				// (chitta.Validate refuses a second use).
+				if anthropicReused {
+					ids[j] = fmt.Sprintf("id%d_%d", call, j)
+				}
+				anthropicReused = true
 			}
 		}
 		var answers []string
