@@ -524,6 +524,42 @@ func TestCompactorParallelCallsAnsweredOneByOne(t *testing.T) {
 	}
 }
 
+// Anthropic's programmatic tool calling: the code a server_tool_use runs
+// calls client tools (tool_use blocks whose caller is that server tool)
+// over several responses, and only the last one carries the server tool's
+// result. A Compactor called before it keeps the server call still
+// waiting for its result, so that the result appended next answers a call
+// it returned.
+func TestCompactorServerCallAcrossSteps(t *testing.T) {
+	t.Parallel()
+	caller := `,"caller":{"type":"code_execution_20250825","tool_id":"srvtoolu_01"}`
+	data := `[
+{"role":"user","content":[{"type":"text","text":"an old question"}]},
+{"role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("answer ", 120) + `"}]},
+{"role":"user","content":[{"type":"text","text":"sum the sales of every region"}]},
+{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_01","name":"code_execution","input":{"code":"sum(query(r) for r in regions)"}},{"type":"tool_use","id":"toolu_A","name":"query","input":{"region":"east"}` + caller + `}]},
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_A","content":"12 rows"}]},
+{"role":"assistant","content":[{"type":"tool_use","id":"toolu_B","name":"query","input":{"region":"west"}` + caller + `}]},
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_B","content":"12 rows"}]},
+{"role":"assistant","content":[{"type":"code_execution_tool_result","tool_use_id":"srvtoolu_01","content":{"type":"code_execution_result","stdout":"42","stderr":"","return_code":0,"content":[]}},{"type":"text","text":"42"}]}]`
+	// Without Raw (as the typed adapters build messages), by the IDs' forms.
+	withAndWithoutRaw(t, "code execution calling two client tools", data, func(t *testing.T, msgs []chitta.Message) {
+		n := len(msgs) - 1
+		require.NoError(t, chitta.Validate(msgs[:n]))
+		require.NoError(t, chitta.Validate(msgs))
+		c, err := chitta.NewCompactor(&chitta.Options{Tokens: words}, chitta.Policy{MaxTokens: 100, TargetTokens: 10})
+		require.NoError(t, err)
+		res, err := c.Compact(t.Context(), msgs[:n]) // the server tool's result is still to come
+		require.NoError(t, err)
+		require.True(t, res.Stats.Compacted)
+		assert.Contains(t, res.Kept, 3, "the server call waiting for its result is kept")
+		res, err = c.Compact(t.Context(), msgs)
+		require.NoError(t, err)
+		require.False(t, res.Stats.Compacted)
+		assert.NoError(t, chitta.Validate(res.Messages))
+	})
+}
+
 // A compaction counts every message again, which a CalibratedCounter that
 // observed a call since counts otherwise than when the Compactor first
 // saw it: the cache figures use the compaction's counts (and so do the
