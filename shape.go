@@ -1,6 +1,10 @@
 package chitta
 
-import "slices"
+import (
+	"bytes"
+	"slices"
+	"strings"
+)
 
 // The rules that keep Compact's result a conversation providers accept
 // (see Validate): the live turn, the first user turn, for Gemini the
@@ -20,7 +24,8 @@ import "slices"
 // OpenAI Responses items are one per call, so a conversation compacted
 // between the results of parallel calls has calls whose results are still
 // to come, and dropping one would leave its result, once appended (by a
-// Compactor between compactions), answering no call.
+// Compactor between compactions), answering no call. So are the earlier
+// Anthropic server tool calls still waiting (see pendingServerCalls).
 func (p *pass) liveTurn() []int {
 	last, prompt := -1, -1
 	for j := len(p.free) - 1; j >= 0 && (last < 0 || prompt < 0); j-- {
@@ -48,6 +53,12 @@ func (p *pass) liveTurn() []int {
 		}
 	}
 	waiting := p.waitingCalls(step, last)
+	for _, i := range p.pendingServerCalls(step) {
+		if waiting == nil {
+			waiting = make(map[int]bool)
+		}
+		waiting[i] = true
+	}
 	var out []int
 	for _, i := range p.free {
 		if i == prompt || (last >= 0 && i >= last) || waiting[i] {
@@ -55,6 +66,45 @@ func (p *pass) liveTurn() []int {
 		}
 	}
 	return out
+}
+
+// pendingServerCalls returns the messages before to that issue an
+// Anthropic server tool call beside a client call which no later message
+// answers yet (see Validate): a later response carries its result, after
+// the client results of one step or of several (programmatic tool
+// calling: the code a code_execution server tool runs calls client tools,
+// one response at a time), and it would answer no call once the call was
+// dropped. A Compactor appends it between compactions.
+func (p *pass) pendingServerCalls(to int) []int {
+	var cands []int
+	for _, i := range p.free {
+		if i >= to {
+			break
+		}
+		if m := &p.msgs[i]; m.Role == RoleAssistant && len(m.ToolCallIDs) > 1 && mayCallServer(m) {
+			cands = append(cands, i)
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	at, blocks := -1, (*callBlocks)(nil) // the call blocks of message at
+	return p.unanswered(cands[0], cands, func(i int, id string) bool {
+		if i != at {
+			at, blocks = i, readCallBlocks(p.msgs[i].Raw)
+		}
+		return serverCallBeside(&p.msgs[i], blocks, id)
+	})
+}
+
+// mayCallServer reports whether the assistant message m may hold an
+// Anthropic server tool's call: its Raw names a server_tool_use block, or
+// it has no Raw and a call ID of the server tool's form.
+func mayCallServer(m *Message) bool {
+	if hasRaw(m.Raw) {
+		return bytes.Contains(m.Raw, []byte(`"server_tool_use"`))
+	}
+	return slices.ContainsFunc(m.ToolCallIDs, func(id string) bool { return strings.HasPrefix(id, serverToolPrefix) })
 }
 
 // waitingCalls returns the messages from from to to (exclusive) that
@@ -69,6 +119,20 @@ func (p *pass) waitingCalls(from, to int) map[int]bool {
 	if len(calls) == 0 {
 		return nil
 	}
+	var out map[int]bool
+	for _, i := range p.unanswered(from, calls, nil) {
+		if out == nil {
+			out = make(map[int]bool)
+		}
+		out[i] = true
+	}
+	return out
+}
+
+// unanswered returns those of calls (ascending message indices, none
+// before from) that issue a call (one for which want holds, when want is
+// not nil) that no result from from on answers.
+func (p *pass) unanswered(from int, calls []int, want func(i int, id string) bool) []int {
 	type call struct {
 		index int
 		id    string
@@ -84,14 +148,11 @@ func (p *pass) waitingCalls(from, to int) map[int]bool {
 			}
 		}
 	}
-	var out map[int]bool
+	var out []int
 	for _, i := range calls {
 		for _, id := range p.msgs[i].ToolCallIDs {
-			if !answered[call{i, id}] {
-				if out == nil {
-					out = make(map[int]bool)
-				}
-				out[i] = true
+			if !answered[call{i, id}] && (want == nil || want(i, id)) {
+				out = append(out, i)
 				break
 			}
 		}

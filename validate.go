@@ -198,16 +198,8 @@ func Validate(msgs []Message) error {
 			// An Anthropic server_tool_use in a message that also calls a
 			// client tool: the API runs it once the client results come
 			// back, and a later response carries its result.
-			if m.Role == RoleAssistant {
-				if b := blocksOf(i); b.server[id] && len(b.client) > 0 {
-					continue
-				}
-				if !hasRaw(m.Raw) && pendingServerCall(m, id) {
-					continue
-				}
-				if isServerSearch(m, id) {
-					continue
-				}
+			if m.Role == RoleAssistant && (serverCallBeside(m, blocksOf(i), id) || isServerSearch(m, id)) {
+				continue
 			}
 			return fail(i, "ToolCallIDs", "call %q has no result after it", id)
 		}
@@ -258,6 +250,18 @@ func pendingServerCall(m *Message, id string) bool {
 		}
 	}
 	return false
+}
+
+// serverCallBeside reports whether id, a call of the assistant message m
+// (b the call blocks of its Raw), is an Anthropic server tool's call in a
+// message that also calls a client tool, whose result a later response
+// carries: a server_tool_use block beside a tool_use block, or, in a
+// message without Raw, by the IDs' forms (see pendingServerCall).
+func serverCallBeside(m *Message, b *callBlocks, id string) bool {
+	if b.server[id] && len(b.client) > 0 {
+		return true
+	}
+	return !hasRaw(m.Raw) && pendingServerCall(m, id)
 }
 
 // isAnthropicCallID reports whether id has the form of an ID Anthropic
