@@ -278,3 +278,45 @@ func wireValidate(t *testing.T, msgs []sdk.MessageParam) error {
 	require.NoError(t, err)
 	return chitta.Validate(parsed)
 }
+
+// Programmatic tool calling: the code a server_tool_use runs calls client
+// tools over several responses, and only the last one carries the server
+// tool's result. The Compactor keeps the server call while it waits, with
+// and without masking (whose synthetic Raw has a server_tool_use block),
+// so that every result is valid when the input is (on 91354d8 the server
+// call was dropped at the second client result, and the result appended
+// next answered no call).
+func TestCompactorServerCallAcrossSteps(t *testing.T) {
+	t.Parallel()
+	caller := `,"caller":{"type":"code_execution_20250825","tool_id":"srvtoolu_01"}`
+	words := chitta.TokenCounterFunc(func(s string) int { return len(strings.Fields(s)) })
+	for _, rows := range [][2]int{{5, 5}, {40, 5}, {80, 5}, {40, 40}} {
+		data := `[
+{"role":"user","content":[{"type":"text","text":"an old question"}]},
+{"role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("answer ", 120) + `"}]},
+{"role":"user","content":[{"type":"text","text":"sum the sales of every region"}]},
+{"role":"assistant","content":[{"type":"server_tool_use","id":"srvtoolu_01","name":"code_execution","input":{"code":"sum(query(r) for r in regions)"}},{"type":"tool_use","id":"toolu_A","name":"query","input":{"region":"east"}` + caller + `}]},
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_A","content":"` + strings.Repeat("row ", rows[0]) + `"}]},
+{"role":"assistant","content":[{"type":"tool_use","id":"toolu_B","name":"query","input":{"region":"west"}` + caller + `}]},
+{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_B","content":"` + strings.Repeat("row ", rows[1]) + `"}]},
+{"role":"assistant","content":[{"type":"code_execution_tool_result","tool_use_id":"srvtoolu_01","content":{"type":"code_execution_result","stdout":"42","stderr":"","return_code":0,"content":[]}},{"type":"text","text":"42"}]}]`
+		var msgs []sdk.MessageParam
+		require.NoError(t, json.Unmarshal([]byte(data), &msgs))
+		for _, mask := range []*chitta.MaskOptions{nil, {}} {
+			c, err := anthropic.NewCompactor(&chitta.Options{Tokens: words, Mask: mask}, chitta.Policy{MaxTokens: 100, TargetTokens: 10})
+			require.NoError(t, err)
+			for end := 1; end <= len(msgs); end++ {
+				what := fmt.Sprintf("rows %v, mask %v, %d messages", rows, mask != nil, end)
+				in, err := anthropic.Messages(msgs[:end])
+				require.NoError(t, err)
+				out, _, err := c.Compact(t.Context(), msgs[:end])
+				require.NoError(t, err, what)
+				got, err := anthropic.Messages(out)
+				require.NoError(t, err, what)
+				if chitta.Validate(in) == nil {
+					require.NoError(t, chitta.Validate(got), what)
+				}
+			}
+		}
+	}
+}
